@@ -1,0 +1,15 @@
+// Shared vitest settings: tests run on package sources through the `@openresponses/source` export condition, so no build is needed.
+import { defineConfig } from 'vitest/config';
+
+export const sourceConditions = ['@openresponses/source', 'import', 'module', 'node', 'default'];
+
+export default defineConfig({
+  resolve: { conditions: sourceConditions },
+  ssr: { resolve: { conditions: sourceConditions, externalConditions: ['@openresponses/source'] } },
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    typecheck: { enabled: true, include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
