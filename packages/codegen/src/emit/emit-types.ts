@@ -1,0 +1,133 @@
+import { type Project, VariableDeclarationKind } from 'ts-morph';
+import { ModelAnalysis } from '../model/analysis.js';
+import type { SchemaNode } from '../model/schema-model.js';
+import { docComment, docText, generatedHeader, propertyKey } from './docs.js';
+
+export type ValidationMode = 'exact' | 'forward';
+
+/** The name of the type forward-compatible mode gives unknown members of open unions. */
+export const OPAQUE_MEMBER = 'OpaqueMember';
+
+/**
+ * Emits one TypeScript module of named types. In forward-compatible mode, open unions also admit
+ * `OpaqueMember`, and schemas that contain no open union are re-exported from the exact module.
+ */
+export function emitTypesModule(project: Project, analysis: ModelAnalysis, mode: ValidationMode, fileName: string): string {
+  const { model } = analysis;
+  const file = project.createSourceFile(fileName, '', { overwrite: true });
+  const reused: string[] = [];
+  for (const schema of model.schemas) {
+    if (mode === 'forward' && !analysis.dependsOnOpenUnion(schema.name)) {
+      reused.push(schema.name);
+      continue;
+    }
+    let type = typeText(schema.node, '');
+    if (mode === 'forward' && schema.open) type = `${type}\n  | ${OPAQUE_MEMBER}`;
+    const docs = docText(schema.node.annotations, schema.name);
+    file.addTypeAlias({ name: schema.name, isExported: true, type, docs: docs ? [docs] : [] });
+  }
+  if (mode === 'forward') {
+    file.addImportDeclaration({ moduleSpecifier: '../../opaque-member.js', namedImports: [OPAQUE_MEMBER], isTypeOnly: true });
+    if (reused.length > 0) {
+      // Schemas without an open union are the same in both modes: reuse the exact ones.
+      file.addImportDeclaration({ moduleSpecifier: './schemas.gen.js', namedImports: reused, isTypeOnly: true });
+      file.addExportDeclaration({ namedExports: reused, isTypeOnly: true });
+    }
+  }
+  return `${generatedHeader(model.version, model.sha256)}\n${file.getFullText()}`;
+}
+
+/** The version entry point of `@openresponses/types`: exact types, the Forward namespace, event constants. */
+export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileName: string): string {
+  const { model } = analysis;
+  const union = analysis.schema(model.streamingEventUnion).node;
+  if (union.kind !== 'union') throw new Error('The streaming-event schema is not a union');
+  const eventTypes = union.members.map((member) => {
+    const values = analysis.discriminatorValues(member, 'type');
+    if (!values || values.length !== 1 || typeof values[0] !== 'string') throw new Error('Every streaming event needs one literal type');
+    return values[0];
+  });
+  const file = project.createSourceFile(fileName, '', { overwrite: true });
+  file.addExportDeclaration({ moduleSpecifier: './schemas.gen.js', isTypeOnly: true });
+  file.addStatements(`export type * as Forward from './forward.gen.js';`);
+  file.addExportDeclaration({ moduleSpecifier: './openapi.gen.js', namedExports: ['paths', 'components', 'operations'], isTypeOnly: true });
+  file.addExportDeclaration({ moduleSpecifier: '../../opaque-member.js', namedExports: [OPAQUE_MEMBER], isTypeOnly: true });
+  file.addImportDeclaration({ moduleSpecifier: './schemas.gen.js', namedImports: [model.streamingEventUnion], isTypeOnly: true });
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: ['The spec version these types were generated from.'],
+    declarations: [{ name: 'SPEC_VERSION', initializer: `${JSON.stringify(model.version)}` }],
+  });
+  file.addTypeAlias({
+    isExported: true,
+    name: 'StreamingEventType',
+    type: `${model.streamingEventUnion}['type']`,
+    docs: ['The `type` of every streaming event the spec defines.'],
+  });
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: ['Every streaming event type, in the order the spec lists them.'],
+    declarations: [
+      {
+        name: 'STREAMING_EVENT_TYPES',
+        initializer: `[\n${eventTypes.map((t) => `  ${JSON.stringify(t)},`).join('\n')}\n] as const satisfies readonly StreamingEventType[]`,
+      },
+    ],
+  });
+  file.addTypeAlias({
+    isExported: true,
+    name: 'StreamingEventByType',
+    typeParameters: [{ name: 'T', constraint: 'StreamingEventType' }],
+    type: `Extract<${model.streamingEventUnion}, { type: T }>`,
+    docs: ['The streaming event whose `type` is `T`.'],
+  });
+  return `${generatedHeader(model.version, model.sha256)}\n${file.getFullText()}`;
+}
+
+/** TypeScript type text for a node; `indent` is the indentation of the line the type starts on. */
+export function typeText(node: SchemaNode, indent: string): string {
+  switch (node.kind) {
+    case 'ref':
+      return node.name;
+    case 'string':
+      return node.enum ? literalUnion(node.enum) : 'string';
+    case 'number':
+      return node.enum ? literalUnion(node.enum) : 'number';
+    case 'boolean':
+      return node.enum ? literalUnion(node.enum) : 'boolean';
+    case 'null':
+      return 'null';
+    case 'any':
+      return 'unknown';
+    case 'never':
+      return 'never';
+    case 'array':
+      return `Array<${typeText(node.items, indent)}>`;
+    case 'union':
+      return unique(node.members.map((m) => typeText(m, indent))).join(' | ');
+    case 'object': {
+      if (node.properties.length === 0) {
+        if (node.additional === 'none') return 'Record<string, never>';
+        const value = node.additional === 'any' ? 'unknown' : typeText(node.additional, indent);
+        return `{ [key: string]: ${value} }`;
+      }
+      const inner = `${indent}  `;
+      const fields = node.properties.map((p) => {
+        const optional = p.required && !p.disallowed ? '' : '?';
+        return `${docComment(p.node.annotations, inner)}${inner}${propertyKey(p.name)}${optional}: ${typeText(p.node, inner)};\n`;
+      });
+      return `{\n${fields.join('')}${indent}}`;
+    }
+  }
+}
+
+function literalUnion(values: Array<string | number | boolean>): string {
+  if (values.length === 0) return 'never';
+  return unique(values.map((v) => JSON.stringify(v))).join(' | ');
+}
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)];
+}

@@ -1,0 +1,6 @@
+export { generateAll, generateVersion, generateVersionIndex, type DocumentInput, type GenerateReport, type VersionOutput } from './generate.js';
+export { readOpenApi, STREAMING_EVENT_UNION } from './model/read-openapi.js';
+export { ModelAnalysis } from './model/analysis.js';
+export { UnsupportedSchemaError, type SchemaNode, type SpecModel, type NamedSchema } from './model/schema-model.js';
+export { syncSpecs, SpecSyncError, sha256Of, type SyncedDocument } from './sync/sync.js';
+export { readManifest, syncedDocumentPath, type SpecManifest, type ManifestEntry } from './sync/manifest.js';

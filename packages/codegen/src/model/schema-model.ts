@@ -1,0 +1,137 @@
+/**
+ * The intermediate model the emitters work from: a small, closed set of schema shapes that every
+ * construct of the Open Responses OpenAPI documents is reduced to. Anything the reader cannot reduce
+ * to these shapes fails generation with its schema path, so no type is ever silently widened.
+ */
+
+export interface Annotations {
+  title?: string;
+  description?: string;
+  default?: unknown;
+  example?: unknown;
+  /** `x-openresponses-added-in`: the spec version that introduced the schema or field. */
+  since?: string;
+  deprecated?: boolean;
+}
+
+export type SchemaNode =
+  | RefNode
+  | StringNode
+  | NumberNode
+  | BooleanNode
+  | NullNode
+  | AnyNode
+  | NeverNode
+  | ArrayNode
+  | ObjectNode
+  | UnionNode;
+
+interface NodeBase {
+  annotations: Annotations;
+}
+
+export interface RefNode extends NodeBase {
+  kind: 'ref';
+  name: string;
+}
+
+export interface StringNode extends NodeBase {
+  kind: 'string';
+  enum?: string[];
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+}
+
+export interface NumberNode extends NodeBase {
+  kind: 'number';
+  integer: boolean;
+  enum?: number[];
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+}
+
+export interface BooleanNode extends NodeBase {
+  kind: 'boolean';
+  enum?: boolean[];
+}
+
+export interface NullNode extends NodeBase {
+  kind: 'null';
+}
+
+/** Any JSON value (`{}` or a description-only schema). */
+export interface AnyNode extends NodeBase {
+  kind: 'any';
+}
+
+/** No value is valid: how `x-openresponses-disallowed` fields are modelled. */
+export interface NeverNode extends NodeBase {
+  kind: 'never';
+}
+
+export interface ArrayNode extends NodeBase {
+  kind: 'array';
+  items: SchemaNode;
+  minItems?: number;
+  maxItems?: number;
+}
+
+export interface ObjectProperty {
+  name: string;
+  node: SchemaNode;
+  required: boolean;
+  /** `x-openresponses-disallowed`: the field must be absent. */
+  disallowed: boolean;
+}
+
+export interface ObjectNode extends NodeBase {
+  kind: 'object';
+  properties: ObjectProperty[];
+  /** `any`: unknown keys are allowed (JSON Schema's default); `none`: `additionalProperties: false`; a node: a map's value schema. */
+  additional: 'any' | 'none' | SchemaNode;
+  minProperties?: number;
+  maxProperties?: number;
+}
+
+export interface UnionNode extends NodeBase {
+  kind: 'union';
+  /** `anyOf`: at least one member matches; `oneOf`: exactly one member matches. */
+  mode: 'anyOf' | 'oneOf';
+  members: SchemaNode[];
+  /** The OpenAPI `discriminator.propertyName`, when declared. */
+  discriminator?: string;
+}
+
+export interface NamedSchema {
+  name: string;
+  node: SchemaNode;
+  /** Where it came from in the document, for messages. */
+  source: string;
+  /**
+   * Open unions accept unknown members in forward-compatible mode: the `type`-discriminated unions of
+   * items, content, annotations, tools and streaming events (clients MUST ignore what they do not know).
+   */
+  open: boolean;
+}
+
+export interface SpecModel {
+  version: string;
+  sha256: string;
+  /** Named schemas in document order (components first, then synthesized ones). */
+  schemas: NamedSchema[];
+  /** Name of the synthesized streaming-event union. */
+  streamingEventUnion: string;
+}
+
+export class UnsupportedSchemaError extends Error {
+  constructor(
+    readonly schemaPath: string,
+    detail: string,
+  ) {
+    super(`Unsupported schema at ${schemaPath}: ${detail}`);
+    this.name = 'UnsupportedSchemaError';
+  }
+}

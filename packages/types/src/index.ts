@@ -1,0 +1,2 @@
+export * from './generated/latest.gen.js';
+export * from './generated/versions.gen.js';

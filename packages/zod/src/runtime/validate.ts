@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+
+export interface ValidationIssue {
+  /** Where the problem is, in JavaScript accessor form: `input[2].content[0].text` (empty for the root). */
+  path: string;
+  message: string;
+  /** Zod's issue code (`invalid_type`, `invalid_union`, `too_big`, …). */
+  code: string;
+}
+
+export type ValidationResult<T> = { success: true; data: T } | { success: false; issues: ValidationIssue[] };
+
+/**
+ * Validates `value` against a schema without copying it: on success `data` is the very input object,
+ * so unknown and vendor fields, and key order, survive byte for byte when it is serialised again.
+ * (The schemas are pure validators: no defaults or transforms, so the parsed copy would be equal anyway.)
+ */
+export function validate<S extends z.ZodType>(schema: S, value: unknown): ValidationResult<z.output<S>> {
+  const result = schema.safeParse(value);
+  if (result.success) return { success: true, data: value as z.output<S> };
+  return { success: false, issues: flattenIssues(result.error.issues) };
+}
+
+/** Union failures carry one issue list per member; report the member that got furthest instead of "invalid input". */
+function flattenIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === 'invalid_union' && 'errors' in issue && issue.errors.length > 0) {
+      const best = issue.errors.reduce((a, b) => (depth(b) > depth(a) ? b : a));
+      if (depth(best) > 0) {
+        out.push(...flattenIssues(best, path));
+        continue;
+      }
+    }
+    out.push({ path: formatPath(path), message: issue.message, code: issue.code });
+  }
+  return out;
+}
+
+function depth(issues: readonly z.core.$ZodIssue[]): number {
+  return Math.max(0, ...issues.map((i) => i.path.length));
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else if (typeof segment === 'string' && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment)) out += out === '' ? segment : `.${segment}`;
+    else out += `[${JSON.stringify(String(segment))}]`;
+  }
+  return out;
+}
