@@ -26,6 +26,12 @@ export function emitTypesModule(project: Project, analysis: ModelAnalysis, mode:
     const docs = docText(schema.node.annotations, schema.name);
     file.addTypeAlias({ name: schema.name, isExported: true, type, docs: docs ? [docs] : [] });
   }
+  file.addInterface({
+    name: 'SchemaTypes',
+    isExported: true,
+    docs: ['Every named schema by name, for generic code (`SchemaTypes[Name]`).'],
+    properties: model.schemas.map((s) => ({ name: s.name, type: s.name })),
+  });
   if (mode === 'forward') {
     file.addImportDeclaration({ moduleSpecifier: '../../opaque-member.js', namedImports: [OPAQUE_MEMBER], isTypeOnly: true });
     if (reused.length > 0) {

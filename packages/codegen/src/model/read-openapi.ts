@@ -196,7 +196,8 @@ class SchemaReader {
       if (d.mapping !== undefined) throw new UnsupportedSchemaError(`${path}/discriminator`, 'discriminator mapping is not supported');
       discriminator = d.propertyName;
     }
-    if (members.length === 1) {
+    // A one-member union is its member, unless it is discriminated: then it is a union open to new members.
+    if (members.length === 1 && !discriminator) {
       const only = members[0]!;
       return { ...only, annotations: { ...only.annotations, ...annotations } } as SchemaNode;
     }
@@ -426,7 +427,7 @@ function hoistInlineUnions(schemas: NamedSchema[]): NamedSchema[] {
             })),
           };
         case 'union': {
-          const members = node.members.map((m) => visit(m, baseName, inArray, source, false));
+          const members = node.members.map((m, i) => visit(m, baseName, inArray, `${source}/${node.mode}/${i}`, false));
           const union = { ...node, members };
           if (!isRoot && node.discriminator) {
             let name = inArray ? `${baseName}Item` : baseName;

@@ -95,9 +95,11 @@ export type SystemMessageItemParam = {
        */
       role: "system";
       /** The message content, as an array of content parts. */
-      content: Array<InputTextContentParam> | string;
+      content: Array<SystemMessageItemParamContentItem> | string;
       status?: string | null;
     };
+/** SystemMessageItemParamContentItem */
+export type SystemMessageItemParamContentItem = InputTextContentParam;
 /** DeveloperMessageItemParam */
 export type DeveloperMessageItemParam = {
       id?: string | null;
@@ -112,9 +114,11 @@ export type DeveloperMessageItemParam = {
        */
       role: "developer";
       /** The message content, as an array of content parts. */
-      content: Array<InputTextContentParam> | string;
+      content: Array<DeveloperMessageItemParamContentItem> | string;
       status?: string | null;
     };
+/** DeveloperMessageItemParamContentItem */
+export type DeveloperMessageItemParamContentItem = InputTextContentParam;
 /** UrlCitationParam */
 export type UrlCitationParam = {
       /**
@@ -1100,3 +1104,123 @@ export type JsonSchemaResponseFormatParam = {
 export type TextFormatParam = TextResponseFormat | JsonSchemaResponseFormatParam;
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = ResponseCreatedStreamingEvent | ResponseQueuedStreamingEvent | ResponseInProgressStreamingEvent | ResponseCompletedStreamingEvent | ResponseFailedStreamingEvent | ResponseIncompleteStreamingEvent | ResponseOutputItemAddedStreamingEvent | ResponseOutputItemDoneStreamingEvent | ResponseReasoningSummaryPartAddedStreamingEvent | ResponseReasoningSummaryPartDoneStreamingEvent | ResponseContentPartAddedStreamingEvent | ResponseContentPartDoneStreamingEvent | ResponseOutputTextDeltaStreamingEvent | ResponseOutputTextDoneStreamingEvent | ResponseRefusalDeltaStreamingEvent | ResponseRefusalDoneStreamingEvent | ResponseReasoningDeltaStreamingEvent | ResponseReasoningDoneStreamingEvent | ResponseReasoningSummaryDeltaStreamingEvent | ResponseReasoningSummaryDoneStreamingEvent | ResponseOutputTextAnnotationAddedStreamingEvent | ResponseFunctionCallArgumentsDeltaStreamingEvent | ResponseFunctionCallArgumentsDoneStreamingEvent | ErrorStreamingEvent;
+
+/** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
+export interface SchemaTypes {
+    ItemReferenceParam: ItemReferenceParam;
+    ReasoningSummaryContentParam: ReasoningSummaryContentParam;
+    ReasoningItemParam: ReasoningItemParam;
+    InputTextContentParam: InputTextContentParam;
+    DetailEnum: DetailEnum;
+    InputImageContentParamAutoParam: InputImageContentParamAutoParam;
+    InputFileContentParam: InputFileContentParam;
+    UserMessageItemParam: UserMessageItemParam;
+    UserMessageItemParamContentItem: UserMessageItemParamContentItem;
+    SystemMessageItemParam: SystemMessageItemParam;
+    SystemMessageItemParamContentItem: SystemMessageItemParamContentItem;
+    DeveloperMessageItemParam: DeveloperMessageItemParam;
+    DeveloperMessageItemParamContentItem: DeveloperMessageItemParamContentItem;
+    UrlCitationParam: UrlCitationParam;
+    OutputTextContentParam: OutputTextContentParam;
+    RefusalContentParam: RefusalContentParam;
+    AssistantMessageItemParam: AssistantMessageItemParam;
+    AssistantMessageItemParamContentItem: AssistantMessageItemParamContentItem;
+    FunctionCallItemStatus: FunctionCallItemStatus;
+    FunctionCallItemParam: FunctionCallItemParam;
+    FunctionCallOutputItemParam: FunctionCallOutputItemParam;
+    FunctionCallOutputItemParamOutputItem: FunctionCallOutputItemParamOutputItem;
+    ItemParam: ItemParam;
+    IncludeEnum: IncludeEnum;
+    EmptyModelParam: EmptyModelParam;
+    FunctionToolParam: FunctionToolParam;
+    ResponsesToolParam: ResponsesToolParam;
+    SpecificFunctionParam: SpecificFunctionParam;
+    SpecificToolChoiceParam: SpecificToolChoiceParam;
+    ToolChoiceValueEnum: ToolChoiceValueEnum;
+    AllowedToolsParam: AllowedToolsParam;
+    ToolChoiceParam: ToolChoiceParam;
+    MetadataParam: MetadataParam;
+    VerbosityEnum: VerbosityEnum;
+    TextParam: TextParam;
+    StreamOptionsParam: StreamOptionsParam;
+    ReasoningEffortEnum: ReasoningEffortEnum;
+    ReasoningSummaryEnum: ReasoningSummaryEnum;
+    ReasoningParam: ReasoningParam;
+    TruncationEnum: TruncationEnum;
+    ServiceTierEnum: ServiceTierEnum;
+    CreateResponseBody: CreateResponseBody;
+    IncompleteDetails: IncompleteDetails;
+    MessageRole: MessageRole;
+    InputTextContent: InputTextContent;
+    UrlCitationBody: UrlCitationBody;
+    Annotation: Annotation;
+    TopLogProb: TopLogProb;
+    LogProb: LogProb;
+    OutputTextContent: OutputTextContent;
+    TextContent: TextContent;
+    SummaryTextContent: SummaryTextContent;
+    ReasoningTextContent: ReasoningTextContent;
+    RefusalContent: RefusalContent;
+    ImageDetail: ImageDetail;
+    InputImageContent: InputImageContent;
+    InputFileContent: InputFileContent;
+    MessageStatus: MessageStatus;
+    Message: Message;
+    MessageContentItem: MessageContentItem;
+    FunctionCallStatus: FunctionCallStatus;
+    FunctionCall: FunctionCall;
+    FunctionCallOutputStatusEnum: FunctionCallOutputStatusEnum;
+    FunctionCallOutput: FunctionCallOutput;
+    FunctionCallOutputOutputItem: FunctionCallOutputOutputItem;
+    ReasoningBody: ReasoningBody;
+    ReasoningBodyContentItem: ReasoningBodyContentItem;
+    ReasoningBodySummaryItem: ReasoningBodySummaryItem;
+    ItemField: ItemField;
+    Error: Error;
+    FunctionTool: FunctionTool;
+    Tool: Tool;
+    FunctionToolChoice: FunctionToolChoice;
+    AllowedToolChoice: AllowedToolChoice;
+    TextResponseFormat: TextResponseFormat;
+    JsonObjectResponseFormat: JsonObjectResponseFormat;
+    JsonSchemaResponseFormat: JsonSchemaResponseFormat;
+    TextField: TextField;
+    Reasoning: Reasoning;
+    InputTokensDetails: InputTokensDetails;
+    OutputTokensDetails: OutputTokensDetails;
+    Usage: Usage;
+    ResponseResource: ResponseResource;
+    ResponseCreatedStreamingEvent: ResponseCreatedStreamingEvent;
+    ResponseQueuedStreamingEvent: ResponseQueuedStreamingEvent;
+    ResponseInProgressStreamingEvent: ResponseInProgressStreamingEvent;
+    ResponseCompletedStreamingEvent: ResponseCompletedStreamingEvent;
+    ResponseFailedStreamingEvent: ResponseFailedStreamingEvent;
+    ResponseIncompleteStreamingEvent: ResponseIncompleteStreamingEvent;
+    ResponseOutputItemAddedStreamingEvent: ResponseOutputItemAddedStreamingEvent;
+    ResponseOutputItemDoneStreamingEvent: ResponseOutputItemDoneStreamingEvent;
+    ResponseReasoningSummaryPartAddedStreamingEvent: ResponseReasoningSummaryPartAddedStreamingEvent;
+    ResponseReasoningSummaryPartAddedStreamingEventPart: ResponseReasoningSummaryPartAddedStreamingEventPart;
+    ResponseReasoningSummaryPartDoneStreamingEvent: ResponseReasoningSummaryPartDoneStreamingEvent;
+    ResponseReasoningSummaryPartDoneStreamingEventPart: ResponseReasoningSummaryPartDoneStreamingEventPart;
+    ResponseContentPartAddedStreamingEvent: ResponseContentPartAddedStreamingEvent;
+    ResponseContentPartAddedStreamingEventPart: ResponseContentPartAddedStreamingEventPart;
+    ResponseContentPartDoneStreamingEvent: ResponseContentPartDoneStreamingEvent;
+    ResponseContentPartDoneStreamingEventPart: ResponseContentPartDoneStreamingEventPart;
+    ResponseOutputTextDeltaStreamingEvent: ResponseOutputTextDeltaStreamingEvent;
+    ResponseOutputTextDoneStreamingEvent: ResponseOutputTextDoneStreamingEvent;
+    ResponseRefusalDeltaStreamingEvent: ResponseRefusalDeltaStreamingEvent;
+    ResponseRefusalDoneStreamingEvent: ResponseRefusalDoneStreamingEvent;
+    ResponseReasoningDeltaStreamingEvent: ResponseReasoningDeltaStreamingEvent;
+    ResponseReasoningDoneStreamingEvent: ResponseReasoningDoneStreamingEvent;
+    ResponseReasoningSummaryDeltaStreamingEvent: ResponseReasoningSummaryDeltaStreamingEvent;
+    ResponseReasoningSummaryDoneStreamingEvent: ResponseReasoningSummaryDoneStreamingEvent;
+    ResponseOutputTextAnnotationAddedStreamingEvent: ResponseOutputTextAnnotationAddedStreamingEvent;
+    ResponseFunctionCallArgumentsDeltaStreamingEvent: ResponseFunctionCallArgumentsDeltaStreamingEvent;
+    ResponseFunctionCallArgumentsDoneStreamingEvent: ResponseFunctionCallArgumentsDoneStreamingEvent;
+    ErrorPayload: ErrorPayload;
+    ErrorStreamingEvent: ErrorStreamingEvent;
+    InputVideoContent: InputVideoContent;
+    JsonSchemaResponseFormatParam: JsonSchemaResponseFormatParam;
+    TextFormatParam: TextFormatParam;
+    StreamingEvent: StreamingEvent;
+}

@@ -75,20 +75,24 @@ export const UserMessageItemParamSchema = lossless(z.looseObject({
   content: z.union([z.array(UserMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
   status: z.string().nullable().optional(),
 }));
+/** Validates {@link T.SystemMessageItemParamContentItem}. */
+export const SystemMessageItemParamContentItemSchema = InputTextContentParamSchema;
 /** Validates {@link T.SystemMessageItemParam}. */
 export const SystemMessageItemParamSchema = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   type: z.literal("message"),
   role: z.literal("system"),
-  content: z.union([z.array(InputTextContentParamSchema), z.string().check(maxCodePoints(10485760))]),
+  content: z.union([z.array(SystemMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
   status: z.string().nullable().optional(),
 }));
+/** Validates {@link T.DeveloperMessageItemParamContentItem}. */
+export const DeveloperMessageItemParamContentItemSchema = InputTextContentParamSchema;
 /** Validates {@link T.DeveloperMessageItemParam}. */
 export const DeveloperMessageItemParamSchema = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   type: z.literal("message"),
   role: z.literal("developer"),
-  content: z.union([z.array(InputTextContentParamSchema), z.string().check(maxCodePoints(10485760))]),
+  content: z.union([z.array(DeveloperMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
   status: z.string().nullable().optional(),
 }));
 /** Validates {@link T.UrlCitationParam}. */

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { Forward as T } from "@openresponses/types/2026-04-24";
 import { jsonInteger, lossless, maxCodePoints, minCodePoints, openUnion } from "../../runtime/checks.js";
-import { ItemReferenceParamSchema, ReasoningSummaryContentParamSchema, ReasoningItemParamSchema, CompactionSummaryItemParamSchema, InputTextContentParamSchema, DetailEnumSchema, ImageDetailSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, SystemMessageItemParamSchema, DeveloperMessageItemParamSchema, UrlCitationParamSchema, OutputTextContentParamSchema, RefusalContentParamSchema, FunctionCallItemStatusSchema, FunctionCallStatusSchema, FunctionCallItemParamSchema, InputVideoContentSchema, IncludeEnumSchema, EmptyModelParamSchema, FunctionToolParamSchema, ResponsesToolParamSchema, SpecificFunctionParamSchema, SpecificToolChoiceParamSchema, ToolChoiceValueEnumSchema, AllowedToolsParamSchema, ToolChoiceParamSchema, MetadataParamSchema, VerbosityEnumSchema, TextResponseFormatSchema, JsonSchemaResponseFormatParamSchema, TextFormatParamSchema, TextParamSchema, StreamOptionsParamSchema, ReasoningEffortEnumSchema, ReasoningSummaryEnumSchema, ReasoningParamSchema, TruncationEnumSchema, ServiceTierEnumSchema, WebSocketErrorEventSchema, IncompleteDetailsSchema, MessageRoleSchema, InputTextContentSchema, UrlCitationBodySchema, AnnotationSchema, TopLogProbSchema, LogProbSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, MessageStatusSchema, FunctionCallSchema, FunctionCallOutputStatusEnumSchema, CompactionBodySchema, ErrorSchema, FunctionToolSchema, ToolSchema, FunctionToolChoiceSchema, AllowedToolChoiceSchema, JsonObjectResponseFormatSchema, JsonSchemaResponseFormatSchema, TextFieldSchema, ReasoningSchema, InputTokensDetailsSchema, OutputTokensDetailsSchema, UsageSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseOutputTextAnnotationAddedStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorPayloadSchema, ErrorStreamingEventSchema } from "./exact.gen.js";
+import { ItemReferenceParamSchema, ReasoningSummaryContentParamSchema, ReasoningItemParamSchema, CompactionSummaryItemParamSchema, InputTextContentParamSchema, DetailEnumSchema, ImageDetailSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, UrlCitationParamSchema, OutputTextContentParamSchema, RefusalContentParamSchema, FunctionCallItemStatusSchema, FunctionCallStatusSchema, FunctionCallItemParamSchema, InputVideoContentSchema, IncludeEnumSchema, EmptyModelParamSchema, FunctionToolParamSchema, SpecificFunctionParamSchema, SpecificToolChoiceParamSchema, ToolChoiceValueEnumSchema, AllowedToolsParamSchema, ToolChoiceParamSchema, MetadataParamSchema, VerbosityEnumSchema, TextResponseFormatSchema, JsonSchemaResponseFormatParamSchema, TextFormatParamSchema, TextParamSchema, StreamOptionsParamSchema, ReasoningEffortEnumSchema, ReasoningSummaryEnumSchema, ReasoningParamSchema, TruncationEnumSchema, ServiceTierEnumSchema, WebSocketErrorEventSchema, IncompleteDetailsSchema, MessageRoleSchema, InputTextContentSchema, UrlCitationBodySchema, TopLogProbSchema, LogProbSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, MessageStatusSchema, FunctionCallSchema, FunctionCallOutputStatusEnumSchema, CompactionBodySchema, ErrorSchema, FunctionToolSchema, FunctionToolChoiceSchema, AllowedToolChoiceSchema, JsonObjectResponseFormatSchema, JsonSchemaResponseFormatSchema, TextFieldSchema, ReasoningSchema, InputTokensDetailsSchema, OutputTokensDetailsSchema, UsageSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorPayloadSchema, ErrorStreamingEventSchema } from "./exact.gen.js";
 
 /**
  * Validates {@link T.UserMessageItemParamContentItem}.
@@ -17,6 +17,26 @@ export const UserMessageItemParamSchema = lossless(z.looseObject({
   type: z.literal("message"),
   role: z.literal("user"),
   content: z.union([z.array(UserMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
+  status: z.string().nullable().optional(),
+}));
+/** Validates {@link T.SystemMessageItemParamContentItem}. */
+export const SystemMessageItemParamContentItemSchema = openUnion(InputTextContentParamSchema, ["input_text"]);
+/** Validates {@link T.SystemMessageItemParam}. */
+export const SystemMessageItemParamSchema = lossless(z.looseObject({
+  id: z.string().nullable().optional(),
+  type: z.literal("message"),
+  role: z.literal("system"),
+  content: z.union([z.array(SystemMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
+  status: z.string().nullable().optional(),
+}));
+/** Validates {@link T.DeveloperMessageItemParamContentItem}. */
+export const DeveloperMessageItemParamContentItemSchema = openUnion(InputTextContentParamSchema, ["input_text"]);
+/** Validates {@link T.DeveloperMessageItemParam}. */
+export const DeveloperMessageItemParamSchema = lossless(z.looseObject({
+  id: z.string().nullable().optional(),
+  type: z.literal("message"),
+  role: z.literal("developer"),
+  content: z.union([z.array(DeveloperMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
   status: z.string().nullable().optional(),
 }));
 /**
@@ -54,6 +74,8 @@ export const FunctionCallOutputItemParamSchema = lossless(z.looseObject({
 }));
 /** Validates {@link T.ItemParam}. */
 export const ItemParamSchema = openUnion(z.discriminatedUnion("type", [ItemReferenceParamSchema, ReasoningItemParamSchema, CompactionSummaryItemParamSchema, z.discriminatedUnion("role", [UserMessageItemParamSchema, SystemMessageItemParamSchema, DeveloperMessageItemParamSchema, AssistantMessageItemParamSchema]), FunctionCallItemParamSchema, FunctionCallOutputItemParamSchema]), ["item_reference", null, "reasoning", "compaction", "message", "function_call", "function_call_output"]);
+/** Validates {@link T.ResponsesToolParam}. */
+export const ResponsesToolParamSchema = openUnion(FunctionToolParamSchema, ["function"]);
 /** Validates {@link T.CreateResponseBody}. */
 export const CreateResponseBodySchema = lossless(z.looseObject({
   model: z.string().nullable().optional(),
@@ -117,6 +139,23 @@ export const WebSocketResponseCreateEventSchema = lossless(z.looseObject({
   store: z.boolean().optional(),
   service_tier: ServiceTierEnumSchema.optional(),
   top_logprobs: z.number().check(jsonInteger).gte(0).lte(20).nullable().optional(),
+}));
+/**
+ * Validates {@link T.Annotation}.
+ *
+ * An annotation that applies to a span of output text.
+ */
+export const AnnotationSchema = openUnion(UrlCitationBodySchema, ["url_citation"]);
+/**
+ * Validates {@link T.OutputTextContent}.
+ *
+ * A text output from the model.
+ */
+export const OutputTextContentSchema = lossless(z.looseObject({
+  type: z.literal("output_text"),
+  text: z.string(),
+  annotations: z.array(AnnotationSchema),
+  logprobs: z.array(LogProbSchema).optional(),
 }));
 /**
  * Validates {@link T.MessageContentItem}.
@@ -185,6 +224,12 @@ export const ReasoningBodySchema = lossless(z.looseObject({
  * An item representing a message, tool call, tool output, reasoning, or other response element.
  */
 export const ItemFieldSchema = openUnion(z.discriminatedUnion("type", [MessageSchema, FunctionCallSchema, FunctionCallOutputSchema, ReasoningBodySchema, CompactionBodySchema]), ["message", "function_call", "function_call_output", "reasoning", "compaction"]);
+/**
+ * Validates {@link T.Tool}.
+ *
+ * A tool that can be used to generate a response.
+ */
+export const ToolSchema = openUnion(FunctionToolSchema, ["function"]);
 /**
  * Validates {@link T.ResponseResource}.
  *
@@ -382,6 +427,20 @@ export const ResponseContentPartDoneStreamingEventSchema = lossless(z.looseObjec
   part: ResponseContentPartDoneStreamingEventPartSchema,
 }));
 /**
+ * Validates {@link T.ResponseOutputTextAnnotationAddedStreamingEvent}.
+ *
+ * A streaming event that indicated an output text annotation was added.
+ */
+export const ResponseOutputTextAnnotationAddedStreamingEventSchema = lossless(z.looseObject({
+  type: z.literal("response.output_text.annotation.added"),
+  sequence_number: z.number().check(jsonInteger),
+  item_id: z.string(),
+  output_index: z.number().check(jsonInteger),
+  content_index: z.number().check(jsonInteger),
+  annotation_index: z.number().check(jsonInteger),
+  annotation: AnnotationSchema.nullable(),
+}));
+/**
  * Validates {@link T.CompactResponseMethodPublicBody}.
  *
  * @since 2026-04-24
@@ -413,4 +472,4 @@ export const CompactResourceSchema = lossless(z.looseObject({
  */
 export const StreamingEventSchema = openUnion(z.discriminatedUnion("type", [ResponseCreatedStreamingEventSchema, ResponseQueuedStreamingEventSchema, ResponseInProgressStreamingEventSchema, ResponseCompletedStreamingEventSchema, ResponseFailedStreamingEventSchema, ResponseIncompleteStreamingEventSchema, ResponseOutputItemAddedStreamingEventSchema, ResponseOutputItemDoneStreamingEventSchema, ResponseReasoningSummaryPartAddedStreamingEventSchema, ResponseReasoningSummaryPartDoneStreamingEventSchema, ResponseContentPartAddedStreamingEventSchema, ResponseContentPartDoneStreamingEventSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseOutputTextAnnotationAddedStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorStreamingEventSchema]), ["response.created", "response.queued", "response.in_progress", "response.completed", "response.failed", "response.incomplete", "response.output_item.added", "response.output_item.done", "response.reasoning_summary_part.added", "response.reasoning_summary_part.done", "response.content_part.added", "response.content_part.done", "response.output_text.delta", "response.output_text.done", "response.refusal.delta", "response.refusal.done", "response.reasoning.delta", "response.reasoning.done", "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done", "response.output_text.annotation.added", "response.function_call_arguments.delta", "response.function_call_arguments.done", "error"]);
 
-export { ItemReferenceParamSchema, ReasoningSummaryContentParamSchema, ReasoningItemParamSchema, CompactionSummaryItemParamSchema, InputTextContentParamSchema, DetailEnumSchema, ImageDetailSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, SystemMessageItemParamSchema, DeveloperMessageItemParamSchema, UrlCitationParamSchema, OutputTextContentParamSchema, RefusalContentParamSchema, FunctionCallItemStatusSchema, FunctionCallStatusSchema, FunctionCallItemParamSchema, InputVideoContentSchema, IncludeEnumSchema, EmptyModelParamSchema, FunctionToolParamSchema, ResponsesToolParamSchema, SpecificFunctionParamSchema, SpecificToolChoiceParamSchema, ToolChoiceValueEnumSchema, AllowedToolsParamSchema, ToolChoiceParamSchema, MetadataParamSchema, VerbosityEnumSchema, TextResponseFormatSchema, JsonSchemaResponseFormatParamSchema, TextFormatParamSchema, TextParamSchema, StreamOptionsParamSchema, ReasoningEffortEnumSchema, ReasoningSummaryEnumSchema, ReasoningParamSchema, TruncationEnumSchema, ServiceTierEnumSchema, WebSocketErrorEventSchema, IncompleteDetailsSchema, MessageRoleSchema, InputTextContentSchema, UrlCitationBodySchema, AnnotationSchema, TopLogProbSchema, LogProbSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, MessageStatusSchema, FunctionCallSchema, FunctionCallOutputStatusEnumSchema, CompactionBodySchema, ErrorSchema, FunctionToolSchema, ToolSchema, FunctionToolChoiceSchema, AllowedToolChoiceSchema, JsonObjectResponseFormatSchema, JsonSchemaResponseFormatSchema, TextFieldSchema, ReasoningSchema, InputTokensDetailsSchema, OutputTokensDetailsSchema, UsageSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseOutputTextAnnotationAddedStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorPayloadSchema, ErrorStreamingEventSchema };
+export { ItemReferenceParamSchema, ReasoningSummaryContentParamSchema, ReasoningItemParamSchema, CompactionSummaryItemParamSchema, InputTextContentParamSchema, DetailEnumSchema, ImageDetailSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, UrlCitationParamSchema, OutputTextContentParamSchema, RefusalContentParamSchema, FunctionCallItemStatusSchema, FunctionCallStatusSchema, FunctionCallItemParamSchema, InputVideoContentSchema, IncludeEnumSchema, EmptyModelParamSchema, FunctionToolParamSchema, SpecificFunctionParamSchema, SpecificToolChoiceParamSchema, ToolChoiceValueEnumSchema, AllowedToolsParamSchema, ToolChoiceParamSchema, MetadataParamSchema, VerbosityEnumSchema, TextResponseFormatSchema, JsonSchemaResponseFormatParamSchema, TextFormatParamSchema, TextParamSchema, StreamOptionsParamSchema, ReasoningEffortEnumSchema, ReasoningSummaryEnumSchema, ReasoningParamSchema, TruncationEnumSchema, ServiceTierEnumSchema, WebSocketErrorEventSchema, IncompleteDetailsSchema, MessageRoleSchema, InputTextContentSchema, UrlCitationBodySchema, TopLogProbSchema, LogProbSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, MessageStatusSchema, FunctionCallSchema, FunctionCallOutputStatusEnumSchema, CompactionBodySchema, ErrorSchema, FunctionToolSchema, FunctionToolChoiceSchema, AllowedToolChoiceSchema, JsonObjectResponseFormatSchema, JsonSchemaResponseFormatSchema, TextFieldSchema, ReasoningSchema, InputTokensDetailsSchema, OutputTokensDetailsSchema, UsageSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorPayloadSchema, ErrorStreamingEventSchema };
