@@ -35,7 +35,8 @@ export async function generateVersion(input: DocumentInput, options: { openapiTy
     [`${v}/index.gen.ts`]: emitTypesIndex(project, analysis, `/types/${v}/index.gen.ts`),
   };
   if (options.openapiTypescript !== false) {
-    const ast = await openapiTS(input.document as never, { silent: true });
+    // openapi-typescript rewrites discriminator properties of the document it is given: hand it a copy.
+    const ast = await openapiTS(structuredClone(input.document) as never, { silent: true });
     types[`${v}/openapi.gen.ts`] = `${generatedHeader(v, input.sha256)}// openapi-typescript output, for openapi-fetch style clients.\n\n${astToString(ast)}`;
   }
   const zod: Record<string, string> = {
