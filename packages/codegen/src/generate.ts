@@ -35,8 +35,7 @@ export async function generateVersion(input: DocumentInput, options: { openapiTy
     [`${v}/index.gen.ts`]: emitTypesIndex(project, analysis, `/types/${v}/index.gen.ts`),
   };
   if (options.openapiTypescript !== false) {
-    // openapi-typescript rewrites discriminator properties of the document it is given: hand it a copy.
-    const ast = await openapiTS(structuredClone(input.document) as never, { silent: true });
+    const ast = await openapiTS(withoutDiscriminators(structuredClone(input.document)) as never, { silent: true, emptyObjectsUnknown: true });
     types[`${v}/openapi.gen.ts`] = `${generatedHeader(v, input.sha256)}// openapi-typescript output, for openapi-fetch style clients.\n\n${astToString(ast)}`;
   }
   const zod: Record<string, string> = {
@@ -57,6 +56,21 @@ export async function generateVersion(input: DocumentInput, options: { openapiTy
     ].join('\n'),
   };
   return { version: v, types, zod };
+}
+
+/**
+ * openapi-typescript reads a `discriminator` without `mapping` as OpenAPI's implicit mapping and
+ * replaces each member's `type` with its schema name (`"ResponseOutputTextDeltaStreamingEvent"`
+ * instead of `"response.output_text.delta"`), rewriting the document in place. The discriminator is
+ * only a hint (`oneOf` decides what is valid), so its input goes without them.
+ */
+function withoutDiscriminators(node: unknown): unknown {
+  if (Array.isArray(node)) node.forEach(withoutDiscriminators);
+  else if (node && typeof node === 'object') {
+    delete (node as Record<string, unknown>).discriminator;
+    Object.values(node).forEach(withoutDiscriminators);
+  }
+  return node;
 }
 
 /** The cross-version modules: the latest-version re-export and the version table. */

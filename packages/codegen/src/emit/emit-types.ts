@@ -40,6 +40,7 @@ export function emitTypesModule(project: Project, analysis: ModelAnalysis, mode:
       file.addExportDeclaration({ namedExports: reused, isTypeOnly: true });
     }
   }
+  file.formatText({ indentSize: 2, convertTabsToSpaces: true });
   return `${generatedHeader(model.version, model.sha256)}\n${file.getFullText()}`;
 }
 
@@ -89,6 +90,7 @@ export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileNa
     type: `Extract<${model.streamingEventUnion}, { type: T }>`,
     docs: ['The streaming event whose `type` is `T`.'],
   });
+  file.formatText({ indentSize: 2, convertTabsToSpaces: true });
   return `${generatedHeader(model.version, model.sha256)}\n${file.getFullText()}`;
 }
 

@@ -51,11 +51,7 @@ export interface components {
          * @description An internal identifier for an item to reference.
          */
         ItemReferenceParam: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "ItemReferenceParam";
+            type?: "item_reference" | null;
             /** @description The ID of the item to reference. */
             id: string;
         };
@@ -72,10 +68,11 @@ export interface components {
         ReasoningItemParam: {
             id?: string | null;
             /**
-             * @description The item type. Always `reasoning`. (enum property replaced by openapi-typescript)
+             * @description The item type. Always `reasoning`.
+             * @default reasoning
              * @enum {string}
              */
-            type: "ReasoningItemParam";
+            type: "reasoning";
             /** @description Reasoning summary content associated with this item. */
             summary: components["schemas"]["ReasoningSummaryContentParam"][];
             content?: null;
@@ -88,10 +85,11 @@ export interface components {
         CompactionSummaryItemParam: {
             id?: string | null;
             /**
-             * @description The type of the item. Always `compaction`. (enum property replaced by openapi-typescript)
+             * @description The type of the item. Always `compaction`.
+             * @default compaction
              * @enum {string}
              */
-            type: "CompactionSummaryItemParam";
+            type: "compaction";
             /** @description The encrypted content of the compaction summary. */
             encrypted_content: string;
         };
@@ -101,10 +99,11 @@ export interface components {
          */
         InputTextContentParam: {
             /**
-             * @description The type of the input item. Always `input_text`. (enum property replaced by openapi-typescript)
+             * @description The type of the input item. Always `input_text`.
+             * @default input_text
              * @enum {string}
              */
-            type: "InputTextContentParam";
+            type: "input_text";
             /** @description The text input to the model. */
             text: string;
         };
@@ -116,10 +115,11 @@ export interface components {
          */
         InputImageContentParamAutoParam: {
             /**
-             * @description The type of the input item. Always `input_image`. (enum property replaced by openapi-typescript)
+             * @description The type of the input item. Always `input_image`.
+             * @default input_image
              * @enum {string}
              */
-            type: "InputImageContentParamAutoParam";
+            type: "input_image";
             image_url?: string | null;
             detail?: (components["schemas"]["ImageDetail"] & unknown) | null;
         };
@@ -129,10 +129,11 @@ export interface components {
          */
         InputFileContentParam: {
             /**
-             * @description The type of the input item. Always `input_file`. (enum property replaced by openapi-typescript)
+             * @description The type of the input item. Always `input_file`.
+             * @default input_file
              * @enum {string}
              */
-            type: "InputFileContentParam";
+            type: "input_file";
             filename?: string | null;
             file_data?: string | null;
             file_url?: string | null;
@@ -140,10 +141,11 @@ export interface components {
         UserMessageItemParam: {
             id?: string | null;
             /**
-             * @description The item type. Always `message`. (enum property replaced by openapi-typescript)
+             * @description The item type. Always `message`.
+             * @default message
              * @enum {string}
              */
-            type: "UserMessageItemParam";
+            type: "message";
             /**
              * @description The message role. Always `user`.
              * @default user
@@ -157,10 +159,11 @@ export interface components {
         SystemMessageItemParam: {
             id?: string | null;
             /**
-             * @description The item type. Always `message`. (enum property replaced by openapi-typescript)
+             * @description The item type. Always `message`.
+             * @default message
              * @enum {string}
              */
-            type: "SystemMessageItemParam";
+            type: "message";
             /**
              * @description The message role. Always `system`.
              * @default system
@@ -174,10 +177,11 @@ export interface components {
         DeveloperMessageItemParam: {
             id?: string | null;
             /**
-             * @description The item type. Always `message`. (enum property replaced by openapi-typescript)
+             * @description The item type. Always `message`.
+             * @default message
              * @enum {string}
              */
-            type: "DeveloperMessageItemParam";
+            type: "message";
             /**
              * @description The message role. Always `developer`.
              * @default developer
@@ -206,10 +210,11 @@ export interface components {
         };
         OutputTextContentParam: {
             /**
-             * @description The content type. Always `output_text`. (enum property replaced by openapi-typescript)
+             * @description The content type. Always `output_text`.
+             * @default output_text
              * @enum {string}
              */
-            type: "OutputTextContentParam";
+            type: "output_text";
             /** @description The text content. */
             text: string;
             /** @description Citations associated with the text content. */
@@ -217,20 +222,22 @@ export interface components {
         };
         RefusalContentParam: {
             /**
-             * @description The content type. Always `refusal`. (enum property replaced by openapi-typescript)
+             * @description The content type. Always `refusal`.
+             * @default refusal
              * @enum {string}
              */
-            type: "RefusalContentParam";
+            type: "refusal";
             /** @description The refusal text. */
             refusal: string;
         };
         AssistantMessageItemParam: {
             id?: string | null;
             /**
-             * @description The item type. Always `message`. (enum property replaced by openapi-typescript)
+             * @description The item type. Always `message`.
+             * @default message
              * @enum {string}
              */
-            type: "AssistantMessageItemParam";
+            type: "message";
             /**
              * @description The role of the message author. Always `assistant`.
              * @default assistant
@@ -253,10 +260,11 @@ export interface components {
             /** @description The unique ID of the function tool call generated by the model. */
             call_id: string;
             /**
-             * @description The item type. Always `function_call`. (enum property replaced by openapi-typescript)
+             * @description The item type. Always `function_call`.
+             * @default function_call
              * @enum {string}
              */
-            type: "FunctionCallItemParam";
+            type: "function_call";
             /** @description The name of the function to call. */
             name: string;
             /** @description The function arguments as a JSON string. */
@@ -272,10 +280,11 @@ export interface components {
             /** @description The unique ID of the function tool call generated by the model. */
             call_id: string;
             /**
-             * @description The type of the function tool call output. Always `function_call_output`. (enum property replaced by openapi-typescript)
+             * @description The type of the function tool call output. Always `function_call_output`.
+             * @default function_call_output
              * @enum {string}
              */
-            type: "FunctionCallOutputItemParam";
+            type: "function_call_output";
             /** @description Text, image, or file output of the function tool call. */
             output: string | (components["schemas"]["InputTextContentParam"] | components["schemas"]["InputImageContentParamAutoParam"] | components["schemas"]["InputFileContentParam"] | components["schemas"]["InputVideoContent"])[];
             status?: (components["schemas"]["FunctionCallStatus"] & unknown) | null;
@@ -283,17 +292,17 @@ export interface components {
         ItemParam: components["schemas"]["ItemReferenceParam"] | components["schemas"]["ReasoningItemParam"] | components["schemas"]["CompactionSummaryItemParam"] | components["schemas"]["UserMessageItemParam"] | components["schemas"]["SystemMessageItemParam"] | components["schemas"]["DeveloperMessageItemParam"] | components["schemas"]["AssistantMessageItemParam"] | components["schemas"]["FunctionCallItemParam"] | components["schemas"]["FunctionCallOutputItemParam"];
         /** @enum {string} */
         IncludeEnum: "reasoning.encrypted_content" | "message.output_text.logprobs";
-        EmptyModelParam: Record<string, never>;
+        EmptyModelParam: Record<string, unknown>;
         FunctionToolParam: {
             name: string;
             description?: string | null;
             parameters?: components["schemas"]["EmptyModelParam"] | null;
             strict?: boolean;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @default function
              * @enum {string}
              */
-            type: "FunctionToolParam";
+            type: "function";
         };
         ResponsesToolParam: components["schemas"]["FunctionToolParam"];
         SpecificFunctionParam: {
@@ -445,10 +454,11 @@ export interface components {
          */
         InputTextContent: {
             /**
-             * @description The type of the input item. Always `input_text`. (enum property replaced by openapi-typescript)
+             * @description The type of the input item. Always `input_text`.
+             * @default input_text
              * @enum {string}
              */
-            type: "InputTextContent";
+            type: "input_text";
             /** @description The text input to the model. */
             text: string;
         };
@@ -458,10 +468,11 @@ export interface components {
          */
         UrlCitationBody: {
             /**
-             * @description The type of the URL citation. Always `url_citation`. (enum property replaced by openapi-typescript)
+             * @description The type of the URL citation. Always `url_citation`.
+             * @default url_citation
              * @enum {string}
              */
-            type: "UrlCitationBody";
+            type: "url_citation";
             /** @description The URL of the web resource. */
             url: string;
             /** @description The index of the first character of the URL citation in the message. */
@@ -498,10 +509,11 @@ export interface components {
          */
         OutputTextContent: {
             /**
-             * @description The type of the output text. Always `output_text`. (enum property replaced by openapi-typescript)
+             * @description The type of the output text. Always `output_text`.
+             * @default output_text
              * @enum {string}
              */
-            type: "OutputTextContent";
+            type: "output_text";
             /** @description The text output from the model. */
             text: string;
             /** @description The annotations of the text output. */
@@ -514,10 +526,10 @@ export interface components {
          */
         TextContent: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @default text
              * @enum {string}
              */
-            type: "TextContent";
+            type: "text";
             text: string;
         };
         /**
@@ -526,10 +538,11 @@ export interface components {
          */
         SummaryTextContent: {
             /**
-             * @description The type of the object. Always `summary_text`. (enum property replaced by openapi-typescript)
+             * @description The type of the object. Always `summary_text`.
+             * @default summary_text
              * @enum {string}
              */
-            type: "SummaryTextContent";
+            type: "summary_text";
             /** @description A summary of the reasoning output from the model so far. */
             text: string;
         };
@@ -539,10 +552,11 @@ export interface components {
          */
         ReasoningTextContent: {
             /**
-             * @description The type of the reasoning text. Always `reasoning_text`. (enum property replaced by openapi-typescript)
+             * @description The type of the reasoning text. Always `reasoning_text`.
+             * @default reasoning_text
              * @enum {string}
              */
-            type: "ReasoningTextContent";
+            type: "reasoning_text";
             /** @description The reasoning text from the model. */
             text: string;
         };
@@ -552,10 +566,11 @@ export interface components {
          */
         RefusalContent: {
             /**
-             * @description The type of the refusal. Always `refusal`. (enum property replaced by openapi-typescript)
+             * @description The type of the refusal. Always `refusal`.
+             * @default refusal
              * @enum {string}
              */
-            type: "RefusalContent";
+            type: "refusal";
             /** @description The refusal explanation from the model. */
             refusal: string;
         };
@@ -567,10 +582,11 @@ export interface components {
          */
         InputImageContent: {
             /**
-             * @description The type of the input item. Always `input_image`. (enum property replaced by openapi-typescript)
+             * @description The type of the input item. Always `input_image`.
+             * @default input_image
              * @enum {string}
              */
-            type: "InputImageContent";
+            type: "input_image";
             image_url: string | null;
             detail: components["schemas"]["ImageDetail"] & unknown;
         };
@@ -580,10 +596,11 @@ export interface components {
          */
         InputFileContent: {
             /**
-             * @description The type of the input item. Always `input_file`. (enum property replaced by openapi-typescript)
+             * @description The type of the input item. Always `input_file`.
+             * @default input_file
              * @enum {string}
              */
-            type: "InputFileContent";
+            type: "input_file";
             /** @description The name of the file to be sent to the model. */
             filename?: string;
             /** @description The URL of the file to be sent to the model. */
@@ -597,10 +614,11 @@ export interface components {
          */
         Message: {
             /**
-             * @description The type of the message. Always set to `message`. (enum property replaced by openapi-typescript)
+             * @description The type of the message. Always set to `message`.
+             * @default message
              * @enum {string}
              */
-            type: "Message";
+            type: "message";
             /** @description The unique ID of the message. */
             id: string;
             status: components["schemas"]["MessageStatus"] & unknown;
@@ -621,10 +639,11 @@ export interface components {
          */
         FunctionCall: {
             /**
-             * @description The type of the item. Always `function_call`. (enum property replaced by openapi-typescript)
+             * @description The type of the item. Always `function_call`.
+             * @default function_call
              * @enum {string}
              */
-            type: "FunctionCall";
+            type: "function_call";
             /** @description The unique ID of the function call item. */
             id: string;
             /** @description The unique ID of the function tool call that was generated. */
@@ -646,10 +665,11 @@ export interface components {
          */
         FunctionCallOutput: {
             /**
-             * @description The type of the function tool call output. Always `function_call_output`. (enum property replaced by openapi-typescript)
+             * @description The type of the function tool call output. Always `function_call_output`.
+             * @default function_call_output
              * @enum {string}
              */
-            type: "FunctionCallOutput";
+            type: "function_call_output";
             /** @description The unique ID of the function tool call output. Populated when this item is returned via API. */
             id: string;
             /** @description The unique ID of the function tool call generated by the model. */
@@ -663,10 +683,11 @@ export interface components {
          */
         ReasoningBody: {
             /**
-             * @description The type of the item. Always `reasoning`. (enum property replaced by openapi-typescript)
+             * @description The type of the item. Always `reasoning`.
+             * @default reasoning
              * @enum {string}
              */
-            type: "ReasoningBody";
+            type: "reasoning";
             /** @description The unique ID of the reasoning item. */
             id: string;
             /** @description The reasoning content that was generated. */
@@ -682,10 +703,11 @@ export interface components {
          */
         CompactionBody: {
             /**
-             * @description The type of the item. Always `compaction`. (enum property replaced by openapi-typescript)
+             * @description The type of the item. Always `compaction`.
+             * @default compaction
              * @enum {string}
              */
-            type: "CompactionBody";
+            type: "compaction";
             /** @description The unique ID of the compaction item. */
             id: string;
             /** @description The encrypted content that was produced by compaction. */
@@ -711,10 +733,11 @@ export interface components {
          */
         FunctionTool: {
             /**
-             * @description The type of the function tool. Always `function`. (enum property replaced by openapi-typescript)
+             * @description The type of the function tool. Always `function`.
+             * @default function
              * @enum {string}
              */
-            type: "FunctionTool";
+            type: "function";
             /** @description The name of the function to call. */
             name: string;
             description: string | null;
@@ -926,10 +949,11 @@ export interface components {
          */
         ResponseCreatedStreamingEvent: {
             /**
-             * @description The type of the event, always `response.created`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.created`.
+             * @default response.created
              * @enum {string}
              */
-            type: "ResponseCreatedStreamingEvent";
+            type: "response.created";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             response: components["schemas"]["ResponseResource"] & unknown;
@@ -940,10 +964,11 @@ export interface components {
          */
         ResponseQueuedStreamingEvent: {
             /**
-             * @description The type of the event, always `response.queued`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.queued`.
+             * @default response.queued
              * @enum {string}
              */
-            type: "ResponseQueuedStreamingEvent";
+            type: "response.queued";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             response: components["schemas"]["ResponseResource"] & unknown;
@@ -954,10 +979,11 @@ export interface components {
          */
         ResponseInProgressStreamingEvent: {
             /**
-             * @description The type of the event, always `response.in_progress`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.in_progress`.
+             * @default response.in_progress
              * @enum {string}
              */
-            type: "ResponseInProgressStreamingEvent";
+            type: "response.in_progress";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             response: components["schemas"]["ResponseResource"] & unknown;
@@ -968,10 +994,11 @@ export interface components {
          */
         ResponseCompletedStreamingEvent: {
             /**
-             * @description The type of the event, always `response.completed`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.completed`.
+             * @default response.completed
              * @enum {string}
              */
-            type: "ResponseCompletedStreamingEvent";
+            type: "response.completed";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             response: components["schemas"]["ResponseResource"] & unknown;
@@ -982,10 +1009,11 @@ export interface components {
          */
         ResponseFailedStreamingEvent: {
             /**
-             * @description The type of the event, always `response.failed`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.failed`.
+             * @default response.failed
              * @enum {string}
              */
-            type: "ResponseFailedStreamingEvent";
+            type: "response.failed";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             response: components["schemas"]["ResponseResource"] & unknown;
@@ -996,10 +1024,11 @@ export interface components {
          */
         ResponseIncompleteStreamingEvent: {
             /**
-             * @description The type of the event, always `response.incomplete`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.incomplete`.
+             * @default response.incomplete
              * @enum {string}
              */
-            type: "ResponseIncompleteStreamingEvent";
+            type: "response.incomplete";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             response: components["schemas"]["ResponseResource"] & unknown;
@@ -1010,15 +1039,16 @@ export interface components {
          */
         ResponseOutputItemAddedStreamingEvent: {
             /**
-             * @description The type of the event, always `response.output_item.added`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.output_item.added`.
+             * @default response.output_item.added
              * @enum {string}
              */
-            type: "ResponseOutputItemAddedStreamingEvent";
+            type: "response.output_item.added";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The index of the output item that was added. */
             output_index: number;
-            item: (Omit<components["schemas"]["ItemField"], "type"> & unknown) | null;
+            item: (components["schemas"]["ItemField"] & unknown) | null;
         };
         /**
          * Response output item done event
@@ -1026,15 +1056,16 @@ export interface components {
          */
         ResponseOutputItemDoneStreamingEvent: {
             /**
-             * @description The type of the event, always `response.output_item.done`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.output_item.done`.
+             * @default response.output_item.done
              * @enum {string}
              */
-            type: "ResponseOutputItemDoneStreamingEvent";
+            type: "response.output_item.done";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The index of the output item that was completed. */
             output_index: number;
-            item: (Omit<components["schemas"]["ItemField"], "type"> & unknown) | null;
+            item: (components["schemas"]["ItemField"] & unknown) | null;
         };
         /**
          * Response reasoning summary part added event
@@ -1042,10 +1073,11 @@ export interface components {
          */
         ResponseReasoningSummaryPartAddedStreamingEvent: {
             /**
-             * @description The type of the event, always `response.reasoning_summary_part.added`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.reasoning_summary_part.added`.
+             * @default response.reasoning_summary_part.added
              * @enum {string}
              */
-            type: "ResponseReasoningSummaryPartAddedStreamingEvent";
+            type: "response.reasoning_summary_part.added";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1063,10 +1095,11 @@ export interface components {
          */
         ResponseReasoningSummaryPartDoneStreamingEvent: {
             /**
-             * @description The type of the event, always `response.reasoning_summary_part.done`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.reasoning_summary_part.done`.
+             * @default response.reasoning_summary_part.done
              * @enum {string}
              */
-            type: "ResponseReasoningSummaryPartDoneStreamingEvent";
+            type: "response.reasoning_summary_part.done";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1084,10 +1117,11 @@ export interface components {
          */
         ResponseContentPartAddedStreamingEvent: {
             /**
-             * @description The type of the event, always `response.content_part.added`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.content_part.added`.
+             * @default response.content_part.added
              * @enum {string}
              */
-            type: "ResponseContentPartAddedStreamingEvent";
+            type: "response.content_part.added";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1105,10 +1139,11 @@ export interface components {
          */
         ResponseContentPartDoneStreamingEvent: {
             /**
-             * @description The type of the event, always `response.content_part.done`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.content_part.done`.
+             * @default response.content_part.done
              * @enum {string}
              */
-            type: "ResponseContentPartDoneStreamingEvent";
+            type: "response.content_part.done";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1126,10 +1161,11 @@ export interface components {
          */
         ResponseOutputTextDeltaStreamingEvent: {
             /**
-             * @description The type of the event, always `response.output_text.delta`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.output_text.delta`.
+             * @default response.output_text.delta
              * @enum {string}
              */
-            type: "ResponseOutputTextDeltaStreamingEvent";
+            type: "response.output_text.delta";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1151,10 +1187,11 @@ export interface components {
          */
         ResponseOutputTextDoneStreamingEvent: {
             /**
-             * @description The type of the event, always `response.output_text.done`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.output_text.done`.
+             * @default response.output_text.done
              * @enum {string}
              */
-            type: "ResponseOutputTextDoneStreamingEvent";
+            type: "response.output_text.done";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1174,10 +1211,11 @@ export interface components {
          */
         ResponseRefusalDeltaStreamingEvent: {
             /**
-             * @description The type of the event, always `response.refusal.delta`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.refusal.delta`.
+             * @default response.refusal.delta
              * @enum {string}
              */
-            type: "ResponseRefusalDeltaStreamingEvent";
+            type: "response.refusal.delta";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1195,10 +1233,11 @@ export interface components {
          */
         ResponseRefusalDoneStreamingEvent: {
             /**
-             * @description The type of the event, always `response.refusal.done`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.refusal.done`.
+             * @default response.refusal.done
              * @enum {string}
              */
-            type: "ResponseRefusalDoneStreamingEvent";
+            type: "response.refusal.done";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1216,10 +1255,11 @@ export interface components {
          */
         ResponseReasoningDeltaStreamingEvent: {
             /**
-             * @description The type of the event, always `response.reasoning.delta`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.reasoning.delta`.
+             * @default response.reasoning.delta
              * @enum {string}
              */
-            type: "ResponseReasoningDeltaStreamingEvent";
+            type: "response.reasoning.delta";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1239,10 +1279,11 @@ export interface components {
          */
         ResponseReasoningDoneStreamingEvent: {
             /**
-             * @description The type of the event, always `response.reasoning.done`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.reasoning.done`.
+             * @default response.reasoning.done
              * @enum {string}
              */
-            type: "ResponseReasoningDoneStreamingEvent";
+            type: "response.reasoning.done";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1260,10 +1301,11 @@ export interface components {
          */
         ResponseReasoningSummaryDeltaStreamingEvent: {
             /**
-             * @description The type of the event, always `response.reasoning_summary.delta`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.reasoning_summary.delta`.
+             * @default response.reasoning_summary_text.delta
              * @enum {string}
              */
-            type: "ResponseReasoningSummaryDeltaStreamingEvent";
+            type: "response.reasoning_summary_text.delta";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1283,10 +1325,11 @@ export interface components {
          */
         ResponseReasoningSummaryDoneStreamingEvent: {
             /**
-             * @description The type of the event, always `response.reasoning_summary.done`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.reasoning_summary.done`.
+             * @default response.reasoning_summary_text.done
              * @enum {string}
              */
-            type: "ResponseReasoningSummaryDoneStreamingEvent";
+            type: "response.reasoning_summary_text.done";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1304,10 +1347,11 @@ export interface components {
          */
         ResponseOutputTextAnnotationAddedStreamingEvent: {
             /**
-             * @description The type of the event, always `response.output_text.annotation.added`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.output_text.annotation.added`.
+             * @default response.output_text.annotation.added
              * @enum {string}
              */
-            type: "ResponseOutputTextAnnotationAddedStreamingEvent";
+            type: "response.output_text.annotation.added";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the item that was updated. */
@@ -1318,7 +1362,7 @@ export interface components {
             content_index: number;
             /** @description The index of the annotation that was added. */
             annotation_index: number;
-            annotation: (Omit<components["schemas"]["Annotation"], "type"> & unknown) | null;
+            annotation: (components["schemas"]["Annotation"] & unknown) | null;
         };
         /**
          * Response function call arguments delta event
@@ -1326,10 +1370,11 @@ export interface components {
          */
         ResponseFunctionCallArgumentsDeltaStreamingEvent: {
             /**
-             * @description The type of the event, always `response.function_call_arguments.delta`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.function_call_arguments.delta`.
+             * @default response.function_call_arguments.delta
              * @enum {string}
              */
-            type: "ResponseFunctionCallArgumentsDeltaStreamingEvent";
+            type: "response.function_call_arguments.delta";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the tool call item that was updated. */
@@ -1347,10 +1392,11 @@ export interface components {
          */
         ResponseFunctionCallArgumentsDoneStreamingEvent: {
             /**
-             * @description The type of the event, always `response.function_call_arguments.done`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `response.function_call_arguments.done`.
+             * @default response.function_call_arguments.done
              * @enum {string}
              */
-            type: "ResponseFunctionCallArgumentsDoneStreamingEvent";
+            type: "response.function_call_arguments.done";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             /** @description The ID of the tool call item that was updated. */
@@ -1382,10 +1428,11 @@ export interface components {
          */
         ErrorStreamingEvent: {
             /**
-             * @description The type of the event, always `error`. (enum property replaced by openapi-typescript)
+             * @description The type of the event, always `error`.
+             * @default error
              * @enum {string}
              */
-            type: "ErrorStreamingEvent";
+            type: "error";
             /** @description The sequence number of the event that was emitted. */
             sequence_number: number;
             error: components["schemas"]["ErrorPayload"] & unknown;
@@ -1454,10 +1501,10 @@ export interface components {
         /** @description A content block representing a video input to the model. */
         InputVideoContent: {
             /**
-             * @description The type of the input content. Always `input_video`. (enum property replaced by openapi-typescript)
+             * @description The type of the input content. Always `input_video`.
              * @enum {string}
              */
-            type: "InputVideoContent";
+            type: "input_video";
             /** @description A base64 or remote url that resolves to a video file. */
             video_url: string;
         };

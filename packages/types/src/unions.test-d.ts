@@ -1,0 +1,31 @@
+import { expectTypeOf, test } from 'vitest';
+import type { Forward, ItemField, ItemParam, OpaqueMember, ResponseOutputTextDeltaStreamingEvent, StreamingEvent, StreamingEventByType, StreamingEventType } from './index.js';
+import { SPEC_VERSION, STREAMING_EVENT_TYPES } from './index.js';
+import type * as V1 from './generated/2026-01-15/index.gen.js';
+
+test('streaming events are a discriminated union narrowed by type', () => {
+  expectTypeOf<StreamingEventByType<'response.output_text.delta'>>().toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
+  expectTypeOf<(typeof STREAMING_EVENT_TYPES)[number]>().toEqualTypeOf<StreamingEventType>();
+  const narrow = (event: StreamingEvent) => (event.type === 'response.output_text.delta' ? event.delta : undefined);
+  expectTypeOf(narrow).returns.toEqualTypeOf<string | undefined>();
+});
+
+test('input items: the message variants are told apart by role', () => {
+  type UserContent = Extract<ItemParam, { type: 'message'; role: 'user' }>['content'];
+  expectTypeOf<UserContent>().toMatchTypeOf<string | unknown[]>();
+  expectTypeOf<Extract<ItemField, { type: 'function_call' }>['arguments']>().toEqualTypeOf<string>();
+});
+
+test('forward-compatible unions admit opaque members; exact ones do not', () => {
+  expectTypeOf<OpaqueMember>().toMatchTypeOf<Forward.ItemField>();
+  expectTypeOf<OpaqueMember>().not.toMatchTypeOf<ItemField>();
+  expectTypeOf<OpaqueMember>().toMatchTypeOf<Forward.StreamingEvent>();
+});
+
+test('versions are pinned side by side', () => {
+  expectTypeOf<typeof SPEC_VERSION>().toEqualTypeOf<'2026-04-24'>();
+  expectTypeOf<typeof V1.SPEC_VERSION>().toEqualTypeOf<'2026-01-15'>();
+  // 2026-04-24 added compaction items; 2026-01-15 has none.
+  expectTypeOf<Extract<V1.ItemField, { type: 'compaction' }>>().toBeNever();
+  expectTypeOf<Extract<ItemField, { type: 'compaction' }>['encrypted_content']>().toEqualTypeOf<string>();
+});
