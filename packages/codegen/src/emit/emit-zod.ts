@@ -26,10 +26,12 @@ export function emitZodModule(project: Project, analysis: ModelAnalysis, mode: V
       continue;
     }
     let expression = emitter.expression(schema.node);
+    let type = emitter.typeExpression(schema.node);
     if (mode === 'forward' && schema.open) {
       const values = knownTypes(analysis, schema.node);
       emitter.use('openUnion');
       expression = `openUnion(${expression}, ${JSON.stringify(values)})`;
+      type = `z.ZodUnion<[${type}, ${emitter.use('OpaqueMemberSchema')}]>`;
     }
     const description = docText(schema.node.annotations);
     file.addVariableStatement({
@@ -39,8 +41,10 @@ export function emitZodModule(project: Project, analysis: ModelAnalysis, mode: V
       declarations: [
         {
           name: schemaConstName(schema.name),
-          // Recursive schemas need their type spelled out, as TypeScript cannot infer a self-referencing initializer.
-          ...(cyclic.has(schema.name) ? { type: `z.ZodType<T.${schema.name}>` } : {}),
+          // Spelled-out types keep declarations small (references stay \`typeof XSchema\` instead of being
+          // inlined), which is what makes type-checking consumers cheap. Recursive schemas are typed by
+          // their named type, as TypeScript cannot infer a self-referencing initializer.
+          type: cyclic.has(schema.name) ? `z.ZodType<T.${schema.name}>` : type,
           initializer: expression,
         },
       ],
@@ -49,7 +53,8 @@ export function emitZodModule(project: Project, analysis: ModelAnalysis, mode: V
   file.insertImportDeclaration(0, { moduleSpecifier: 'zod', namedImports: ['z'] });
   file.insertImportDeclaration(1, { moduleSpecifier: typesModule, namespaceImport: 'T', isTypeOnly: true });
   if (emitter.runtimeImports.size > 0) {
-    file.insertImportDeclaration(2, { moduleSpecifier: RUNTIME_MODULE, namedImports: [...emitter.runtimeImports].sort() });
+    const imports = [...emitter.runtimeImports].sort().map((name) => (name === 'OpaqueMemberSchema' ? { name, isTypeOnly: true } : { name }));
+    file.insertImportDeclaration(2, { moduleSpecifier: RUNTIME_MODULE, namedImports: imports });
   }
   if (reused.length > 0) {
     // Schemas without an open union are the same in both modes: reuse the exact instances.
@@ -130,6 +135,61 @@ class ZodExpressionEmitter {
     }
   }
 
+  /** The static type of `expression(node)`, spelled out (see the note at the declaration). */
+  typeExpression(node: SchemaNode): string {
+    switch (node.kind) {
+      case 'ref':
+        return this.cyclic.has(node.name) ? `z.ZodLazy<z.ZodType<T.${node.name}>>` : `typeof ${schemaConstName(node.name)}`;
+      case 'string':
+        return node.enum ? literalsType(node.enum) : 'z.ZodString';
+      case 'number':
+        return node.enum ? literalsType(node.enum) : 'z.ZodNumber';
+      case 'boolean':
+        return node.enum ? literalsType(node.enum) : 'z.ZodBoolean';
+      case 'null':
+        return 'z.ZodNull';
+      case 'any':
+        return 'z.ZodUnknown';
+      case 'never':
+        return 'z.ZodNever';
+      case 'array':
+        return `z.ZodArray<${this.typeExpression(node.items)}>`;
+      case 'object': {
+        if (node.properties.length === 0) {
+          if (node.additional === 'none') return 'z.ZodObject<{}, z.core.$strict>';
+          return `z.ZodRecord<z.ZodString, ${node.additional === 'any' ? 'z.ZodUnknown' : this.typeExpression(node.additional)}>`;
+        }
+        const fields = node.properties.map((p) => {
+          let value = p.disallowed ? 'z.ZodNever' : this.typeExpression(p.node);
+          if (!p.required || p.disallowed) value = `z.ZodOptional<${value}>`;
+          return `${propertyKey(p.name)}: ${value}`;
+        });
+        return `z.ZodObject<{\n${fields.map((f) => `  ${f};`).join('\n')}\n}, z.core.${node.additional === 'none' ? '$strict' : '$strip'}>`;
+      }
+      case 'union': {
+        const shape = this.unionShape(node);
+        switch (shape.kind) {
+          case 'never':
+            return 'z.ZodNever';
+          case 'single':
+            return this.typeExpression(shape.member);
+          case 'nullable':
+            return `z.ZodNullable<${this.typeExpression(shape.member)}>`;
+          case 'discriminated':
+            return this.discriminatedType(shape.plan);
+          case 'union':
+          case 'xor':
+            return `${shape.kind === 'xor' ? 'z.ZodXor' : 'z.ZodUnion'}<readonly [${shape.members.map((m) => this.typeExpression(m)).join(', ')}]>`;
+        }
+      }
+    }
+  }
+
+  private discriminatedType(plan: DiscriminationPlan): string {
+    const branches = plan.branches.map((branch) => ('member' in branch ? this.typeExpression(branch.member) : this.discriminatedType(branch.nested)));
+    return `z.ZodDiscriminatedUnion<[${branches.join(', ')}], ${JSON.stringify(plan.key)}>`;
+  }
+
   private pattern(pattern: string): string {
     let name = this.patterns.get(pattern);
     if (!name) {
@@ -158,31 +218,59 @@ class ZodExpressionEmitter {
     return out;
   }
 
-  private union(node: Extract<SchemaNode, { kind: 'union' }>): string {
+  /** How a union is emitted; shared by the value and the type emitters so they cannot drift apart. */
+  private unionShape(node: Extract<SchemaNode, { kind: 'union' }>):
+    | { kind: 'never' }
+    | { kind: 'single' | 'nullable'; member: SchemaNode }
+    | { kind: 'discriminated'; plan: DiscriminationPlan }
+    | { kind: 'union' | 'xor'; members: SchemaNode[] } {
     const members = node.members.filter((m) => m.kind !== 'never');
-    if (members.length === 0) return 'z.never()';
-    if (members.length === 1) return this.expression(members[0]!);
+    if (members.length === 0) return { kind: 'never' };
+    if (members.length === 1) return { kind: 'single', member: members[0]! };
     const nonNull = members.filter((m) => m.kind !== 'null');
-    if (nonNull.length === members.length - 1 && nonNull.length === 1) return `${this.expression(nonNull[0]!)}.nullable()`;
-
+    if (nonNull.length === members.length - 1 && nonNull.length === 1) return { kind: 'nullable', member: nonNull[0]! };
     if (node.mode === 'oneOf' || node.discriminator) {
       const plan = this.analysis.discriminate(members, node.discriminator);
-      if (plan) return this.discriminated(plan);
+      if (plan) return { kind: 'discriminated', plan };
       if (node.discriminator) {
         throw new Error(`The union discriminated by "${node.discriminator}" has members that cannot be told apart by it`);
       }
     }
-    const list = members.map((m) => this.expression(m)).join(', ');
-    if (node.mode === 'anyOf') return `z.union([${list}])`;
+    if (node.mode === 'anyOf') return { kind: 'union', members };
     // oneOf means exactly one member matches: a plain union is exact only when members cannot overlap.
     const overlapping = members.some((a, i) => members.slice(i + 1).some((b) => this.analysis.mayOverlap(a, b)));
-    return overlapping ? `z.xor([${list}])` : `z.union([${list}])`;
+    return { kind: overlapping ? 'xor' : 'union', members };
+  }
+
+  private union(node: Extract<SchemaNode, { kind: 'union' }>): string {
+    const shape = this.unionShape(node);
+    switch (shape.kind) {
+      case 'never':
+        return 'z.never()';
+      case 'single':
+        return this.expression(shape.member);
+      case 'nullable':
+        return `${this.expression(shape.member)}.nullable()`;
+      case 'discriminated':
+        return this.discriminated(shape.plan);
+      case 'union':
+      case 'xor':
+        return `z.${shape.kind}([${shape.members.map((m) => this.expression(m)).join(', ')}])`;
+    }
   }
 
   private discriminated(plan: DiscriminationPlan): string {
     const branches = plan.branches.map((branch) => ('member' in branch ? this.expression(branch.member) : this.discriminated(branch.nested)));
     return `z.discriminatedUnion(${JSON.stringify(plan.key)}, [${branches.join(', ')}])`;
   }
+}
+
+function literalsType(values: Array<string | number | boolean>): string {
+  const unique = [...new Set(values)];
+  if (unique.length === 0) return 'z.ZodNever';
+  if (unique.length === 1) return `z.ZodLiteral<${JSON.stringify(unique[0])}>`;
+  if (unique.every((v) => typeof v === 'string')) return `z.ZodEnum<{ ${unique.map((v) => `${propertyKey(v as string)}: ${JSON.stringify(v)}`).join('; ')} }>`;
+  return `z.ZodUnion<readonly [${unique.map((v) => `z.ZodLiteral<${JSON.stringify(v)}>`).join(', ')}]>`;
 }
 
 function literals(values: Array<string | number | boolean>): string {

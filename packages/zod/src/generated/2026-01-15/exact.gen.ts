@@ -10,17 +10,29 @@ const PATTERN_1 = new RegExp("^[a-zA-Z0-9_-]+$", 'u');
  *
  * An internal identifier for an item to reference.
  */
-export const ItemReferenceParamSchema = lossless(z.looseObject({
+export const ItemReferenceParamSchema: z.ZodObject<{
+  type: z.ZodOptional<z.ZodNullable<z.ZodLiteral<"item_reference">>>;
+  id: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("item_reference").nullable().optional(),
   id: z.string(),
 }));
 /** Validates {@link T.ReasoningSummaryContentParam}. */
-export const ReasoningSummaryContentParamSchema = lossless(z.looseObject({
+export const ReasoningSummaryContentParamSchema: z.ZodObject<{
+  type: z.ZodLiteral<"summary_text">;
+  text: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("summary_text"),
   text: z.string().check(maxCodePoints(10485760)),
 }));
 /** Validates {@link T.ReasoningItemParam}. */
-export const ReasoningItemParamSchema = lossless(z.looseObject({
+export const ReasoningItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  type: z.ZodLiteral<"reasoning">;
+  summary: z.ZodArray<typeof ReasoningSummaryContentParamSchema>;
+  content: z.ZodOptional<z.ZodNull>;
+  encrypted_content: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   type: z.literal("reasoning"),
   summary: z.array(ReasoningSummaryContentParamSchema),
@@ -32,20 +44,27 @@ export const ReasoningItemParamSchema = lossless(z.looseObject({
  *
  * A text input to the model.
  */
-export const InputTextContentParamSchema = lossless(z.looseObject({
+export const InputTextContentParamSchema: z.ZodObject<{
+  type: z.ZodLiteral<"input_text">;
+  text: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("input_text"),
   text: z.string().check(maxCodePoints(10485760)),
 }));
 /** Validates {@link T.DetailEnum}. */
-export const DetailEnumSchema = z.enum(["low", "high", "auto"]);
+export const DetailEnumSchema: z.ZodEnum<{ low: "low"; high: "high"; auto: "auto" }> = z.enum(["low", "high", "auto"]);
 /** Validates {@link T.ImageDetail}. */
-export const ImageDetailSchema = z.enum(["low", "high", "auto"]);
+export const ImageDetailSchema: z.ZodEnum<{ low: "low"; high: "high"; auto: "auto" }> = z.enum(["low", "high", "auto"]);
 /**
  * Validates {@link T.InputImageContentParamAutoParam}.
  *
  * An image input to the model. Learn about [image inputs](/docs/guides/vision)
  */
-export const InputImageContentParamAutoParamSchema = lossless(z.looseObject({
+export const InputImageContentParamAutoParamSchema: z.ZodObject<{
+  type: z.ZodLiteral<"input_image">;
+  image_url: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  detail: z.ZodOptional<z.ZodNullable<typeof ImageDetailSchema>>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("input_image"),
   image_url: z.string().check(maxCodePoints(20971520)).nullable().optional(),
   detail: ImageDetailSchema.nullable().optional(),
@@ -55,7 +74,12 @@ export const InputImageContentParamAutoParamSchema = lossless(z.looseObject({
  *
  * A file input to the model.
  */
-export const InputFileContentParamSchema = lossless(z.looseObject({
+export const InputFileContentParamSchema: z.ZodObject<{
+  type: z.ZodLiteral<"input_file">;
+  filename: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  file_data: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  file_url: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("input_file"),
   filename: z.string().nullable().optional(),
   file_data: z.string().check(maxCodePoints(33554432)).nullable().optional(),
@@ -66,9 +90,15 @@ export const InputFileContentParamSchema = lossless(z.looseObject({
  *
  * A piece of message content, such as text, an image, or a file.
  */
-export const UserMessageItemParamContentItemSchema = z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema]);
+export const UserMessageItemParamContentItemSchema: z.ZodDiscriminatedUnion<[typeof InputTextContentParamSchema, typeof InputImageContentParamAutoParamSchema, typeof InputFileContentParamSchema], "type"> = z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema]);
 /** Validates {@link T.UserMessageItemParam}. */
-export const UserMessageItemParamSchema = lossless(z.looseObject({
+export const UserMessageItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  type: z.ZodLiteral<"message">;
+  role: z.ZodLiteral<"user">;
+  content: z.ZodUnion<readonly [z.ZodArray<typeof UserMessageItemParamContentItemSchema>, z.ZodString]>;
+  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   type: z.literal("message"),
   role: z.literal("user"),
@@ -76,9 +106,15 @@ export const UserMessageItemParamSchema = lossless(z.looseObject({
   status: z.string().nullable().optional(),
 }));
 /** Validates {@link T.SystemMessageItemParamContentItem}. */
-export const SystemMessageItemParamContentItemSchema = InputTextContentParamSchema;
+export const SystemMessageItemParamContentItemSchema: typeof InputTextContentParamSchema = InputTextContentParamSchema;
 /** Validates {@link T.SystemMessageItemParam}. */
-export const SystemMessageItemParamSchema = lossless(z.looseObject({
+export const SystemMessageItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  type: z.ZodLiteral<"message">;
+  role: z.ZodLiteral<"system">;
+  content: z.ZodUnion<readonly [z.ZodArray<typeof SystemMessageItemParamContentItemSchema>, z.ZodString]>;
+  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   type: z.literal("message"),
   role: z.literal("system"),
@@ -86,9 +122,15 @@ export const SystemMessageItemParamSchema = lossless(z.looseObject({
   status: z.string().nullable().optional(),
 }));
 /** Validates {@link T.DeveloperMessageItemParamContentItem}. */
-export const DeveloperMessageItemParamContentItemSchema = InputTextContentParamSchema;
+export const DeveloperMessageItemParamContentItemSchema: typeof InputTextContentParamSchema = InputTextContentParamSchema;
 /** Validates {@link T.DeveloperMessageItemParam}. */
-export const DeveloperMessageItemParamSchema = lossless(z.looseObject({
+export const DeveloperMessageItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  type: z.ZodLiteral<"message">;
+  role: z.ZodLiteral<"developer">;
+  content: z.ZodUnion<readonly [z.ZodArray<typeof DeveloperMessageItemParamContentItemSchema>, z.ZodString]>;
+  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   type: z.literal("message"),
   role: z.literal("developer"),
@@ -96,7 +138,13 @@ export const DeveloperMessageItemParamSchema = lossless(z.looseObject({
   status: z.string().nullable().optional(),
 }));
 /** Validates {@link T.UrlCitationParam}. */
-export const UrlCitationParamSchema = lossless(z.looseObject({
+export const UrlCitationParamSchema: z.ZodObject<{
+  type: z.ZodLiteral<"url_citation">;
+  start_index: z.ZodNumber;
+  end_index: z.ZodNumber;
+  url: z.ZodString;
+  title: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("url_citation"),
   start_index: z.number().check(jsonInteger).gte(0),
   end_index: z.number().check(jsonInteger).gte(0),
@@ -104,13 +152,20 @@ export const UrlCitationParamSchema = lossless(z.looseObject({
   title: z.string(),
 }));
 /** Validates {@link T.OutputTextContentParam}. */
-export const OutputTextContentParamSchema = lossless(z.looseObject({
+export const OutputTextContentParamSchema: z.ZodObject<{
+  type: z.ZodLiteral<"output_text">;
+  text: z.ZodString;
+  annotations: z.ZodOptional<z.ZodArray<typeof UrlCitationParamSchema>>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("output_text"),
   text: z.string().check(maxCodePoints(10485760)),
   annotations: z.array(UrlCitationParamSchema).optional(),
 }));
 /** Validates {@link T.RefusalContentParam}. */
-export const RefusalContentParamSchema = lossless(z.looseObject({
+export const RefusalContentParamSchema: z.ZodObject<{
+  type: z.ZodLiteral<"refusal">;
+  refusal: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("refusal"),
   refusal: z.string().check(maxCodePoints(10485760)),
 }));
@@ -119,9 +174,15 @@ export const RefusalContentParamSchema = lossless(z.looseObject({
  *
  * A piece of assistant message content, such as text or a refusal.
  */
-export const AssistantMessageItemParamContentItemSchema = z.discriminatedUnion("type", [OutputTextContentParamSchema, RefusalContentParamSchema]);
+export const AssistantMessageItemParamContentItemSchema: z.ZodDiscriminatedUnion<[typeof OutputTextContentParamSchema, typeof RefusalContentParamSchema], "type"> = z.discriminatedUnion("type", [OutputTextContentParamSchema, RefusalContentParamSchema]);
 /** Validates {@link T.AssistantMessageItemParam}. */
-export const AssistantMessageItemParamSchema = lossless(z.looseObject({
+export const AssistantMessageItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  type: z.ZodLiteral<"message">;
+  role: z.ZodLiteral<"assistant">;
+  content: z.ZodUnion<readonly [z.ZodArray<typeof AssistantMessageItemParamContentItemSchema>, z.ZodString]>;
+  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   type: z.literal("message"),
   role: z.literal("assistant"),
@@ -129,11 +190,18 @@ export const AssistantMessageItemParamSchema = lossless(z.looseObject({
   status: z.string().nullable().optional(),
 }));
 /** Validates {@link T.FunctionCallItemStatus}. */
-export const FunctionCallItemStatusSchema = z.enum(["in_progress", "completed", "incomplete"]);
+export const FunctionCallItemStatusSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress", "completed", "incomplete"]);
 /** Validates {@link T.FunctionCallStatus}. */
-export const FunctionCallStatusSchema = z.enum(["in_progress", "completed", "incomplete"]);
+export const FunctionCallStatusSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress", "completed", "incomplete"]);
 /** Validates {@link T.FunctionCallItemParam}. */
-export const FunctionCallItemParamSchema = lossless(z.looseObject({
+export const FunctionCallItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  call_id: z.ZodString;
+  type: z.ZodLiteral<"function_call">;
+  name: z.ZodString;
+  arguments: z.ZodString;
+  status: z.ZodOptional<z.ZodNullable<typeof FunctionCallStatusSchema>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   call_id: z.string().check(minCodePoints(1)).check(maxCodePoints(64)),
   type: z.literal("function_call"),
@@ -146,7 +214,10 @@ export const FunctionCallItemParamSchema = lossless(z.looseObject({
  *
  * A content block representing a video input to the model.
  */
-export const InputVideoContentSchema = lossless(z.looseObject({
+export const InputVideoContentSchema: z.ZodObject<{
+  type: z.ZodLiteral<"input_video">;
+  video_url: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("input_video"),
   video_url: z.string(),
 }));
@@ -155,13 +226,19 @@ export const InputVideoContentSchema = lossless(z.looseObject({
  *
  * A piece of message content, such as text, an image, or a file.
  */
-export const FunctionCallOutputItemParamOutputItemSchema = z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, InputVideoContentSchema]);
+export const FunctionCallOutputItemParamOutputItemSchema: z.ZodDiscriminatedUnion<[typeof InputTextContentParamSchema, typeof InputImageContentParamAutoParamSchema, typeof InputFileContentParamSchema, typeof InputVideoContentSchema], "type"> = z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, InputVideoContentSchema]);
 /**
  * Validates {@link T.FunctionCallOutputItemParam}.
  *
  * The output of a function tool call.
  */
-export const FunctionCallOutputItemParamSchema = lossless(z.looseObject({
+export const FunctionCallOutputItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  call_id: z.ZodString;
+  type: z.ZodLiteral<"function_call_output">;
+  output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputItemParamOutputItemSchema>]>;
+  status: z.ZodOptional<z.ZodNullable<typeof FunctionCallStatusSchema>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   call_id: z.string().check(minCodePoints(1)).check(maxCodePoints(64)),
   type: z.literal("function_call_output"),
@@ -169,13 +246,19 @@ export const FunctionCallOutputItemParamSchema = lossless(z.looseObject({
   status: FunctionCallStatusSchema.nullable().optional(),
 }));
 /** Validates {@link T.ItemParam}. */
-export const ItemParamSchema = z.discriminatedUnion("type", [ItemReferenceParamSchema, ReasoningItemParamSchema, z.discriminatedUnion("role", [UserMessageItemParamSchema, SystemMessageItemParamSchema, DeveloperMessageItemParamSchema, AssistantMessageItemParamSchema]), FunctionCallItemParamSchema, FunctionCallOutputItemParamSchema]);
+export const ItemParamSchema: z.ZodDiscriminatedUnion<[typeof ItemReferenceParamSchema, typeof ReasoningItemParamSchema, z.ZodDiscriminatedUnion<[typeof UserMessageItemParamSchema, typeof SystemMessageItemParamSchema, typeof DeveloperMessageItemParamSchema, typeof AssistantMessageItemParamSchema], "role">, typeof FunctionCallItemParamSchema, typeof FunctionCallOutputItemParamSchema], "type"> = z.discriminatedUnion("type", [ItemReferenceParamSchema, ReasoningItemParamSchema, z.discriminatedUnion("role", [UserMessageItemParamSchema, SystemMessageItemParamSchema, DeveloperMessageItemParamSchema, AssistantMessageItemParamSchema]), FunctionCallItemParamSchema, FunctionCallOutputItemParamSchema]);
 /** Validates {@link T.IncludeEnum}. */
-export const IncludeEnumSchema = z.enum(["reasoning.encrypted_content", "message.output_text.logprobs"]);
+export const IncludeEnumSchema: z.ZodEnum<{ "reasoning.encrypted_content": "reasoning.encrypted_content"; "message.output_text.logprobs": "message.output_text.logprobs" }> = z.enum(["reasoning.encrypted_content", "message.output_text.logprobs"]);
 /** Validates {@link T.EmptyModelParam}. */
-export const EmptyModelParamSchema = z.record(z.string(), z.unknown());
+export const EmptyModelParamSchema: z.ZodRecord<z.ZodString, z.ZodUnknown> = z.record(z.string(), z.unknown());
 /** Validates {@link T.FunctionToolParam}. */
-export const FunctionToolParamSchema = lossless(z.looseObject({
+export const FunctionToolParamSchema: z.ZodObject<{
+  name: z.ZodString;
+  description: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  parameters: z.ZodOptional<z.ZodNullable<typeof EmptyModelParamSchema>>;
+  strict: z.ZodOptional<z.ZodBoolean>;
+  type: z.ZodLiteral<"function">;
+}, z.core.$strip> = lossless(z.looseObject({
   name: z.string().check(minCodePoints(1)).check(maxCodePoints(64)).regex(PATTERN_1),
   description: z.string().nullable().optional(),
   parameters: EmptyModelParamSchema.nullable().optional(),
@@ -183,18 +266,25 @@ export const FunctionToolParamSchema = lossless(z.looseObject({
   type: z.literal("function"),
 }));
 /** Validates {@link T.ResponsesToolParam}. */
-export const ResponsesToolParamSchema = FunctionToolParamSchema;
+export const ResponsesToolParamSchema: typeof FunctionToolParamSchema = FunctionToolParamSchema;
 /** Validates {@link T.SpecificFunctionParam}. */
-export const SpecificFunctionParamSchema = lossless(z.looseObject({
+export const SpecificFunctionParamSchema: z.ZodObject<{
+  type: z.ZodLiteral<"function">;
+  name: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("function"),
   name: z.string(),
 }));
 /** Validates {@link T.SpecificToolChoiceParam}. */
-export const SpecificToolChoiceParamSchema = SpecificFunctionParamSchema;
+export const SpecificToolChoiceParamSchema: typeof SpecificFunctionParamSchema = SpecificFunctionParamSchema;
 /** Validates {@link T.ToolChoiceValueEnum}. */
-export const ToolChoiceValueEnumSchema = z.enum(["none", "auto", "required"]);
+export const ToolChoiceValueEnumSchema: z.ZodEnum<{ none: "none"; auto: "auto"; required: "required" }> = z.enum(["none", "auto", "required"]);
 /** Validates {@link T.AllowedToolsParam}. */
-export const AllowedToolsParamSchema = lossless(z.looseObject({
+export const AllowedToolsParamSchema: z.ZodObject<{
+  type: z.ZodLiteral<"allowed_tools">;
+  tools: z.ZodArray<typeof SpecificToolChoiceParamSchema>;
+  mode: z.ZodOptional<typeof ToolChoiceValueEnumSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("allowed_tools"),
   tools: z.array(SpecificToolChoiceParamSchema).min(1).max(128),
   mode: ToolChoiceValueEnumSchema.optional(),
@@ -204,22 +294,30 @@ export const AllowedToolsParamSchema = lossless(z.looseObject({
  *
  * Controls which tool the model should use, if any.
  */
-export const ToolChoiceParamSchema = z.union([SpecificToolChoiceParamSchema, ToolChoiceValueEnumSchema, AllowedToolsParamSchema]);
+export const ToolChoiceParamSchema: z.ZodUnion<readonly [typeof SpecificToolChoiceParamSchema, typeof ToolChoiceValueEnumSchema, typeof AllowedToolsParamSchema]> = z.union([SpecificToolChoiceParamSchema, ToolChoiceValueEnumSchema, AllowedToolsParamSchema]);
 /**
  * Validates {@link T.MetadataParam}.
  *
  * Set of 16 key-value pairs that can be attached to an object. This can be useful for storing additional information about the object in a structured format, and querying for objects via API or the dashboard.
  *  Keys are strings with a maximum length of 64 characters. Values are strings with a maximum length of 512 characters.
  */
-export const MetadataParamSchema = z.record(z.string(), z.string().check(maxCodePoints(512))).check(maxKeys(16));
+export const MetadataParamSchema: z.ZodRecord<z.ZodString, z.ZodString> = z.record(z.string(), z.string().check(maxCodePoints(512))).check(maxKeys(16));
 /** Validates {@link T.VerbosityEnum}. */
-export const VerbosityEnumSchema = z.enum(["low", "medium", "high"]);
+export const VerbosityEnumSchema: z.ZodEnum<{ low: "low"; medium: "medium"; high: "high" }> = z.enum(["low", "medium", "high"]);
 /** Validates {@link T.TextResponseFormat}. */
-export const TextResponseFormatSchema = lossless(z.looseObject({
+export const TextResponseFormatSchema: z.ZodObject<{
+  type: z.ZodLiteral<"text">;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("text"),
 }));
 /** Validates {@link T.JsonSchemaResponseFormatParam}. */
-export const JsonSchemaResponseFormatParamSchema = lossless(z.looseObject({
+export const JsonSchemaResponseFormatParamSchema: z.ZodObject<{
+  type: z.ZodOptional<z.ZodLiteral<"json_schema">>;
+  description: z.ZodOptional<z.ZodString>;
+  name: z.ZodOptional<z.ZodString>;
+  schema: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnknown>>;
+  strict: z.ZodOptional<z.ZodNullable<z.ZodBoolean>>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("json_schema").optional(),
   description: z.string().optional(),
   name: z.string().optional(),
@@ -227,9 +325,12 @@ export const JsonSchemaResponseFormatParamSchema = lossless(z.looseObject({
   strict: z.boolean().nullable().optional(),
 }));
 /** Validates {@link T.TextFormatParam}. */
-export const TextFormatParamSchema = z.discriminatedUnion("type", [TextResponseFormatSchema, JsonSchemaResponseFormatParamSchema]);
+export const TextFormatParamSchema: z.ZodDiscriminatedUnion<[typeof TextResponseFormatSchema, typeof JsonSchemaResponseFormatParamSchema], "type"> = z.discriminatedUnion("type", [TextResponseFormatSchema, JsonSchemaResponseFormatParamSchema]);
 /** Validates {@link T.TextParam}. */
-export const TextParamSchema = lossless(z.looseObject({
+export const TextParamSchema: z.ZodObject<{
+  format: z.ZodOptional<z.ZodNullable<typeof TextFormatParamSchema>>;
+  verbosity: z.ZodOptional<typeof VerbosityEnumSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   format: TextFormatParamSchema.nullable().optional(),
   verbosity: VerbosityEnumSchema.optional(),
 }));
@@ -238,28 +339,60 @@ export const TextParamSchema = lossless(z.looseObject({
  *
  * Options that control streamed response behavior.
  */
-export const StreamOptionsParamSchema = lossless(z.looseObject({
+export const StreamOptionsParamSchema: z.ZodObject<{
+  include_obfuscation: z.ZodOptional<z.ZodBoolean>;
+}, z.core.$strip> = lossless(z.looseObject({
   include_obfuscation: z.boolean().optional(),
 }));
 /** Validates {@link T.ReasoningEffortEnum}. */
-export const ReasoningEffortEnumSchema = z.enum(["none", "low", "medium", "high", "xhigh"]);
+export const ReasoningEffortEnumSchema: z.ZodEnum<{ none: "none"; low: "low"; medium: "medium"; high: "high"; xhigh: "xhigh" }> = z.enum(["none", "low", "medium", "high", "xhigh"]);
 /** Validates {@link T.ReasoningSummaryEnum}. */
-export const ReasoningSummaryEnumSchema = z.enum(["concise", "detailed", "auto"]);
+export const ReasoningSummaryEnumSchema: z.ZodEnum<{ concise: "concise"; detailed: "detailed"; auto: "auto" }> = z.enum(["concise", "detailed", "auto"]);
 /**
  * Validates {@link T.ReasoningParam}.
  *
  * **gpt-5 and o-series models only** Configuration options for [reasoning models](https://platform.openai.com/docs/guides/reasoning).
  */
-export const ReasoningParamSchema = lossless(z.looseObject({
+export const ReasoningParamSchema: z.ZodObject<{
+  effort: z.ZodOptional<z.ZodNullable<typeof ReasoningEffortEnumSchema>>;
+  summary: z.ZodOptional<z.ZodNullable<typeof ReasoningSummaryEnumSchema>>;
+}, z.core.$strip> = lossless(z.looseObject({
   effort: ReasoningEffortEnumSchema.nullable().optional(),
   summary: ReasoningSummaryEnumSchema.nullable().optional(),
 }));
 /** Validates {@link T.TruncationEnum}. */
-export const TruncationEnumSchema = z.enum(["auto", "disabled"]);
+export const TruncationEnumSchema: z.ZodEnum<{ auto: "auto"; disabled: "disabled" }> = z.enum(["auto", "disabled"]);
 /** Validates {@link T.ServiceTierEnum}. */
-export const ServiceTierEnumSchema = z.enum(["auto", "default", "flex", "priority"]);
+export const ServiceTierEnumSchema: z.ZodEnum<{ auto: "auto"; default: "default"; flex: "flex"; priority: "priority" }> = z.enum(["auto", "default", "flex", "priority"]);
 /** Validates {@link T.CreateResponseBody}. */
-export const CreateResponseBodySchema = lossless(z.looseObject({
+export const CreateResponseBodySchema: z.ZodObject<{
+  model: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  input: z.ZodOptional<z.ZodNullable<z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof ItemParamSchema>]>>>;
+  previous_response_id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  include: z.ZodOptional<z.ZodArray<typeof IncludeEnumSchema>>;
+  tools: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof ResponsesToolParamSchema>>>;
+  tool_choice: z.ZodOptional<z.ZodNullable<typeof ToolChoiceParamSchema>>;
+  metadata: z.ZodOptional<z.ZodNullable<typeof MetadataParamSchema>>;
+  text: z.ZodOptional<z.ZodNullable<typeof TextParamSchema>>;
+  temperature: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  top_p: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  presence_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  frequency_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  parallel_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodBoolean>>;
+  stream: z.ZodOptional<z.ZodBoolean>;
+  stream_options: z.ZodOptional<z.ZodNullable<typeof StreamOptionsParamSchema>>;
+  background: z.ZodOptional<z.ZodBoolean>;
+  max_output_tokens: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  max_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  reasoning: z.ZodOptional<z.ZodNullable<typeof ReasoningParamSchema>>;
+  safety_identifier: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  prompt_cache_key: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  truncation: z.ZodOptional<typeof TruncationEnumSchema>;
+  instructions: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  store: z.ZodOptional<z.ZodBoolean>;
+  service_tier: z.ZodOptional<typeof ServiceTierEnumSchema>;
+  top_logprobs: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+}, z.core.$strip> = lossless(z.looseObject({
   model: z.string().nullable().optional(),
   input: z.union([z.string().check(maxCodePoints(10485760)), z.array(ItemParamSchema)]).nullable().optional(),
   previous_response_id: z.string().nullable().optional(),
@@ -292,17 +425,22 @@ export const CreateResponseBodySchema = lossless(z.looseObject({
  *
  * Details about why the response was incomplete.
  */
-export const IncompleteDetailsSchema = lossless(z.looseObject({
+export const IncompleteDetailsSchema: z.ZodObject<{
+  reason: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   reason: z.string(),
 }));
 /** Validates {@link T.MessageRole}. */
-export const MessageRoleSchema = z.enum(["user", "assistant", "system", "developer"]);
+export const MessageRoleSchema: z.ZodEnum<{ user: "user"; assistant: "assistant"; system: "system"; developer: "developer" }> = z.enum(["user", "assistant", "system", "developer"]);
 /**
  * Validates {@link T.InputTextContent}.
  *
  * A text input to the model.
  */
-export const InputTextContentSchema = lossless(z.looseObject({
+export const InputTextContentSchema: z.ZodObject<{
+  type: z.ZodLiteral<"input_text">;
+  text: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("input_text"),
   text: z.string(),
 }));
@@ -311,7 +449,13 @@ export const InputTextContentSchema = lossless(z.looseObject({
  *
  * A citation for a web resource used to generate a model response.
  */
-export const UrlCitationBodySchema = lossless(z.looseObject({
+export const UrlCitationBodySchema: z.ZodObject<{
+  type: z.ZodLiteral<"url_citation">;
+  url: z.ZodString;
+  start_index: z.ZodNumber;
+  end_index: z.ZodNumber;
+  title: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("url_citation"),
   url: z.string(),
   start_index: z.number().check(jsonInteger),
@@ -323,13 +467,17 @@ export const UrlCitationBodySchema = lossless(z.looseObject({
  *
  * An annotation that applies to a span of output text.
  */
-export const AnnotationSchema = UrlCitationBodySchema;
+export const AnnotationSchema: typeof UrlCitationBodySchema = UrlCitationBodySchema;
 /**
  * Validates {@link T.TopLogProb}.
  *
  * The top log probability of a token.
  */
-export const TopLogProbSchema = lossless(z.looseObject({
+export const TopLogProbSchema: z.ZodObject<{
+  token: z.ZodString;
+  logprob: z.ZodNumber;
+  bytes: z.ZodArray<z.ZodNumber>;
+}, z.core.$strip> = lossless(z.looseObject({
   token: z.string(),
   logprob: z.number(),
   bytes: z.array(z.number().check(jsonInteger)),
@@ -339,7 +487,12 @@ export const TopLogProbSchema = lossless(z.looseObject({
  *
  * The log probability of a token.
  */
-export const LogProbSchema = lossless(z.looseObject({
+export const LogProbSchema: z.ZodObject<{
+  token: z.ZodString;
+  logprob: z.ZodNumber;
+  bytes: z.ZodArray<z.ZodNumber>;
+  top_logprobs: z.ZodArray<typeof TopLogProbSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   token: z.string(),
   logprob: z.number(),
   bytes: z.array(z.number().check(jsonInteger)),
@@ -350,7 +503,12 @@ export const LogProbSchema = lossless(z.looseObject({
  *
  * A text output from the model.
  */
-export const OutputTextContentSchema = lossless(z.looseObject({
+export const OutputTextContentSchema: z.ZodObject<{
+  type: z.ZodLiteral<"output_text">;
+  text: z.ZodString;
+  annotations: z.ZodArray<typeof AnnotationSchema>;
+  logprobs: z.ZodArray<typeof LogProbSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("output_text"),
   text: z.string(),
   annotations: z.array(AnnotationSchema),
@@ -361,7 +519,10 @@ export const OutputTextContentSchema = lossless(z.looseObject({
  *
  * A text content.
  */
-export const TextContentSchema = lossless(z.looseObject({
+export const TextContentSchema: z.ZodObject<{
+  type: z.ZodLiteral<"text">;
+  text: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("text"),
   text: z.string(),
 }));
@@ -370,7 +531,10 @@ export const TextContentSchema = lossless(z.looseObject({
  *
  * A summary text from the model.
  */
-export const SummaryTextContentSchema = lossless(z.looseObject({
+export const SummaryTextContentSchema: z.ZodObject<{
+  type: z.ZodLiteral<"summary_text">;
+  text: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("summary_text"),
   text: z.string(),
 }));
@@ -379,7 +543,10 @@ export const SummaryTextContentSchema = lossless(z.looseObject({
  *
  * Reasoning text from the model.
  */
-export const ReasoningTextContentSchema = lossless(z.looseObject({
+export const ReasoningTextContentSchema: z.ZodObject<{
+  type: z.ZodLiteral<"reasoning_text">;
+  text: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("reasoning_text"),
   text: z.string(),
 }));
@@ -388,7 +555,10 @@ export const ReasoningTextContentSchema = lossless(z.looseObject({
  *
  * A refusal from the model.
  */
-export const RefusalContentSchema = lossless(z.looseObject({
+export const RefusalContentSchema: z.ZodObject<{
+  type: z.ZodLiteral<"refusal">;
+  refusal: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("refusal"),
   refusal: z.string(),
 }));
@@ -397,7 +567,11 @@ export const RefusalContentSchema = lossless(z.looseObject({
  *
  * An image input to the model. Learn about [image inputs](/docs/guides/vision).
  */
-export const InputImageContentSchema = lossless(z.looseObject({
+export const InputImageContentSchema: z.ZodObject<{
+  type: z.ZodLiteral<"input_image">;
+  image_url: z.ZodNullable<z.ZodString>;
+  detail: typeof ImageDetailSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("input_image"),
   image_url: z.string().nullable(),
   detail: ImageDetailSchema,
@@ -407,25 +581,35 @@ export const InputImageContentSchema = lossless(z.looseObject({
  *
  * A file input to the model.
  */
-export const InputFileContentSchema = lossless(z.looseObject({
+export const InputFileContentSchema: z.ZodObject<{
+  type: z.ZodLiteral<"input_file">;
+  filename: z.ZodOptional<z.ZodString>;
+  file_url: z.ZodOptional<z.ZodString>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("input_file"),
   filename: z.string().optional(),
   file_url: z.string().optional(),
 }));
 /** Validates {@link T.MessageStatus}. */
-export const MessageStatusSchema = z.enum(["in_progress", "completed", "incomplete"]);
+export const MessageStatusSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress", "completed", "incomplete"]);
 /**
  * Validates {@link T.MessageContentItem}.
  *
  * A content part that makes up an input or output item.
  */
-export const MessageContentItemSchema = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, InputVideoContentSchema]);
+export const MessageContentItemSchema: z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema, typeof InputVideoContentSchema], "type"> = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, InputVideoContentSchema]);
 /**
  * Validates {@link T.Message}.
  *
  * A message to or from the model.
  */
-export const MessageSchema = lossless(z.looseObject({
+export const MessageSchema: z.ZodObject<{
+  type: z.ZodLiteral<"message">;
+  id: z.ZodString;
+  status: typeof MessageStatusSchema;
+  role: typeof MessageRoleSchema;
+  content: z.ZodArray<typeof MessageContentItemSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("message"),
   id: z.string(),
   status: MessageStatusSchema,
@@ -437,7 +621,14 @@ export const MessageSchema = lossless(z.looseObject({
  *
  * A function tool call that was generated by the model.
  */
-export const FunctionCallSchema = lossless(z.looseObject({
+export const FunctionCallSchema: z.ZodObject<{
+  type: z.ZodLiteral<"function_call">;
+  id: z.ZodString;
+  call_id: z.ZodString;
+  name: z.ZodString;
+  arguments: z.ZodString;
+  status: typeof FunctionCallStatusSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("function_call"),
   id: z.string(),
   call_id: z.string(),
@@ -450,19 +641,25 @@ export const FunctionCallSchema = lossless(z.looseObject({
  *
  * Similar to `FunctionCallStatus`. All three options are allowed here for compatibility, but because in practice these items will be provided by developers, only `completed` should be used.
  */
-export const FunctionCallOutputStatusEnumSchema = z.enum(["in_progress", "completed", "incomplete"]);
+export const FunctionCallOutputStatusEnumSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress", "completed", "incomplete"]);
 /**
  * Validates {@link T.FunctionCallOutputOutputItem}.
  *
  * A content part that makes up an input or output item.
  */
-export const FunctionCallOutputOutputItemSchema = z.discriminatedUnion("type", [InputTextContentSchema, InputImageContentSchema, InputFileContentSchema]);
+export const FunctionCallOutputOutputItemSchema: z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type"> = z.discriminatedUnion("type", [InputTextContentSchema, InputImageContentSchema, InputFileContentSchema]);
 /**
  * Validates {@link T.FunctionCallOutput}.
  *
  * A function tool call output that was returned by the tool.
  */
-export const FunctionCallOutputSchema = lossless(z.looseObject({
+export const FunctionCallOutputSchema: z.ZodObject<{
+  type: z.ZodLiteral<"function_call_output">;
+  id: z.ZodString;
+  call_id: z.ZodString;
+  output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputOutputItemSchema>]>;
+  status: typeof FunctionCallOutputStatusEnumSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("function_call_output"),
   id: z.string(),
   call_id: z.string(),
@@ -474,19 +671,25 @@ export const FunctionCallOutputSchema = lossless(z.looseObject({
  *
  * A content part that makes up an input or output item.
  */
-export const ReasoningBodyContentItemSchema = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
+export const ReasoningBodyContentItemSchema: z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type"> = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
 /**
  * Validates {@link T.ReasoningBodySummaryItem}.
  *
  * A content part that makes up an input or output item.
  */
-export const ReasoningBodySummaryItemSchema = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
+export const ReasoningBodySummaryItemSchema: z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type"> = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
 /**
  * Validates {@link T.ReasoningBody}.
  *
  * A reasoning item that was generated by the model.
  */
-export const ReasoningBodySchema = lossless(z.looseObject({
+export const ReasoningBodySchema: z.ZodObject<{
+  type: z.ZodLiteral<"reasoning">;
+  id: z.ZodString;
+  content: z.ZodOptional<z.ZodArray<typeof ReasoningBodyContentItemSchema>>;
+  summary: z.ZodArray<typeof ReasoningBodySummaryItemSchema>;
+  encrypted_content: z.ZodOptional<z.ZodString>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("reasoning"),
   id: z.string(),
   content: z.array(ReasoningBodyContentItemSchema).optional(),
@@ -498,13 +701,16 @@ export const ReasoningBodySchema = lossless(z.looseObject({
  *
  * An item representing a message, tool call, tool output, reasoning, or other response element.
  */
-export const ItemFieldSchema = z.discriminatedUnion("type", [MessageSchema, FunctionCallSchema, FunctionCallOutputSchema, ReasoningBodySchema]);
+export const ItemFieldSchema: z.ZodDiscriminatedUnion<[typeof MessageSchema, typeof FunctionCallSchema, typeof FunctionCallOutputSchema, typeof ReasoningBodySchema], "type"> = z.discriminatedUnion("type", [MessageSchema, FunctionCallSchema, FunctionCallOutputSchema, ReasoningBodySchema]);
 /**
  * Validates {@link T.Error}.
  *
  * An error that occurred while generating the response.
  */
-export const ErrorSchema = lossless(z.looseObject({
+export const ErrorSchema: z.ZodObject<{
+  code: z.ZodString;
+  message: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   code: z.string(),
   message: z.string(),
 }));
@@ -513,7 +719,13 @@ export const ErrorSchema = lossless(z.looseObject({
  *
  * Defines a function in your own code the model can choose to call. Learn more about [function calling](https://platform.openai.com/docs/guides/function-calling).
  */
-export const FunctionToolSchema = lossless(z.looseObject({
+export const FunctionToolSchema: z.ZodObject<{
+  type: z.ZodLiteral<"function">;
+  name: z.ZodString;
+  description: z.ZodNullable<z.ZodString>;
+  parameters: z.ZodNullable<z.ZodRecord<z.ZodString, z.ZodUnknown>>;
+  strict: z.ZodNullable<z.ZodBoolean>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("function"),
   name: z.string(),
   description: z.string().nullable(),
@@ -525,24 +737,39 @@ export const FunctionToolSchema = lossless(z.looseObject({
  *
  * A tool that can be used to generate a response.
  */
-export const ToolSchema = FunctionToolSchema;
+export const ToolSchema: typeof FunctionToolSchema = FunctionToolSchema;
 /** Validates {@link T.FunctionToolChoice}. */
-export const FunctionToolChoiceSchema = lossless(z.looseObject({
+export const FunctionToolChoiceSchema: z.ZodObject<{
+  type: z.ZodLiteral<"function">;
+  name: z.ZodOptional<z.ZodString>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("function"),
   name: z.string().optional(),
 }));
 /** Validates {@link T.AllowedToolChoice}. */
-export const AllowedToolChoiceSchema = lossless(z.looseObject({
+export const AllowedToolChoiceSchema: z.ZodObject<{
+  type: z.ZodLiteral<"allowed_tools">;
+  tools: z.ZodArray<typeof FunctionToolChoiceSchema>;
+  mode: typeof ToolChoiceValueEnumSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("allowed_tools"),
   tools: z.array(FunctionToolChoiceSchema),
   mode: ToolChoiceValueEnumSchema,
 }));
 /** Validates {@link T.JsonObjectResponseFormat}. */
-export const JsonObjectResponseFormatSchema = lossless(z.looseObject({
+export const JsonObjectResponseFormatSchema: z.ZodObject<{
+  type: z.ZodLiteral<"json_object">;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("json_object"),
 }));
 /** Validates {@link T.JsonSchemaResponseFormat}. */
-export const JsonSchemaResponseFormatSchema = lossless(z.looseObject({
+export const JsonSchemaResponseFormatSchema: z.ZodObject<{
+  type: z.ZodLiteral<"json_schema">;
+  name: z.ZodString;
+  description: z.ZodNullable<z.ZodString>;
+  schema: z.ZodNull;
+  strict: z.ZodBoolean;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("json_schema"),
   name: z.string(),
   description: z.string().nullable(),
@@ -550,7 +777,10 @@ export const JsonSchemaResponseFormatSchema = lossless(z.looseObject({
   strict: z.boolean(),
 }));
 /** Validates {@link T.TextField}. */
-export const TextFieldSchema = lossless(z.looseObject({
+export const TextFieldSchema: z.ZodObject<{
+  format: z.ZodDiscriminatedUnion<[typeof TextResponseFormatSchema, typeof JsonObjectResponseFormatSchema, typeof JsonSchemaResponseFormatSchema], "type">;
+  verbosity: z.ZodOptional<typeof VerbosityEnumSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   format: z.discriminatedUnion("type", [TextResponseFormatSchema, JsonObjectResponseFormatSchema, JsonSchemaResponseFormatSchema]),
   verbosity: VerbosityEnumSchema.optional(),
 }));
@@ -559,7 +789,10 @@ export const TextFieldSchema = lossless(z.looseObject({
  *
  * Reasoning configuration and metadata that were used for the response.
  */
-export const ReasoningSchema = lossless(z.looseObject({
+export const ReasoningSchema: z.ZodObject<{
+  effort: z.ZodNullable<typeof ReasoningEffortEnumSchema>;
+  summary: z.ZodNullable<typeof ReasoningSummaryEnumSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   effort: ReasoningEffortEnumSchema.nullable(),
   summary: ReasoningSummaryEnumSchema.nullable(),
 }));
@@ -568,7 +801,9 @@ export const ReasoningSchema = lossless(z.looseObject({
  *
  * A breakdown of input token usage that was recorded.
  */
-export const InputTokensDetailsSchema = lossless(z.looseObject({
+export const InputTokensDetailsSchema: z.ZodObject<{
+  cached_tokens: z.ZodNumber;
+}, z.core.$strip> = lossless(z.looseObject({
   cached_tokens: z.number().check(jsonInteger),
 }));
 /**
@@ -576,7 +811,9 @@ export const InputTokensDetailsSchema = lossless(z.looseObject({
  *
  * A breakdown of output token usage that was recorded.
  */
-export const OutputTokensDetailsSchema = lossless(z.looseObject({
+export const OutputTokensDetailsSchema: z.ZodObject<{
+  reasoning_tokens: z.ZodNumber;
+}, z.core.$strip> = lossless(z.looseObject({
   reasoning_tokens: z.number().check(jsonInteger),
 }));
 /**
@@ -584,7 +821,13 @@ export const OutputTokensDetailsSchema = lossless(z.looseObject({
  *
  * Token usage statistics that were recorded for the response.
  */
-export const UsageSchema = lossless(z.looseObject({
+export const UsageSchema: z.ZodObject<{
+  input_tokens: z.ZodNumber;
+  output_tokens: z.ZodNumber;
+  total_tokens: z.ZodNumber;
+  input_tokens_details: typeof InputTokensDetailsSchema;
+  output_tokens_details: typeof OutputTokensDetailsSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   input_tokens: z.number().check(jsonInteger),
   output_tokens: z.number().check(jsonInteger),
   total_tokens: z.number().check(jsonInteger),
@@ -596,7 +839,39 @@ export const UsageSchema = lossless(z.looseObject({
  *
  * The complete response object that was returned by the Responses API.
  */
-export const ResponseResourceSchema = lossless(z.looseObject({
+export const ResponseResourceSchema: z.ZodObject<{
+  id: z.ZodString;
+  object: z.ZodLiteral<"response">;
+  created_at: z.ZodNumber;
+  completed_at: z.ZodNullable<z.ZodNumber>;
+  status: z.ZodString;
+  incomplete_details: z.ZodNullable<typeof IncompleteDetailsSchema>;
+  model: z.ZodString;
+  previous_response_id: z.ZodNullable<z.ZodString>;
+  instructions: z.ZodNullable<z.ZodString>;
+  output: z.ZodArray<typeof ItemFieldSchema>;
+  error: z.ZodNullable<typeof ErrorSchema>;
+  tools: z.ZodArray<typeof ToolSchema>;
+  tool_choice: z.ZodUnion<readonly [typeof FunctionToolChoiceSchema, typeof ToolChoiceValueEnumSchema, typeof AllowedToolChoiceSchema]>;
+  truncation: typeof TruncationEnumSchema;
+  parallel_tool_calls: z.ZodBoolean;
+  text: typeof TextFieldSchema;
+  top_p: z.ZodNumber;
+  presence_penalty: z.ZodNumber;
+  frequency_penalty: z.ZodNumber;
+  top_logprobs: z.ZodNumber;
+  temperature: z.ZodNumber;
+  reasoning: z.ZodNullable<typeof ReasoningSchema>;
+  usage: z.ZodNullable<typeof UsageSchema>;
+  max_output_tokens: z.ZodNullable<z.ZodNumber>;
+  max_tool_calls: z.ZodNullable<z.ZodNumber>;
+  store: z.ZodBoolean;
+  background: z.ZodBoolean;
+  service_tier: z.ZodString;
+  metadata: z.ZodUnknown;
+  safety_identifier: z.ZodNullable<z.ZodString>;
+  prompt_cache_key: z.ZodNullable<z.ZodString>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string(),
   object: z.literal("response"),
   created_at: z.number().check(jsonInteger),
@@ -634,7 +909,11 @@ export const ResponseResourceSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response was created.
  */
-export const ResponseCreatedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseCreatedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.created">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.created"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -644,7 +923,11 @@ export const ResponseCreatedStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response was queued.
  */
-export const ResponseQueuedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseQueuedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.queued">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.queued"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -654,7 +937,11 @@ export const ResponseQueuedStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response was in progress.
  */
-export const ResponseInProgressStreamingEventSchema = lossless(z.looseObject({
+export const ResponseInProgressStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.in_progress">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.in_progress"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -664,7 +951,11 @@ export const ResponseInProgressStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response was completed.
  */
-export const ResponseCompletedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseCompletedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.completed">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.completed"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -674,7 +965,11 @@ export const ResponseCompletedStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response had failed.
  */
-export const ResponseFailedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseFailedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.failed">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.failed"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -684,7 +979,11 @@ export const ResponseFailedStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response was incomplete.
  */
-export const ResponseIncompleteStreamingEventSchema = lossless(z.looseObject({
+export const ResponseIncompleteStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.incomplete">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.incomplete"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -694,7 +993,12 @@ export const ResponseIncompleteStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated an output item was added to the response.
  */
-export const ResponseOutputItemAddedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseOutputItemAddedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.output_item.added">;
+  sequence_number: z.ZodNumber;
+  output_index: z.ZodNumber;
+  item: z.ZodNullable<typeof ItemFieldSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.output_item.added"),
   sequence_number: z.number().check(jsonInteger),
   output_index: z.number().check(jsonInteger),
@@ -705,7 +1009,12 @@ export const ResponseOutputItemAddedStreamingEventSchema = lossless(z.looseObjec
  *
  * A streaming event that indicated an output item was completed.
  */
-export const ResponseOutputItemDoneStreamingEventSchema = lossless(z.looseObject({
+export const ResponseOutputItemDoneStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.output_item.done">;
+  sequence_number: z.ZodNumber;
+  output_index: z.ZodNumber;
+  item: z.ZodNullable<typeof ItemFieldSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.output_item.done"),
   sequence_number: z.number().check(jsonInteger),
   output_index: z.number().check(jsonInteger),
@@ -716,13 +1025,20 @@ export const ResponseOutputItemDoneStreamingEventSchema = lossless(z.looseObject
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseReasoningSummaryPartAddedStreamingEventPartSchema = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
+export const ResponseReasoningSummaryPartAddedStreamingEventPartSchema: z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type"> = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
 /**
  * Validates {@link T.ResponseReasoningSummaryPartAddedStreamingEvent}.
  *
  * A streaming event that indicated a reasoning summary part was added.
  */
-export const ResponseReasoningSummaryPartAddedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseReasoningSummaryPartAddedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.reasoning_summary_part.added">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  summary_index: z.ZodNumber;
+  part: typeof ResponseReasoningSummaryPartAddedStreamingEventPartSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.reasoning_summary_part.added"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -735,13 +1051,20 @@ export const ResponseReasoningSummaryPartAddedStreamingEventSchema = lossless(z.
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseReasoningSummaryPartDoneStreamingEventPartSchema = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
+export const ResponseReasoningSummaryPartDoneStreamingEventPartSchema: z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type"> = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
 /**
  * Validates {@link T.ResponseReasoningSummaryPartDoneStreamingEvent}.
  *
  * A streaming event that indicated a reasoning summary part was completed.
  */
-export const ResponseReasoningSummaryPartDoneStreamingEventSchema = lossless(z.looseObject({
+export const ResponseReasoningSummaryPartDoneStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.reasoning_summary_part.done">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  summary_index: z.ZodNumber;
+  part: typeof ResponseReasoningSummaryPartDoneStreamingEventPartSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.reasoning_summary_part.done"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -754,13 +1077,20 @@ export const ResponseReasoningSummaryPartDoneStreamingEventSchema = lossless(z.l
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseContentPartAddedStreamingEventPartSchema = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
+export const ResponseContentPartAddedStreamingEventPartSchema: z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type"> = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
 /**
  * Validates {@link T.ResponseContentPartAddedStreamingEvent}.
  *
  * A streaming event that indicated a content part was added.
  */
-export const ResponseContentPartAddedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseContentPartAddedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.content_part.added">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  part: typeof ResponseContentPartAddedStreamingEventPartSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.content_part.added"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -773,13 +1103,20 @@ export const ResponseContentPartAddedStreamingEventSchema = lossless(z.looseObje
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseContentPartDoneStreamingEventPartSchema = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
+export const ResponseContentPartDoneStreamingEventPartSchema: z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type"> = z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]);
 /**
  * Validates {@link T.ResponseContentPartDoneStreamingEvent}.
  *
  * A streaming event that indicated a content part was completed.
  */
-export const ResponseContentPartDoneStreamingEventSchema = lossless(z.looseObject({
+export const ResponseContentPartDoneStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.content_part.done">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  part: typeof ResponseContentPartDoneStreamingEventPartSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.content_part.done"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -792,7 +1129,16 @@ export const ResponseContentPartDoneStreamingEventSchema = lossless(z.looseObjec
  *
  * A streaming event that indicated output text was incrementally added.
  */
-export const ResponseOutputTextDeltaStreamingEventSchema = lossless(z.looseObject({
+export const ResponseOutputTextDeltaStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.output_text.delta">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  delta: z.ZodString;
+  logprobs: z.ZodArray<typeof LogProbSchema>;
+  obfuscation: z.ZodOptional<z.ZodString>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.output_text.delta"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -807,7 +1153,15 @@ export const ResponseOutputTextDeltaStreamingEventSchema = lossless(z.looseObjec
  *
  * A streaming event that indicated output text was completed.
  */
-export const ResponseOutputTextDoneStreamingEventSchema = lossless(z.looseObject({
+export const ResponseOutputTextDoneStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.output_text.done">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  text: z.ZodString;
+  logprobs: z.ZodArray<typeof LogProbSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.output_text.done"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -821,7 +1175,14 @@ export const ResponseOutputTextDoneStreamingEventSchema = lossless(z.looseObject
  *
  * A streaming event that indicated refusal text was incrementally added.
  */
-export const ResponseRefusalDeltaStreamingEventSchema = lossless(z.looseObject({
+export const ResponseRefusalDeltaStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.refusal.delta">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  delta: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.refusal.delta"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -834,7 +1195,14 @@ export const ResponseRefusalDeltaStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated refusal text was completed.
  */
-export const ResponseRefusalDoneStreamingEventSchema = lossless(z.looseObject({
+export const ResponseRefusalDoneStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.refusal.done">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  refusal: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.refusal.done"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -847,7 +1215,15 @@ export const ResponseRefusalDoneStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated reasoning text was incrementally added.
  */
-export const ResponseReasoningDeltaStreamingEventSchema = lossless(z.looseObject({
+export const ResponseReasoningDeltaStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.reasoning.delta">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  delta: z.ZodString;
+  obfuscation: z.ZodOptional<z.ZodString>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.reasoning.delta"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -861,7 +1237,14 @@ export const ResponseReasoningDeltaStreamingEventSchema = lossless(z.looseObject
  *
  * A streaming event that indicated reasoning text was completed.
  */
-export const ResponseReasoningDoneStreamingEventSchema = lossless(z.looseObject({
+export const ResponseReasoningDoneStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.reasoning.done">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  text: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.reasoning.done"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -874,7 +1257,15 @@ export const ResponseReasoningDoneStreamingEventSchema = lossless(z.looseObject(
  *
  * A streaming event that indicated a reasoning summary was incrementally added.
  */
-export const ResponseReasoningSummaryDeltaStreamingEventSchema = lossless(z.looseObject({
+export const ResponseReasoningSummaryDeltaStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.reasoning_summary_text.delta">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  summary_index: z.ZodNumber;
+  delta: z.ZodString;
+  obfuscation: z.ZodOptional<z.ZodString>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.reasoning_summary_text.delta"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -888,7 +1279,14 @@ export const ResponseReasoningSummaryDeltaStreamingEventSchema = lossless(z.loos
  *
  * A streaming event that indicated a reasoning summary was completed.
  */
-export const ResponseReasoningSummaryDoneStreamingEventSchema = lossless(z.looseObject({
+export const ResponseReasoningSummaryDoneStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.reasoning_summary_text.done">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  summary_index: z.ZodNumber;
+  text: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.reasoning_summary_text.done"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -901,7 +1299,15 @@ export const ResponseReasoningSummaryDoneStreamingEventSchema = lossless(z.loose
  *
  * A streaming event that indicated an output text annotation was added.
  */
-export const ResponseOutputTextAnnotationAddedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseOutputTextAnnotationAddedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.output_text.annotation.added">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  annotation_index: z.ZodNumber;
+  annotation: z.ZodNullable<typeof AnnotationSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.output_text.annotation.added"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -915,7 +1321,14 @@ export const ResponseOutputTextAnnotationAddedStreamingEventSchema = lossless(z.
  *
  * A streaming event that indicated function call arguments were incrementally added.
  */
-export const ResponseFunctionCallArgumentsDeltaStreamingEventSchema = lossless(z.looseObject({
+export const ResponseFunctionCallArgumentsDeltaStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.function_call_arguments.delta">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  delta: z.ZodString;
+  obfuscation: z.ZodOptional<z.ZodString>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.function_call_arguments.delta"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -928,7 +1341,13 @@ export const ResponseFunctionCallArgumentsDeltaStreamingEventSchema = lossless(z
  *
  * A streaming event that indicated function call arguments were completed.
  */
-export const ResponseFunctionCallArgumentsDoneStreamingEventSchema = lossless(z.looseObject({
+export const ResponseFunctionCallArgumentsDoneStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.function_call_arguments.done">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  arguments: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.function_call_arguments.done"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -940,7 +1359,13 @@ export const ResponseFunctionCallArgumentsDoneStreamingEventSchema = lossless(z.
  *
  * An error payload that was emitted for a streaming error event.
  */
-export const ErrorPayloadSchema = lossless(z.looseObject({
+export const ErrorPayloadSchema: z.ZodObject<{
+  type: z.ZodString;
+  code: z.ZodNullable<z.ZodString>;
+  message: z.ZodString;
+  param: z.ZodNullable<z.ZodString>;
+  headers: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodString>>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.string(),
   code: z.string().nullable(),
   message: z.string(),
@@ -952,7 +1377,11 @@ export const ErrorPayloadSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated an error was emitted.
  */
-export const ErrorStreamingEventSchema = lossless(z.looseObject({
+export const ErrorStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"error">;
+  sequence_number: z.ZodNumber;
+  error: typeof ErrorPayloadSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("error"),
   sequence_number: z.number().check(jsonInteger),
   error: ErrorPayloadSchema,
@@ -962,4 +1391,4 @@ export const ErrorStreamingEventSchema = lossless(z.looseObject({
  *
  * Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).
  */
-export const StreamingEventSchema = z.discriminatedUnion("type", [ResponseCreatedStreamingEventSchema, ResponseQueuedStreamingEventSchema, ResponseInProgressStreamingEventSchema, ResponseCompletedStreamingEventSchema, ResponseFailedStreamingEventSchema, ResponseIncompleteStreamingEventSchema, ResponseOutputItemAddedStreamingEventSchema, ResponseOutputItemDoneStreamingEventSchema, ResponseReasoningSummaryPartAddedStreamingEventSchema, ResponseReasoningSummaryPartDoneStreamingEventSchema, ResponseContentPartAddedStreamingEventSchema, ResponseContentPartDoneStreamingEventSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseOutputTextAnnotationAddedStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorStreamingEventSchema]);
+export const StreamingEventSchema: z.ZodDiscriminatedUnion<[typeof ResponseCreatedStreamingEventSchema, typeof ResponseQueuedStreamingEventSchema, typeof ResponseInProgressStreamingEventSchema, typeof ResponseCompletedStreamingEventSchema, typeof ResponseFailedStreamingEventSchema, typeof ResponseIncompleteStreamingEventSchema, typeof ResponseOutputItemAddedStreamingEventSchema, typeof ResponseOutputItemDoneStreamingEventSchema, typeof ResponseReasoningSummaryPartAddedStreamingEventSchema, typeof ResponseReasoningSummaryPartDoneStreamingEventSchema, typeof ResponseContentPartAddedStreamingEventSchema, typeof ResponseContentPartDoneStreamingEventSchema, typeof ResponseOutputTextDeltaStreamingEventSchema, typeof ResponseOutputTextDoneStreamingEventSchema, typeof ResponseRefusalDeltaStreamingEventSchema, typeof ResponseRefusalDoneStreamingEventSchema, typeof ResponseReasoningDeltaStreamingEventSchema, typeof ResponseReasoningDoneStreamingEventSchema, typeof ResponseReasoningSummaryDeltaStreamingEventSchema, typeof ResponseReasoningSummaryDoneStreamingEventSchema, typeof ResponseOutputTextAnnotationAddedStreamingEventSchema, typeof ResponseFunctionCallArgumentsDeltaStreamingEventSchema, typeof ResponseFunctionCallArgumentsDoneStreamingEventSchema, typeof ErrorStreamingEventSchema], "type"> = z.discriminatedUnion("type", [ResponseCreatedStreamingEventSchema, ResponseQueuedStreamingEventSchema, ResponseInProgressStreamingEventSchema, ResponseCompletedStreamingEventSchema, ResponseFailedStreamingEventSchema, ResponseIncompleteStreamingEventSchema, ResponseOutputItemAddedStreamingEventSchema, ResponseOutputItemDoneStreamingEventSchema, ResponseReasoningSummaryPartAddedStreamingEventSchema, ResponseReasoningSummaryPartDoneStreamingEventSchema, ResponseContentPartAddedStreamingEventSchema, ResponseContentPartDoneStreamingEventSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseOutputTextAnnotationAddedStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorStreamingEventSchema]);

@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import type { Forward as T } from "@openresponses/types/2026-01-15";
-import { jsonInteger, lossless, maxCodePoints, minCodePoints, openUnion } from "../../runtime/checks.js";
+import { type OpaqueMemberSchema, jsonInteger, lossless, maxCodePoints, minCodePoints, openUnion } from "../../runtime/checks.js";
 import { ItemReferenceParamSchema, ReasoningSummaryContentParamSchema, ReasoningItemParamSchema, InputTextContentParamSchema, DetailEnumSchema, ImageDetailSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, UrlCitationParamSchema, OutputTextContentParamSchema, RefusalContentParamSchema, FunctionCallItemStatusSchema, FunctionCallStatusSchema, FunctionCallItemParamSchema, InputVideoContentSchema, IncludeEnumSchema, EmptyModelParamSchema, FunctionToolParamSchema, SpecificFunctionParamSchema, SpecificToolChoiceParamSchema, ToolChoiceValueEnumSchema, AllowedToolsParamSchema, ToolChoiceParamSchema, MetadataParamSchema, VerbosityEnumSchema, TextResponseFormatSchema, JsonSchemaResponseFormatParamSchema, TextFormatParamSchema, TextParamSchema, StreamOptionsParamSchema, ReasoningEffortEnumSchema, ReasoningSummaryEnumSchema, ReasoningParamSchema, TruncationEnumSchema, ServiceTierEnumSchema, IncompleteDetailsSchema, MessageRoleSchema, InputTextContentSchema, UrlCitationBodySchema, TopLogProbSchema, LogProbSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, MessageStatusSchema, FunctionCallSchema, FunctionCallOutputStatusEnumSchema, ErrorSchema, FunctionToolSchema, FunctionToolChoiceSchema, AllowedToolChoiceSchema, JsonObjectResponseFormatSchema, JsonSchemaResponseFormatSchema, TextFieldSchema, ReasoningSchema, InputTokensDetailsSchema, OutputTokensDetailsSchema, UsageSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorPayloadSchema, ErrorStreamingEventSchema } from "./exact.gen.js";
 
 /**
@@ -10,9 +10,15 @@ import { ItemReferenceParamSchema, ReasoningSummaryContentParamSchema, Reasoning
  *
  * A piece of message content, such as text, an image, or a file.
  */
-export const UserMessageItemParamContentItemSchema = openUnion(z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema]), ["input_text", "input_image", "input_file"]);
+export const UserMessageItemParamContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentParamSchema, typeof InputImageContentParamAutoParamSchema, typeof InputFileContentParamSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema]), ["input_text", "input_image", "input_file"]);
 /** Validates {@link T.UserMessageItemParam}. */
-export const UserMessageItemParamSchema = lossless(z.looseObject({
+export const UserMessageItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  type: z.ZodLiteral<"message">;
+  role: z.ZodLiteral<"user">;
+  content: z.ZodUnion<readonly [z.ZodArray<typeof UserMessageItemParamContentItemSchema>, z.ZodString]>;
+  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   type: z.literal("message"),
   role: z.literal("user"),
@@ -20,9 +26,15 @@ export const UserMessageItemParamSchema = lossless(z.looseObject({
   status: z.string().nullable().optional(),
 }));
 /** Validates {@link T.SystemMessageItemParamContentItem}. */
-export const SystemMessageItemParamContentItemSchema = openUnion(InputTextContentParamSchema, ["input_text"]);
+export const SystemMessageItemParamContentItemSchema: z.ZodUnion<[typeof InputTextContentParamSchema, OpaqueMemberSchema]> = openUnion(InputTextContentParamSchema, ["input_text"]);
 /** Validates {@link T.SystemMessageItemParam}. */
-export const SystemMessageItemParamSchema = lossless(z.looseObject({
+export const SystemMessageItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  type: z.ZodLiteral<"message">;
+  role: z.ZodLiteral<"system">;
+  content: z.ZodUnion<readonly [z.ZodArray<typeof SystemMessageItemParamContentItemSchema>, z.ZodString]>;
+  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   type: z.literal("message"),
   role: z.literal("system"),
@@ -30,9 +42,15 @@ export const SystemMessageItemParamSchema = lossless(z.looseObject({
   status: z.string().nullable().optional(),
 }));
 /** Validates {@link T.DeveloperMessageItemParamContentItem}. */
-export const DeveloperMessageItemParamContentItemSchema = openUnion(InputTextContentParamSchema, ["input_text"]);
+export const DeveloperMessageItemParamContentItemSchema: z.ZodUnion<[typeof InputTextContentParamSchema, OpaqueMemberSchema]> = openUnion(InputTextContentParamSchema, ["input_text"]);
 /** Validates {@link T.DeveloperMessageItemParam}. */
-export const DeveloperMessageItemParamSchema = lossless(z.looseObject({
+export const DeveloperMessageItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  type: z.ZodLiteral<"message">;
+  role: z.ZodLiteral<"developer">;
+  content: z.ZodUnion<readonly [z.ZodArray<typeof DeveloperMessageItemParamContentItemSchema>, z.ZodString]>;
+  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   type: z.literal("message"),
   role: z.literal("developer"),
@@ -44,9 +62,15 @@ export const DeveloperMessageItemParamSchema = lossless(z.looseObject({
  *
  * A piece of assistant message content, such as text or a refusal.
  */
-export const AssistantMessageItemParamContentItemSchema = openUnion(z.discriminatedUnion("type", [OutputTextContentParamSchema, RefusalContentParamSchema]), ["output_text", "refusal"]);
+export const AssistantMessageItemParamContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof OutputTextContentParamSchema, typeof RefusalContentParamSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [OutputTextContentParamSchema, RefusalContentParamSchema]), ["output_text", "refusal"]);
 /** Validates {@link T.AssistantMessageItemParam}. */
-export const AssistantMessageItemParamSchema = lossless(z.looseObject({
+export const AssistantMessageItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  type: z.ZodLiteral<"message">;
+  role: z.ZodLiteral<"assistant">;
+  content: z.ZodUnion<readonly [z.ZodArray<typeof AssistantMessageItemParamContentItemSchema>, z.ZodString]>;
+  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   type: z.literal("message"),
   role: z.literal("assistant"),
@@ -58,13 +82,19 @@ export const AssistantMessageItemParamSchema = lossless(z.looseObject({
  *
  * A piece of message content, such as text, an image, or a file.
  */
-export const FunctionCallOutputItemParamOutputItemSchema = openUnion(z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, InputVideoContentSchema]), ["input_text", "input_image", "input_file", "input_video"]);
+export const FunctionCallOutputItemParamOutputItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentParamSchema, typeof InputImageContentParamAutoParamSchema, typeof InputFileContentParamSchema, typeof InputVideoContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, InputVideoContentSchema]), ["input_text", "input_image", "input_file", "input_video"]);
 /**
  * Validates {@link T.FunctionCallOutputItemParam}.
  *
  * The output of a function tool call.
  */
-export const FunctionCallOutputItemParamSchema = lossless(z.looseObject({
+export const FunctionCallOutputItemParamSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  call_id: z.ZodString;
+  type: z.ZodLiteral<"function_call_output">;
+  output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputItemParamOutputItemSchema>]>;
+  status: z.ZodOptional<z.ZodNullable<typeof FunctionCallStatusSchema>>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string().nullable().optional(),
   call_id: z.string().check(minCodePoints(1)).check(maxCodePoints(64)),
   type: z.literal("function_call_output"),
@@ -72,11 +102,38 @@ export const FunctionCallOutputItemParamSchema = lossless(z.looseObject({
   status: FunctionCallStatusSchema.nullable().optional(),
 }));
 /** Validates {@link T.ItemParam}. */
-export const ItemParamSchema = openUnion(z.discriminatedUnion("type", [ItemReferenceParamSchema, ReasoningItemParamSchema, z.discriminatedUnion("role", [UserMessageItemParamSchema, SystemMessageItemParamSchema, DeveloperMessageItemParamSchema, AssistantMessageItemParamSchema]), FunctionCallItemParamSchema, FunctionCallOutputItemParamSchema]), ["item_reference", null, "reasoning", "message", "function_call", "function_call_output"]);
+export const ItemParamSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ItemReferenceParamSchema, typeof ReasoningItemParamSchema, z.ZodDiscriminatedUnion<[typeof UserMessageItemParamSchema, typeof SystemMessageItemParamSchema, typeof DeveloperMessageItemParamSchema, typeof AssistantMessageItemParamSchema], "role">, typeof FunctionCallItemParamSchema, typeof FunctionCallOutputItemParamSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ItemReferenceParamSchema, ReasoningItemParamSchema, z.discriminatedUnion("role", [UserMessageItemParamSchema, SystemMessageItemParamSchema, DeveloperMessageItemParamSchema, AssistantMessageItemParamSchema]), FunctionCallItemParamSchema, FunctionCallOutputItemParamSchema]), ["item_reference", null, "reasoning", "message", "function_call", "function_call_output"]);
 /** Validates {@link T.ResponsesToolParam}. */
-export const ResponsesToolParamSchema = openUnion(FunctionToolParamSchema, ["function"]);
+export const ResponsesToolParamSchema: z.ZodUnion<[typeof FunctionToolParamSchema, OpaqueMemberSchema]> = openUnion(FunctionToolParamSchema, ["function"]);
 /** Validates {@link T.CreateResponseBody}. */
-export const CreateResponseBodySchema = lossless(z.looseObject({
+export const CreateResponseBodySchema: z.ZodObject<{
+  model: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  input: z.ZodOptional<z.ZodNullable<z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof ItemParamSchema>]>>>;
+  previous_response_id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  include: z.ZodOptional<z.ZodArray<typeof IncludeEnumSchema>>;
+  tools: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof ResponsesToolParamSchema>>>;
+  tool_choice: z.ZodOptional<z.ZodNullable<typeof ToolChoiceParamSchema>>;
+  metadata: z.ZodOptional<z.ZodNullable<typeof MetadataParamSchema>>;
+  text: z.ZodOptional<z.ZodNullable<typeof TextParamSchema>>;
+  temperature: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  top_p: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  presence_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  frequency_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  parallel_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodBoolean>>;
+  stream: z.ZodOptional<z.ZodBoolean>;
+  stream_options: z.ZodOptional<z.ZodNullable<typeof StreamOptionsParamSchema>>;
+  background: z.ZodOptional<z.ZodBoolean>;
+  max_output_tokens: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  max_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  reasoning: z.ZodOptional<z.ZodNullable<typeof ReasoningParamSchema>>;
+  safety_identifier: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  prompt_cache_key: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  truncation: z.ZodOptional<typeof TruncationEnumSchema>;
+  instructions: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  store: z.ZodOptional<z.ZodBoolean>;
+  service_tier: z.ZodOptional<typeof ServiceTierEnumSchema>;
+  top_logprobs: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+}, z.core.$strip> = lossless(z.looseObject({
   model: z.string().nullable().optional(),
   input: z.union([z.string().check(maxCodePoints(10485760)), z.array(ItemParamSchema)]).nullable().optional(),
   previous_response_id: z.string().nullable().optional(),
@@ -109,13 +166,18 @@ export const CreateResponseBodySchema = lossless(z.looseObject({
  *
  * An annotation that applies to a span of output text.
  */
-export const AnnotationSchema = openUnion(UrlCitationBodySchema, ["url_citation"]);
+export const AnnotationSchema: z.ZodUnion<[typeof UrlCitationBodySchema, OpaqueMemberSchema]> = openUnion(UrlCitationBodySchema, ["url_citation"]);
 /**
  * Validates {@link T.OutputTextContent}.
  *
  * A text output from the model.
  */
-export const OutputTextContentSchema = lossless(z.looseObject({
+export const OutputTextContentSchema: z.ZodObject<{
+  type: z.ZodLiteral<"output_text">;
+  text: z.ZodString;
+  annotations: z.ZodArray<typeof AnnotationSchema>;
+  logprobs: z.ZodArray<typeof LogProbSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("output_text"),
   text: z.string(),
   annotations: z.array(AnnotationSchema),
@@ -126,13 +188,19 @@ export const OutputTextContentSchema = lossless(z.looseObject({
  *
  * A content part that makes up an input or output item.
  */
-export const MessageContentItemSchema = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, InputVideoContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file", "input_video"]);
+export const MessageContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema, typeof InputVideoContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, InputVideoContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file", "input_video"]);
 /**
  * Validates {@link T.Message}.
  *
  * A message to or from the model.
  */
-export const MessageSchema = lossless(z.looseObject({
+export const MessageSchema: z.ZodObject<{
+  type: z.ZodLiteral<"message">;
+  id: z.ZodString;
+  status: typeof MessageStatusSchema;
+  role: typeof MessageRoleSchema;
+  content: z.ZodArray<typeof MessageContentItemSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("message"),
   id: z.string(),
   status: MessageStatusSchema,
@@ -144,13 +212,19 @@ export const MessageSchema = lossless(z.looseObject({
  *
  * A content part that makes up an input or output item.
  */
-export const FunctionCallOutputOutputItemSchema = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "input_image", "input_file"]);
+export const FunctionCallOutputOutputItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "input_image", "input_file"]);
 /**
  * Validates {@link T.FunctionCallOutput}.
  *
  * A function tool call output that was returned by the tool.
  */
-export const FunctionCallOutputSchema = lossless(z.looseObject({
+export const FunctionCallOutputSchema: z.ZodObject<{
+  type: z.ZodLiteral<"function_call_output">;
+  id: z.ZodString;
+  call_id: z.ZodString;
+  output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputOutputItemSchema>]>;
+  status: typeof FunctionCallOutputStatusEnumSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("function_call_output"),
   id: z.string(),
   call_id: z.string(),
@@ -162,19 +236,25 @@ export const FunctionCallOutputSchema = lossless(z.looseObject({
  *
  * A content part that makes up an input or output item.
  */
-export const ReasoningBodyContentItemSchema = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ReasoningBodyContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
 /**
  * Validates {@link T.ReasoningBodySummaryItem}.
  *
  * A content part that makes up an input or output item.
  */
-export const ReasoningBodySummaryItemSchema = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ReasoningBodySummaryItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
 /**
  * Validates {@link T.ReasoningBody}.
  *
  * A reasoning item that was generated by the model.
  */
-export const ReasoningBodySchema = lossless(z.looseObject({
+export const ReasoningBodySchema: z.ZodObject<{
+  type: z.ZodLiteral<"reasoning">;
+  id: z.ZodString;
+  content: z.ZodOptional<z.ZodArray<typeof ReasoningBodyContentItemSchema>>;
+  summary: z.ZodArray<typeof ReasoningBodySummaryItemSchema>;
+  encrypted_content: z.ZodOptional<z.ZodString>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("reasoning"),
   id: z.string(),
   content: z.array(ReasoningBodyContentItemSchema).optional(),
@@ -186,19 +266,51 @@ export const ReasoningBodySchema = lossless(z.looseObject({
  *
  * An item representing a message, tool call, tool output, reasoning, or other response element.
  */
-export const ItemFieldSchema = openUnion(z.discriminatedUnion("type", [MessageSchema, FunctionCallSchema, FunctionCallOutputSchema, ReasoningBodySchema]), ["message", "function_call", "function_call_output", "reasoning"]);
+export const ItemFieldSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof MessageSchema, typeof FunctionCallSchema, typeof FunctionCallOutputSchema, typeof ReasoningBodySchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [MessageSchema, FunctionCallSchema, FunctionCallOutputSchema, ReasoningBodySchema]), ["message", "function_call", "function_call_output", "reasoning"]);
 /**
  * Validates {@link T.Tool}.
  *
  * A tool that can be used to generate a response.
  */
-export const ToolSchema = openUnion(FunctionToolSchema, ["function"]);
+export const ToolSchema: z.ZodUnion<[typeof FunctionToolSchema, OpaqueMemberSchema]> = openUnion(FunctionToolSchema, ["function"]);
 /**
  * Validates {@link T.ResponseResource}.
  *
  * The complete response object that was returned by the Responses API.
  */
-export const ResponseResourceSchema = lossless(z.looseObject({
+export const ResponseResourceSchema: z.ZodObject<{
+  id: z.ZodString;
+  object: z.ZodLiteral<"response">;
+  created_at: z.ZodNumber;
+  completed_at: z.ZodNullable<z.ZodNumber>;
+  status: z.ZodString;
+  incomplete_details: z.ZodNullable<typeof IncompleteDetailsSchema>;
+  model: z.ZodString;
+  previous_response_id: z.ZodNullable<z.ZodString>;
+  instructions: z.ZodNullable<z.ZodString>;
+  output: z.ZodArray<typeof ItemFieldSchema>;
+  error: z.ZodNullable<typeof ErrorSchema>;
+  tools: z.ZodArray<typeof ToolSchema>;
+  tool_choice: z.ZodUnion<readonly [typeof FunctionToolChoiceSchema, typeof ToolChoiceValueEnumSchema, typeof AllowedToolChoiceSchema]>;
+  truncation: typeof TruncationEnumSchema;
+  parallel_tool_calls: z.ZodBoolean;
+  text: typeof TextFieldSchema;
+  top_p: z.ZodNumber;
+  presence_penalty: z.ZodNumber;
+  frequency_penalty: z.ZodNumber;
+  top_logprobs: z.ZodNumber;
+  temperature: z.ZodNumber;
+  reasoning: z.ZodNullable<typeof ReasoningSchema>;
+  usage: z.ZodNullable<typeof UsageSchema>;
+  max_output_tokens: z.ZodNullable<z.ZodNumber>;
+  max_tool_calls: z.ZodNullable<z.ZodNumber>;
+  store: z.ZodBoolean;
+  background: z.ZodBoolean;
+  service_tier: z.ZodString;
+  metadata: z.ZodUnknown;
+  safety_identifier: z.ZodNullable<z.ZodString>;
+  prompt_cache_key: z.ZodNullable<z.ZodString>;
+}, z.core.$strip> = lossless(z.looseObject({
   id: z.string(),
   object: z.literal("response"),
   created_at: z.number().check(jsonInteger),
@@ -236,7 +348,11 @@ export const ResponseResourceSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response was created.
  */
-export const ResponseCreatedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseCreatedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.created">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.created"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -246,7 +362,11 @@ export const ResponseCreatedStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response was queued.
  */
-export const ResponseQueuedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseQueuedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.queued">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.queued"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -256,7 +376,11 @@ export const ResponseQueuedStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response was in progress.
  */
-export const ResponseInProgressStreamingEventSchema = lossless(z.looseObject({
+export const ResponseInProgressStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.in_progress">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.in_progress"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -266,7 +390,11 @@ export const ResponseInProgressStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response was completed.
  */
-export const ResponseCompletedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseCompletedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.completed">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.completed"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -276,7 +404,11 @@ export const ResponseCompletedStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response had failed.
  */
-export const ResponseFailedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseFailedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.failed">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.failed"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -286,7 +418,11 @@ export const ResponseFailedStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated the response was incomplete.
  */
-export const ResponseIncompleteStreamingEventSchema = lossless(z.looseObject({
+export const ResponseIncompleteStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.incomplete">;
+  sequence_number: z.ZodNumber;
+  response: typeof ResponseResourceSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.incomplete"),
   sequence_number: z.number().check(jsonInteger),
   response: ResponseResourceSchema,
@@ -296,7 +432,12 @@ export const ResponseIncompleteStreamingEventSchema = lossless(z.looseObject({
  *
  * A streaming event that indicated an output item was added to the response.
  */
-export const ResponseOutputItemAddedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseOutputItemAddedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.output_item.added">;
+  sequence_number: z.ZodNumber;
+  output_index: z.ZodNumber;
+  item: z.ZodNullable<typeof ItemFieldSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.output_item.added"),
   sequence_number: z.number().check(jsonInteger),
   output_index: z.number().check(jsonInteger),
@@ -307,7 +448,12 @@ export const ResponseOutputItemAddedStreamingEventSchema = lossless(z.looseObjec
  *
  * A streaming event that indicated an output item was completed.
  */
-export const ResponseOutputItemDoneStreamingEventSchema = lossless(z.looseObject({
+export const ResponseOutputItemDoneStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.output_item.done">;
+  sequence_number: z.ZodNumber;
+  output_index: z.ZodNumber;
+  item: z.ZodNullable<typeof ItemFieldSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.output_item.done"),
   sequence_number: z.number().check(jsonInteger),
   output_index: z.number().check(jsonInteger),
@@ -318,13 +464,20 @@ export const ResponseOutputItemDoneStreamingEventSchema = lossless(z.looseObject
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseReasoningSummaryPartAddedStreamingEventPartSchema = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ResponseReasoningSummaryPartAddedStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
 /**
  * Validates {@link T.ResponseReasoningSummaryPartAddedStreamingEvent}.
  *
  * A streaming event that indicated a reasoning summary part was added.
  */
-export const ResponseReasoningSummaryPartAddedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseReasoningSummaryPartAddedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.reasoning_summary_part.added">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  summary_index: z.ZodNumber;
+  part: typeof ResponseReasoningSummaryPartAddedStreamingEventPartSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.reasoning_summary_part.added"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -337,13 +490,20 @@ export const ResponseReasoningSummaryPartAddedStreamingEventSchema = lossless(z.
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseReasoningSummaryPartDoneStreamingEventPartSchema = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ResponseReasoningSummaryPartDoneStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
 /**
  * Validates {@link T.ResponseReasoningSummaryPartDoneStreamingEvent}.
  *
  * A streaming event that indicated a reasoning summary part was completed.
  */
-export const ResponseReasoningSummaryPartDoneStreamingEventSchema = lossless(z.looseObject({
+export const ResponseReasoningSummaryPartDoneStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.reasoning_summary_part.done">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  summary_index: z.ZodNumber;
+  part: typeof ResponseReasoningSummaryPartDoneStreamingEventPartSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.reasoning_summary_part.done"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -356,13 +516,20 @@ export const ResponseReasoningSummaryPartDoneStreamingEventSchema = lossless(z.l
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseContentPartAddedStreamingEventPartSchema = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ResponseContentPartAddedStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
 /**
  * Validates {@link T.ResponseContentPartAddedStreamingEvent}.
  *
  * A streaming event that indicated a content part was added.
  */
-export const ResponseContentPartAddedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseContentPartAddedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.content_part.added">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  part: typeof ResponseContentPartAddedStreamingEventPartSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.content_part.added"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -375,13 +542,20 @@ export const ResponseContentPartAddedStreamingEventSchema = lossless(z.looseObje
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseContentPartDoneStreamingEventPartSchema = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ResponseContentPartDoneStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
 /**
  * Validates {@link T.ResponseContentPartDoneStreamingEvent}.
  *
  * A streaming event that indicated a content part was completed.
  */
-export const ResponseContentPartDoneStreamingEventSchema = lossless(z.looseObject({
+export const ResponseContentPartDoneStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.content_part.done">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  part: typeof ResponseContentPartDoneStreamingEventPartSchema;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.content_part.done"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -394,7 +568,15 @@ export const ResponseContentPartDoneStreamingEventSchema = lossless(z.looseObjec
  *
  * A streaming event that indicated an output text annotation was added.
  */
-export const ResponseOutputTextAnnotationAddedStreamingEventSchema = lossless(z.looseObject({
+export const ResponseOutputTextAnnotationAddedStreamingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"response.output_text.annotation.added">;
+  sequence_number: z.ZodNumber;
+  item_id: z.ZodString;
+  output_index: z.ZodNumber;
+  content_index: z.ZodNumber;
+  annotation_index: z.ZodNumber;
+  annotation: z.ZodNullable<typeof AnnotationSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("response.output_text.annotation.added"),
   sequence_number: z.number().check(jsonInteger),
   item_id: z.string(),
@@ -408,6 +590,6 @@ export const ResponseOutputTextAnnotationAddedStreamingEventSchema = lossless(z.
  *
  * Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).
  */
-export const StreamingEventSchema = openUnion(z.discriminatedUnion("type", [ResponseCreatedStreamingEventSchema, ResponseQueuedStreamingEventSchema, ResponseInProgressStreamingEventSchema, ResponseCompletedStreamingEventSchema, ResponseFailedStreamingEventSchema, ResponseIncompleteStreamingEventSchema, ResponseOutputItemAddedStreamingEventSchema, ResponseOutputItemDoneStreamingEventSchema, ResponseReasoningSummaryPartAddedStreamingEventSchema, ResponseReasoningSummaryPartDoneStreamingEventSchema, ResponseContentPartAddedStreamingEventSchema, ResponseContentPartDoneStreamingEventSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseOutputTextAnnotationAddedStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorStreamingEventSchema]), ["response.created", "response.queued", "response.in_progress", "response.completed", "response.failed", "response.incomplete", "response.output_item.added", "response.output_item.done", "response.reasoning_summary_part.added", "response.reasoning_summary_part.done", "response.content_part.added", "response.content_part.done", "response.output_text.delta", "response.output_text.done", "response.refusal.delta", "response.refusal.done", "response.reasoning.delta", "response.reasoning.done", "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done", "response.output_text.annotation.added", "response.function_call_arguments.delta", "response.function_call_arguments.done", "error"]);
+export const StreamingEventSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ResponseCreatedStreamingEventSchema, typeof ResponseQueuedStreamingEventSchema, typeof ResponseInProgressStreamingEventSchema, typeof ResponseCompletedStreamingEventSchema, typeof ResponseFailedStreamingEventSchema, typeof ResponseIncompleteStreamingEventSchema, typeof ResponseOutputItemAddedStreamingEventSchema, typeof ResponseOutputItemDoneStreamingEventSchema, typeof ResponseReasoningSummaryPartAddedStreamingEventSchema, typeof ResponseReasoningSummaryPartDoneStreamingEventSchema, typeof ResponseContentPartAddedStreamingEventSchema, typeof ResponseContentPartDoneStreamingEventSchema, typeof ResponseOutputTextDeltaStreamingEventSchema, typeof ResponseOutputTextDoneStreamingEventSchema, typeof ResponseRefusalDeltaStreamingEventSchema, typeof ResponseRefusalDoneStreamingEventSchema, typeof ResponseReasoningDeltaStreamingEventSchema, typeof ResponseReasoningDoneStreamingEventSchema, typeof ResponseReasoningSummaryDeltaStreamingEventSchema, typeof ResponseReasoningSummaryDoneStreamingEventSchema, typeof ResponseOutputTextAnnotationAddedStreamingEventSchema, typeof ResponseFunctionCallArgumentsDeltaStreamingEventSchema, typeof ResponseFunctionCallArgumentsDoneStreamingEventSchema, typeof ErrorStreamingEventSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ResponseCreatedStreamingEventSchema, ResponseQueuedStreamingEventSchema, ResponseInProgressStreamingEventSchema, ResponseCompletedStreamingEventSchema, ResponseFailedStreamingEventSchema, ResponseIncompleteStreamingEventSchema, ResponseOutputItemAddedStreamingEventSchema, ResponseOutputItemDoneStreamingEventSchema, ResponseReasoningSummaryPartAddedStreamingEventSchema, ResponseReasoningSummaryPartDoneStreamingEventSchema, ResponseContentPartAddedStreamingEventSchema, ResponseContentPartDoneStreamingEventSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseOutputTextAnnotationAddedStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorStreamingEventSchema]), ["response.created", "response.queued", "response.in_progress", "response.completed", "response.failed", "response.incomplete", "response.output_item.added", "response.output_item.done", "response.reasoning_summary_part.added", "response.reasoning_summary_part.done", "response.content_part.added", "response.content_part.done", "response.output_text.delta", "response.output_text.done", "response.refusal.delta", "response.refusal.done", "response.reasoning.delta", "response.reasoning.done", "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done", "response.output_text.annotation.added", "response.function_call_arguments.delta", "response.function_call_arguments.done", "error"]);
 
 export { ItemReferenceParamSchema, ReasoningSummaryContentParamSchema, ReasoningItemParamSchema, InputTextContentParamSchema, DetailEnumSchema, ImageDetailSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, UrlCitationParamSchema, OutputTextContentParamSchema, RefusalContentParamSchema, FunctionCallItemStatusSchema, FunctionCallStatusSchema, FunctionCallItemParamSchema, InputVideoContentSchema, IncludeEnumSchema, EmptyModelParamSchema, FunctionToolParamSchema, SpecificFunctionParamSchema, SpecificToolChoiceParamSchema, ToolChoiceValueEnumSchema, AllowedToolsParamSchema, ToolChoiceParamSchema, MetadataParamSchema, VerbosityEnumSchema, TextResponseFormatSchema, JsonSchemaResponseFormatParamSchema, TextFormatParamSchema, TextParamSchema, StreamOptionsParamSchema, ReasoningEffortEnumSchema, ReasoningSummaryEnumSchema, ReasoningParamSchema, TruncationEnumSchema, ServiceTierEnumSchema, IncompleteDetailsSchema, MessageRoleSchema, InputTextContentSchema, UrlCitationBodySchema, TopLogProbSchema, LogProbSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, MessageStatusSchema, FunctionCallSchema, FunctionCallOutputStatusEnumSchema, ErrorSchema, FunctionToolSchema, FunctionToolChoiceSchema, AllowedToolChoiceSchema, JsonObjectResponseFormatSchema, JsonSchemaResponseFormatSchema, TextFieldSchema, ReasoningSchema, InputTokensDetailsSchema, OutputTokensDetailsSchema, UsageSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorPayloadSchema, ErrorStreamingEventSchema };

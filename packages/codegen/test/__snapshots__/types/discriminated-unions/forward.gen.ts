@@ -5,32 +5,32 @@ import type { ItemReference, UserMessage, SystemMessage, Reasoning, ChoiceValue,
 
 /** An input item; the two messages share `type` and differ by `role`. */
 export type Item = ItemReference | UserMessage | SystemMessage | Reasoning
-      | OpaqueMember;
+  | OpaqueMember;
 /** Holder */
 export type Holder = {
-      parts: Array<HolderPartsItem>;
-    };
+  parts: Array<HolderPartsItem>;
+};
 /** HolderPartsItem */
 export type HolderPartsItem = Reasoning | UserMessage
-      | OpaqueMember;
+  | OpaqueMember;
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = PingEvent
-      | OpaqueMember;
+  | OpaqueMember;
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
-    ItemReference: ItemReference;
-    UserMessage: UserMessage;
-    SystemMessage: SystemMessage;
-    Reasoning: Reasoning;
-    Item: Item;
-    Holder: Holder;
-    HolderPartsItem: HolderPartsItem;
-    ChoiceValue: ChoiceValue;
-    Choice: Choice;
-    Overlapping: Overlapping;
-    PingEvent: PingEvent;
-    StreamingEvent: StreamingEvent;
+  ItemReference: ItemReference;
+  UserMessage: UserMessage;
+  SystemMessage: SystemMessage;
+  Reasoning: Reasoning;
+  Item: Item;
+  Holder: Holder;
+  HolderPartsItem: HolderPartsItem;
+  ChoiceValue: ChoiceValue;
+  Choice: Choice;
+  Overlapping: Overlapping;
+  PingEvent: PingEvent;
+  StreamingEvent: StreamingEvent;
 }
 
 export type { ItemReference, UserMessage, SystemMessage, Reasoning, ChoiceValue, Choice, Overlapping, PingEvent };

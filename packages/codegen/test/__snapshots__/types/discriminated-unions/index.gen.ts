@@ -15,8 +15,8 @@ export type StreamingEventType = StreamingEvent['type'];
 
 /** Every streaming event type, in the order the spec lists them. */
 export const STREAMING_EVENT_TYPES = [
-      "ping",
-    ] as const satisfies readonly StreamingEventType[];
+  "ping",
+] as const satisfies readonly StreamingEventType[];
 
 /** The streaming event whose `type` is `T`. */
 export type StreamingEventByType<T extends StreamingEventType> = Extract<StreamingEvent, { type: T }>;

@@ -42,39 +42,32 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         ItemReference: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "ItemReference";
+            type?: "item_reference" | null;
             id: string;
         };
         UserMessage: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @default message
              * @enum {string}
              */
-            type: "UserMessage";
+            type: "message";
             /** @enum {string} */
             role: "user";
             content: string;
         };
         SystemMessage: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @default message
              * @enum {string}
              */
-            type: "SystemMessage";
+            type: "message";
             /** @enum {string} */
             role: "system";
             content: string;
         };
         Reasoning: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "Reasoning";
+            /** @enum {string} */
+            type: "reasoning";
             summary: string[];
         };
         /** @description An input item; the two messages share `type` and differ by `role`. */
@@ -88,10 +81,10 @@ export interface components {
         Overlapping: string;
         PingEvent: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @default ping
              * @enum {string}
              */
-            type: "PingEvent";
+            type: "ping";
             sequence_number: number;
         };
     };

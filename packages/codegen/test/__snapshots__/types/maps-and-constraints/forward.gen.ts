@@ -5,15 +5,15 @@ import type { Metadata, Params, Tool, PingEvent } from "./schemas.gen.js";
 
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = PingEvent
-      | OpaqueMember;
+  | OpaqueMember;
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
-    Metadata: Metadata;
-    Params: Params;
-    Tool: Tool;
-    PingEvent: PingEvent;
-    StreamingEvent: StreamingEvent;
+  Metadata: Metadata;
+  Params: Params;
+  Tool: Tool;
+  PingEvent: PingEvent;
+  StreamingEvent: StreamingEvent;
 }
 
 export type { Metadata, Params, Tool, PingEvent };

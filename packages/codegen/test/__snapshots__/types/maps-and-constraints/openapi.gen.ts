@@ -45,7 +45,7 @@ export interface components {
         Metadata: {
             [key: string]: string;
         };
-        Params: Record<string, never>;
+        Params: Record<string, unknown>;
         Tool: {
             name: string;
             tags?: string[];
@@ -55,10 +55,10 @@ export interface components {
         };
         PingEvent: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @default ping
              * @enum {string}
              */
-            type: "PingEvent";
+            type: "ping";
             sequence_number: number;
         };
     };

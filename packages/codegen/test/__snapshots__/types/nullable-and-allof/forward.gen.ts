@@ -5,16 +5,16 @@ import type { Details, Resource, Create, SocketCreate, PingEvent } from "./schem
 
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = PingEvent
-      | OpaqueMember;
+  | OpaqueMember;
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
-    Details: Details;
-    Resource: Resource;
-    Create: Create;
-    SocketCreate: SocketCreate;
-    PingEvent: PingEvent;
-    StreamingEvent: StreamingEvent;
+  Details: Details;
+  Resource: Resource;
+  Create: Create;
+  SocketCreate: SocketCreate;
+  PingEvent: PingEvent;
+  StreamingEvent: StreamingEvent;
 }
 
 export type { Details, Resource, Create, SocketCreate, PingEvent };

@@ -66,10 +66,10 @@ export interface components {
         } & components["schemas"]["Create"];
         PingEvent: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @default ping
              * @enum {string}
              */
-            type: "PingEvent";
+            type: "ping";
             sequence_number: number;
         };
     };

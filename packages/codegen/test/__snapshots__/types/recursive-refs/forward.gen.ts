@@ -5,14 +5,14 @@ import type { Node, Tree, PingEvent } from "./schemas.gen.js";
 
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = PingEvent
-      | OpaqueMember;
+  | OpaqueMember;
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
-    Node: Node;
-    Tree: Tree;
-    PingEvent: PingEvent;
-    StreamingEvent: StreamingEvent;
+  Node: Node;
+  Tree: Tree;
+  PingEvent: PingEvent;
+  StreamingEvent: StreamingEvent;
 }
 
 export type { Node, Tree, PingEvent };

@@ -50,10 +50,10 @@ export interface components {
         };
         PingEvent: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @default ping
              * @enum {string}
              */
-            type: "PingEvent";
+            type: "ping";
             sequence_number: number;
         };
     };

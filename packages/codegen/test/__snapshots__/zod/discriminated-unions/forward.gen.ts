@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import type { Forward as T } from "@openresponses/types/discriminated-unions";
-import { lossless, openUnion } from "../../runtime/checks.js";
+import { type OpaqueMemberSchema, lossless, openUnion } from "../../runtime/checks.js";
 import { ItemReferenceSchema, UserMessageSchema, SystemMessageSchema, ReasoningSchema, ChoiceValueSchema, ChoiceSchema, OverlappingSchema, PingEventSchema } from "./exact.gen.js";
 
 /**
@@ -10,11 +10,13 @@ import { ItemReferenceSchema, UserMessageSchema, SystemMessageSchema, ReasoningS
  *
  * An input item; the two messages share `type` and differ by `role`.
  */
-export const ItemSchema = openUnion(z.discriminatedUnion("type", [ItemReferenceSchema, z.discriminatedUnion("role", [UserMessageSchema, SystemMessageSchema]), ReasoningSchema]), ["item_reference", null, "message", "reasoning"]);
+export const ItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ItemReferenceSchema, z.ZodDiscriminatedUnion<[typeof UserMessageSchema, typeof SystemMessageSchema], "role">, typeof ReasoningSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ItemReferenceSchema, z.discriminatedUnion("role", [UserMessageSchema, SystemMessageSchema]), ReasoningSchema]), ["item_reference", null, "message", "reasoning"]);
 /** Validates {@link T.HolderPartsItem}. */
-export const HolderPartsItemSchema = openUnion(z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]), ["reasoning", "message"]);
+export const HolderPartsItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]), ["reasoning", "message"]);
 /** Validates {@link T.Holder}. */
-export const HolderSchema = lossless(z.looseObject({
+export const HolderSchema: z.ZodObject<{
+  parts: z.ZodArray<typeof HolderPartsItemSchema>;
+}, z.core.$strip> = lossless(z.looseObject({
   parts: z.array(HolderPartsItemSchema),
 }));
 /**
@@ -22,6 +24,6 @@ export const HolderSchema = lossless(z.looseObject({
  *
  * Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).
  */
-export const StreamingEventSchema = openUnion(PingEventSchema, ["ping"]);
+export const StreamingEventSchema: z.ZodUnion<[typeof PingEventSchema, OpaqueMemberSchema]> = openUnion(PingEventSchema, ["ping"]);
 
 export { ItemReferenceSchema, UserMessageSchema, SystemMessageSchema, ReasoningSchema, ChoiceValueSchema, ChoiceSchema, OverlappingSchema, PingEventSchema };

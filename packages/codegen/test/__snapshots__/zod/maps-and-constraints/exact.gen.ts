@@ -10,18 +10,26 @@ const PATTERN_1 = new RegExp("^[a-zA-Z0-9_-]+$", 'u');
  *
  * Up to 16 string pairs.
  */
-export const MetadataSchema = z.record(z.string(), z.string().check(maxCodePoints(512))).check(maxKeys(16));
+export const MetadataSchema: z.ZodRecord<z.ZodString, z.ZodString> = z.record(z.string(), z.string().check(maxCodePoints(512))).check(maxKeys(16));
 /** Validates {@link T.Params}. */
-export const ParamsSchema = z.record(z.string(), z.unknown());
+export const ParamsSchema: z.ZodRecord<z.ZodString, z.ZodUnknown> = z.record(z.string(), z.unknown());
 /** Validates {@link T.Tool}. */
-export const ToolSchema = lossless(z.looseObject({
+export const ToolSchema: z.ZodObject<{
+  name: z.ZodString;
+  tags: z.ZodOptional<z.ZodArray<z.ZodString>>;
+  metadata: z.ZodOptional<typeof MetadataSchema>;
+  added: z.ZodOptional<z.ZodBoolean>;
+}, z.core.$strip> = lossless(z.looseObject({
   name: z.string().check(minCodePoints(1)).check(maxCodePoints(64)).regex(PATTERN_1),
   tags: z.array(z.string()).min(1).max(3).optional(),
   metadata: MetadataSchema.optional(),
   added: z.boolean().optional(),
 }));
 /** Validates {@link T.PingEvent}. */
-export const PingEventSchema = lossless(z.looseObject({
+export const PingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"ping">;
+  sequence_number: z.ZodNumber;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("ping"),
   sequence_number: z.number().check(jsonInteger),
 }));
@@ -30,4 +38,4 @@ export const PingEventSchema = lossless(z.looseObject({
  *
  * Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).
  */
-export const StreamingEventSchema = PingEventSchema;
+export const StreamingEventSchema: typeof PingEventSchema = PingEventSchema;

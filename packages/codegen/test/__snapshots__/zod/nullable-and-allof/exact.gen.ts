@@ -5,7 +5,9 @@ import type * as T from "@openresponses/types/nullable-and-allof";
 import { jsonInteger, lossless } from "../../runtime/checks.js";
 
 /** Validates {@link T.Details}. */
-export const DetailsSchema = lossless(z.looseObject({
+export const DetailsSchema: z.ZodObject<{
+  reason: z.ZodEnum<{ max_output_tokens: "max_output_tokens"; content_filter: "content_filter" }>;
+}, z.core.$strip> = lossless(z.looseObject({
   reason: z.enum(["max_output_tokens", "content_filter"]),
 }));
 /**
@@ -13,7 +15,13 @@ export const DetailsSchema = lossless(z.looseObject({
  *
  * Resource
  */
-export const ResourceSchema = lossless(z.looseObject({
+export const ResourceSchema: z.ZodObject<{
+  details: z.ZodNullable<typeof DetailsSchema>;
+  note: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  only_null: z.ZodOptional<z.ZodNull>;
+  count: z.ZodOptional<z.ZodNumber>;
+  ratio: z.ZodOptional<z.ZodNumber>;
+}, z.core.$strip> = lossless(z.looseObject({
   details: DetailsSchema.nullable(),
   note: z.string().nullable().optional(),
   only_null: z.null().optional(),
@@ -21,7 +29,10 @@ export const ResourceSchema = lossless(z.looseObject({
   ratio: z.number().gt(0).optional(),
 }));
 /** Validates {@link T.Create}. */
-export const CreateSchema = lossless(z.looseObject({
+export const CreateSchema: z.ZodObject<{
+  model: z.ZodString;
+  stream: z.ZodOptional<z.ZodBoolean>;
+}, z.core.$strip> = lossless(z.looseObject({
   model: z.string(),
   stream: z.boolean().optional(),
 }));
@@ -31,13 +42,20 @@ export const CreateSchema = lossless(z.looseObject({
  * A create body with a required type; `stream` is disallowed.
  * @since 2026-04-24
  */
-export const SocketCreateSchema = lossless(z.looseObject({
+export const SocketCreateSchema: z.ZodObject<{
+  type: z.ZodLiteral<"create">;
+  stream: z.ZodOptional<z.ZodNever>;
+  model: z.ZodString;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("create"),
   stream: z.never().optional(),
   model: z.string(),
 }));
 /** Validates {@link T.PingEvent}. */
-export const PingEventSchema = lossless(z.looseObject({
+export const PingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"ping">;
+  sequence_number: z.ZodNumber;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("ping"),
   sequence_number: z.number().check(jsonInteger),
 }));
@@ -46,4 +64,4 @@ export const PingEventSchema = lossless(z.looseObject({
  *
  * Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).
  */
-export const StreamingEventSchema = PingEventSchema;
+export const StreamingEventSchema: typeof PingEventSchema = PingEventSchema;

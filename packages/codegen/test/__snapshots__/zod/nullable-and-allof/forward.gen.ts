@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import type { Forward as T } from "@openresponses/types/nullable-and-allof";
-import { openUnion } from "../../runtime/checks.js";
+import { type OpaqueMemberSchema, openUnion } from "../../runtime/checks.js";
 import { DetailsSchema, ResourceSchema, CreateSchema, SocketCreateSchema, PingEventSchema } from "./exact.gen.js";
 
 /**
@@ -10,6 +10,6 @@ import { DetailsSchema, ResourceSchema, CreateSchema, SocketCreateSchema, PingEv
  *
  * Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).
  */
-export const StreamingEventSchema = openUnion(PingEventSchema, ["ping"]);
+export const StreamingEventSchema: z.ZodUnion<[typeof PingEventSchema, OpaqueMemberSchema]> = openUnion(PingEventSchema, ["ping"]);
 
 export { DetailsSchema, ResourceSchema, CreateSchema, SocketCreateSchema, PingEventSchema };

@@ -10,11 +10,16 @@ export const NodeSchema: z.ZodType<T.Node> = lossless(z.looseObject({
   children: z.array(z.lazy(() => NodeSchema)),
 }));
 /** Validates {@link T.Tree}. */
-export const TreeSchema = lossless(z.looseObject({
+export const TreeSchema: z.ZodObject<{
+  root: z.ZodLazy<z.ZodType<T.Node>>;
+}, z.core.$strip> = lossless(z.looseObject({
   root: z.lazy(() => NodeSchema),
 }));
 /** Validates {@link T.PingEvent}. */
-export const PingEventSchema = lossless(z.looseObject({
+export const PingEventSchema: z.ZodObject<{
+  type: z.ZodLiteral<"ping">;
+  sequence_number: z.ZodNumber;
+}, z.core.$strip> = lossless(z.looseObject({
   type: z.literal("ping"),
   sequence_number: z.number().check(jsonInteger),
 }));
@@ -23,4 +28,4 @@ export const PingEventSchema = lossless(z.looseObject({
  *
  * Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).
  */
-export const StreamingEventSchema = PingEventSchema;
+export const StreamingEventSchema: typeof PingEventSchema = PingEventSchema;

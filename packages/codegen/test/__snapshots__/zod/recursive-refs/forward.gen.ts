@@ -2,7 +2,7 @@
 
 import { z } from "zod";
 import type { Forward as T } from "@openresponses/types/recursive-refs";
-import { openUnion } from "../../runtime/checks.js";
+import { type OpaqueMemberSchema, openUnion } from "../../runtime/checks.js";
 import { NodeSchema, TreeSchema, PingEventSchema } from "./exact.gen.js";
 
 /**
@@ -10,6 +10,6 @@ import { NodeSchema, TreeSchema, PingEventSchema } from "./exact.gen.js";
  *
  * Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).
  */
-export const StreamingEventSchema = openUnion(PingEventSchema, ["ping"]);
+export const StreamingEventSchema: z.ZodUnion<[typeof PingEventSchema, OpaqueMemberSchema]> = openUnion(PingEventSchema, ["ping"]);
 
 export { NodeSchema, TreeSchema, PingEventSchema };
