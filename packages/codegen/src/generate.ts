@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { Project } from 'ts-morph';
+import { IndentationText, Project } from 'ts-morph';
 import { generatedHeader } from './emit/docs.js';
 import { emitTypesIndex, emitTypesModule } from './emit/emit-types.js';
 import { emitZodModule } from './emit/emit-zod.js';
@@ -27,7 +27,7 @@ export interface DocumentInput {
 export async function generateVersion(input: DocumentInput, options: { openapiTypescript?: boolean } = {}): Promise<VersionOutput> {
   const model = readOpenApi(input.document, { version: input.version, sha256: input.sha256 });
   const analysis = new ModelAnalysis(model);
-  const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
+  const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true, manipulationSettings: { indentationText: IndentationText.TwoSpaces } });
   const v = input.version;
   const types: Record<string, string> = {
     [`${v}/schemas.gen.ts`]: emitTypesModule(project, analysis, 'exact', `/types/${v}/schemas.gen.ts`),
@@ -40,10 +40,7 @@ export async function generateVersion(input: DocumentInput, options: { openapiTy
   }
   const zod: Record<string, string> = {
     [`${v}/exact.gen.ts`]: emitZodModule(project, analysis, 'exact', `/zod/${v}/exact.gen.ts`, `@openresponses/types/${v}`),
-    [`${v}/forward.gen.ts`]: emitZodModule(project, analysis, 'forward', `/zod/${v}/forward.gen.ts`, `@openresponses/types/${v}`).replace(
-      `import type * as T from "@openresponses/types/${v}";`,
-      `import type { Forward as T } from "@openresponses/types/${v}";`,
-    ),
+    [`${v}/forward.gen.ts`]: emitZodModule(project, analysis, 'forward', `/zod/${v}/forward.gen.ts`, `@openresponses/types/${v}`),
     [`${v}/index.gen.ts`]: [
       generatedHeader(v, input.sha256),
       `export * from './exact.gen.js';`,

@@ -1,3 +1,4 @@
+import type { Project, StatementStructures } from 'ts-morph';
 import type { Annotations } from '../model/schema-model.js';
 
 /** JSDoc text (without the comment delimiters) for a schema or field, or undefined when there is nothing to say. */
@@ -40,4 +41,15 @@ export function generatedHeader(version: string, sha256: string): string {
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 export function propertyKey(name: string): string {
   return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+}
+
+/**
+ * Prints a whole module from ts-morph structures in one pass (much faster than editing a source file
+ * node by node), with the generated-code header on top.
+ */
+export function printModule(project: Project, fileName: string, header: string, statements: StatementStructures[]): string {
+  const file = project.createSourceFile(fileName, { statements }, { overwrite: true });
+  const text = `${header}\n${file.getFullText()}`;
+  project.removeSourceFile(file);
+  return text;
 }

@@ -1,7 +1,7 @@
-import { type Project, VariableDeclarationKind } from 'ts-morph';
+import { type Project, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
 import { ModelAnalysis } from '../model/analysis.js';
 import type { SchemaNode } from '../model/schema-model.js';
-import { docComment, docText, generatedHeader, propertyKey } from './docs.js';
+import { docComment, docText, generatedHeader, printModule, propertyKey } from './docs.js';
 
 export type ValidationMode = 'exact' | 'forward';
 
@@ -14,7 +14,7 @@ export const OPAQUE_MEMBER = 'OpaqueMember';
  */
 export function emitTypesModule(project: Project, analysis: ModelAnalysis, mode: ValidationMode, fileName: string): string {
   const { model } = analysis;
-  const file = project.createSourceFile(fileName, '', { overwrite: true });
+  const statements: StatementStructures[] = [];
   const reused: string[] = [];
   for (const schema of model.schemas) {
     if (mode === 'forward' && !analysis.dependsOnOpenUnion(schema.name)) {
@@ -24,24 +24,25 @@ export function emitTypesModule(project: Project, analysis: ModelAnalysis, mode:
     let type = typeText(schema.node, '');
     if (mode === 'forward' && schema.open) type = `${type}\n  | ${OPAQUE_MEMBER}`;
     const docs = docText(schema.node.annotations, schema.name);
-    file.addTypeAlias({ name: schema.name, isExported: true, type, docs: docs ? [docs] : [] });
+    statements.push({ kind: StructureKind.TypeAlias, name: schema.name, isExported: true, type, docs: docs ? [docs] : [] });
   }
-  file.addInterface({
+  statements.push({
+    kind: StructureKind.Interface,
     name: 'SchemaTypes',
     isExported: true,
     docs: ['Every named schema by name, for generic code (`SchemaTypes[Name]`).'],
     properties: model.schemas.map((s) => ({ name: s.name, type: s.name })),
   });
   if (mode === 'forward') {
-    file.addImportDeclaration({ moduleSpecifier: '../../opaque-member.js', namedImports: [OPAQUE_MEMBER], isTypeOnly: true });
+    const imports: StatementStructures[] = [{ kind: StructureKind.ImportDeclaration, moduleSpecifier: '../../opaque-member.js', namedImports: [OPAQUE_MEMBER], isTypeOnly: true }];
     if (reused.length > 0) {
       // Schemas without an open union are the same in both modes: reuse the exact ones.
-      file.addImportDeclaration({ moduleSpecifier: './schemas.gen.js', namedImports: reused, isTypeOnly: true });
-      file.addExportDeclaration({ namedExports: reused, isTypeOnly: true });
+      imports.push({ kind: StructureKind.ImportDeclaration, moduleSpecifier: './schemas.gen.js', namedImports: reused, isTypeOnly: true });
+      statements.push({ kind: StructureKind.ExportDeclaration, namedExports: reused, isTypeOnly: true });
     }
+    statements.unshift(...imports);
   }
-  file.formatText({ indentSize: 2, convertTabsToSpaces: true });
-  return `${generatedHeader(model.version, model.sha256)}\n${file.getFullText()}`;
+  return printModule(project, fileName, generatedHeader(model.version, model.sha256), statements);
 }
 
 /** The version entry point of `@openresponses/types`: exact types, the Forward namespace, event constants. */
@@ -54,25 +55,29 @@ export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileNa
     if (!values || values.length !== 1 || typeof values[0] !== 'string') throw new Error('Every streaming event needs one literal type');
     return values[0];
   });
-  const file = project.createSourceFile(fileName, '', { overwrite: true });
-  file.addExportDeclaration({ moduleSpecifier: './schemas.gen.js', isTypeOnly: true });
-  file.addStatements(`export type * as Forward from './forward.gen.js';`);
-  file.addExportDeclaration({ moduleSpecifier: './openapi.gen.js', namedExports: ['paths', 'components', 'operations'], isTypeOnly: true });
-  file.addExportDeclaration({ moduleSpecifier: '../../opaque-member.js', namedExports: [OPAQUE_MEMBER], isTypeOnly: true });
-  file.addImportDeclaration({ moduleSpecifier: './schemas.gen.js', namedImports: [model.streamingEventUnion], isTypeOnly: true });
-  file.addVariableStatement({
+  const statements: StatementStructures[] = [
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './schemas.gen.js', namedImports: [model.streamingEventUnion], isTypeOnly: true },
+    { kind: StructureKind.ExportDeclaration, moduleSpecifier: './schemas.gen.js', isTypeOnly: true },
+    { kind: StructureKind.ExportDeclaration, moduleSpecifier: './forward.gen.js', namespaceExport: 'Forward', isTypeOnly: true },
+    { kind: StructureKind.ExportDeclaration, moduleSpecifier: './openapi.gen.js', namedExports: ['paths', 'components', 'operations'], isTypeOnly: true },
+    { kind: StructureKind.ExportDeclaration, moduleSpecifier: '../../opaque-member.js', namedExports: [OPAQUE_MEMBER], isTypeOnly: true },
+  ];
+  statements.push({
+    kind: StructureKind.VariableStatement,
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
     docs: ['The spec version these types were generated from.'],
     declarations: [{ name: 'SPEC_VERSION', initializer: `${JSON.stringify(model.version)}` }],
   });
-  file.addTypeAlias({
+  statements.push({
+    kind: StructureKind.TypeAlias,
     isExported: true,
     name: 'StreamingEventType',
     type: `${model.streamingEventUnion}['type']`,
     docs: ['The `type` of every streaming event the spec defines.'],
   });
-  file.addVariableStatement({
+  statements.push({
+    kind: StructureKind.VariableStatement,
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
     docs: ['Every streaming event type, in the order the spec lists them.'],
@@ -83,15 +88,15 @@ export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileNa
       },
     ],
   });
-  file.addTypeAlias({
+  statements.push({
+    kind: StructureKind.TypeAlias,
     isExported: true,
     name: 'StreamingEventByType',
     typeParameters: [{ name: 'T', constraint: 'StreamingEventType' }],
     type: `Extract<${model.streamingEventUnion}, { type: T }>`,
     docs: ['The streaming event whose `type` is `T`.'],
   });
-  file.formatText({ indentSize: 2, convertTabsToSpaces: true });
-  return `${generatedHeader(model.version, model.sha256)}\n${file.getFullText()}`;
+  return printModule(project, fileName, generatedHeader(model.version, model.sha256), statements);
 }
 
 /** TypeScript type text for a node; `indent` is the indentation of the line the type starts on. */

@@ -1,7 +1,7 @@
-import { type Project, VariableDeclarationKind } from 'ts-morph';
+import { type Project, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
 import { ABSENT, type DiscriminationPlan, ModelAnalysis } from '../model/analysis.js';
 import type { SchemaNode } from '../model/schema-model.js';
-import { docText, generatedHeader, propertyKey } from './docs.js';
+import { docText, generatedHeader, printModule, propertyKey } from './docs.js';
 import type { ValidationMode } from './emit-types.js';
 
 export const schemaConstName = (name: string) => `${name}Schema`;
@@ -18,7 +18,7 @@ export function emitZodModule(project: Project, analysis: ModelAnalysis, mode: V
   const { model } = analysis;
   const { order, cyclic } = analysis.declarationOrder();
   const emitter = new ZodExpressionEmitter(analysis, cyclic);
-  const file = project.createSourceFile(fileName, '', { overwrite: true });
+  const declarations: StatementStructures[] = [];
   const reused: string[] = [];
   for (const schema of order) {
     if (mode === 'forward' && !analysis.dependsOnOpenUnion(schema.name)) {
@@ -34,7 +34,8 @@ export function emitZodModule(project: Project, analysis: ModelAnalysis, mode: V
       type = `z.ZodUnion<[${type}, ${emitter.use('OpaqueMemberSchema')}]>`;
     }
     const description = docText(schema.node.annotations);
-    file.addVariableStatement({
+    declarations.push({
+      kind: StructureKind.VariableStatement,
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
       docs: [`Validates {@link T.${schema.name}}.${description ? `\n\n${description}` : ''}`],
@@ -50,25 +51,26 @@ export function emitZodModule(project: Project, analysis: ModelAnalysis, mode: V
       ],
     });
   }
-  file.insertImportDeclaration(0, { moduleSpecifier: 'zod', namedImports: ['z'] });
-  file.insertImportDeclaration(1, { moduleSpecifier: typesModule, namespaceImport: 'T', isTypeOnly: true });
+  const statements: StatementStructures[] = [
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: 'zod', namedImports: ['z'] },
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: typesModule, ...(mode === 'forward' ? { namedImports: ['Forward as T'] } : { namespaceImport: 'T' }), isTypeOnly: true },
+  ];
   if (emitter.runtimeImports.size > 0) {
-    const imports = [...emitter.runtimeImports].sort().map((name) => (name === 'OpaqueMemberSchema' ? { name, isTypeOnly: true } : { name }));
-    file.insertImportDeclaration(2, { moduleSpecifier: RUNTIME_MODULE, namedImports: imports });
+    const namedImports = [...emitter.runtimeImports].sort().map((name) => (name === 'OpaqueMemberSchema' ? { name, isTypeOnly: true } : { name }));
+    statements.push({ kind: StructureKind.ImportDeclaration, moduleSpecifier: RUNTIME_MODULE, namedImports });
   }
-  if (reused.length > 0) {
-    // Schemas without an open union are the same in both modes: reuse the exact instances.
-    file.insertImportDeclaration(file.getImportDeclarations().length, { moduleSpecifier: './exact.gen.js', namedImports: reused });
-    file.addExportDeclaration({ namedExports: reused });
-  }
+  // Schemas without an open union are the same in both modes: reuse the exact instances.
+  if (reused.length > 0) statements.push({ kind: StructureKind.ImportDeclaration, moduleSpecifier: './exact.gen.js', namedImports: reused });
   for (const [pattern, name] of emitter.patterns) {
-    file.insertVariableStatement(file.getImportDeclarations().length, {
+    statements.push({
+      kind: StructureKind.VariableStatement,
       declarationKind: VariableDeclarationKind.Const,
       declarations: [{ name, initializer: `new RegExp(${JSON.stringify(pattern)}, 'u')` }],
     });
   }
-  file.formatText({ indentSize: 2, convertTabsToSpaces: true });
-  return `${generatedHeader(model.version, model.sha256)}\n${file.getFullText()}`;
+  statements.push(...declarations);
+  if (reused.length > 0) statements.push({ kind: StructureKind.ExportDeclaration, namedExports: reused });
+  return printModule(project, fileName, generatedHeader(model.version, model.sha256), statements);
 }
 
 function knownTypes(analysis: ModelAnalysis, node: SchemaNode): Array<string | null> {

@@ -2,485 +2,484 @@
 
 import type { OpaqueMember } from "../../opaque-member.js";
 import type { ItemReferenceParam, ReasoningSummaryContentParam, ReasoningItemParam, InputTextContentParam, DetailEnum, InputImageContentParamAutoParam, InputFileContentParam, UrlCitationParam, OutputTextContentParam, RefusalContentParam, FunctionCallItemStatus, FunctionCallItemParam, IncludeEnum, EmptyModelParam, FunctionToolParam, SpecificFunctionParam, SpecificToolChoiceParam, ToolChoiceValueEnum, AllowedToolsParam, ToolChoiceParam, MetadataParam, VerbosityEnum, TextParam, StreamOptionsParam, ReasoningEffortEnum, ReasoningSummaryEnum, ReasoningParam, TruncationEnum, ServiceTierEnum, IncompleteDetails, MessageRole, InputTextContent, UrlCitationBody, TopLogProb, LogProb, TextContent, SummaryTextContent, ReasoningTextContent, RefusalContent, ImageDetail, InputImageContent, InputFileContent, MessageStatus, FunctionCallStatus, FunctionCall, FunctionCallOutputStatusEnum, Error, FunctionTool, FunctionToolChoice, AllowedToolChoice, TextResponseFormat, JsonObjectResponseFormat, JsonSchemaResponseFormat, TextField, Reasoning, InputTokensDetails, OutputTokensDetails, Usage, ResponseOutputTextDeltaStreamingEvent, ResponseOutputTextDoneStreamingEvent, ResponseRefusalDeltaStreamingEvent, ResponseRefusalDoneStreamingEvent, ResponseReasoningDeltaStreamingEvent, ResponseReasoningDoneStreamingEvent, ResponseReasoningSummaryDeltaStreamingEvent, ResponseReasoningSummaryDoneStreamingEvent, ResponseFunctionCallArgumentsDeltaStreamingEvent, ResponseFunctionCallArgumentsDoneStreamingEvent, ErrorPayload, ErrorStreamingEvent, InputVideoContent, JsonSchemaResponseFormatParam, TextFormatParam } from "./schemas.gen.js";
-
 /** UserMessageItemParam */
 export type UserMessageItemParam = {
-  id?: string | null;
-  /**
-   * The item type. Always `message`.
-   * @default "message"
-   */
-  type: "message";
-  /**
-   * The message role. Always `user`.
-   * @default "user"
-   */
-  role: "user";
-  /** The message content, as an array of content parts. */
-  content: Array<UserMessageItemParamContentItem> | string;
-  status?: string | null;
-};
+    id?: string | null;
+    /**
+     * The item type. Always `message`.
+     * @default "message"
+     */
+    type: "message";
+    /**
+     * The message role. Always `user`.
+     * @default "user"
+     */
+    role: "user";
+    /** The message content, as an array of content parts. */
+    content: Array<UserMessageItemParamContentItem> | string;
+    status?: string | null;
+  };
 /** A piece of message content, such as text, an image, or a file. */
 export type UserMessageItemParamContentItem = InputTextContentParam | InputImageContentParamAutoParam | InputFileContentParam
-  | OpaqueMember;
+    | OpaqueMember;
 /** SystemMessageItemParam */
 export type SystemMessageItemParam = {
-  id?: string | null;
-  /**
-   * The item type. Always `message`.
-   * @default "message"
-   */
-  type: "message";
-  /**
-   * The message role. Always `system`.
-   * @default "system"
-   */
-  role: "system";
-  /** The message content, as an array of content parts. */
-  content: Array<SystemMessageItemParamContentItem> | string;
-  status?: string | null;
-};
+    id?: string | null;
+    /**
+     * The item type. Always `message`.
+     * @default "message"
+     */
+    type: "message";
+    /**
+     * The message role. Always `system`.
+     * @default "system"
+     */
+    role: "system";
+    /** The message content, as an array of content parts. */
+    content: Array<SystemMessageItemParamContentItem> | string;
+    status?: string | null;
+  };
 /** SystemMessageItemParamContentItem */
 export type SystemMessageItemParamContentItem = InputTextContentParam
-  | OpaqueMember;
+    | OpaqueMember;
 /** DeveloperMessageItemParam */
 export type DeveloperMessageItemParam = {
-  id?: string | null;
-  /**
-   * The item type. Always `message`.
-   * @default "message"
-   */
-  type: "message";
-  /**
-   * The message role. Always `developer`.
-   * @default "developer"
-   */
-  role: "developer";
-  /** The message content, as an array of content parts. */
-  content: Array<DeveloperMessageItemParamContentItem> | string;
-  status?: string | null;
-};
+    id?: string | null;
+    /**
+     * The item type. Always `message`.
+     * @default "message"
+     */
+    type: "message";
+    /**
+     * The message role. Always `developer`.
+     * @default "developer"
+     */
+    role: "developer";
+    /** The message content, as an array of content parts. */
+    content: Array<DeveloperMessageItemParamContentItem> | string;
+    status?: string | null;
+  };
 /** DeveloperMessageItemParamContentItem */
 export type DeveloperMessageItemParamContentItem = InputTextContentParam
-  | OpaqueMember;
+    | OpaqueMember;
 /** AssistantMessageItemParam */
 export type AssistantMessageItemParam = {
-  id?: string | null;
-  /**
-   * The item type. Always `message`.
-   * @default "message"
-   */
-  type: "message";
-  /**
-   * The role of the message author. Always `assistant`.
-   * @default "assistant"
-   */
-  role: "assistant";
-  /** The message content, as an array of content parts. */
-  content: Array<AssistantMessageItemParamContentItem> | string;
-  status?: string | null;
-};
+    id?: string | null;
+    /**
+     * The item type. Always `message`.
+     * @default "message"
+     */
+    type: "message";
+    /**
+     * The role of the message author. Always `assistant`.
+     * @default "assistant"
+     */
+    role: "assistant";
+    /** The message content, as an array of content parts. */
+    content: Array<AssistantMessageItemParamContentItem> | string;
+    status?: string | null;
+  };
 /** A piece of assistant message content, such as text or a refusal. */
 export type AssistantMessageItemParamContentItem = OutputTextContentParam | RefusalContentParam
-  | OpaqueMember;
+    | OpaqueMember;
 /** The output of a function tool call. */
 export type FunctionCallOutputItemParam = {
-  id?: string | null;
-  /** The unique ID of the function tool call generated by the model. */
-  call_id: string;
-  /**
-   * The type of the function tool call output. Always `function_call_output`.
-   * @default "function_call_output"
-   */
-  type: "function_call_output";
-  /** Text, image, or file output of the function tool call. */
-  output: string | Array<FunctionCallOutputItemParamOutputItem>;
-  status?: FunctionCallStatus | null;
-};
+    id?: string | null;
+    /** The unique ID of the function tool call generated by the model. */
+    call_id: string;
+    /**
+     * The type of the function tool call output. Always `function_call_output`.
+     * @default "function_call_output"
+     */
+    type: "function_call_output";
+    /** Text, image, or file output of the function tool call. */
+    output: string | Array<FunctionCallOutputItemParamOutputItem>;
+    status?: FunctionCallStatus | null;
+  };
 /** A piece of message content, such as text, an image, or a file. */
 export type FunctionCallOutputItemParamOutputItem = InputTextContentParam | InputImageContentParamAutoParam | InputFileContentParam | InputVideoContent
-  | OpaqueMember;
+    | OpaqueMember;
 /** ItemParam */
 export type ItemParam = ItemReferenceParam | ReasoningItemParam | UserMessageItemParam | SystemMessageItemParam | DeveloperMessageItemParam | AssistantMessageItemParam | FunctionCallItemParam | FunctionCallOutputItemParam
-  | OpaqueMember;
+    | OpaqueMember;
 /** ResponsesToolParam */
 export type ResponsesToolParam = FunctionToolParam
-  | OpaqueMember;
+    | OpaqueMember;
 /** CreateResponseBody */
 export type CreateResponseBody = {
-  model?: string | null;
-  input?: string | Array<ItemParam> | null;
-  previous_response_id?: string | null;
-  include?: Array<IncludeEnum>;
-  tools?: Array<ResponsesToolParam> | null;
-  tool_choice?: ToolChoiceParam | null;
-  metadata?: MetadataParam | null;
-  text?: TextParam | null;
-  temperature?: number | null;
-  top_p?: number | null;
-  presence_penalty?: number | null;
-  frequency_penalty?: number | null;
-  parallel_tool_calls?: boolean | null;
-  /** Whether to stream response events as server-sent events. */
-  stream?: boolean;
-  stream_options?: StreamOptionsParam | null;
-  /** Whether to run the request in the background and return immediately. */
-  background?: boolean;
-  max_output_tokens?: number | null;
-  max_tool_calls?: number | null;
-  reasoning?: ReasoningParam | null;
-  safety_identifier?: string | null;
-  prompt_cache_key?: string | null;
-  /** Controls how the service truncates the input when it exceeds the model context window. */
-  truncation?: TruncationEnum;
-  instructions?: string | null;
-  /** Whether to store the response so it can be retrieved later. */
-  store?: boolean;
-  /** The service tier to use for this request. */
-  service_tier?: ServiceTierEnum;
-  top_logprobs?: number | null;
-};
+    model?: string | null;
+    input?: string | Array<ItemParam> | null;
+    previous_response_id?: string | null;
+    include?: Array<IncludeEnum>;
+    tools?: Array<ResponsesToolParam> | null;
+    tool_choice?: ToolChoiceParam | null;
+    metadata?: MetadataParam | null;
+    text?: TextParam | null;
+    temperature?: number | null;
+    top_p?: number | null;
+    presence_penalty?: number | null;
+    frequency_penalty?: number | null;
+    parallel_tool_calls?: boolean | null;
+    /** Whether to stream response events as server-sent events. */
+    stream?: boolean;
+    stream_options?: StreamOptionsParam | null;
+    /** Whether to run the request in the background and return immediately. */
+    background?: boolean;
+    max_output_tokens?: number | null;
+    max_tool_calls?: number | null;
+    reasoning?: ReasoningParam | null;
+    safety_identifier?: string | null;
+    prompt_cache_key?: string | null;
+    /** Controls how the service truncates the input when it exceeds the model context window. */
+    truncation?: TruncationEnum;
+    instructions?: string | null;
+    /** Whether to store the response so it can be retrieved later. */
+    store?: boolean;
+    /** The service tier to use for this request. */
+    service_tier?: ServiceTierEnum;
+    top_logprobs?: number | null;
+  };
 /** An annotation that applies to a span of output text. */
 export type Annotation = UrlCitationBody
-  | OpaqueMember;
+    | OpaqueMember;
 /** A text output from the model. */
 export type OutputTextContent = {
-  /**
-   * The type of the output text. Always `output_text`.
-   * @default "output_text"
-   */
-  type: "output_text";
-  /** The text output from the model. */
-  text: string;
-  /** The annotations of the text output. */
-  annotations: Array<Annotation>;
-  logprobs: Array<LogProb>;
-};
+    /**
+     * The type of the output text. Always `output_text`.
+     * @default "output_text"
+     */
+    type: "output_text";
+    /** The text output from the model. */
+    text: string;
+    /** The annotations of the text output. */
+    annotations: Array<Annotation>;
+    logprobs: Array<LogProb>;
+  };
 /** A message to or from the model. */
 export type Message = {
-  /**
-   * The type of the message. Always set to `message`.
-   * @default "message"
-   */
-  type: "message";
-  /** The unique ID of the message. */
-  id: string;
-  /** The status of item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are returned via API. */
-  status: MessageStatus;
-  /** The role of the message. One of `unknown`, `user`, `assistant`, `system`, `critic`, `discriminator`, `developer`, or `tool`. */
-  role: MessageRole;
-  /** The content of the message */
-  content: Array<MessageContentItem>;
-};
+    /**
+     * The type of the message. Always set to `message`.
+     * @default "message"
+     */
+    type: "message";
+    /** The unique ID of the message. */
+    id: string;
+    /** The status of item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are returned via API. */
+    status: MessageStatus;
+    /** The role of the message. One of `unknown`, `user`, `assistant`, `system`, `critic`, `discriminator`, `developer`, or `tool`. */
+    role: MessageRole;
+    /** The content of the message */
+    content: Array<MessageContentItem>;
+  };
 /** A content part that makes up an input or output item. */
 export type MessageContentItem = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent | InputVideoContent
-  | OpaqueMember;
+    | OpaqueMember;
 /** A function tool call output that was returned by the tool. */
 export type FunctionCallOutput = {
-  /**
-   * The type of the function tool call output. Always `function_call_output`.
-   * @default "function_call_output"
-   */
-  type: "function_call_output";
-  /** The unique ID of the function tool call output. Populated when this item is returned via API. */
-  id: string;
-  /** The unique ID of the function tool call generated by the model. */
-  call_id: string;
-  output: string | Array<FunctionCallOutputOutputItem>;
-  /** The status of the item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are returned via API. */
-  status: FunctionCallOutputStatusEnum;
-};
+    /**
+     * The type of the function tool call output. Always `function_call_output`.
+     * @default "function_call_output"
+     */
+    type: "function_call_output";
+    /** The unique ID of the function tool call output. Populated when this item is returned via API. */
+    id: string;
+    /** The unique ID of the function tool call generated by the model. */
+    call_id: string;
+    output: string | Array<FunctionCallOutputOutputItem>;
+    /** The status of the item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are returned via API. */
+    status: FunctionCallOutputStatusEnum;
+  };
 /** A content part that makes up an input or output item. */
 export type FunctionCallOutputOutputItem = InputTextContent | InputImageContent | InputFileContent
-  | OpaqueMember;
+    | OpaqueMember;
 /** A reasoning item that was generated by the model. */
 export type ReasoningBody = {
-  /**
-   * The type of the item. Always `reasoning`.
-   * @default "reasoning"
-   */
-  type: "reasoning";
-  /** The unique ID of the reasoning item. */
-  id: string;
-  /** The reasoning content that was generated. */
-  content?: Array<ReasoningBodyContentItem>;
-  /** The reasoning summary content that was generated. */
-  summary: Array<ReasoningBodySummaryItem>;
-  /** The encrypted reasoning content that was generated. */
-  encrypted_content?: string;
-};
+    /**
+     * The type of the item. Always `reasoning`.
+     * @default "reasoning"
+     */
+    type: "reasoning";
+    /** The unique ID of the reasoning item. */
+    id: string;
+    /** The reasoning content that was generated. */
+    content?: Array<ReasoningBodyContentItem>;
+    /** The reasoning summary content that was generated. */
+    summary: Array<ReasoningBodySummaryItem>;
+    /** The encrypted reasoning content that was generated. */
+    encrypted_content?: string;
+  };
 /** A content part that makes up an input or output item. */
 export type ReasoningBodyContentItem = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent
-  | OpaqueMember;
+    | OpaqueMember;
 /** A content part that makes up an input or output item. */
 export type ReasoningBodySummaryItem = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent
-  | OpaqueMember;
+    | OpaqueMember;
 /** An item representing a message, tool call, tool output, reasoning, or other response element. */
 export type ItemField = Message | FunctionCall | FunctionCallOutput | ReasoningBody
-  | OpaqueMember;
+    | OpaqueMember;
 /** A tool that can be used to generate a response. */
 export type Tool = FunctionTool
-  | OpaqueMember;
+    | OpaqueMember;
 /** The complete response object that was returned by the Responses API. */
 export type ResponseResource = {
-  /** The unique ID of the response that was created. */
-  id: string;
-  /**
-   * The object type, which was always `response`.
-   * @default "response"
-   */
-  object: "response";
-  /** The Unix timestamp (in seconds) for when the response was created. */
-  created_at: number;
-  completed_at: number | null;
-  /** The status that was set for the response. */
-  status: string;
-  incomplete_details: IncompleteDetails | null;
-  /** The model that generated this response. */
-  model: string;
-  previous_response_id: string | null;
-  instructions: string | null;
-  /** The output items that were generated by the model. */
-  output: Array<ItemField>;
-  error: Error | null;
-  /** The tools that were available to the model during response generation. */
-  tools: Array<Tool>;
-  tool_choice: FunctionToolChoice | ToolChoiceValueEnum | AllowedToolChoice;
-  /** How the input was truncated by the service when it exceeded the model context window. */
-  truncation: TruncationEnum;
-  /** Whether the model was allowed to call multiple tools in parallel. */
-  parallel_tool_calls: boolean;
-  /** Configuration options for text output that were used. */
-  text: TextField;
-  /** The nucleus sampling parameter that was used for this response. */
-  top_p: number;
-  /** The presence penalty that was used to penalize new tokens based on whether they appear in the text so far. */
-  presence_penalty: number;
-  /** The frequency penalty that was used to penalize new tokens based on their frequency in the text so far. */
-  frequency_penalty: number;
-  /** The number of most likely tokens that were returned at each position, along with their log probabilities. */
-  top_logprobs: number;
-  /** The sampling temperature that was used for this response. */
-  temperature: number;
-  reasoning: Reasoning | null;
-  usage: Usage | null;
-  max_output_tokens: number | null;
-  max_tool_calls: number | null;
-  /** Whether this response was stored so it can be retrieved later. */
-  store: boolean;
-  /** Whether this request was run in the background. */
-  background: boolean;
-  /** The service tier that was used for this response. */
-  service_tier: string;
-  /** Developer-defined metadata that was associated with the response. */
-  metadata: unknown;
-  safety_identifier: string | null;
-  prompt_cache_key: string | null;
-};
+    /** The unique ID of the response that was created. */
+    id: string;
+    /**
+     * The object type, which was always `response`.
+     * @default "response"
+     */
+    object: "response";
+    /** The Unix timestamp (in seconds) for when the response was created. */
+    created_at: number;
+    completed_at: number | null;
+    /** The status that was set for the response. */
+    status: string;
+    incomplete_details: IncompleteDetails | null;
+    /** The model that generated this response. */
+    model: string;
+    previous_response_id: string | null;
+    instructions: string | null;
+    /** The output items that were generated by the model. */
+    output: Array<ItemField>;
+    error: Error | null;
+    /** The tools that were available to the model during response generation. */
+    tools: Array<Tool>;
+    tool_choice: FunctionToolChoice | ToolChoiceValueEnum | AllowedToolChoice;
+    /** How the input was truncated by the service when it exceeded the model context window. */
+    truncation: TruncationEnum;
+    /** Whether the model was allowed to call multiple tools in parallel. */
+    parallel_tool_calls: boolean;
+    /** Configuration options for text output that were used. */
+    text: TextField;
+    /** The nucleus sampling parameter that was used for this response. */
+    top_p: number;
+    /** The presence penalty that was used to penalize new tokens based on whether they appear in the text so far. */
+    presence_penalty: number;
+    /** The frequency penalty that was used to penalize new tokens based on their frequency in the text so far. */
+    frequency_penalty: number;
+    /** The number of most likely tokens that were returned at each position, along with their log probabilities. */
+    top_logprobs: number;
+    /** The sampling temperature that was used for this response. */
+    temperature: number;
+    reasoning: Reasoning | null;
+    usage: Usage | null;
+    max_output_tokens: number | null;
+    max_tool_calls: number | null;
+    /** Whether this response was stored so it can be retrieved later. */
+    store: boolean;
+    /** Whether this request was run in the background. */
+    background: boolean;
+    /** The service tier that was used for this response. */
+    service_tier: string;
+    /** Developer-defined metadata that was associated with the response. */
+    metadata: unknown;
+    safety_identifier: string | null;
+    prompt_cache_key: string | null;
+  };
 /** A streaming event that indicated the response was created. */
 export type ResponseCreatedStreamingEvent = {
-  /**
-   * The type of the event, always `response.created`.
-   * @default "response.created"
-   */
-  type: "response.created";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.created`.
+     * @default "response.created"
+     */
+    type: "response.created";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated the response was queued. */
 export type ResponseQueuedStreamingEvent = {
-  /**
-   * The type of the event, always `response.queued`.
-   * @default "response.queued"
-   */
-  type: "response.queued";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.queued`.
+     * @default "response.queued"
+     */
+    type: "response.queued";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated the response was in progress. */
 export type ResponseInProgressStreamingEvent = {
-  /**
-   * The type of the event, always `response.in_progress`.
-   * @default "response.in_progress"
-   */
-  type: "response.in_progress";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.in_progress`.
+     * @default "response.in_progress"
+     */
+    type: "response.in_progress";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated the response was completed. */
 export type ResponseCompletedStreamingEvent = {
-  /**
-   * The type of the event, always `response.completed`.
-   * @default "response.completed"
-   */
-  type: "response.completed";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.completed`.
+     * @default "response.completed"
+     */
+    type: "response.completed";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated the response had failed. */
 export type ResponseFailedStreamingEvent = {
-  /**
-   * The type of the event, always `response.failed`.
-   * @default "response.failed"
-   */
-  type: "response.failed";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.failed`.
+     * @default "response.failed"
+     */
+    type: "response.failed";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated the response was incomplete. */
 export type ResponseIncompleteStreamingEvent = {
-  /**
-   * The type of the event, always `response.incomplete`.
-   * @default "response.incomplete"
-   */
-  type: "response.incomplete";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.incomplete`.
+     * @default "response.incomplete"
+     */
+    type: "response.incomplete";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated an output item was added to the response. */
 export type ResponseOutputItemAddedStreamingEvent = {
-  /**
-   * The type of the event, always `response.output_item.added`.
-   * @default "response.output_item.added"
-   */
-  type: "response.output_item.added";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The index of the output item that was added. */
-  output_index: number;
-  item: ItemField | null;
-};
+    /**
+     * The type of the event, always `response.output_item.added`.
+     * @default "response.output_item.added"
+     */
+    type: "response.output_item.added";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The index of the output item that was added. */
+    output_index: number;
+    item: ItemField | null;
+  };
 /** A streaming event that indicated an output item was completed. */
 export type ResponseOutputItemDoneStreamingEvent = {
-  /**
-   * The type of the event, always `response.output_item.done`.
-   * @default "response.output_item.done"
-   */
-  type: "response.output_item.done";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The index of the output item that was completed. */
-  output_index: number;
-  item: ItemField | null;
-};
+    /**
+     * The type of the event, always `response.output_item.done`.
+     * @default "response.output_item.done"
+     */
+    type: "response.output_item.done";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The index of the output item that was completed. */
+    output_index: number;
+    item: ItemField | null;
+  };
 /** A streaming event that indicated a reasoning summary part was added. */
 export type ResponseReasoningSummaryPartAddedStreamingEvent = {
-  /**
-   * The type of the event, always `response.reasoning_summary_part.added`.
-   * @default "response.reasoning_summary_part.added"
-   */
-  type: "response.reasoning_summary_part.added";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the summary part that was added. */
-  summary_index: number;
-  /** A content part that makes up an input or output item. */
-  part: ResponseReasoningSummaryPartAddedStreamingEventPart;
-};
+    /**
+     * The type of the event, always `response.reasoning_summary_part.added`.
+     * @default "response.reasoning_summary_part.added"
+     */
+    type: "response.reasoning_summary_part.added";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the summary part that was added. */
+    summary_index: number;
+    /** A content part that makes up an input or output item. */
+    part: ResponseReasoningSummaryPartAddedStreamingEventPart;
+  };
 /** A content part that makes up an input or output item. */
 export type ResponseReasoningSummaryPartAddedStreamingEventPart = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent
-  | OpaqueMember;
+    | OpaqueMember;
 /** A streaming event that indicated a reasoning summary part was completed. */
 export type ResponseReasoningSummaryPartDoneStreamingEvent = {
-  /**
-   * The type of the event, always `response.reasoning_summary_part.done`.
-   * @default "response.reasoning_summary_part.done"
-   */
-  type: "response.reasoning_summary_part.done";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the summary part that was completed. */
-  summary_index: number;
-  /** A content part that makes up an input or output item. */
-  part: ResponseReasoningSummaryPartDoneStreamingEventPart;
-};
+    /**
+     * The type of the event, always `response.reasoning_summary_part.done`.
+     * @default "response.reasoning_summary_part.done"
+     */
+    type: "response.reasoning_summary_part.done";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the summary part that was completed. */
+    summary_index: number;
+    /** A content part that makes up an input or output item. */
+    part: ResponseReasoningSummaryPartDoneStreamingEventPart;
+  };
 /** A content part that makes up an input or output item. */
 export type ResponseReasoningSummaryPartDoneStreamingEventPart = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent
-  | OpaqueMember;
+    | OpaqueMember;
 /** A streaming event that indicated a content part was added. */
 export type ResponseContentPartAddedStreamingEvent = {
-  /**
-   * The type of the event, always `response.content_part.added`.
-   * @default "response.content_part.added"
-   */
-  type: "response.content_part.added";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the content part that was added. */
-  content_index: number;
-  /** A content part that makes up an input or output item. */
-  part: ResponseContentPartAddedStreamingEventPart;
-};
+    /**
+     * The type of the event, always `response.content_part.added`.
+     * @default "response.content_part.added"
+     */
+    type: "response.content_part.added";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the content part that was added. */
+    content_index: number;
+    /** A content part that makes up an input or output item. */
+    part: ResponseContentPartAddedStreamingEventPart;
+  };
 /** A content part that makes up an input or output item. */
 export type ResponseContentPartAddedStreamingEventPart = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent
-  | OpaqueMember;
+    | OpaqueMember;
 /** A streaming event that indicated a content part was completed. */
 export type ResponseContentPartDoneStreamingEvent = {
-  /**
-   * The type of the event, always `response.content_part.done`.
-   * @default "response.content_part.done"
-   */
-  type: "response.content_part.done";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the content part that was completed. */
-  content_index: number;
-  /** A content part that makes up an input or output item. */
-  part: ResponseContentPartDoneStreamingEventPart;
-};
+    /**
+     * The type of the event, always `response.content_part.done`.
+     * @default "response.content_part.done"
+     */
+    type: "response.content_part.done";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the content part that was completed. */
+    content_index: number;
+    /** A content part that makes up an input or output item. */
+    part: ResponseContentPartDoneStreamingEventPart;
+  };
 /** A content part that makes up an input or output item. */
 export type ResponseContentPartDoneStreamingEventPart = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent
-  | OpaqueMember;
+    | OpaqueMember;
 /** A streaming event that indicated an output text annotation was added. */
 export type ResponseOutputTextAnnotationAddedStreamingEvent = {
-  /**
-   * The type of the event, always `response.output_text.annotation.added`.
-   * @default "response.output_text.annotation.added"
-   */
-  type: "response.output_text.annotation.added";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the output text content that was updated. */
-  content_index: number;
-  /** The index of the annotation that was added. */
-  annotation_index: number;
-  annotation: Annotation | null;
-};
+    /**
+     * The type of the event, always `response.output_text.annotation.added`.
+     * @default "response.output_text.annotation.added"
+     */
+    type: "response.output_text.annotation.added";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the output text content that was updated. */
+    content_index: number;
+    /** The index of the annotation that was added. */
+    annotation_index: number;
+    annotation: Annotation | null;
+  };
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = ResponseCreatedStreamingEvent | ResponseQueuedStreamingEvent | ResponseInProgressStreamingEvent | ResponseCompletedStreamingEvent | ResponseFailedStreamingEvent | ResponseIncompleteStreamingEvent | ResponseOutputItemAddedStreamingEvent | ResponseOutputItemDoneStreamingEvent | ResponseReasoningSummaryPartAddedStreamingEvent | ResponseReasoningSummaryPartDoneStreamingEvent | ResponseContentPartAddedStreamingEvent | ResponseContentPartDoneStreamingEvent | ResponseOutputTextDeltaStreamingEvent | ResponseOutputTextDoneStreamingEvent | ResponseRefusalDeltaStreamingEvent | ResponseRefusalDoneStreamingEvent | ResponseReasoningDeltaStreamingEvent | ResponseReasoningDoneStreamingEvent | ResponseReasoningSummaryDeltaStreamingEvent | ResponseReasoningSummaryDoneStreamingEvent | ResponseOutputTextAnnotationAddedStreamingEvent | ResponseFunctionCallArgumentsDeltaStreamingEvent | ResponseFunctionCallArgumentsDoneStreamingEvent | ErrorStreamingEvent
-  | OpaqueMember;
+    | OpaqueMember;
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {

@@ -2,212 +2,212 @@
 
 /** An internal identifier for an item to reference. */
 export type ItemReferenceParam = {
-  type?: "item_reference" | null;
-  /** The ID of the item to reference. */
-  id: string;
-};
+    type?: "item_reference" | null;
+    /** The ID of the item to reference. */
+    id: string;
+  };
 /** ReasoningSummaryContentParam */
 export type ReasoningSummaryContentParam = {
-  /**
-   * The content type. Always `summary_text`.
-   * @default "summary_text"
-   */
-  type: "summary_text";
-  /** The reasoning summary text. */
-  text: string;
-};
+    /**
+     * The content type. Always `summary_text`.
+     * @default "summary_text"
+     */
+    type: "summary_text";
+    /** The reasoning summary text. */
+    text: string;
+  };
 /** ReasoningItemParam */
 export type ReasoningItemParam = {
-  id?: string | null;
-  /**
-   * The item type. Always `reasoning`.
-   * @default "reasoning"
-   */
-  type: "reasoning";
-  /** Reasoning summary content associated with this item. */
-  summary: Array<ReasoningSummaryContentParam>;
-  content?: null;
-  encrypted_content?: string | null;
-};
+    id?: string | null;
+    /**
+     * The item type. Always `reasoning`.
+     * @default "reasoning"
+     */
+    type: "reasoning";
+    /** Reasoning summary content associated with this item. */
+    summary: Array<ReasoningSummaryContentParam>;
+    content?: null;
+    encrypted_content?: string | null;
+  };
 /** A text input to the model. */
 export type InputTextContentParam = {
-  /**
-   * The type of the input item. Always `input_text`.
-   * @default "input_text"
-   */
-  type: "input_text";
-  /** The text input to the model. */
-  text: string;
-};
+    /**
+     * The type of the input item. Always `input_text`.
+     * @default "input_text"
+     */
+    type: "input_text";
+    /** The text input to the model. */
+    text: string;
+  };
 /** DetailEnum */
 export type DetailEnum = "low" | "high" | "auto";
 /** An image input to the model. Learn about [image inputs](/docs/guides/vision) */
 export type InputImageContentParamAutoParam = {
-  /**
-   * The type of the input item. Always `input_image`.
-   * @default "input_image"
-   */
-  type: "input_image";
-  image_url?: string | null;
-  detail?: ImageDetail | null;
-};
+    /**
+     * The type of the input item. Always `input_image`.
+     * @default "input_image"
+     */
+    type: "input_image";
+    image_url?: string | null;
+    detail?: ImageDetail | null;
+  };
 /** A file input to the model. */
 export type InputFileContentParam = {
-  /**
-   * The type of the input item. Always `input_file`.
-   * @default "input_file"
-   */
-  type: "input_file";
-  filename?: string | null;
-  file_data?: string | null;
-  file_url?: string | null;
-};
+    /**
+     * The type of the input item. Always `input_file`.
+     * @default "input_file"
+     */
+    type: "input_file";
+    filename?: string | null;
+    file_data?: string | null;
+    file_url?: string | null;
+  };
 /** UserMessageItemParam */
 export type UserMessageItemParam = {
-  id?: string | null;
-  /**
-   * The item type. Always `message`.
-   * @default "message"
-   */
-  type: "message";
-  /**
-   * The message role. Always `user`.
-   * @default "user"
-   */
-  role: "user";
-  /** The message content, as an array of content parts. */
-  content: Array<UserMessageItemParamContentItem> | string;
-  status?: string | null;
-};
+    id?: string | null;
+    /**
+     * The item type. Always `message`.
+     * @default "message"
+     */
+    type: "message";
+    /**
+     * The message role. Always `user`.
+     * @default "user"
+     */
+    role: "user";
+    /** The message content, as an array of content parts. */
+    content: Array<UserMessageItemParamContentItem> | string;
+    status?: string | null;
+  };
 /** A piece of message content, such as text, an image, or a file. */
 export type UserMessageItemParamContentItem = InputTextContentParam | InputImageContentParamAutoParam | InputFileContentParam;
 /** SystemMessageItemParam */
 export type SystemMessageItemParam = {
-  id?: string | null;
-  /**
-   * The item type. Always `message`.
-   * @default "message"
-   */
-  type: "message";
-  /**
-   * The message role. Always `system`.
-   * @default "system"
-   */
-  role: "system";
-  /** The message content, as an array of content parts. */
-  content: Array<SystemMessageItemParamContentItem> | string;
-  status?: string | null;
-};
+    id?: string | null;
+    /**
+     * The item type. Always `message`.
+     * @default "message"
+     */
+    type: "message";
+    /**
+     * The message role. Always `system`.
+     * @default "system"
+     */
+    role: "system";
+    /** The message content, as an array of content parts. */
+    content: Array<SystemMessageItemParamContentItem> | string;
+    status?: string | null;
+  };
 /** SystemMessageItemParamContentItem */
 export type SystemMessageItemParamContentItem = InputTextContentParam;
 /** DeveloperMessageItemParam */
 export type DeveloperMessageItemParam = {
-  id?: string | null;
-  /**
-   * The item type. Always `message`.
-   * @default "message"
-   */
-  type: "message";
-  /**
-   * The message role. Always `developer`.
-   * @default "developer"
-   */
-  role: "developer";
-  /** The message content, as an array of content parts. */
-  content: Array<DeveloperMessageItemParamContentItem> | string;
-  status?: string | null;
-};
+    id?: string | null;
+    /**
+     * The item type. Always `message`.
+     * @default "message"
+     */
+    type: "message";
+    /**
+     * The message role. Always `developer`.
+     * @default "developer"
+     */
+    role: "developer";
+    /** The message content, as an array of content parts. */
+    content: Array<DeveloperMessageItemParamContentItem> | string;
+    status?: string | null;
+  };
 /** DeveloperMessageItemParamContentItem */
 export type DeveloperMessageItemParamContentItem = InputTextContentParam;
 /** UrlCitationParam */
 export type UrlCitationParam = {
-  /**
-   * The citation type. Always `url_citation`.
-   * @default "url_citation"
-   */
-  type: "url_citation";
-  /** The index of the first character of the citation in the message. */
-  start_index: number;
-  /** The index of the last character of the citation in the message. */
-  end_index: number;
-  /** The URL of the cited resource. */
-  url: string;
-  /** The title of the cited resource. */
-  title: string;
-};
+    /**
+     * The citation type. Always `url_citation`.
+     * @default "url_citation"
+     */
+    type: "url_citation";
+    /** The index of the first character of the citation in the message. */
+    start_index: number;
+    /** The index of the last character of the citation in the message. */
+    end_index: number;
+    /** The URL of the cited resource. */
+    url: string;
+    /** The title of the cited resource. */
+    title: string;
+  };
 /** OutputTextContentParam */
 export type OutputTextContentParam = {
-  /**
-   * The content type. Always `output_text`.
-   * @default "output_text"
-   */
-  type: "output_text";
-  /** The text content. */
-  text: string;
-  /** Citations associated with the text content. */
-  annotations?: Array<UrlCitationParam>;
-};
+    /**
+     * The content type. Always `output_text`.
+     * @default "output_text"
+     */
+    type: "output_text";
+    /** The text content. */
+    text: string;
+    /** Citations associated with the text content. */
+    annotations?: Array<UrlCitationParam>;
+  };
 /** RefusalContentParam */
 export type RefusalContentParam = {
-  /**
-   * The content type. Always `refusal`.
-   * @default "refusal"
-   */
-  type: "refusal";
-  /** The refusal text. */
-  refusal: string;
-};
+    /**
+     * The content type. Always `refusal`.
+     * @default "refusal"
+     */
+    type: "refusal";
+    /** The refusal text. */
+    refusal: string;
+  };
 /** AssistantMessageItemParam */
 export type AssistantMessageItemParam = {
-  id?: string | null;
-  /**
-   * The item type. Always `message`.
-   * @default "message"
-   */
-  type: "message";
-  /**
-   * The role of the message author. Always `assistant`.
-   * @default "assistant"
-   */
-  role: "assistant";
-  /** The message content, as an array of content parts. */
-  content: Array<AssistantMessageItemParamContentItem> | string;
-  status?: string | null;
-};
+    id?: string | null;
+    /**
+     * The item type. Always `message`.
+     * @default "message"
+     */
+    type: "message";
+    /**
+     * The role of the message author. Always `assistant`.
+     * @default "assistant"
+     */
+    role: "assistant";
+    /** The message content, as an array of content parts. */
+    content: Array<AssistantMessageItemParamContentItem> | string;
+    status?: string | null;
+  };
 /** A piece of assistant message content, such as text or a refusal. */
 export type AssistantMessageItemParamContentItem = OutputTextContentParam | RefusalContentParam;
 /** FunctionCallItemStatus */
 export type FunctionCallItemStatus = "in_progress" | "completed" | "incomplete";
 /** FunctionCallItemParam */
 export type FunctionCallItemParam = {
-  id?: string | null;
-  /** The unique ID of the function tool call generated by the model. */
-  call_id: string;
-  /**
-   * The item type. Always `function_call`.
-   * @default "function_call"
-   */
-  type: "function_call";
-  /** The name of the function to call. */
-  name: string;
-  /** The function arguments as a JSON string. */
-  arguments: string;
-  status?: FunctionCallStatus | null;
-};
+    id?: string | null;
+    /** The unique ID of the function tool call generated by the model. */
+    call_id: string;
+    /**
+     * The item type. Always `function_call`.
+     * @default "function_call"
+     */
+    type: "function_call";
+    /** The name of the function to call. */
+    name: string;
+    /** The function arguments as a JSON string. */
+    arguments: string;
+    status?: FunctionCallStatus | null;
+  };
 /** The output of a function tool call. */
 export type FunctionCallOutputItemParam = {
-  id?: string | null;
-  /** The unique ID of the function tool call generated by the model. */
-  call_id: string;
-  /**
-   * The type of the function tool call output. Always `function_call_output`.
-   * @default "function_call_output"
-   */
-  type: "function_call_output";
-  /** Text, image, or file output of the function tool call. */
-  output: string | Array<FunctionCallOutputItemParamOutputItem>;
-  status?: FunctionCallStatus | null;
-};
+    id?: string | null;
+    /** The unique ID of the function tool call generated by the model. */
+    call_id: string;
+    /**
+     * The type of the function tool call output. Always `function_call_output`.
+     * @default "function_call_output"
+     */
+    type: "function_call_output";
+    /** Text, image, or file output of the function tool call. */
+    output: string | Array<FunctionCallOutputItemParamOutputItem>;
+    status?: FunctionCallStatus | null;
+  };
 /** A piece of message content, such as text, an image, or a file. */
 export type FunctionCallOutputItemParamOutputItem = InputTextContentParam | InputImageContentParamAutoParam | InputFileContentParam | InputVideoContent;
 /** ItemParam */
@@ -218,41 +218,41 @@ export type IncludeEnum = "reasoning.encrypted_content" | "message.output_text.l
 export type EmptyModelParam = { [key: string]: unknown };
 /** FunctionToolParam */
 export type FunctionToolParam = {
-  name: string;
-  description?: string | null;
-  parameters?: EmptyModelParam | null;
-  strict?: boolean;
-  /** @default "function" */
-  type: "function";
-};
+    name: string;
+    description?: string | null;
+    parameters?: EmptyModelParam | null;
+    strict?: boolean;
+    /** @default "function" */
+    type: "function";
+  };
 /** ResponsesToolParam */
 export type ResponsesToolParam = FunctionToolParam;
 /** SpecificFunctionParam */
 export type SpecificFunctionParam = {
-  /**
-   * The tool to call. Always `function`.
-   * @default "function"
-   */
-  type: "function";
-  /** The name of the function tool to call. */
-  name: string;
-};
+    /**
+     * The tool to call. Always `function`.
+     * @default "function"
+     */
+    type: "function";
+    /** The name of the function tool to call. */
+    name: string;
+  };
 /** SpecificToolChoiceParam */
 export type SpecificToolChoiceParam = SpecificFunctionParam;
 /** ToolChoiceValueEnum */
 export type ToolChoiceValueEnum = "none" | "auto" | "required";
 /** AllowedToolsParam */
 export type AllowedToolsParam = {
-  /**
-   * The tool choice type. Always `allowed_tools`.
-   * @default "allowed_tools"
-   */
-  type: "allowed_tools";
-  /** The list of tools that are permitted for this request. */
-  tools: Array<SpecificToolChoiceParam>;
-  /** How to select a tool from the allowed set. */
-  mode?: ToolChoiceValueEnum;
-};
+    /**
+     * The tool choice type. Always `allowed_tools`.
+     * @default "allowed_tools"
+     */
+    type: "allowed_tools";
+    /** The list of tools that are permitted for this request. */
+    tools: Array<SpecificToolChoiceParam>;
+    /** How to select a tool from the allowed set. */
+    mode?: ToolChoiceValueEnum;
+  };
 /** Controls which tool the model should use, if any. */
 export type ToolChoiceParam = SpecificToolChoiceParam | ToolChoiceValueEnum | AllowedToolsParam;
 /**
@@ -264,260 +264,260 @@ export type MetadataParam = { [key: string]: string };
 export type VerbosityEnum = "low" | "medium" | "high";
 /** TextParam */
 export type TextParam = {
-  /** The format configuration for text output. */
-  format?: TextFormatParam | null;
-  /** Controls the level of detail in generated text output. */
-  verbosity?: VerbosityEnum;
-};
+    /** The format configuration for text output. */
+    format?: TextFormatParam | null;
+    /** Controls the level of detail in generated text output. */
+    verbosity?: VerbosityEnum;
+  };
 /** Options that control streamed response behavior. */
 export type StreamOptionsParam = {
-  /** Whether to obfuscate sensitive information in streamed output. Defaults to `true`. */
-  include_obfuscation?: boolean;
-};
+    /** Whether to obfuscate sensitive information in streamed output. Defaults to `true`. */
+    include_obfuscation?: boolean;
+  };
 /** ReasoningEffortEnum */
 export type ReasoningEffortEnum = "none" | "low" | "medium" | "high" | "xhigh";
 /** ReasoningSummaryEnum */
 export type ReasoningSummaryEnum = "concise" | "detailed" | "auto";
 /** **gpt-5 and o-series models only** Configuration options for [reasoning models](https://platform.openai.com/docs/guides/reasoning). */
 export type ReasoningParam = {
-  effort?: ReasoningEffortEnum | null;
-  summary?: ReasoningSummaryEnum | null;
-};
+    effort?: ReasoningEffortEnum | null;
+    summary?: ReasoningSummaryEnum | null;
+  };
 /** TruncationEnum */
 export type TruncationEnum = "auto" | "disabled";
 /** ServiceTierEnum */
 export type ServiceTierEnum = "auto" | "default" | "flex" | "priority";
 /** CreateResponseBody */
 export type CreateResponseBody = {
-  model?: string | null;
-  input?: string | Array<ItemParam> | null;
-  previous_response_id?: string | null;
-  include?: Array<IncludeEnum>;
-  tools?: Array<ResponsesToolParam> | null;
-  tool_choice?: ToolChoiceParam | null;
-  metadata?: MetadataParam | null;
-  text?: TextParam | null;
-  temperature?: number | null;
-  top_p?: number | null;
-  presence_penalty?: number | null;
-  frequency_penalty?: number | null;
-  parallel_tool_calls?: boolean | null;
-  /** Whether to stream response events as server-sent events. */
-  stream?: boolean;
-  stream_options?: StreamOptionsParam | null;
-  /** Whether to run the request in the background and return immediately. */
-  background?: boolean;
-  max_output_tokens?: number | null;
-  max_tool_calls?: number | null;
-  reasoning?: ReasoningParam | null;
-  safety_identifier?: string | null;
-  prompt_cache_key?: string | null;
-  /** Controls how the service truncates the input when it exceeds the model context window. */
-  truncation?: TruncationEnum;
-  instructions?: string | null;
-  /** Whether to store the response so it can be retrieved later. */
-  store?: boolean;
-  /** The service tier to use for this request. */
-  service_tier?: ServiceTierEnum;
-  top_logprobs?: number | null;
-};
+    model?: string | null;
+    input?: string | Array<ItemParam> | null;
+    previous_response_id?: string | null;
+    include?: Array<IncludeEnum>;
+    tools?: Array<ResponsesToolParam> | null;
+    tool_choice?: ToolChoiceParam | null;
+    metadata?: MetadataParam | null;
+    text?: TextParam | null;
+    temperature?: number | null;
+    top_p?: number | null;
+    presence_penalty?: number | null;
+    frequency_penalty?: number | null;
+    parallel_tool_calls?: boolean | null;
+    /** Whether to stream response events as server-sent events. */
+    stream?: boolean;
+    stream_options?: StreamOptionsParam | null;
+    /** Whether to run the request in the background and return immediately. */
+    background?: boolean;
+    max_output_tokens?: number | null;
+    max_tool_calls?: number | null;
+    reasoning?: ReasoningParam | null;
+    safety_identifier?: string | null;
+    prompt_cache_key?: string | null;
+    /** Controls how the service truncates the input when it exceeds the model context window. */
+    truncation?: TruncationEnum;
+    instructions?: string | null;
+    /** Whether to store the response so it can be retrieved later. */
+    store?: boolean;
+    /** The service tier to use for this request. */
+    service_tier?: ServiceTierEnum;
+    top_logprobs?: number | null;
+  };
 /** Details about why the response was incomplete. */
 export type IncompleteDetails = {
-  /** The reason the response could not be completed. */
-  reason: string;
-};
+    /** The reason the response could not be completed. */
+    reason: string;
+  };
 /** MessageRole */
 export type MessageRole = "user" | "assistant" | "system" | "developer";
 /** A text input to the model. */
 export type InputTextContent = {
-  /**
-   * The type of the input item. Always `input_text`.
-   * @default "input_text"
-   */
-  type: "input_text";
-  /** The text input to the model. */
-  text: string;
-};
+    /**
+     * The type of the input item. Always `input_text`.
+     * @default "input_text"
+     */
+    type: "input_text";
+    /** The text input to the model. */
+    text: string;
+  };
 /** A citation for a web resource used to generate a model response. */
 export type UrlCitationBody = {
-  /**
-   * The type of the URL citation. Always `url_citation`.
-   * @default "url_citation"
-   */
-  type: "url_citation";
-  /** The URL of the web resource. */
-  url: string;
-  /** The index of the first character of the URL citation in the message. */
-  start_index: number;
-  /** The index of the last character of the URL citation in the message. */
-  end_index: number;
-  /** The title of the web resource. */
-  title: string;
-};
+    /**
+     * The type of the URL citation. Always `url_citation`.
+     * @default "url_citation"
+     */
+    type: "url_citation";
+    /** The URL of the web resource. */
+    url: string;
+    /** The index of the first character of the URL citation in the message. */
+    start_index: number;
+    /** The index of the last character of the URL citation in the message. */
+    end_index: number;
+    /** The title of the web resource. */
+    title: string;
+  };
 /** An annotation that applies to a span of output text. */
 export type Annotation = UrlCitationBody;
 /** The top log probability of a token. */
 export type TopLogProb = {
-  token: string;
-  logprob: number;
-  bytes: Array<number>;
-};
+    token: string;
+    logprob: number;
+    bytes: Array<number>;
+  };
 /** The log probability of a token. */
 export type LogProb = {
-  token: string;
-  logprob: number;
-  bytes: Array<number>;
-  top_logprobs: Array<TopLogProb>;
-};
+    token: string;
+    logprob: number;
+    bytes: Array<number>;
+    top_logprobs: Array<TopLogProb>;
+  };
 /** A text output from the model. */
 export type OutputTextContent = {
-  /**
-   * The type of the output text. Always `output_text`.
-   * @default "output_text"
-   */
-  type: "output_text";
-  /** The text output from the model. */
-  text: string;
-  /** The annotations of the text output. */
-  annotations: Array<Annotation>;
-  logprobs: Array<LogProb>;
-};
+    /**
+     * The type of the output text. Always `output_text`.
+     * @default "output_text"
+     */
+    type: "output_text";
+    /** The text output from the model. */
+    text: string;
+    /** The annotations of the text output. */
+    annotations: Array<Annotation>;
+    logprobs: Array<LogProb>;
+  };
 /** A text content. */
 export type TextContent = {
-  /** @default "text" */
-  type: "text";
-  text: string;
-};
+    /** @default "text" */
+    type: "text";
+    text: string;
+  };
 /** A summary text from the model. */
 export type SummaryTextContent = {
-  /**
-   * The type of the object. Always `summary_text`.
-   * @default "summary_text"
-   */
-  type: "summary_text";
-  /** A summary of the reasoning output from the model so far. */
-  text: string;
-};
+    /**
+     * The type of the object. Always `summary_text`.
+     * @default "summary_text"
+     */
+    type: "summary_text";
+    /** A summary of the reasoning output from the model so far. */
+    text: string;
+  };
 /** Reasoning text from the model. */
 export type ReasoningTextContent = {
-  /**
-   * The type of the reasoning text. Always `reasoning_text`.
-   * @default "reasoning_text"
-   */
-  type: "reasoning_text";
-  /** The reasoning text from the model. */
-  text: string;
-};
+    /**
+     * The type of the reasoning text. Always `reasoning_text`.
+     * @default "reasoning_text"
+     */
+    type: "reasoning_text";
+    /** The reasoning text from the model. */
+    text: string;
+  };
 /** A refusal from the model. */
 export type RefusalContent = {
-  /**
-   * The type of the refusal. Always `refusal`.
-   * @default "refusal"
-   */
-  type: "refusal";
-  /** The refusal explanation from the model. */
-  refusal: string;
-};
+    /**
+     * The type of the refusal. Always `refusal`.
+     * @default "refusal"
+     */
+    type: "refusal";
+    /** The refusal explanation from the model. */
+    refusal: string;
+  };
 /** ImageDetail */
 export type ImageDetail = "low" | "high" | "auto";
 /** An image input to the model. Learn about [image inputs](/docs/guides/vision). */
 export type InputImageContent = {
-  /**
-   * The type of the input item. Always `input_image`.
-   * @default "input_image"
-   */
-  type: "input_image";
-  image_url: string | null;
-  /** The detail level of the image to be sent to the model. One of `high`, `low`, or `auto`. Defaults to `auto`. */
-  detail: ImageDetail;
-};
+    /**
+     * The type of the input item. Always `input_image`.
+     * @default "input_image"
+     */
+    type: "input_image";
+    image_url: string | null;
+    /** The detail level of the image to be sent to the model. One of `high`, `low`, or `auto`. Defaults to `auto`. */
+    detail: ImageDetail;
+  };
 /** A file input to the model. */
 export type InputFileContent = {
-  /**
-   * The type of the input item. Always `input_file`.
-   * @default "input_file"
-   */
-  type: "input_file";
-  /** The name of the file to be sent to the model. */
-  filename?: string;
-  /** The URL of the file to be sent to the model. */
-  file_url?: string;
-};
+    /**
+     * The type of the input item. Always `input_file`.
+     * @default "input_file"
+     */
+    type: "input_file";
+    /** The name of the file to be sent to the model. */
+    filename?: string;
+    /** The URL of the file to be sent to the model. */
+    file_url?: string;
+  };
 /** MessageStatus */
 export type MessageStatus = "in_progress" | "completed" | "incomplete";
 /** A message to or from the model. */
 export type Message = {
-  /**
-   * The type of the message. Always set to `message`.
-   * @default "message"
-   */
-  type: "message";
-  /** The unique ID of the message. */
-  id: string;
-  /** The status of item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are returned via API. */
-  status: MessageStatus;
-  /** The role of the message. One of `unknown`, `user`, `assistant`, `system`, `critic`, `discriminator`, `developer`, or `tool`. */
-  role: MessageRole;
-  /** The content of the message */
-  content: Array<MessageContentItem>;
-};
+    /**
+     * The type of the message. Always set to `message`.
+     * @default "message"
+     */
+    type: "message";
+    /** The unique ID of the message. */
+    id: string;
+    /** The status of item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are returned via API. */
+    status: MessageStatus;
+    /** The role of the message. One of `unknown`, `user`, `assistant`, `system`, `critic`, `discriminator`, `developer`, or `tool`. */
+    role: MessageRole;
+    /** The content of the message */
+    content: Array<MessageContentItem>;
+  };
 /** A content part that makes up an input or output item. */
 export type MessageContentItem = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent | InputVideoContent;
 /** FunctionCallStatus */
 export type FunctionCallStatus = "in_progress" | "completed" | "incomplete";
 /** A function tool call that was generated by the model. */
 export type FunctionCall = {
-  /**
-   * The type of the item. Always `function_call`.
-   * @default "function_call"
-   */
-  type: "function_call";
-  /** The unique ID of the function call item. */
-  id: string;
-  /** The unique ID of the function tool call that was generated. */
-  call_id: string;
-  /** The name of the function that was called. */
-  name: string;
-  /** The arguments JSON string that was generated. */
-  arguments: string;
-  /** The status of the function call item that was recorded. */
-  status: FunctionCallStatus;
-};
+    /**
+     * The type of the item. Always `function_call`.
+     * @default "function_call"
+     */
+    type: "function_call";
+    /** The unique ID of the function call item. */
+    id: string;
+    /** The unique ID of the function tool call that was generated. */
+    call_id: string;
+    /** The name of the function that was called. */
+    name: string;
+    /** The arguments JSON string that was generated. */
+    arguments: string;
+    /** The status of the function call item that was recorded. */
+    status: FunctionCallStatus;
+  };
 /** Similar to `FunctionCallStatus`. All three options are allowed here for compatibility, but because in practice these items will be provided by developers, only `completed` should be used. */
 export type FunctionCallOutputStatusEnum = "in_progress" | "completed" | "incomplete";
 /** A function tool call output that was returned by the tool. */
 export type FunctionCallOutput = {
-  /**
-   * The type of the function tool call output. Always `function_call_output`.
-   * @default "function_call_output"
-   */
-  type: "function_call_output";
-  /** The unique ID of the function tool call output. Populated when this item is returned via API. */
-  id: string;
-  /** The unique ID of the function tool call generated by the model. */
-  call_id: string;
-  output: string | Array<FunctionCallOutputOutputItem>;
-  /** The status of the item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are returned via API. */
-  status: FunctionCallOutputStatusEnum;
-};
+    /**
+     * The type of the function tool call output. Always `function_call_output`.
+     * @default "function_call_output"
+     */
+    type: "function_call_output";
+    /** The unique ID of the function tool call output. Populated when this item is returned via API. */
+    id: string;
+    /** The unique ID of the function tool call generated by the model. */
+    call_id: string;
+    output: string | Array<FunctionCallOutputOutputItem>;
+    /** The status of the item. One of `in_progress`, `completed`, or `incomplete`. Populated when items are returned via API. */
+    status: FunctionCallOutputStatusEnum;
+  };
 /** A content part that makes up an input or output item. */
 export type FunctionCallOutputOutputItem = InputTextContent | InputImageContent | InputFileContent;
 /** A reasoning item that was generated by the model. */
 export type ReasoningBody = {
-  /**
-   * The type of the item. Always `reasoning`.
-   * @default "reasoning"
-   */
-  type: "reasoning";
-  /** The unique ID of the reasoning item. */
-  id: string;
-  /** The reasoning content that was generated. */
-  content?: Array<ReasoningBodyContentItem>;
-  /** The reasoning summary content that was generated. */
-  summary: Array<ReasoningBodySummaryItem>;
-  /** The encrypted reasoning content that was generated. */
-  encrypted_content?: string;
-};
+    /**
+     * The type of the item. Always `reasoning`.
+     * @default "reasoning"
+     */
+    type: "reasoning";
+    /** The unique ID of the reasoning item. */
+    id: string;
+    /** The reasoning content that was generated. */
+    content?: Array<ReasoningBodyContentItem>;
+    /** The reasoning summary content that was generated. */
+    summary: Array<ReasoningBodySummaryItem>;
+    /** The encrypted reasoning content that was generated. */
+    encrypted_content?: string;
+  };
 /** A content part that makes up an input or output item. */
 export type ReasoningBodyContentItem = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent;
 /** A content part that makes up an input or output item. */
@@ -526,580 +526,580 @@ export type ReasoningBodySummaryItem = InputTextContent | OutputTextContent | Te
 export type ItemField = Message | FunctionCall | FunctionCallOutput | ReasoningBody;
 /** An error that occurred while generating the response. */
 export type Error = {
-  /** A machine-readable error code that was returned. */
-  code: string;
-  /** A human-readable description of the error that was returned. */
-  message: string;
-};
+    /** A machine-readable error code that was returned. */
+    code: string;
+    /** A human-readable description of the error that was returned. */
+    message: string;
+  };
 /** Defines a function in your own code the model can choose to call. Learn more about [function calling](https://platform.openai.com/docs/guides/function-calling). */
 export type FunctionTool = {
-  /**
-   * The type of the function tool. Always `function`.
-   * @default "function"
-   */
-  type: "function";
-  /** The name of the function to call. */
-  name: string;
-  description: string | null;
-  parameters: { [key: string]: unknown } | null;
-  strict: boolean | null;
-};
+    /**
+     * The type of the function tool. Always `function`.
+     * @default "function"
+     */
+    type: "function";
+    /** The name of the function to call. */
+    name: string;
+    description: string | null;
+    parameters: { [key: string]: unknown } | null;
+    strict: boolean | null;
+  };
 /** A tool that can be used to generate a response. */
 export type Tool = FunctionTool;
 /** FunctionToolChoice */
 export type FunctionToolChoice = {
-  /** @default "function" */
-  type: "function";
-  name?: string;
-};
+    /** @default "function" */
+    type: "function";
+    name?: string;
+  };
 /** AllowedToolChoice */
 export type AllowedToolChoice = {
-  /** @default "allowed_tools" */
-  type: "allowed_tools";
-  tools: Array<FunctionToolChoice>;
-  mode: ToolChoiceValueEnum;
-};
+    /** @default "allowed_tools" */
+    type: "allowed_tools";
+    tools: Array<FunctionToolChoice>;
+    mode: ToolChoiceValueEnum;
+  };
 /** TextResponseFormat */
 export type TextResponseFormat = {
-  /** @default "text" */
-  type: "text";
-};
+    /** @default "text" */
+    type: "text";
+  };
 /** JsonObjectResponseFormat */
 export type JsonObjectResponseFormat = {
-  /** @default "json_object" */
-  type: "json_object";
-};
+    /** @default "json_object" */
+    type: "json_object";
+  };
 /** JsonSchemaResponseFormat */
 export type JsonSchemaResponseFormat = {
-  /** @default "json_schema" */
-  type: "json_schema";
-  name: string;
-  description: string | null;
-  schema: null;
-  strict: boolean;
-};
+    /** @default "json_schema" */
+    type: "json_schema";
+    name: string;
+    description: string | null;
+    schema: null;
+    strict: boolean;
+  };
 /** TextField */
 export type TextField = {
-  format: TextResponseFormat | JsonObjectResponseFormat | JsonSchemaResponseFormat;
-  verbosity?: VerbosityEnum;
-};
+    format: TextResponseFormat | JsonObjectResponseFormat | JsonSchemaResponseFormat;
+    verbosity?: VerbosityEnum;
+  };
 /** Reasoning configuration and metadata that were used for the response. */
 export type Reasoning = {
-  effort: ReasoningEffortEnum | null;
-  summary: ReasoningSummaryEnum | null;
-};
+    effort: ReasoningEffortEnum | null;
+    summary: ReasoningSummaryEnum | null;
+  };
 /** A breakdown of input token usage that was recorded. */
 export type InputTokensDetails = {
-  /** The number of input tokens that were served from cache. */
-  cached_tokens: number;
-};
+    /** The number of input tokens that were served from cache. */
+    cached_tokens: number;
+  };
 /** A breakdown of output token usage that was recorded. */
 export type OutputTokensDetails = {
-  /** The number of output tokens that were attributed to reasoning. */
-  reasoning_tokens: number;
-};
+    /** The number of output tokens that were attributed to reasoning. */
+    reasoning_tokens: number;
+  };
 /** Token usage statistics that were recorded for the response. */
 export type Usage = {
-  /** The number of input tokens that were used to generate the response. */
-  input_tokens: number;
-  /** The number of output tokens that were generated by the model. */
-  output_tokens: number;
-  /** The total number of tokens that were used. */
-  total_tokens: number;
-  /** A breakdown of input token usage that was recorded. */
-  input_tokens_details: InputTokensDetails;
-  /** A breakdown of output token usage that was recorded. */
-  output_tokens_details: OutputTokensDetails;
-};
+    /** The number of input tokens that were used to generate the response. */
+    input_tokens: number;
+    /** The number of output tokens that were generated by the model. */
+    output_tokens: number;
+    /** The total number of tokens that were used. */
+    total_tokens: number;
+    /** A breakdown of input token usage that was recorded. */
+    input_tokens_details: InputTokensDetails;
+    /** A breakdown of output token usage that was recorded. */
+    output_tokens_details: OutputTokensDetails;
+  };
 /** The complete response object that was returned by the Responses API. */
 export type ResponseResource = {
-  /** The unique ID of the response that was created. */
-  id: string;
-  /**
-   * The object type, which was always `response`.
-   * @default "response"
-   */
-  object: "response";
-  /** The Unix timestamp (in seconds) for when the response was created. */
-  created_at: number;
-  completed_at: number | null;
-  /** The status that was set for the response. */
-  status: string;
-  incomplete_details: IncompleteDetails | null;
-  /** The model that generated this response. */
-  model: string;
-  previous_response_id: string | null;
-  instructions: string | null;
-  /** The output items that were generated by the model. */
-  output: Array<ItemField>;
-  error: Error | null;
-  /** The tools that were available to the model during response generation. */
-  tools: Array<Tool>;
-  tool_choice: FunctionToolChoice | ToolChoiceValueEnum | AllowedToolChoice;
-  /** How the input was truncated by the service when it exceeded the model context window. */
-  truncation: TruncationEnum;
-  /** Whether the model was allowed to call multiple tools in parallel. */
-  parallel_tool_calls: boolean;
-  /** Configuration options for text output that were used. */
-  text: TextField;
-  /** The nucleus sampling parameter that was used for this response. */
-  top_p: number;
-  /** The presence penalty that was used to penalize new tokens based on whether they appear in the text so far. */
-  presence_penalty: number;
-  /** The frequency penalty that was used to penalize new tokens based on their frequency in the text so far. */
-  frequency_penalty: number;
-  /** The number of most likely tokens that were returned at each position, along with their log probabilities. */
-  top_logprobs: number;
-  /** The sampling temperature that was used for this response. */
-  temperature: number;
-  reasoning: Reasoning | null;
-  usage: Usage | null;
-  max_output_tokens: number | null;
-  max_tool_calls: number | null;
-  /** Whether this response was stored so it can be retrieved later. */
-  store: boolean;
-  /** Whether this request was run in the background. */
-  background: boolean;
-  /** The service tier that was used for this response. */
-  service_tier: string;
-  /** Developer-defined metadata that was associated with the response. */
-  metadata: unknown;
-  safety_identifier: string | null;
-  prompt_cache_key: string | null;
-};
+    /** The unique ID of the response that was created. */
+    id: string;
+    /**
+     * The object type, which was always `response`.
+     * @default "response"
+     */
+    object: "response";
+    /** The Unix timestamp (in seconds) for when the response was created. */
+    created_at: number;
+    completed_at: number | null;
+    /** The status that was set for the response. */
+    status: string;
+    incomplete_details: IncompleteDetails | null;
+    /** The model that generated this response. */
+    model: string;
+    previous_response_id: string | null;
+    instructions: string | null;
+    /** The output items that were generated by the model. */
+    output: Array<ItemField>;
+    error: Error | null;
+    /** The tools that were available to the model during response generation. */
+    tools: Array<Tool>;
+    tool_choice: FunctionToolChoice | ToolChoiceValueEnum | AllowedToolChoice;
+    /** How the input was truncated by the service when it exceeded the model context window. */
+    truncation: TruncationEnum;
+    /** Whether the model was allowed to call multiple tools in parallel. */
+    parallel_tool_calls: boolean;
+    /** Configuration options for text output that were used. */
+    text: TextField;
+    /** The nucleus sampling parameter that was used for this response. */
+    top_p: number;
+    /** The presence penalty that was used to penalize new tokens based on whether they appear in the text so far. */
+    presence_penalty: number;
+    /** The frequency penalty that was used to penalize new tokens based on their frequency in the text so far. */
+    frequency_penalty: number;
+    /** The number of most likely tokens that were returned at each position, along with their log probabilities. */
+    top_logprobs: number;
+    /** The sampling temperature that was used for this response. */
+    temperature: number;
+    reasoning: Reasoning | null;
+    usage: Usage | null;
+    max_output_tokens: number | null;
+    max_tool_calls: number | null;
+    /** Whether this response was stored so it can be retrieved later. */
+    store: boolean;
+    /** Whether this request was run in the background. */
+    background: boolean;
+    /** The service tier that was used for this response. */
+    service_tier: string;
+    /** Developer-defined metadata that was associated with the response. */
+    metadata: unknown;
+    safety_identifier: string | null;
+    prompt_cache_key: string | null;
+  };
 /** A streaming event that indicated the response was created. */
 export type ResponseCreatedStreamingEvent = {
-  /**
-   * The type of the event, always `response.created`.
-   * @default "response.created"
-   */
-  type: "response.created";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.created`.
+     * @default "response.created"
+     */
+    type: "response.created";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated the response was queued. */
 export type ResponseQueuedStreamingEvent = {
-  /**
-   * The type of the event, always `response.queued`.
-   * @default "response.queued"
-   */
-  type: "response.queued";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.queued`.
+     * @default "response.queued"
+     */
+    type: "response.queued";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated the response was in progress. */
 export type ResponseInProgressStreamingEvent = {
-  /**
-   * The type of the event, always `response.in_progress`.
-   * @default "response.in_progress"
-   */
-  type: "response.in_progress";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.in_progress`.
+     * @default "response.in_progress"
+     */
+    type: "response.in_progress";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated the response was completed. */
 export type ResponseCompletedStreamingEvent = {
-  /**
-   * The type of the event, always `response.completed`.
-   * @default "response.completed"
-   */
-  type: "response.completed";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.completed`.
+     * @default "response.completed"
+     */
+    type: "response.completed";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated the response had failed. */
 export type ResponseFailedStreamingEvent = {
-  /**
-   * The type of the event, always `response.failed`.
-   * @default "response.failed"
-   */
-  type: "response.failed";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.failed`.
+     * @default "response.failed"
+     */
+    type: "response.failed";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated the response was incomplete. */
 export type ResponseIncompleteStreamingEvent = {
-  /**
-   * The type of the event, always `response.incomplete`.
-   * @default "response.incomplete"
-   */
-  type: "response.incomplete";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The response snapshot that was emitted with the event. */
-  response: ResponseResource;
-};
+    /**
+     * The type of the event, always `response.incomplete`.
+     * @default "response.incomplete"
+     */
+    type: "response.incomplete";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The response snapshot that was emitted with the event. */
+    response: ResponseResource;
+  };
 /** A streaming event that indicated an output item was added to the response. */
 export type ResponseOutputItemAddedStreamingEvent = {
-  /**
-   * The type of the event, always `response.output_item.added`.
-   * @default "response.output_item.added"
-   */
-  type: "response.output_item.added";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The index of the output item that was added. */
-  output_index: number;
-  item: ItemField | null;
-};
+    /**
+     * The type of the event, always `response.output_item.added`.
+     * @default "response.output_item.added"
+     */
+    type: "response.output_item.added";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The index of the output item that was added. */
+    output_index: number;
+    item: ItemField | null;
+  };
 /** A streaming event that indicated an output item was completed. */
 export type ResponseOutputItemDoneStreamingEvent = {
-  /**
-   * The type of the event, always `response.output_item.done`.
-   * @default "response.output_item.done"
-   */
-  type: "response.output_item.done";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The index of the output item that was completed. */
-  output_index: number;
-  item: ItemField | null;
-};
+    /**
+     * The type of the event, always `response.output_item.done`.
+     * @default "response.output_item.done"
+     */
+    type: "response.output_item.done";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The index of the output item that was completed. */
+    output_index: number;
+    item: ItemField | null;
+  };
 /** A streaming event that indicated a reasoning summary part was added. */
 export type ResponseReasoningSummaryPartAddedStreamingEvent = {
-  /**
-   * The type of the event, always `response.reasoning_summary_part.added`.
-   * @default "response.reasoning_summary_part.added"
-   */
-  type: "response.reasoning_summary_part.added";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the summary part that was added. */
-  summary_index: number;
-  /** A content part that makes up an input or output item. */
-  part: ResponseReasoningSummaryPartAddedStreamingEventPart;
-};
+    /**
+     * The type of the event, always `response.reasoning_summary_part.added`.
+     * @default "response.reasoning_summary_part.added"
+     */
+    type: "response.reasoning_summary_part.added";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the summary part that was added. */
+    summary_index: number;
+    /** A content part that makes up an input or output item. */
+    part: ResponseReasoningSummaryPartAddedStreamingEventPart;
+  };
 /** A content part that makes up an input or output item. */
 export type ResponseReasoningSummaryPartAddedStreamingEventPart = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent;
 /** A streaming event that indicated a reasoning summary part was completed. */
 export type ResponseReasoningSummaryPartDoneStreamingEvent = {
-  /**
-   * The type of the event, always `response.reasoning_summary_part.done`.
-   * @default "response.reasoning_summary_part.done"
-   */
-  type: "response.reasoning_summary_part.done";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the summary part that was completed. */
-  summary_index: number;
-  /** A content part that makes up an input or output item. */
-  part: ResponseReasoningSummaryPartDoneStreamingEventPart;
-};
+    /**
+     * The type of the event, always `response.reasoning_summary_part.done`.
+     * @default "response.reasoning_summary_part.done"
+     */
+    type: "response.reasoning_summary_part.done";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the summary part that was completed. */
+    summary_index: number;
+    /** A content part that makes up an input or output item. */
+    part: ResponseReasoningSummaryPartDoneStreamingEventPart;
+  };
 /** A content part that makes up an input or output item. */
 export type ResponseReasoningSummaryPartDoneStreamingEventPart = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent;
 /** A streaming event that indicated a content part was added. */
 export type ResponseContentPartAddedStreamingEvent = {
-  /**
-   * The type of the event, always `response.content_part.added`.
-   * @default "response.content_part.added"
-   */
-  type: "response.content_part.added";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the content part that was added. */
-  content_index: number;
-  /** A content part that makes up an input or output item. */
-  part: ResponseContentPartAddedStreamingEventPart;
-};
+    /**
+     * The type of the event, always `response.content_part.added`.
+     * @default "response.content_part.added"
+     */
+    type: "response.content_part.added";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the content part that was added. */
+    content_index: number;
+    /** A content part that makes up an input or output item. */
+    part: ResponseContentPartAddedStreamingEventPart;
+  };
 /** A content part that makes up an input or output item. */
 export type ResponseContentPartAddedStreamingEventPart = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent;
 /** A streaming event that indicated a content part was completed. */
 export type ResponseContentPartDoneStreamingEvent = {
-  /**
-   * The type of the event, always `response.content_part.done`.
-   * @default "response.content_part.done"
-   */
-  type: "response.content_part.done";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the content part that was completed. */
-  content_index: number;
-  /** A content part that makes up an input or output item. */
-  part: ResponseContentPartDoneStreamingEventPart;
-};
+    /**
+     * The type of the event, always `response.content_part.done`.
+     * @default "response.content_part.done"
+     */
+    type: "response.content_part.done";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the content part that was completed. */
+    content_index: number;
+    /** A content part that makes up an input or output item. */
+    part: ResponseContentPartDoneStreamingEventPart;
+  };
 /** A content part that makes up an input or output item. */
 export type ResponseContentPartDoneStreamingEventPart = InputTextContent | OutputTextContent | TextContent | SummaryTextContent | ReasoningTextContent | RefusalContent | InputImageContent | InputFileContent;
 /** A streaming event that indicated output text was incrementally added. */
 export type ResponseOutputTextDeltaStreamingEvent = {
-  /**
-   * The type of the event, always `response.output_text.delta`.
-   * @default "response.output_text.delta"
-   */
-  type: "response.output_text.delta";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the content part that was updated. */
-  content_index: number;
-  /** The text delta that was appended. */
-  delta: string;
-  /** The token log probabilities that were emitted with the delta, if any. */
-  logprobs: Array<LogProb>;
-  /** An obfuscation string that was added to pad the event payload. */
-  obfuscation?: string;
-};
+    /**
+     * The type of the event, always `response.output_text.delta`.
+     * @default "response.output_text.delta"
+     */
+    type: "response.output_text.delta";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the content part that was updated. */
+    content_index: number;
+    /** The text delta that was appended. */
+    delta: string;
+    /** The token log probabilities that were emitted with the delta, if any. */
+    logprobs: Array<LogProb>;
+    /** An obfuscation string that was added to pad the event payload. */
+    obfuscation?: string;
+  };
 /** A streaming event that indicated output text was completed. */
 export type ResponseOutputTextDoneStreamingEvent = {
-  /**
-   * The type of the event, always `response.output_text.done`.
-   * @default "response.output_text.done"
-   */
-  type: "response.output_text.done";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the content part that was completed. */
-  content_index: number;
-  /** The final text that was emitted. */
-  text: string;
-  /** The token log probabilities that were emitted with the final text, if any. */
-  logprobs: Array<LogProb>;
-};
+    /**
+     * The type of the event, always `response.output_text.done`.
+     * @default "response.output_text.done"
+     */
+    type: "response.output_text.done";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the content part that was completed. */
+    content_index: number;
+    /** The final text that was emitted. */
+    text: string;
+    /** The token log probabilities that were emitted with the final text, if any. */
+    logprobs: Array<LogProb>;
+  };
 /** A streaming event that indicated refusal text was incrementally added. */
 export type ResponseRefusalDeltaStreamingEvent = {
-  /**
-   * The type of the event, always `response.refusal.delta`.
-   * @default "response.refusal.delta"
-   */
-  type: "response.refusal.delta";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the refusal content that was updated. */
-  content_index: number;
-  /** The refusal text delta that was appended. */
-  delta: string;
-};
+    /**
+     * The type of the event, always `response.refusal.delta`.
+     * @default "response.refusal.delta"
+     */
+    type: "response.refusal.delta";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the refusal content that was updated. */
+    content_index: number;
+    /** The refusal text delta that was appended. */
+    delta: string;
+  };
 /** A streaming event that indicated refusal text was completed. */
 export type ResponseRefusalDoneStreamingEvent = {
-  /**
-   * The type of the event, always `response.refusal.done`.
-   * @default "response.refusal.done"
-   */
-  type: "response.refusal.done";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the refusal content that was completed. */
-  content_index: number;
-  /** The final refusal text that was emitted. */
-  refusal: string;
-};
+    /**
+     * The type of the event, always `response.refusal.done`.
+     * @default "response.refusal.done"
+     */
+    type: "response.refusal.done";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the refusal content that was completed. */
+    content_index: number;
+    /** The final refusal text that was emitted. */
+    refusal: string;
+  };
 /** A streaming event that indicated reasoning text was incrementally added. */
 export type ResponseReasoningDeltaStreamingEvent = {
-  /**
-   * The type of the event, always `response.reasoning.delta`.
-   * @default "response.reasoning.delta"
-   */
-  type: "response.reasoning.delta";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the reasoning content that was updated. */
-  content_index: number;
-  /** The reasoning text delta that was appended. */
-  delta: string;
-  /** An obfuscation string that was added to pad the event payload. */
-  obfuscation?: string;
-};
+    /**
+     * The type of the event, always `response.reasoning.delta`.
+     * @default "response.reasoning.delta"
+     */
+    type: "response.reasoning.delta";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the reasoning content that was updated. */
+    content_index: number;
+    /** The reasoning text delta that was appended. */
+    delta: string;
+    /** An obfuscation string that was added to pad the event payload. */
+    obfuscation?: string;
+  };
 /** A streaming event that indicated reasoning text was completed. */
 export type ResponseReasoningDoneStreamingEvent = {
-  /**
-   * The type of the event, always `response.reasoning.done`.
-   * @default "response.reasoning.done"
-   */
-  type: "response.reasoning.done";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the reasoning content that was completed. */
-  content_index: number;
-  /** The final reasoning text that was emitted. */
-  text: string;
-};
+    /**
+     * The type of the event, always `response.reasoning.done`.
+     * @default "response.reasoning.done"
+     */
+    type: "response.reasoning.done";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the reasoning content that was completed. */
+    content_index: number;
+    /** The final reasoning text that was emitted. */
+    text: string;
+  };
 /** A streaming event that indicated a reasoning summary was incrementally added. */
 export type ResponseReasoningSummaryDeltaStreamingEvent = {
-  /**
-   * The type of the event, always `response.reasoning_summary.delta`.
-   * @default "response.reasoning_summary_text.delta"
-   */
-  type: "response.reasoning_summary_text.delta";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the summary content that was updated. */
-  summary_index: number;
-  /** The summary text delta that was appended. */
-  delta: string;
-  /** An obfuscation string that was added to pad the event payload. */
-  obfuscation?: string;
-};
+    /**
+     * The type of the event, always `response.reasoning_summary.delta`.
+     * @default "response.reasoning_summary_text.delta"
+     */
+    type: "response.reasoning_summary_text.delta";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the summary content that was updated. */
+    summary_index: number;
+    /** The summary text delta that was appended. */
+    delta: string;
+    /** An obfuscation string that was added to pad the event payload. */
+    obfuscation?: string;
+  };
 /** A streaming event that indicated a reasoning summary was completed. */
 export type ResponseReasoningSummaryDoneStreamingEvent = {
-  /**
-   * The type of the event, always `response.reasoning_summary.done`.
-   * @default "response.reasoning_summary_text.done"
-   */
-  type: "response.reasoning_summary_text.done";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the summary content that was completed. */
-  summary_index: number;
-  /** The final summary text that was emitted. */
-  text: string;
-};
+    /**
+     * The type of the event, always `response.reasoning_summary.done`.
+     * @default "response.reasoning_summary_text.done"
+     */
+    type: "response.reasoning_summary_text.done";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the summary content that was completed. */
+    summary_index: number;
+    /** The final summary text that was emitted. */
+    text: string;
+  };
 /** A streaming event that indicated an output text annotation was added. */
 export type ResponseOutputTextAnnotationAddedStreamingEvent = {
-  /**
-   * The type of the event, always `response.output_text.annotation.added`.
-   * @default "response.output_text.annotation.added"
-   */
-  type: "response.output_text.annotation.added";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The index of the output text content that was updated. */
-  content_index: number;
-  /** The index of the annotation that was added. */
-  annotation_index: number;
-  annotation: Annotation | null;
-};
+    /**
+     * The type of the event, always `response.output_text.annotation.added`.
+     * @default "response.output_text.annotation.added"
+     */
+    type: "response.output_text.annotation.added";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The index of the output text content that was updated. */
+    content_index: number;
+    /** The index of the annotation that was added. */
+    annotation_index: number;
+    annotation: Annotation | null;
+  };
 /** A streaming event that indicated function call arguments were incrementally added. */
 export type ResponseFunctionCallArgumentsDeltaStreamingEvent = {
-  /**
-   * The type of the event, always `response.function_call_arguments.delta`.
-   * @default "response.function_call_arguments.delta"
-   */
-  type: "response.function_call_arguments.delta";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the tool call item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The arguments delta that was appended. */
-  delta: string;
-  /** An obfuscation string that was added to pad the event payload. */
-  obfuscation?: string;
-};
+    /**
+     * The type of the event, always `response.function_call_arguments.delta`.
+     * @default "response.function_call_arguments.delta"
+     */
+    type: "response.function_call_arguments.delta";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the tool call item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The arguments delta that was appended. */
+    delta: string;
+    /** An obfuscation string that was added to pad the event payload. */
+    obfuscation?: string;
+  };
 /** A streaming event that indicated function call arguments were completed. */
 export type ResponseFunctionCallArgumentsDoneStreamingEvent = {
-  /**
-   * The type of the event, always `response.function_call_arguments.done`.
-   * @default "response.function_call_arguments.done"
-   */
-  type: "response.function_call_arguments.done";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The ID of the tool call item that was updated. */
-  item_id: string;
-  /** The index of the output item that was updated. */
-  output_index: number;
-  /** The final arguments string that was emitted. */
-  arguments: string;
-};
+    /**
+     * The type of the event, always `response.function_call_arguments.done`.
+     * @default "response.function_call_arguments.done"
+     */
+    type: "response.function_call_arguments.done";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The ID of the tool call item that was updated. */
+    item_id: string;
+    /** The index of the output item that was updated. */
+    output_index: number;
+    /** The final arguments string that was emitted. */
+    arguments: string;
+  };
 /** An error payload that was emitted for a streaming error event. */
 export type ErrorPayload = {
-  /** The error type that was emitted. */
-  type: string;
-  code: string | null;
-  /** The human-readable error message that was emitted. */
-  message: string;
-  param: string | null;
-  /** The response headers that were emitted with the error, if any. */
-  headers?: { [key: string]: string };
-};
+    /** The error type that was emitted. */
+    type: string;
+    code: string | null;
+    /** The human-readable error message that was emitted. */
+    message: string;
+    param: string | null;
+    /** The response headers that were emitted with the error, if any. */
+    headers?: { [key: string]: string };
+  };
 /** A streaming event that indicated an error was emitted. */
 export type ErrorStreamingEvent = {
-  /**
-   * The type of the event, always `error`.
-   * @default "error"
-   */
-  type: "error";
-  /** The sequence number of the event that was emitted. */
-  sequence_number: number;
-  /** The error payload that was emitted. */
-  error: ErrorPayload;
-};
+    /**
+     * The type of the event, always `error`.
+     * @default "error"
+     */
+    type: "error";
+    /** The sequence number of the event that was emitted. */
+    sequence_number: number;
+    /** The error payload that was emitted. */
+    error: ErrorPayload;
+  };
 /** A content block representing a video input to the model. */
 export type InputVideoContent = {
-  /** The type of the input content. Always `input_video`. */
-  type: "input_video";
-  /** A base64 or remote url that resolves to a video file. */
-  video_url: string;
-};
+    /** The type of the input content. Always `input_video`. */
+    type: "input_video";
+    /** A base64 or remote url that resolves to a video file. */
+    video_url: string;
+  };
 /** JsonSchemaResponseFormatParam */
 export type JsonSchemaResponseFormatParam = {
-  /** The type of response format being defined. Always `json_schema`. */
-  type?: "json_schema";
-  /**
-   * A description of what the response format is for, used by the model to
-   * determine how to respond in the format.
-   */
-  description?: string;
-  /**
-   * The name of the response format. Must be a-z, A-Z, 0-9, or contain
-   * underscores and dashes, with a maximum length of 64.
-   */
-  name?: string;
-  /** The schema for the response format, described as a JSON Schema object. */
-  schema?: { [key: string]: unknown };
-  strict?: boolean | null;
-};
+    /** The type of response format being defined. Always `json_schema`. */
+    type?: "json_schema";
+    /**
+     * A description of what the response format is for, used by the model to
+     * determine how to respond in the format.
+     */
+    description?: string;
+    /**
+     * The name of the response format. Must be a-z, A-Z, 0-9, or contain
+     * underscores and dashes, with a maximum length of 64.
+     */
+    name?: string;
+    /** The schema for the response format, described as a JSON Schema object. */
+    schema?: { [key: string]: unknown };
+    strict?: boolean | null;
+  };
 /** TextFormatParam */
 export type TextFormatParam = TextResponseFormat | JsonSchemaResponseFormatParam;
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */

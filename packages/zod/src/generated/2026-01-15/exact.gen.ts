@@ -3,7 +3,6 @@
 import { z } from "zod";
 import type * as T from "@openresponses/types/2026-01-15";
 import { jsonInteger, lossless, maxCodePoints, maxKeys, minCodePoints } from "../../runtime/checks.js";
-
 const PATTERN_1 = new RegExp("^[a-zA-Z0-9_-]+$", 'u');
 /**
  * Validates {@link T.ItemReferenceParam}.
@@ -11,80 +10,80 @@ const PATTERN_1 = new RegExp("^[a-zA-Z0-9_-]+$", 'u');
  * An internal identifier for an item to reference.
  */
 export const ItemReferenceParamSchema: z.ZodObject<{
-  type: z.ZodOptional<z.ZodNullable<z.ZodLiteral<"item_reference">>>;
-  id: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("item_reference").nullable().optional(),
-  id: z.string(),
-}));
+    type: z.ZodOptional<z.ZodNullable<z.ZodLiteral<"item_reference">>>;
+    id: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("item_reference").nullable().optional(),
+    id: z.string(),
+  }));
 /** Validates {@link T.ReasoningSummaryContentParam}. */
 export const ReasoningSummaryContentParamSchema: z.ZodObject<{
-  type: z.ZodLiteral<"summary_text">;
-  text: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("summary_text"),
-  text: z.string().check(maxCodePoints(10485760)),
-}));
+    type: z.ZodLiteral<"summary_text">;
+    text: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("summary_text"),
+    text: z.string().check(maxCodePoints(10485760)),
+  }));
 /** Validates {@link T.ReasoningItemParam}. */
 export const ReasoningItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  type: z.ZodLiteral<"reasoning">;
-  summary: z.ZodArray<typeof ReasoningSummaryContentParamSchema>;
-  content: z.ZodOptional<z.ZodNull>;
-  encrypted_content: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  type: z.literal("reasoning"),
-  summary: z.array(ReasoningSummaryContentParamSchema),
-  content: z.null().optional(),
-  encrypted_content: z.string().nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    type: z.ZodLiteral<"reasoning">;
+    summary: z.ZodArray<typeof ReasoningSummaryContentParamSchema>;
+    content: z.ZodOptional<z.ZodNull>;
+    encrypted_content: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    type: z.literal("reasoning"),
+    summary: z.array(ReasoningSummaryContentParamSchema),
+    content: z.null().optional(),
+    encrypted_content: z.string().nullable().optional(),
+  }));
 /**
  * Validates {@link T.InputTextContentParam}.
  *
  * A text input to the model.
  */
 export const InputTextContentParamSchema: z.ZodObject<{
-  type: z.ZodLiteral<"input_text">;
-  text: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("input_text"),
-  text: z.string().check(maxCodePoints(10485760)),
-}));
+    type: z.ZodLiteral<"input_text">;
+    text: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("input_text"),
+    text: z.string().check(maxCodePoints(10485760)),
+  }));
 /** Validates {@link T.DetailEnum}. */
-export const DetailEnumSchema: z.ZodEnum<{ low: "low"; high: "high"; auto: "auto" }> = z.enum(["low", "high", "auto"]);
+export const DetailEnumSchema: z.ZodEnum<{ low: "low"; high: "high"; auto: "auto" }> = z.enum(["low","high","auto"]);
 /** Validates {@link T.ImageDetail}. */
-export const ImageDetailSchema: z.ZodEnum<{ low: "low"; high: "high"; auto: "auto" }> = z.enum(["low", "high", "auto"]);
+export const ImageDetailSchema: z.ZodEnum<{ low: "low"; high: "high"; auto: "auto" }> = z.enum(["low","high","auto"]);
 /**
  * Validates {@link T.InputImageContentParamAutoParam}.
  *
  * An image input to the model. Learn about [image inputs](/docs/guides/vision)
  */
 export const InputImageContentParamAutoParamSchema: z.ZodObject<{
-  type: z.ZodLiteral<"input_image">;
-  image_url: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  detail: z.ZodOptional<z.ZodNullable<typeof ImageDetailSchema>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("input_image"),
-  image_url: z.string().check(maxCodePoints(20971520)).nullable().optional(),
-  detail: ImageDetailSchema.nullable().optional(),
-}));
+    type: z.ZodLiteral<"input_image">;
+    image_url: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    detail: z.ZodOptional<z.ZodNullable<typeof ImageDetailSchema>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("input_image"),
+    image_url: z.string().check(maxCodePoints(20971520)).nullable().optional(),
+    detail: ImageDetailSchema.nullable().optional(),
+  }));
 /**
  * Validates {@link T.InputFileContentParam}.
  *
  * A file input to the model.
  */
 export const InputFileContentParamSchema: z.ZodObject<{
-  type: z.ZodLiteral<"input_file">;
-  filename: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  file_data: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  file_url: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("input_file"),
-  filename: z.string().nullable().optional(),
-  file_data: z.string().check(maxCodePoints(33554432)).nullable().optional(),
-  file_url: z.string().nullable().optional(),
-}));
+    type: z.ZodLiteral<"input_file">;
+    filename: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    file_data: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    file_url: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("input_file"),
+    filename: z.string().nullable().optional(),
+    file_data: z.string().check(maxCodePoints(33554432)).nullable().optional(),
+    file_url: z.string().nullable().optional(),
+  }));
 /**
  * Validates {@link T.UserMessageItemParamContentItem}.
  *
@@ -93,82 +92,82 @@ export const InputFileContentParamSchema: z.ZodObject<{
 export const UserMessageItemParamContentItemSchema: z.ZodDiscriminatedUnion<[typeof InputTextContentParamSchema, typeof InputImageContentParamAutoParamSchema, typeof InputFileContentParamSchema], "type"> = z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema]);
 /** Validates {@link T.UserMessageItemParam}. */
 export const UserMessageItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  type: z.ZodLiteral<"message">;
-  role: z.ZodLiteral<"user">;
-  content: z.ZodUnion<readonly [z.ZodArray<typeof UserMessageItemParamContentItemSchema>, z.ZodString]>;
-  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  type: z.literal("message"),
-  role: z.literal("user"),
-  content: z.union([z.array(UserMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
-  status: z.string().nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    type: z.ZodLiteral<"message">;
+    role: z.ZodLiteral<"user">;
+    content: z.ZodUnion<readonly [z.ZodArray<typeof UserMessageItemParamContentItemSchema>, z.ZodString]>;
+    status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    type: z.literal("message"),
+    role: z.literal("user"),
+    content: z.union([z.array(UserMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
+    status: z.string().nullable().optional(),
+  }));
 /** Validates {@link T.SystemMessageItemParamContentItem}. */
 export const SystemMessageItemParamContentItemSchema: typeof InputTextContentParamSchema = InputTextContentParamSchema;
 /** Validates {@link T.SystemMessageItemParam}. */
 export const SystemMessageItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  type: z.ZodLiteral<"message">;
-  role: z.ZodLiteral<"system">;
-  content: z.ZodUnion<readonly [z.ZodArray<typeof SystemMessageItemParamContentItemSchema>, z.ZodString]>;
-  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  type: z.literal("message"),
-  role: z.literal("system"),
-  content: z.union([z.array(SystemMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
-  status: z.string().nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    type: z.ZodLiteral<"message">;
+    role: z.ZodLiteral<"system">;
+    content: z.ZodUnion<readonly [z.ZodArray<typeof SystemMessageItemParamContentItemSchema>, z.ZodString]>;
+    status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    type: z.literal("message"),
+    role: z.literal("system"),
+    content: z.union([z.array(SystemMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
+    status: z.string().nullable().optional(),
+  }));
 /** Validates {@link T.DeveloperMessageItemParamContentItem}. */
 export const DeveloperMessageItemParamContentItemSchema: typeof InputTextContentParamSchema = InputTextContentParamSchema;
 /** Validates {@link T.DeveloperMessageItemParam}. */
 export const DeveloperMessageItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  type: z.ZodLiteral<"message">;
-  role: z.ZodLiteral<"developer">;
-  content: z.ZodUnion<readonly [z.ZodArray<typeof DeveloperMessageItemParamContentItemSchema>, z.ZodString]>;
-  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  type: z.literal("message"),
-  role: z.literal("developer"),
-  content: z.union([z.array(DeveloperMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
-  status: z.string().nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    type: z.ZodLiteral<"message">;
+    role: z.ZodLiteral<"developer">;
+    content: z.ZodUnion<readonly [z.ZodArray<typeof DeveloperMessageItemParamContentItemSchema>, z.ZodString]>;
+    status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    type: z.literal("message"),
+    role: z.literal("developer"),
+    content: z.union([z.array(DeveloperMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
+    status: z.string().nullable().optional(),
+  }));
 /** Validates {@link T.UrlCitationParam}. */
 export const UrlCitationParamSchema: z.ZodObject<{
-  type: z.ZodLiteral<"url_citation">;
-  start_index: z.ZodNumber;
-  end_index: z.ZodNumber;
-  url: z.ZodString;
-  title: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("url_citation"),
-  start_index: z.number().check(jsonInteger).gte(0),
-  end_index: z.number().check(jsonInteger).gte(0),
-  url: z.string(),
-  title: z.string(),
-}));
+    type: z.ZodLiteral<"url_citation">;
+    start_index: z.ZodNumber;
+    end_index: z.ZodNumber;
+    url: z.ZodString;
+    title: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("url_citation"),
+    start_index: z.number().check(jsonInteger).gte(0),
+    end_index: z.number().check(jsonInteger).gte(0),
+    url: z.string(),
+    title: z.string(),
+  }));
 /** Validates {@link T.OutputTextContentParam}. */
 export const OutputTextContentParamSchema: z.ZodObject<{
-  type: z.ZodLiteral<"output_text">;
-  text: z.ZodString;
-  annotations: z.ZodOptional<z.ZodArray<typeof UrlCitationParamSchema>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("output_text"),
-  text: z.string().check(maxCodePoints(10485760)),
-  annotations: z.array(UrlCitationParamSchema).optional(),
-}));
+    type: z.ZodLiteral<"output_text">;
+    text: z.ZodString;
+    annotations: z.ZodOptional<z.ZodArray<typeof UrlCitationParamSchema>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("output_text"),
+    text: z.string().check(maxCodePoints(10485760)),
+    annotations: z.array(UrlCitationParamSchema).optional(),
+  }));
 /** Validates {@link T.RefusalContentParam}. */
 export const RefusalContentParamSchema: z.ZodObject<{
-  type: z.ZodLiteral<"refusal">;
-  refusal: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("refusal"),
-  refusal: z.string().check(maxCodePoints(10485760)),
-}));
+    type: z.ZodLiteral<"refusal">;
+    refusal: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("refusal"),
+    refusal: z.string().check(maxCodePoints(10485760)),
+  }));
 /**
  * Validates {@link T.AssistantMessageItemParamContentItem}.
  *
@@ -177,50 +176,50 @@ export const RefusalContentParamSchema: z.ZodObject<{
 export const AssistantMessageItemParamContentItemSchema: z.ZodDiscriminatedUnion<[typeof OutputTextContentParamSchema, typeof RefusalContentParamSchema], "type"> = z.discriminatedUnion("type", [OutputTextContentParamSchema, RefusalContentParamSchema]);
 /** Validates {@link T.AssistantMessageItemParam}. */
 export const AssistantMessageItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  type: z.ZodLiteral<"message">;
-  role: z.ZodLiteral<"assistant">;
-  content: z.ZodUnion<readonly [z.ZodArray<typeof AssistantMessageItemParamContentItemSchema>, z.ZodString]>;
-  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  type: z.literal("message"),
-  role: z.literal("assistant"),
-  content: z.union([z.array(AssistantMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
-  status: z.string().nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    type: z.ZodLiteral<"message">;
+    role: z.ZodLiteral<"assistant">;
+    content: z.ZodUnion<readonly [z.ZodArray<typeof AssistantMessageItemParamContentItemSchema>, z.ZodString]>;
+    status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    type: z.literal("message"),
+    role: z.literal("assistant"),
+    content: z.union([z.array(AssistantMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
+    status: z.string().nullable().optional(),
+  }));
 /** Validates {@link T.FunctionCallItemStatus}. */
-export const FunctionCallItemStatusSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress", "completed", "incomplete"]);
+export const FunctionCallItemStatusSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress","completed","incomplete"]);
 /** Validates {@link T.FunctionCallStatus}. */
-export const FunctionCallStatusSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress", "completed", "incomplete"]);
+export const FunctionCallStatusSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress","completed","incomplete"]);
 /** Validates {@link T.FunctionCallItemParam}. */
 export const FunctionCallItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  call_id: z.ZodString;
-  type: z.ZodLiteral<"function_call">;
-  name: z.ZodString;
-  arguments: z.ZodString;
-  status: z.ZodOptional<z.ZodNullable<typeof FunctionCallStatusSchema>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  call_id: z.string().check(minCodePoints(1)).check(maxCodePoints(64)),
-  type: z.literal("function_call"),
-  name: z.string().check(minCodePoints(1)).check(maxCodePoints(64)).regex(PATTERN_1),
-  arguments: z.string(),
-  status: FunctionCallStatusSchema.nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    call_id: z.ZodString;
+    type: z.ZodLiteral<"function_call">;
+    name: z.ZodString;
+    arguments: z.ZodString;
+    status: z.ZodOptional<z.ZodNullable<typeof FunctionCallStatusSchema>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    call_id: z.string().check(minCodePoints(1)).check(maxCodePoints(64)),
+    type: z.literal("function_call"),
+    name: z.string().check(minCodePoints(1)).check(maxCodePoints(64)).regex(PATTERN_1),
+    arguments: z.string(),
+    status: FunctionCallStatusSchema.nullable().optional(),
+  }));
 /**
  * Validates {@link T.InputVideoContent}.
  *
  * A content block representing a video input to the model.
  */
 export const InputVideoContentSchema: z.ZodObject<{
-  type: z.ZodLiteral<"input_video">;
-  video_url: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("input_video"),
-  video_url: z.string(),
-}));
+    type: z.ZodLiteral<"input_video">;
+    video_url: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("input_video"),
+    video_url: z.string(),
+  }));
 /**
  * Validates {@link T.FunctionCallOutputItemParamOutputItem}.
  *
@@ -233,62 +232,62 @@ export const FunctionCallOutputItemParamOutputItemSchema: z.ZodDiscriminatedUnio
  * The output of a function tool call.
  */
 export const FunctionCallOutputItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  call_id: z.ZodString;
-  type: z.ZodLiteral<"function_call_output">;
-  output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputItemParamOutputItemSchema>]>;
-  status: z.ZodOptional<z.ZodNullable<typeof FunctionCallStatusSchema>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  call_id: z.string().check(minCodePoints(1)).check(maxCodePoints(64)),
-  type: z.literal("function_call_output"),
-  output: z.union([z.string().check(maxCodePoints(10485760)), z.array(FunctionCallOutputItemParamOutputItemSchema)]),
-  status: FunctionCallStatusSchema.nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    call_id: z.ZodString;
+    type: z.ZodLiteral<"function_call_output">;
+    output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputItemParamOutputItemSchema>]>;
+    status: z.ZodOptional<z.ZodNullable<typeof FunctionCallStatusSchema>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    call_id: z.string().check(minCodePoints(1)).check(maxCodePoints(64)),
+    type: z.literal("function_call_output"),
+    output: z.union([z.string().check(maxCodePoints(10485760)), z.array(FunctionCallOutputItemParamOutputItemSchema)]),
+    status: FunctionCallStatusSchema.nullable().optional(),
+  }));
 /** Validates {@link T.ItemParam}. */
 export const ItemParamSchema: z.ZodDiscriminatedUnion<[typeof ItemReferenceParamSchema, typeof ReasoningItemParamSchema, z.ZodDiscriminatedUnion<[typeof UserMessageItemParamSchema, typeof SystemMessageItemParamSchema, typeof DeveloperMessageItemParamSchema, typeof AssistantMessageItemParamSchema], "role">, typeof FunctionCallItemParamSchema, typeof FunctionCallOutputItemParamSchema], "type"> = z.discriminatedUnion("type", [ItemReferenceParamSchema, ReasoningItemParamSchema, z.discriminatedUnion("role", [UserMessageItemParamSchema, SystemMessageItemParamSchema, DeveloperMessageItemParamSchema, AssistantMessageItemParamSchema]), FunctionCallItemParamSchema, FunctionCallOutputItemParamSchema]);
 /** Validates {@link T.IncludeEnum}. */
-export const IncludeEnumSchema: z.ZodEnum<{ "reasoning.encrypted_content": "reasoning.encrypted_content"; "message.output_text.logprobs": "message.output_text.logprobs" }> = z.enum(["reasoning.encrypted_content", "message.output_text.logprobs"]);
+export const IncludeEnumSchema: z.ZodEnum<{ "reasoning.encrypted_content": "reasoning.encrypted_content"; "message.output_text.logprobs": "message.output_text.logprobs" }> = z.enum(["reasoning.encrypted_content","message.output_text.logprobs"]);
 /** Validates {@link T.EmptyModelParam}. */
 export const EmptyModelParamSchema: z.ZodRecord<z.ZodString, z.ZodUnknown> = z.record(z.string(), z.unknown());
 /** Validates {@link T.FunctionToolParam}. */
 export const FunctionToolParamSchema: z.ZodObject<{
-  name: z.ZodString;
-  description: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  parameters: z.ZodOptional<z.ZodNullable<typeof EmptyModelParamSchema>>;
-  strict: z.ZodOptional<z.ZodBoolean>;
-  type: z.ZodLiteral<"function">;
-}, z.core.$strip> = lossless(z.looseObject({
-  name: z.string().check(minCodePoints(1)).check(maxCodePoints(64)).regex(PATTERN_1),
-  description: z.string().nullable().optional(),
-  parameters: EmptyModelParamSchema.nullable().optional(),
-  strict: z.boolean().optional(),
-  type: z.literal("function"),
-}));
+    name: z.ZodString;
+    description: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    parameters: z.ZodOptional<z.ZodNullable<typeof EmptyModelParamSchema>>;
+    strict: z.ZodOptional<z.ZodBoolean>;
+    type: z.ZodLiteral<"function">;
+  }, z.core.$strip> = lossless(z.looseObject({
+    name: z.string().check(minCodePoints(1)).check(maxCodePoints(64)).regex(PATTERN_1),
+    description: z.string().nullable().optional(),
+    parameters: EmptyModelParamSchema.nullable().optional(),
+    strict: z.boolean().optional(),
+    type: z.literal("function"),
+  }));
 /** Validates {@link T.ResponsesToolParam}. */
 export const ResponsesToolParamSchema: typeof FunctionToolParamSchema = FunctionToolParamSchema;
 /** Validates {@link T.SpecificFunctionParam}. */
 export const SpecificFunctionParamSchema: z.ZodObject<{
-  type: z.ZodLiteral<"function">;
-  name: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("function"),
-  name: z.string(),
-}));
+    type: z.ZodLiteral<"function">;
+    name: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("function"),
+    name: z.string(),
+  }));
 /** Validates {@link T.SpecificToolChoiceParam}. */
 export const SpecificToolChoiceParamSchema: typeof SpecificFunctionParamSchema = SpecificFunctionParamSchema;
 /** Validates {@link T.ToolChoiceValueEnum}. */
-export const ToolChoiceValueEnumSchema: z.ZodEnum<{ none: "none"; auto: "auto"; required: "required" }> = z.enum(["none", "auto", "required"]);
+export const ToolChoiceValueEnumSchema: z.ZodEnum<{ none: "none"; auto: "auto"; required: "required" }> = z.enum(["none","auto","required"]);
 /** Validates {@link T.AllowedToolsParam}. */
 export const AllowedToolsParamSchema: z.ZodObject<{
-  type: z.ZodLiteral<"allowed_tools">;
-  tools: z.ZodArray<typeof SpecificToolChoiceParamSchema>;
-  mode: z.ZodOptional<typeof ToolChoiceValueEnumSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("allowed_tools"),
-  tools: z.array(SpecificToolChoiceParamSchema).min(1).max(128),
-  mode: ToolChoiceValueEnumSchema.optional(),
-}));
+    type: z.ZodLiteral<"allowed_tools">;
+    tools: z.ZodArray<typeof SpecificToolChoiceParamSchema>;
+    mode: z.ZodOptional<typeof ToolChoiceValueEnumSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("allowed_tools"),
+    tools: z.array(SpecificToolChoiceParamSchema).min(1).max(128),
+    mode: ToolChoiceValueEnumSchema.optional(),
+  }));
 /**
  * Validates {@link T.ToolChoiceParam}.
  *
@@ -303,165 +302,165 @@ export const ToolChoiceParamSchema: z.ZodUnion<readonly [typeof SpecificToolChoi
  */
 export const MetadataParamSchema: z.ZodRecord<z.ZodString, z.ZodString> = z.record(z.string(), z.string().check(maxCodePoints(512))).check(maxKeys(16));
 /** Validates {@link T.VerbosityEnum}. */
-export const VerbosityEnumSchema: z.ZodEnum<{ low: "low"; medium: "medium"; high: "high" }> = z.enum(["low", "medium", "high"]);
+export const VerbosityEnumSchema: z.ZodEnum<{ low: "low"; medium: "medium"; high: "high" }> = z.enum(["low","medium","high"]);
 /** Validates {@link T.TextResponseFormat}. */
 export const TextResponseFormatSchema: z.ZodObject<{
-  type: z.ZodLiteral<"text">;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("text"),
-}));
+    type: z.ZodLiteral<"text">;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("text"),
+  }));
 /** Validates {@link T.JsonSchemaResponseFormatParam}. */
 export const JsonSchemaResponseFormatParamSchema: z.ZodObject<{
-  type: z.ZodOptional<z.ZodLiteral<"json_schema">>;
-  description: z.ZodOptional<z.ZodString>;
-  name: z.ZodOptional<z.ZodString>;
-  schema: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnknown>>;
-  strict: z.ZodOptional<z.ZodNullable<z.ZodBoolean>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("json_schema").optional(),
-  description: z.string().optional(),
-  name: z.string().optional(),
-  schema: z.record(z.string(), z.unknown()).optional(),
-  strict: z.boolean().nullable().optional(),
-}));
+    type: z.ZodOptional<z.ZodLiteral<"json_schema">>;
+    description: z.ZodOptional<z.ZodString>;
+    name: z.ZodOptional<z.ZodString>;
+    schema: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnknown>>;
+    strict: z.ZodOptional<z.ZodNullable<z.ZodBoolean>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("json_schema").optional(),
+    description: z.string().optional(),
+    name: z.string().optional(),
+    schema: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullable().optional(),
+  }));
 /** Validates {@link T.TextFormatParam}. */
 export const TextFormatParamSchema: z.ZodDiscriminatedUnion<[typeof TextResponseFormatSchema, typeof JsonSchemaResponseFormatParamSchema], "type"> = z.discriminatedUnion("type", [TextResponseFormatSchema, JsonSchemaResponseFormatParamSchema]);
 /** Validates {@link T.TextParam}. */
 export const TextParamSchema: z.ZodObject<{
-  format: z.ZodOptional<z.ZodNullable<typeof TextFormatParamSchema>>;
-  verbosity: z.ZodOptional<typeof VerbosityEnumSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  format: TextFormatParamSchema.nullable().optional(),
-  verbosity: VerbosityEnumSchema.optional(),
-}));
+    format: z.ZodOptional<z.ZodNullable<typeof TextFormatParamSchema>>;
+    verbosity: z.ZodOptional<typeof VerbosityEnumSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    format: TextFormatParamSchema.nullable().optional(),
+    verbosity: VerbosityEnumSchema.optional(),
+  }));
 /**
  * Validates {@link T.StreamOptionsParam}.
  *
  * Options that control streamed response behavior.
  */
 export const StreamOptionsParamSchema: z.ZodObject<{
-  include_obfuscation: z.ZodOptional<z.ZodBoolean>;
-}, z.core.$strip> = lossless(z.looseObject({
-  include_obfuscation: z.boolean().optional(),
-}));
+    include_obfuscation: z.ZodOptional<z.ZodBoolean>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    include_obfuscation: z.boolean().optional(),
+  }));
 /** Validates {@link T.ReasoningEffortEnum}. */
-export const ReasoningEffortEnumSchema: z.ZodEnum<{ none: "none"; low: "low"; medium: "medium"; high: "high"; xhigh: "xhigh" }> = z.enum(["none", "low", "medium", "high", "xhigh"]);
+export const ReasoningEffortEnumSchema: z.ZodEnum<{ none: "none"; low: "low"; medium: "medium"; high: "high"; xhigh: "xhigh" }> = z.enum(["none","low","medium","high","xhigh"]);
 /** Validates {@link T.ReasoningSummaryEnum}. */
-export const ReasoningSummaryEnumSchema: z.ZodEnum<{ concise: "concise"; detailed: "detailed"; auto: "auto" }> = z.enum(["concise", "detailed", "auto"]);
+export const ReasoningSummaryEnumSchema: z.ZodEnum<{ concise: "concise"; detailed: "detailed"; auto: "auto" }> = z.enum(["concise","detailed","auto"]);
 /**
  * Validates {@link T.ReasoningParam}.
  *
  * **gpt-5 and o-series models only** Configuration options for [reasoning models](https://platform.openai.com/docs/guides/reasoning).
  */
 export const ReasoningParamSchema: z.ZodObject<{
-  effort: z.ZodOptional<z.ZodNullable<typeof ReasoningEffortEnumSchema>>;
-  summary: z.ZodOptional<z.ZodNullable<typeof ReasoningSummaryEnumSchema>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  effort: ReasoningEffortEnumSchema.nullable().optional(),
-  summary: ReasoningSummaryEnumSchema.nullable().optional(),
-}));
+    effort: z.ZodOptional<z.ZodNullable<typeof ReasoningEffortEnumSchema>>;
+    summary: z.ZodOptional<z.ZodNullable<typeof ReasoningSummaryEnumSchema>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    effort: ReasoningEffortEnumSchema.nullable().optional(),
+    summary: ReasoningSummaryEnumSchema.nullable().optional(),
+  }));
 /** Validates {@link T.TruncationEnum}. */
-export const TruncationEnumSchema: z.ZodEnum<{ auto: "auto"; disabled: "disabled" }> = z.enum(["auto", "disabled"]);
+export const TruncationEnumSchema: z.ZodEnum<{ auto: "auto"; disabled: "disabled" }> = z.enum(["auto","disabled"]);
 /** Validates {@link T.ServiceTierEnum}. */
-export const ServiceTierEnumSchema: z.ZodEnum<{ auto: "auto"; default: "default"; flex: "flex"; priority: "priority" }> = z.enum(["auto", "default", "flex", "priority"]);
+export const ServiceTierEnumSchema: z.ZodEnum<{ auto: "auto"; default: "default"; flex: "flex"; priority: "priority" }> = z.enum(["auto","default","flex","priority"]);
 /** Validates {@link T.CreateResponseBody}. */
 export const CreateResponseBodySchema: z.ZodObject<{
-  model: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  input: z.ZodOptional<z.ZodNullable<z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof ItemParamSchema>]>>>;
-  previous_response_id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  include: z.ZodOptional<z.ZodArray<typeof IncludeEnumSchema>>;
-  tools: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof ResponsesToolParamSchema>>>;
-  tool_choice: z.ZodOptional<z.ZodNullable<typeof ToolChoiceParamSchema>>;
-  metadata: z.ZodOptional<z.ZodNullable<typeof MetadataParamSchema>>;
-  text: z.ZodOptional<z.ZodNullable<typeof TextParamSchema>>;
-  temperature: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  top_p: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  presence_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  frequency_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  parallel_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodBoolean>>;
-  stream: z.ZodOptional<z.ZodBoolean>;
-  stream_options: z.ZodOptional<z.ZodNullable<typeof StreamOptionsParamSchema>>;
-  background: z.ZodOptional<z.ZodBoolean>;
-  max_output_tokens: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  max_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  reasoning: z.ZodOptional<z.ZodNullable<typeof ReasoningParamSchema>>;
-  safety_identifier: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  prompt_cache_key: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  truncation: z.ZodOptional<typeof TruncationEnumSchema>;
-  instructions: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  store: z.ZodOptional<z.ZodBoolean>;
-  service_tier: z.ZodOptional<typeof ServiceTierEnumSchema>;
-  top_logprobs: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  model: z.string().nullable().optional(),
-  input: z.union([z.string().check(maxCodePoints(10485760)), z.array(ItemParamSchema)]).nullable().optional(),
-  previous_response_id: z.string().nullable().optional(),
-  include: z.array(IncludeEnumSchema).optional(),
-  tools: z.array(ResponsesToolParamSchema).nullable().optional(),
-  tool_choice: ToolChoiceParamSchema.nullable().optional(),
-  metadata: MetadataParamSchema.nullable().optional(),
-  text: TextParamSchema.nullable().optional(),
-  temperature: z.number().nullable().optional(),
-  top_p: z.number().nullable().optional(),
-  presence_penalty: z.number().nullable().optional(),
-  frequency_penalty: z.number().nullable().optional(),
-  parallel_tool_calls: z.boolean().nullable().optional(),
-  stream: z.boolean().optional(),
-  stream_options: StreamOptionsParamSchema.nullable().optional(),
-  background: z.boolean().optional(),
-  max_output_tokens: z.number().check(jsonInteger).gte(16).nullable().optional(),
-  max_tool_calls: z.number().check(jsonInteger).gte(1).nullable().optional(),
-  reasoning: ReasoningParamSchema.nullable().optional(),
-  safety_identifier: z.string().check(maxCodePoints(64)).nullable().optional(),
-  prompt_cache_key: z.string().check(maxCodePoints(64)).nullable().optional(),
-  truncation: TruncationEnumSchema.optional(),
-  instructions: z.string().nullable().optional(),
-  store: z.boolean().optional(),
-  service_tier: ServiceTierEnumSchema.optional(),
-  top_logprobs: z.number().check(jsonInteger).gte(0).lte(20).nullable().optional(),
-}));
+    model: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    input: z.ZodOptional<z.ZodNullable<z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof ItemParamSchema>]>>>;
+    previous_response_id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    include: z.ZodOptional<z.ZodArray<typeof IncludeEnumSchema>>;
+    tools: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof ResponsesToolParamSchema>>>;
+    tool_choice: z.ZodOptional<z.ZodNullable<typeof ToolChoiceParamSchema>>;
+    metadata: z.ZodOptional<z.ZodNullable<typeof MetadataParamSchema>>;
+    text: z.ZodOptional<z.ZodNullable<typeof TextParamSchema>>;
+    temperature: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    top_p: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    presence_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    frequency_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    parallel_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodBoolean>>;
+    stream: z.ZodOptional<z.ZodBoolean>;
+    stream_options: z.ZodOptional<z.ZodNullable<typeof StreamOptionsParamSchema>>;
+    background: z.ZodOptional<z.ZodBoolean>;
+    max_output_tokens: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    max_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    reasoning: z.ZodOptional<z.ZodNullable<typeof ReasoningParamSchema>>;
+    safety_identifier: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    prompt_cache_key: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    truncation: z.ZodOptional<typeof TruncationEnumSchema>;
+    instructions: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    store: z.ZodOptional<z.ZodBoolean>;
+    service_tier: z.ZodOptional<typeof ServiceTierEnumSchema>;
+    top_logprobs: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    model: z.string().nullable().optional(),
+    input: z.union([z.string().check(maxCodePoints(10485760)), z.array(ItemParamSchema)]).nullable().optional(),
+    previous_response_id: z.string().nullable().optional(),
+    include: z.array(IncludeEnumSchema).optional(),
+    tools: z.array(ResponsesToolParamSchema).nullable().optional(),
+    tool_choice: ToolChoiceParamSchema.nullable().optional(),
+    metadata: MetadataParamSchema.nullable().optional(),
+    text: TextParamSchema.nullable().optional(),
+    temperature: z.number().nullable().optional(),
+    top_p: z.number().nullable().optional(),
+    presence_penalty: z.number().nullable().optional(),
+    frequency_penalty: z.number().nullable().optional(),
+    parallel_tool_calls: z.boolean().nullable().optional(),
+    stream: z.boolean().optional(),
+    stream_options: StreamOptionsParamSchema.nullable().optional(),
+    background: z.boolean().optional(),
+    max_output_tokens: z.number().check(jsonInteger).gte(16).nullable().optional(),
+    max_tool_calls: z.number().check(jsonInteger).gte(1).nullable().optional(),
+    reasoning: ReasoningParamSchema.nullable().optional(),
+    safety_identifier: z.string().check(maxCodePoints(64)).nullable().optional(),
+    prompt_cache_key: z.string().check(maxCodePoints(64)).nullable().optional(),
+    truncation: TruncationEnumSchema.optional(),
+    instructions: z.string().nullable().optional(),
+    store: z.boolean().optional(),
+    service_tier: ServiceTierEnumSchema.optional(),
+    top_logprobs: z.number().check(jsonInteger).gte(0).lte(20).nullable().optional(),
+  }));
 /**
  * Validates {@link T.IncompleteDetails}.
  *
  * Details about why the response was incomplete.
  */
 export const IncompleteDetailsSchema: z.ZodObject<{
-  reason: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  reason: z.string(),
-}));
+    reason: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    reason: z.string(),
+  }));
 /** Validates {@link T.MessageRole}. */
-export const MessageRoleSchema: z.ZodEnum<{ user: "user"; assistant: "assistant"; system: "system"; developer: "developer" }> = z.enum(["user", "assistant", "system", "developer"]);
+export const MessageRoleSchema: z.ZodEnum<{ user: "user"; assistant: "assistant"; system: "system"; developer: "developer" }> = z.enum(["user","assistant","system","developer"]);
 /**
  * Validates {@link T.InputTextContent}.
  *
  * A text input to the model.
  */
 export const InputTextContentSchema: z.ZodObject<{
-  type: z.ZodLiteral<"input_text">;
-  text: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("input_text"),
-  text: z.string(),
-}));
+    type: z.ZodLiteral<"input_text">;
+    text: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("input_text"),
+    text: z.string(),
+  }));
 /**
  * Validates {@link T.UrlCitationBody}.
  *
  * A citation for a web resource used to generate a model response.
  */
 export const UrlCitationBodySchema: z.ZodObject<{
-  type: z.ZodLiteral<"url_citation">;
-  url: z.ZodString;
-  start_index: z.ZodNumber;
-  end_index: z.ZodNumber;
-  title: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("url_citation"),
-  url: z.string(),
-  start_index: z.number().check(jsonInteger),
-  end_index: z.number().check(jsonInteger),
-  title: z.string(),
-}));
+    type: z.ZodLiteral<"url_citation">;
+    url: z.ZodString;
+    start_index: z.ZodNumber;
+    end_index: z.ZodNumber;
+    title: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("url_citation"),
+    url: z.string(),
+    start_index: z.number().check(jsonInteger),
+    end_index: z.number().check(jsonInteger),
+    title: z.string(),
+  }));
 /**
  * Validates {@link T.Annotation}.
  *
@@ -474,124 +473,124 @@ export const AnnotationSchema: typeof UrlCitationBodySchema = UrlCitationBodySch
  * The top log probability of a token.
  */
 export const TopLogProbSchema: z.ZodObject<{
-  token: z.ZodString;
-  logprob: z.ZodNumber;
-  bytes: z.ZodArray<z.ZodNumber>;
-}, z.core.$strip> = lossless(z.looseObject({
-  token: z.string(),
-  logprob: z.number(),
-  bytes: z.array(z.number().check(jsonInteger)),
-}));
+    token: z.ZodString;
+    logprob: z.ZodNumber;
+    bytes: z.ZodArray<z.ZodNumber>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    token: z.string(),
+    logprob: z.number(),
+    bytes: z.array(z.number().check(jsonInteger)),
+  }));
 /**
  * Validates {@link T.LogProb}.
  *
  * The log probability of a token.
  */
 export const LogProbSchema: z.ZodObject<{
-  token: z.ZodString;
-  logprob: z.ZodNumber;
-  bytes: z.ZodArray<z.ZodNumber>;
-  top_logprobs: z.ZodArray<typeof TopLogProbSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  token: z.string(),
-  logprob: z.number(),
-  bytes: z.array(z.number().check(jsonInteger)),
-  top_logprobs: z.array(TopLogProbSchema),
-}));
+    token: z.ZodString;
+    logprob: z.ZodNumber;
+    bytes: z.ZodArray<z.ZodNumber>;
+    top_logprobs: z.ZodArray<typeof TopLogProbSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    token: z.string(),
+    logprob: z.number(),
+    bytes: z.array(z.number().check(jsonInteger)),
+    top_logprobs: z.array(TopLogProbSchema),
+  }));
 /**
  * Validates {@link T.OutputTextContent}.
  *
  * A text output from the model.
  */
 export const OutputTextContentSchema: z.ZodObject<{
-  type: z.ZodLiteral<"output_text">;
-  text: z.ZodString;
-  annotations: z.ZodArray<typeof AnnotationSchema>;
-  logprobs: z.ZodArray<typeof LogProbSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("output_text"),
-  text: z.string(),
-  annotations: z.array(AnnotationSchema),
-  logprobs: z.array(LogProbSchema),
-}));
+    type: z.ZodLiteral<"output_text">;
+    text: z.ZodString;
+    annotations: z.ZodArray<typeof AnnotationSchema>;
+    logprobs: z.ZodArray<typeof LogProbSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("output_text"),
+    text: z.string(),
+    annotations: z.array(AnnotationSchema),
+    logprobs: z.array(LogProbSchema),
+  }));
 /**
  * Validates {@link T.TextContent}.
  *
  * A text content.
  */
 export const TextContentSchema: z.ZodObject<{
-  type: z.ZodLiteral<"text">;
-  text: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("text"),
-  text: z.string(),
-}));
+    type: z.ZodLiteral<"text">;
+    text: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("text"),
+    text: z.string(),
+  }));
 /**
  * Validates {@link T.SummaryTextContent}.
  *
  * A summary text from the model.
  */
 export const SummaryTextContentSchema: z.ZodObject<{
-  type: z.ZodLiteral<"summary_text">;
-  text: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("summary_text"),
-  text: z.string(),
-}));
+    type: z.ZodLiteral<"summary_text">;
+    text: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("summary_text"),
+    text: z.string(),
+  }));
 /**
  * Validates {@link T.ReasoningTextContent}.
  *
  * Reasoning text from the model.
  */
 export const ReasoningTextContentSchema: z.ZodObject<{
-  type: z.ZodLiteral<"reasoning_text">;
-  text: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("reasoning_text"),
-  text: z.string(),
-}));
+    type: z.ZodLiteral<"reasoning_text">;
+    text: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("reasoning_text"),
+    text: z.string(),
+  }));
 /**
  * Validates {@link T.RefusalContent}.
  *
  * A refusal from the model.
  */
 export const RefusalContentSchema: z.ZodObject<{
-  type: z.ZodLiteral<"refusal">;
-  refusal: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("refusal"),
-  refusal: z.string(),
-}));
+    type: z.ZodLiteral<"refusal">;
+    refusal: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("refusal"),
+    refusal: z.string(),
+  }));
 /**
  * Validates {@link T.InputImageContent}.
  *
  * An image input to the model. Learn about [image inputs](/docs/guides/vision).
  */
 export const InputImageContentSchema: z.ZodObject<{
-  type: z.ZodLiteral<"input_image">;
-  image_url: z.ZodNullable<z.ZodString>;
-  detail: typeof ImageDetailSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("input_image"),
-  image_url: z.string().nullable(),
-  detail: ImageDetailSchema,
-}));
+    type: z.ZodLiteral<"input_image">;
+    image_url: z.ZodNullable<z.ZodString>;
+    detail: typeof ImageDetailSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("input_image"),
+    image_url: z.string().nullable(),
+    detail: ImageDetailSchema,
+  }));
 /**
  * Validates {@link T.InputFileContent}.
  *
  * A file input to the model.
  */
 export const InputFileContentSchema: z.ZodObject<{
-  type: z.ZodLiteral<"input_file">;
-  filename: z.ZodOptional<z.ZodString>;
-  file_url: z.ZodOptional<z.ZodString>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("input_file"),
-  filename: z.string().optional(),
-  file_url: z.string().optional(),
-}));
+    type: z.ZodLiteral<"input_file">;
+    filename: z.ZodOptional<z.ZodString>;
+    file_url: z.ZodOptional<z.ZodString>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("input_file"),
+    filename: z.string().optional(),
+    file_url: z.string().optional(),
+  }));
 /** Validates {@link T.MessageStatus}. */
-export const MessageStatusSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress", "completed", "incomplete"]);
+export const MessageStatusSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress","completed","incomplete"]);
 /**
  * Validates {@link T.MessageContentItem}.
  *
@@ -604,44 +603,44 @@ export const MessageContentItemSchema: z.ZodDiscriminatedUnion<[typeof InputText
  * A message to or from the model.
  */
 export const MessageSchema: z.ZodObject<{
-  type: z.ZodLiteral<"message">;
-  id: z.ZodString;
-  status: typeof MessageStatusSchema;
-  role: typeof MessageRoleSchema;
-  content: z.ZodArray<typeof MessageContentItemSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("message"),
-  id: z.string(),
-  status: MessageStatusSchema,
-  role: MessageRoleSchema,
-  content: z.array(MessageContentItemSchema),
-}));
+    type: z.ZodLiteral<"message">;
+    id: z.ZodString;
+    status: typeof MessageStatusSchema;
+    role: typeof MessageRoleSchema;
+    content: z.ZodArray<typeof MessageContentItemSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("message"),
+    id: z.string(),
+    status: MessageStatusSchema,
+    role: MessageRoleSchema,
+    content: z.array(MessageContentItemSchema),
+  }));
 /**
  * Validates {@link T.FunctionCall}.
  *
  * A function tool call that was generated by the model.
  */
 export const FunctionCallSchema: z.ZodObject<{
-  type: z.ZodLiteral<"function_call">;
-  id: z.ZodString;
-  call_id: z.ZodString;
-  name: z.ZodString;
-  arguments: z.ZodString;
-  status: typeof FunctionCallStatusSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("function_call"),
-  id: z.string(),
-  call_id: z.string(),
-  name: z.string(),
-  arguments: z.string(),
-  status: FunctionCallStatusSchema,
-}));
+    type: z.ZodLiteral<"function_call">;
+    id: z.ZodString;
+    call_id: z.ZodString;
+    name: z.ZodString;
+    arguments: z.ZodString;
+    status: typeof FunctionCallStatusSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("function_call"),
+    id: z.string(),
+    call_id: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+    status: FunctionCallStatusSchema,
+  }));
 /**
  * Validates {@link T.FunctionCallOutputStatusEnum}.
  *
  * Similar to `FunctionCallStatus`. All three options are allowed here for compatibility, but because in practice these items will be provided by developers, only `completed` should be used.
  */
-export const FunctionCallOutputStatusEnumSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress", "completed", "incomplete"]);
+export const FunctionCallOutputStatusEnumSchema: z.ZodEnum<{ in_progress: "in_progress"; completed: "completed"; incomplete: "incomplete" }> = z.enum(["in_progress","completed","incomplete"]);
 /**
  * Validates {@link T.FunctionCallOutputOutputItem}.
  *
@@ -654,18 +653,18 @@ export const FunctionCallOutputOutputItemSchema: z.ZodDiscriminatedUnion<[typeof
  * A function tool call output that was returned by the tool.
  */
 export const FunctionCallOutputSchema: z.ZodObject<{
-  type: z.ZodLiteral<"function_call_output">;
-  id: z.ZodString;
-  call_id: z.ZodString;
-  output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputOutputItemSchema>]>;
-  status: typeof FunctionCallOutputStatusEnumSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("function_call_output"),
-  id: z.string(),
-  call_id: z.string(),
-  output: z.union([z.string(), z.array(FunctionCallOutputOutputItemSchema)]),
-  status: FunctionCallOutputStatusEnumSchema,
-}));
+    type: z.ZodLiteral<"function_call_output">;
+    id: z.ZodString;
+    call_id: z.ZodString;
+    output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputOutputItemSchema>]>;
+    status: typeof FunctionCallOutputStatusEnumSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("function_call_output"),
+    id: z.string(),
+    call_id: z.string(),
+    output: z.union([z.string(), z.array(FunctionCallOutputOutputItemSchema)]),
+    status: FunctionCallOutputStatusEnumSchema,
+  }));
 /**
  * Validates {@link T.ReasoningBodyContentItem}.
  *
@@ -684,18 +683,18 @@ export const ReasoningBodySummaryItemSchema: z.ZodDiscriminatedUnion<[typeof Inp
  * A reasoning item that was generated by the model.
  */
 export const ReasoningBodySchema: z.ZodObject<{
-  type: z.ZodLiteral<"reasoning">;
-  id: z.ZodString;
-  content: z.ZodOptional<z.ZodArray<typeof ReasoningBodyContentItemSchema>>;
-  summary: z.ZodArray<typeof ReasoningBodySummaryItemSchema>;
-  encrypted_content: z.ZodOptional<z.ZodString>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("reasoning"),
-  id: z.string(),
-  content: z.array(ReasoningBodyContentItemSchema).optional(),
-  summary: z.array(ReasoningBodySummaryItemSchema),
-  encrypted_content: z.string().optional(),
-}));
+    type: z.ZodLiteral<"reasoning">;
+    id: z.ZodString;
+    content: z.ZodOptional<z.ZodArray<typeof ReasoningBodyContentItemSchema>>;
+    summary: z.ZodArray<typeof ReasoningBodySummaryItemSchema>;
+    encrypted_content: z.ZodOptional<z.ZodString>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("reasoning"),
+    id: z.string(),
+    content: z.array(ReasoningBodyContentItemSchema).optional(),
+    summary: z.array(ReasoningBodySummaryItemSchema),
+    encrypted_content: z.string().optional(),
+  }));
 /**
  * Validates {@link T.ItemField}.
  *
@@ -708,30 +707,30 @@ export const ItemFieldSchema: z.ZodDiscriminatedUnion<[typeof MessageSchema, typ
  * An error that occurred while generating the response.
  */
 export const ErrorSchema: z.ZodObject<{
-  code: z.ZodString;
-  message: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  code: z.string(),
-  message: z.string(),
-}));
+    code: z.ZodString;
+    message: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    code: z.string(),
+    message: z.string(),
+  }));
 /**
  * Validates {@link T.FunctionTool}.
  *
  * Defines a function in your own code the model can choose to call. Learn more about [function calling](https://platform.openai.com/docs/guides/function-calling).
  */
 export const FunctionToolSchema: z.ZodObject<{
-  type: z.ZodLiteral<"function">;
-  name: z.ZodString;
-  description: z.ZodNullable<z.ZodString>;
-  parameters: z.ZodNullable<z.ZodRecord<z.ZodString, z.ZodUnknown>>;
-  strict: z.ZodNullable<z.ZodBoolean>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("function"),
-  name: z.string(),
-  description: z.string().nullable(),
-  parameters: z.record(z.string(), z.unknown()).nullable(),
-  strict: z.boolean().nullable(),
-}));
+    type: z.ZodLiteral<"function">;
+    name: z.ZodString;
+    description: z.ZodNullable<z.ZodString>;
+    parameters: z.ZodNullable<z.ZodRecord<z.ZodString, z.ZodUnknown>>;
+    strict: z.ZodNullable<z.ZodBoolean>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("function"),
+    name: z.string(),
+    description: z.string().nullable(),
+    parameters: z.record(z.string(), z.unknown()).nullable(),
+    strict: z.boolean().nullable(),
+  }));
 /**
  * Validates {@link T.Tool}.
  *
@@ -740,286 +739,286 @@ export const FunctionToolSchema: z.ZodObject<{
 export const ToolSchema: typeof FunctionToolSchema = FunctionToolSchema;
 /** Validates {@link T.FunctionToolChoice}. */
 export const FunctionToolChoiceSchema: z.ZodObject<{
-  type: z.ZodLiteral<"function">;
-  name: z.ZodOptional<z.ZodString>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("function"),
-  name: z.string().optional(),
-}));
+    type: z.ZodLiteral<"function">;
+    name: z.ZodOptional<z.ZodString>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("function"),
+    name: z.string().optional(),
+  }));
 /** Validates {@link T.AllowedToolChoice}. */
 export const AllowedToolChoiceSchema: z.ZodObject<{
-  type: z.ZodLiteral<"allowed_tools">;
-  tools: z.ZodArray<typeof FunctionToolChoiceSchema>;
-  mode: typeof ToolChoiceValueEnumSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("allowed_tools"),
-  tools: z.array(FunctionToolChoiceSchema),
-  mode: ToolChoiceValueEnumSchema,
-}));
+    type: z.ZodLiteral<"allowed_tools">;
+    tools: z.ZodArray<typeof FunctionToolChoiceSchema>;
+    mode: typeof ToolChoiceValueEnumSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("allowed_tools"),
+    tools: z.array(FunctionToolChoiceSchema),
+    mode: ToolChoiceValueEnumSchema,
+  }));
 /** Validates {@link T.JsonObjectResponseFormat}. */
 export const JsonObjectResponseFormatSchema: z.ZodObject<{
-  type: z.ZodLiteral<"json_object">;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("json_object"),
-}));
+    type: z.ZodLiteral<"json_object">;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("json_object"),
+  }));
 /** Validates {@link T.JsonSchemaResponseFormat}. */
 export const JsonSchemaResponseFormatSchema: z.ZodObject<{
-  type: z.ZodLiteral<"json_schema">;
-  name: z.ZodString;
-  description: z.ZodNullable<z.ZodString>;
-  schema: z.ZodNull;
-  strict: z.ZodBoolean;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("json_schema"),
-  name: z.string(),
-  description: z.string().nullable(),
-  schema: z.null(),
-  strict: z.boolean(),
-}));
+    type: z.ZodLiteral<"json_schema">;
+    name: z.ZodString;
+    description: z.ZodNullable<z.ZodString>;
+    schema: z.ZodNull;
+    strict: z.ZodBoolean;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("json_schema"),
+    name: z.string(),
+    description: z.string().nullable(),
+    schema: z.null(),
+    strict: z.boolean(),
+  }));
 /** Validates {@link T.TextField}. */
 export const TextFieldSchema: z.ZodObject<{
-  format: z.ZodDiscriminatedUnion<[typeof TextResponseFormatSchema, typeof JsonObjectResponseFormatSchema, typeof JsonSchemaResponseFormatSchema], "type">;
-  verbosity: z.ZodOptional<typeof VerbosityEnumSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  format: z.discriminatedUnion("type", [TextResponseFormatSchema, JsonObjectResponseFormatSchema, JsonSchemaResponseFormatSchema]),
-  verbosity: VerbosityEnumSchema.optional(),
-}));
+    format: z.ZodDiscriminatedUnion<[typeof TextResponseFormatSchema, typeof JsonObjectResponseFormatSchema, typeof JsonSchemaResponseFormatSchema], "type">;
+    verbosity: z.ZodOptional<typeof VerbosityEnumSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    format: z.discriminatedUnion("type", [TextResponseFormatSchema, JsonObjectResponseFormatSchema, JsonSchemaResponseFormatSchema]),
+    verbosity: VerbosityEnumSchema.optional(),
+  }));
 /**
  * Validates {@link T.Reasoning}.
  *
  * Reasoning configuration and metadata that were used for the response.
  */
 export const ReasoningSchema: z.ZodObject<{
-  effort: z.ZodNullable<typeof ReasoningEffortEnumSchema>;
-  summary: z.ZodNullable<typeof ReasoningSummaryEnumSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  effort: ReasoningEffortEnumSchema.nullable(),
-  summary: ReasoningSummaryEnumSchema.nullable(),
-}));
+    effort: z.ZodNullable<typeof ReasoningEffortEnumSchema>;
+    summary: z.ZodNullable<typeof ReasoningSummaryEnumSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    effort: ReasoningEffortEnumSchema.nullable(),
+    summary: ReasoningSummaryEnumSchema.nullable(),
+  }));
 /**
  * Validates {@link T.InputTokensDetails}.
  *
  * A breakdown of input token usage that was recorded.
  */
 export const InputTokensDetailsSchema: z.ZodObject<{
-  cached_tokens: z.ZodNumber;
-}, z.core.$strip> = lossless(z.looseObject({
-  cached_tokens: z.number().check(jsonInteger),
-}));
+    cached_tokens: z.ZodNumber;
+  }, z.core.$strip> = lossless(z.looseObject({
+    cached_tokens: z.number().check(jsonInteger),
+  }));
 /**
  * Validates {@link T.OutputTokensDetails}.
  *
  * A breakdown of output token usage that was recorded.
  */
 export const OutputTokensDetailsSchema: z.ZodObject<{
-  reasoning_tokens: z.ZodNumber;
-}, z.core.$strip> = lossless(z.looseObject({
-  reasoning_tokens: z.number().check(jsonInteger),
-}));
+    reasoning_tokens: z.ZodNumber;
+  }, z.core.$strip> = lossless(z.looseObject({
+    reasoning_tokens: z.number().check(jsonInteger),
+  }));
 /**
  * Validates {@link T.Usage}.
  *
  * Token usage statistics that were recorded for the response.
  */
 export const UsageSchema: z.ZodObject<{
-  input_tokens: z.ZodNumber;
-  output_tokens: z.ZodNumber;
-  total_tokens: z.ZodNumber;
-  input_tokens_details: typeof InputTokensDetailsSchema;
-  output_tokens_details: typeof OutputTokensDetailsSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  input_tokens: z.number().check(jsonInteger),
-  output_tokens: z.number().check(jsonInteger),
-  total_tokens: z.number().check(jsonInteger),
-  input_tokens_details: InputTokensDetailsSchema,
-  output_tokens_details: OutputTokensDetailsSchema,
-}));
+    input_tokens: z.ZodNumber;
+    output_tokens: z.ZodNumber;
+    total_tokens: z.ZodNumber;
+    input_tokens_details: typeof InputTokensDetailsSchema;
+    output_tokens_details: typeof OutputTokensDetailsSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    input_tokens: z.number().check(jsonInteger),
+    output_tokens: z.number().check(jsonInteger),
+    total_tokens: z.number().check(jsonInteger),
+    input_tokens_details: InputTokensDetailsSchema,
+    output_tokens_details: OutputTokensDetailsSchema,
+  }));
 /**
  * Validates {@link T.ResponseResource}.
  *
  * The complete response object that was returned by the Responses API.
  */
 export const ResponseResourceSchema: z.ZodObject<{
-  id: z.ZodString;
-  object: z.ZodLiteral<"response">;
-  created_at: z.ZodNumber;
-  completed_at: z.ZodNullable<z.ZodNumber>;
-  status: z.ZodString;
-  incomplete_details: z.ZodNullable<typeof IncompleteDetailsSchema>;
-  model: z.ZodString;
-  previous_response_id: z.ZodNullable<z.ZodString>;
-  instructions: z.ZodNullable<z.ZodString>;
-  output: z.ZodArray<typeof ItemFieldSchema>;
-  error: z.ZodNullable<typeof ErrorSchema>;
-  tools: z.ZodArray<typeof ToolSchema>;
-  tool_choice: z.ZodUnion<readonly [typeof FunctionToolChoiceSchema, typeof ToolChoiceValueEnumSchema, typeof AllowedToolChoiceSchema]>;
-  truncation: typeof TruncationEnumSchema;
-  parallel_tool_calls: z.ZodBoolean;
-  text: typeof TextFieldSchema;
-  top_p: z.ZodNumber;
-  presence_penalty: z.ZodNumber;
-  frequency_penalty: z.ZodNumber;
-  top_logprobs: z.ZodNumber;
-  temperature: z.ZodNumber;
-  reasoning: z.ZodNullable<typeof ReasoningSchema>;
-  usage: z.ZodNullable<typeof UsageSchema>;
-  max_output_tokens: z.ZodNullable<z.ZodNumber>;
-  max_tool_calls: z.ZodNullable<z.ZodNumber>;
-  store: z.ZodBoolean;
-  background: z.ZodBoolean;
-  service_tier: z.ZodString;
-  metadata: z.ZodUnknown;
-  safety_identifier: z.ZodNullable<z.ZodString>;
-  prompt_cache_key: z.ZodNullable<z.ZodString>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string(),
-  object: z.literal("response"),
-  created_at: z.number().check(jsonInteger),
-  completed_at: z.number().check(jsonInteger).nullable(),
-  status: z.string(),
-  incomplete_details: IncompleteDetailsSchema.nullable(),
-  model: z.string(),
-  previous_response_id: z.string().nullable(),
-  instructions: z.string().nullable(),
-  output: z.array(ItemFieldSchema),
-  error: ErrorSchema.nullable(),
-  tools: z.array(ToolSchema),
-  tool_choice: z.union([FunctionToolChoiceSchema, ToolChoiceValueEnumSchema, AllowedToolChoiceSchema]),
-  truncation: TruncationEnumSchema,
-  parallel_tool_calls: z.boolean(),
-  text: TextFieldSchema,
-  top_p: z.number(),
-  presence_penalty: z.number(),
-  frequency_penalty: z.number(),
-  top_logprobs: z.number().check(jsonInteger),
-  temperature: z.number(),
-  reasoning: ReasoningSchema.nullable(),
-  usage: UsageSchema.nullable(),
-  max_output_tokens: z.number().check(jsonInteger).nullable(),
-  max_tool_calls: z.number().check(jsonInteger).nullable(),
-  store: z.boolean(),
-  background: z.boolean(),
-  service_tier: z.string(),
-  metadata: z.unknown(),
-  safety_identifier: z.string().nullable(),
-  prompt_cache_key: z.string().nullable(),
-}));
+    id: z.ZodString;
+    object: z.ZodLiteral<"response">;
+    created_at: z.ZodNumber;
+    completed_at: z.ZodNullable<z.ZodNumber>;
+    status: z.ZodString;
+    incomplete_details: z.ZodNullable<typeof IncompleteDetailsSchema>;
+    model: z.ZodString;
+    previous_response_id: z.ZodNullable<z.ZodString>;
+    instructions: z.ZodNullable<z.ZodString>;
+    output: z.ZodArray<typeof ItemFieldSchema>;
+    error: z.ZodNullable<typeof ErrorSchema>;
+    tools: z.ZodArray<typeof ToolSchema>;
+    tool_choice: z.ZodUnion<readonly [typeof FunctionToolChoiceSchema, typeof ToolChoiceValueEnumSchema, typeof AllowedToolChoiceSchema]>;
+    truncation: typeof TruncationEnumSchema;
+    parallel_tool_calls: z.ZodBoolean;
+    text: typeof TextFieldSchema;
+    top_p: z.ZodNumber;
+    presence_penalty: z.ZodNumber;
+    frequency_penalty: z.ZodNumber;
+    top_logprobs: z.ZodNumber;
+    temperature: z.ZodNumber;
+    reasoning: z.ZodNullable<typeof ReasoningSchema>;
+    usage: z.ZodNullable<typeof UsageSchema>;
+    max_output_tokens: z.ZodNullable<z.ZodNumber>;
+    max_tool_calls: z.ZodNullable<z.ZodNumber>;
+    store: z.ZodBoolean;
+    background: z.ZodBoolean;
+    service_tier: z.ZodString;
+    metadata: z.ZodUnknown;
+    safety_identifier: z.ZodNullable<z.ZodString>;
+    prompt_cache_key: z.ZodNullable<z.ZodString>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string(),
+    object: z.literal("response"),
+    created_at: z.number().check(jsonInteger),
+    completed_at: z.number().check(jsonInteger).nullable(),
+    status: z.string(),
+    incomplete_details: IncompleteDetailsSchema.nullable(),
+    model: z.string(),
+    previous_response_id: z.string().nullable(),
+    instructions: z.string().nullable(),
+    output: z.array(ItemFieldSchema),
+    error: ErrorSchema.nullable(),
+    tools: z.array(ToolSchema),
+    tool_choice: z.union([FunctionToolChoiceSchema, ToolChoiceValueEnumSchema, AllowedToolChoiceSchema]),
+    truncation: TruncationEnumSchema,
+    parallel_tool_calls: z.boolean(),
+    text: TextFieldSchema,
+    top_p: z.number(),
+    presence_penalty: z.number(),
+    frequency_penalty: z.number(),
+    top_logprobs: z.number().check(jsonInteger),
+    temperature: z.number(),
+    reasoning: ReasoningSchema.nullable(),
+    usage: UsageSchema.nullable(),
+    max_output_tokens: z.number().check(jsonInteger).nullable(),
+    max_tool_calls: z.number().check(jsonInteger).nullable(),
+    store: z.boolean(),
+    background: z.boolean(),
+    service_tier: z.string(),
+    metadata: z.unknown(),
+    safety_identifier: z.string().nullable(),
+    prompt_cache_key: z.string().nullable(),
+  }));
 /**
  * Validates {@link T.ResponseCreatedStreamingEvent}.
  *
  * A streaming event that indicated the response was created.
  */
 export const ResponseCreatedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.created">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.created"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.created">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.created"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseQueuedStreamingEvent}.
  *
  * A streaming event that indicated the response was queued.
  */
 export const ResponseQueuedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.queued">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.queued"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.queued">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.queued"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseInProgressStreamingEvent}.
  *
  * A streaming event that indicated the response was in progress.
  */
 export const ResponseInProgressStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.in_progress">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.in_progress"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.in_progress">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.in_progress"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseCompletedStreamingEvent}.
  *
  * A streaming event that indicated the response was completed.
  */
 export const ResponseCompletedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.completed">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.completed"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.completed">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.completed"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseFailedStreamingEvent}.
  *
  * A streaming event that indicated the response had failed.
  */
 export const ResponseFailedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.failed">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.failed"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.failed">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.failed"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseIncompleteStreamingEvent}.
  *
  * A streaming event that indicated the response was incomplete.
  */
 export const ResponseIncompleteStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.incomplete">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.incomplete"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.incomplete">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.incomplete"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseOutputItemAddedStreamingEvent}.
  *
  * A streaming event that indicated an output item was added to the response.
  */
 export const ResponseOutputItemAddedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.output_item.added">;
-  sequence_number: z.ZodNumber;
-  output_index: z.ZodNumber;
-  item: z.ZodNullable<typeof ItemFieldSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.output_item.added"),
-  sequence_number: z.number().check(jsonInteger),
-  output_index: z.number().check(jsonInteger),
-  item: ItemFieldSchema.nullable(),
-}));
+    type: z.ZodLiteral<"response.output_item.added">;
+    sequence_number: z.ZodNumber;
+    output_index: z.ZodNumber;
+    item: z.ZodNullable<typeof ItemFieldSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.output_item.added"),
+    sequence_number: z.number().check(jsonInteger),
+    output_index: z.number().check(jsonInteger),
+    item: ItemFieldSchema.nullable(),
+  }));
 /**
  * Validates {@link T.ResponseOutputItemDoneStreamingEvent}.
  *
  * A streaming event that indicated an output item was completed.
  */
 export const ResponseOutputItemDoneStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.output_item.done">;
-  sequence_number: z.ZodNumber;
-  output_index: z.ZodNumber;
-  item: z.ZodNullable<typeof ItemFieldSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.output_item.done"),
-  sequence_number: z.number().check(jsonInteger),
-  output_index: z.number().check(jsonInteger),
-  item: ItemFieldSchema.nullable(),
-}));
+    type: z.ZodLiteral<"response.output_item.done">;
+    sequence_number: z.ZodNumber;
+    output_index: z.ZodNumber;
+    item: z.ZodNullable<typeof ItemFieldSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.output_item.done"),
+    sequence_number: z.number().check(jsonInteger),
+    output_index: z.number().check(jsonInteger),
+    item: ItemFieldSchema.nullable(),
+  }));
 /**
  * Validates {@link T.ResponseReasoningSummaryPartAddedStreamingEventPart}.
  *
@@ -1032,20 +1031,20 @@ export const ResponseReasoningSummaryPartAddedStreamingEventPartSchema: z.ZodDis
  * A streaming event that indicated a reasoning summary part was added.
  */
 export const ResponseReasoningSummaryPartAddedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.reasoning_summary_part.added">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  summary_index: z.ZodNumber;
-  part: typeof ResponseReasoningSummaryPartAddedStreamingEventPartSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.reasoning_summary_part.added"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  summary_index: z.number().check(jsonInteger),
-  part: ResponseReasoningSummaryPartAddedStreamingEventPartSchema,
-}));
+    type: z.ZodLiteral<"response.reasoning_summary_part.added">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    summary_index: z.ZodNumber;
+    part: typeof ResponseReasoningSummaryPartAddedStreamingEventPartSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.reasoning_summary_part.added"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    summary_index: z.number().check(jsonInteger),
+    part: ResponseReasoningSummaryPartAddedStreamingEventPartSchema,
+  }));
 /**
  * Validates {@link T.ResponseReasoningSummaryPartDoneStreamingEventPart}.
  *
@@ -1058,20 +1057,20 @@ export const ResponseReasoningSummaryPartDoneStreamingEventPartSchema: z.ZodDisc
  * A streaming event that indicated a reasoning summary part was completed.
  */
 export const ResponseReasoningSummaryPartDoneStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.reasoning_summary_part.done">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  summary_index: z.ZodNumber;
-  part: typeof ResponseReasoningSummaryPartDoneStreamingEventPartSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.reasoning_summary_part.done"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  summary_index: z.number().check(jsonInteger),
-  part: ResponseReasoningSummaryPartDoneStreamingEventPartSchema,
-}));
+    type: z.ZodLiteral<"response.reasoning_summary_part.done">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    summary_index: z.ZodNumber;
+    part: typeof ResponseReasoningSummaryPartDoneStreamingEventPartSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.reasoning_summary_part.done"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    summary_index: z.number().check(jsonInteger),
+    part: ResponseReasoningSummaryPartDoneStreamingEventPartSchema,
+  }));
 /**
  * Validates {@link T.ResponseContentPartAddedStreamingEventPart}.
  *
@@ -1084,20 +1083,20 @@ export const ResponseContentPartAddedStreamingEventPartSchema: z.ZodDiscriminate
  * A streaming event that indicated a content part was added.
  */
 export const ResponseContentPartAddedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.content_part.added">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  part: typeof ResponseContentPartAddedStreamingEventPartSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.content_part.added"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  part: ResponseContentPartAddedStreamingEventPartSchema,
-}));
+    type: z.ZodLiteral<"response.content_part.added">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    part: typeof ResponseContentPartAddedStreamingEventPartSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.content_part.added"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    part: ResponseContentPartAddedStreamingEventPartSchema,
+  }));
 /**
  * Validates {@link T.ResponseContentPartDoneStreamingEventPart}.
  *
@@ -1110,282 +1109,282 @@ export const ResponseContentPartDoneStreamingEventPartSchema: z.ZodDiscriminated
  * A streaming event that indicated a content part was completed.
  */
 export const ResponseContentPartDoneStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.content_part.done">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  part: typeof ResponseContentPartDoneStreamingEventPartSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.content_part.done"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  part: ResponseContentPartDoneStreamingEventPartSchema,
-}));
+    type: z.ZodLiteral<"response.content_part.done">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    part: typeof ResponseContentPartDoneStreamingEventPartSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.content_part.done"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    part: ResponseContentPartDoneStreamingEventPartSchema,
+  }));
 /**
  * Validates {@link T.ResponseOutputTextDeltaStreamingEvent}.
  *
  * A streaming event that indicated output text was incrementally added.
  */
 export const ResponseOutputTextDeltaStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.output_text.delta">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  delta: z.ZodString;
-  logprobs: z.ZodArray<typeof LogProbSchema>;
-  obfuscation: z.ZodOptional<z.ZodString>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.output_text.delta"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  delta: z.string(),
-  logprobs: z.array(LogProbSchema),
-  obfuscation: z.string().optional(),
-}));
+    type: z.ZodLiteral<"response.output_text.delta">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    delta: z.ZodString;
+    logprobs: z.ZodArray<typeof LogProbSchema>;
+    obfuscation: z.ZodOptional<z.ZodString>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.output_text.delta"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    delta: z.string(),
+    logprobs: z.array(LogProbSchema),
+    obfuscation: z.string().optional(),
+  }));
 /**
  * Validates {@link T.ResponseOutputTextDoneStreamingEvent}.
  *
  * A streaming event that indicated output text was completed.
  */
 export const ResponseOutputTextDoneStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.output_text.done">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  text: z.ZodString;
-  logprobs: z.ZodArray<typeof LogProbSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.output_text.done"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  text: z.string(),
-  logprobs: z.array(LogProbSchema),
-}));
+    type: z.ZodLiteral<"response.output_text.done">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    text: z.ZodString;
+    logprobs: z.ZodArray<typeof LogProbSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.output_text.done"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    text: z.string(),
+    logprobs: z.array(LogProbSchema),
+  }));
 /**
  * Validates {@link T.ResponseRefusalDeltaStreamingEvent}.
  *
  * A streaming event that indicated refusal text was incrementally added.
  */
 export const ResponseRefusalDeltaStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.refusal.delta">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  delta: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.refusal.delta"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  delta: z.string(),
-}));
+    type: z.ZodLiteral<"response.refusal.delta">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    delta: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.refusal.delta"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    delta: z.string(),
+  }));
 /**
  * Validates {@link T.ResponseRefusalDoneStreamingEvent}.
  *
  * A streaming event that indicated refusal text was completed.
  */
 export const ResponseRefusalDoneStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.refusal.done">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  refusal: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.refusal.done"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  refusal: z.string(),
-}));
+    type: z.ZodLiteral<"response.refusal.done">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    refusal: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.refusal.done"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    refusal: z.string(),
+  }));
 /**
  * Validates {@link T.ResponseReasoningDeltaStreamingEvent}.
  *
  * A streaming event that indicated reasoning text was incrementally added.
  */
 export const ResponseReasoningDeltaStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.reasoning.delta">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  delta: z.ZodString;
-  obfuscation: z.ZodOptional<z.ZodString>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.reasoning.delta"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  delta: z.string(),
-  obfuscation: z.string().optional(),
-}));
+    type: z.ZodLiteral<"response.reasoning.delta">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    delta: z.ZodString;
+    obfuscation: z.ZodOptional<z.ZodString>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.reasoning.delta"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    delta: z.string(),
+    obfuscation: z.string().optional(),
+  }));
 /**
  * Validates {@link T.ResponseReasoningDoneStreamingEvent}.
  *
  * A streaming event that indicated reasoning text was completed.
  */
 export const ResponseReasoningDoneStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.reasoning.done">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  text: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.reasoning.done"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  text: z.string(),
-}));
+    type: z.ZodLiteral<"response.reasoning.done">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    text: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.reasoning.done"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    text: z.string(),
+  }));
 /**
  * Validates {@link T.ResponseReasoningSummaryDeltaStreamingEvent}.
  *
  * A streaming event that indicated a reasoning summary was incrementally added.
  */
 export const ResponseReasoningSummaryDeltaStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.reasoning_summary_text.delta">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  summary_index: z.ZodNumber;
-  delta: z.ZodString;
-  obfuscation: z.ZodOptional<z.ZodString>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.reasoning_summary_text.delta"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  summary_index: z.number().check(jsonInteger),
-  delta: z.string(),
-  obfuscation: z.string().optional(),
-}));
+    type: z.ZodLiteral<"response.reasoning_summary_text.delta">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    summary_index: z.ZodNumber;
+    delta: z.ZodString;
+    obfuscation: z.ZodOptional<z.ZodString>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.reasoning_summary_text.delta"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    summary_index: z.number().check(jsonInteger),
+    delta: z.string(),
+    obfuscation: z.string().optional(),
+  }));
 /**
  * Validates {@link T.ResponseReasoningSummaryDoneStreamingEvent}.
  *
  * A streaming event that indicated a reasoning summary was completed.
  */
 export const ResponseReasoningSummaryDoneStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.reasoning_summary_text.done">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  summary_index: z.ZodNumber;
-  text: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.reasoning_summary_text.done"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  summary_index: z.number().check(jsonInteger),
-  text: z.string(),
-}));
+    type: z.ZodLiteral<"response.reasoning_summary_text.done">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    summary_index: z.ZodNumber;
+    text: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.reasoning_summary_text.done"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    summary_index: z.number().check(jsonInteger),
+    text: z.string(),
+  }));
 /**
  * Validates {@link T.ResponseOutputTextAnnotationAddedStreamingEvent}.
  *
  * A streaming event that indicated an output text annotation was added.
  */
 export const ResponseOutputTextAnnotationAddedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.output_text.annotation.added">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  annotation_index: z.ZodNumber;
-  annotation: z.ZodNullable<typeof AnnotationSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.output_text.annotation.added"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  annotation_index: z.number().check(jsonInteger),
-  annotation: AnnotationSchema.nullable(),
-}));
+    type: z.ZodLiteral<"response.output_text.annotation.added">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    annotation_index: z.ZodNumber;
+    annotation: z.ZodNullable<typeof AnnotationSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.output_text.annotation.added"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    annotation_index: z.number().check(jsonInteger),
+    annotation: AnnotationSchema.nullable(),
+  }));
 /**
  * Validates {@link T.ResponseFunctionCallArgumentsDeltaStreamingEvent}.
  *
  * A streaming event that indicated function call arguments were incrementally added.
  */
 export const ResponseFunctionCallArgumentsDeltaStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.function_call_arguments.delta">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  delta: z.ZodString;
-  obfuscation: z.ZodOptional<z.ZodString>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.function_call_arguments.delta"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  delta: z.string(),
-  obfuscation: z.string().optional(),
-}));
+    type: z.ZodLiteral<"response.function_call_arguments.delta">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    delta: z.ZodString;
+    obfuscation: z.ZodOptional<z.ZodString>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.function_call_arguments.delta"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    delta: z.string(),
+    obfuscation: z.string().optional(),
+  }));
 /**
  * Validates {@link T.ResponseFunctionCallArgumentsDoneStreamingEvent}.
  *
  * A streaming event that indicated function call arguments were completed.
  */
 export const ResponseFunctionCallArgumentsDoneStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.function_call_arguments.done">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  arguments: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.function_call_arguments.done"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  arguments: z.string(),
-}));
+    type: z.ZodLiteral<"response.function_call_arguments.done">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    arguments: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.function_call_arguments.done"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    arguments: z.string(),
+  }));
 /**
  * Validates {@link T.ErrorPayload}.
  *
  * An error payload that was emitted for a streaming error event.
  */
 export const ErrorPayloadSchema: z.ZodObject<{
-  type: z.ZodString;
-  code: z.ZodNullable<z.ZodString>;
-  message: z.ZodString;
-  param: z.ZodNullable<z.ZodString>;
-  headers: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodString>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.string(),
-  code: z.string().nullable(),
-  message: z.string(),
-  param: z.string().nullable(),
-  headers: z.record(z.string(), z.string()).optional(),
-}));
+    type: z.ZodString;
+    code: z.ZodNullable<z.ZodString>;
+    message: z.ZodString;
+    param: z.ZodNullable<z.ZodString>;
+    headers: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodString>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.string(),
+    code: z.string().nullable(),
+    message: z.string(),
+    param: z.string().nullable(),
+    headers: z.record(z.string(), z.string()).optional(),
+  }));
 /**
  * Validates {@link T.ErrorStreamingEvent}.
  *
  * A streaming event that indicated an error was emitted.
  */
 export const ErrorStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"error">;
-  sequence_number: z.ZodNumber;
-  error: typeof ErrorPayloadSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("error"),
-  sequence_number: z.number().check(jsonInteger),
-  error: ErrorPayloadSchema,
-}));
+    type: z.ZodLiteral<"error">;
+    sequence_number: z.ZodNumber;
+    error: typeof ErrorPayloadSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("error"),
+    sequence_number: z.number().check(jsonInteger),
+    error: ErrorPayloadSchema,
+  }));
 /**
  * Validates {@link T.StreamingEvent}.
  *

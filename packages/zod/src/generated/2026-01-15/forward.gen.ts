@@ -4,163 +4,162 @@ import { z } from "zod";
 import type { Forward as T } from "@openresponses/types/2026-01-15";
 import { type OpaqueMemberSchema, jsonInteger, lossless, maxCodePoints, minCodePoints, openUnion } from "../../runtime/checks.js";
 import { ItemReferenceParamSchema, ReasoningSummaryContentParamSchema, ReasoningItemParamSchema, InputTextContentParamSchema, DetailEnumSchema, ImageDetailSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, UrlCitationParamSchema, OutputTextContentParamSchema, RefusalContentParamSchema, FunctionCallItemStatusSchema, FunctionCallStatusSchema, FunctionCallItemParamSchema, InputVideoContentSchema, IncludeEnumSchema, EmptyModelParamSchema, FunctionToolParamSchema, SpecificFunctionParamSchema, SpecificToolChoiceParamSchema, ToolChoiceValueEnumSchema, AllowedToolsParamSchema, ToolChoiceParamSchema, MetadataParamSchema, VerbosityEnumSchema, TextResponseFormatSchema, JsonSchemaResponseFormatParamSchema, TextFormatParamSchema, TextParamSchema, StreamOptionsParamSchema, ReasoningEffortEnumSchema, ReasoningSummaryEnumSchema, ReasoningParamSchema, TruncationEnumSchema, ServiceTierEnumSchema, IncompleteDetailsSchema, MessageRoleSchema, InputTextContentSchema, UrlCitationBodySchema, TopLogProbSchema, LogProbSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, MessageStatusSchema, FunctionCallSchema, FunctionCallOutputStatusEnumSchema, ErrorSchema, FunctionToolSchema, FunctionToolChoiceSchema, AllowedToolChoiceSchema, JsonObjectResponseFormatSchema, JsonSchemaResponseFormatSchema, TextFieldSchema, ReasoningSchema, InputTokensDetailsSchema, OutputTokensDetailsSchema, UsageSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorPayloadSchema, ErrorStreamingEventSchema } from "./exact.gen.js";
-
 /**
  * Validates {@link T.UserMessageItemParamContentItem}.
  *
  * A piece of message content, such as text, an image, or a file.
  */
-export const UserMessageItemParamContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentParamSchema, typeof InputImageContentParamAutoParamSchema, typeof InputFileContentParamSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema]), ["input_text", "input_image", "input_file"]);
+export const UserMessageItemParamContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentParamSchema, typeof InputImageContentParamAutoParamSchema, typeof InputFileContentParamSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema]), ["input_text","input_image","input_file"]);
 /** Validates {@link T.UserMessageItemParam}. */
 export const UserMessageItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  type: z.ZodLiteral<"message">;
-  role: z.ZodLiteral<"user">;
-  content: z.ZodUnion<readonly [z.ZodArray<typeof UserMessageItemParamContentItemSchema>, z.ZodString]>;
-  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  type: z.literal("message"),
-  role: z.literal("user"),
-  content: z.union([z.array(UserMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
-  status: z.string().nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    type: z.ZodLiteral<"message">;
+    role: z.ZodLiteral<"user">;
+    content: z.ZodUnion<readonly [z.ZodArray<typeof UserMessageItemParamContentItemSchema>, z.ZodString]>;
+    status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    type: z.literal("message"),
+    role: z.literal("user"),
+    content: z.union([z.array(UserMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
+    status: z.string().nullable().optional(),
+  }));
 /** Validates {@link T.SystemMessageItemParamContentItem}. */
 export const SystemMessageItemParamContentItemSchema: z.ZodUnion<[typeof InputTextContentParamSchema, OpaqueMemberSchema]> = openUnion(InputTextContentParamSchema, ["input_text"]);
 /** Validates {@link T.SystemMessageItemParam}. */
 export const SystemMessageItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  type: z.ZodLiteral<"message">;
-  role: z.ZodLiteral<"system">;
-  content: z.ZodUnion<readonly [z.ZodArray<typeof SystemMessageItemParamContentItemSchema>, z.ZodString]>;
-  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  type: z.literal("message"),
-  role: z.literal("system"),
-  content: z.union([z.array(SystemMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
-  status: z.string().nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    type: z.ZodLiteral<"message">;
+    role: z.ZodLiteral<"system">;
+    content: z.ZodUnion<readonly [z.ZodArray<typeof SystemMessageItemParamContentItemSchema>, z.ZodString]>;
+    status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    type: z.literal("message"),
+    role: z.literal("system"),
+    content: z.union([z.array(SystemMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
+    status: z.string().nullable().optional(),
+  }));
 /** Validates {@link T.DeveloperMessageItemParamContentItem}. */
 export const DeveloperMessageItemParamContentItemSchema: z.ZodUnion<[typeof InputTextContentParamSchema, OpaqueMemberSchema]> = openUnion(InputTextContentParamSchema, ["input_text"]);
 /** Validates {@link T.DeveloperMessageItemParam}. */
 export const DeveloperMessageItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  type: z.ZodLiteral<"message">;
-  role: z.ZodLiteral<"developer">;
-  content: z.ZodUnion<readonly [z.ZodArray<typeof DeveloperMessageItemParamContentItemSchema>, z.ZodString]>;
-  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  type: z.literal("message"),
-  role: z.literal("developer"),
-  content: z.union([z.array(DeveloperMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
-  status: z.string().nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    type: z.ZodLiteral<"message">;
+    role: z.ZodLiteral<"developer">;
+    content: z.ZodUnion<readonly [z.ZodArray<typeof DeveloperMessageItemParamContentItemSchema>, z.ZodString]>;
+    status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    type: z.literal("message"),
+    role: z.literal("developer"),
+    content: z.union([z.array(DeveloperMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
+    status: z.string().nullable().optional(),
+  }));
 /**
  * Validates {@link T.AssistantMessageItemParamContentItem}.
  *
  * A piece of assistant message content, such as text or a refusal.
  */
-export const AssistantMessageItemParamContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof OutputTextContentParamSchema, typeof RefusalContentParamSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [OutputTextContentParamSchema, RefusalContentParamSchema]), ["output_text", "refusal"]);
+export const AssistantMessageItemParamContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof OutputTextContentParamSchema, typeof RefusalContentParamSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [OutputTextContentParamSchema, RefusalContentParamSchema]), ["output_text","refusal"]);
 /** Validates {@link T.AssistantMessageItemParam}. */
 export const AssistantMessageItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  type: z.ZodLiteral<"message">;
-  role: z.ZodLiteral<"assistant">;
-  content: z.ZodUnion<readonly [z.ZodArray<typeof AssistantMessageItemParamContentItemSchema>, z.ZodString]>;
-  status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  type: z.literal("message"),
-  role: z.literal("assistant"),
-  content: z.union([z.array(AssistantMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
-  status: z.string().nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    type: z.ZodLiteral<"message">;
+    role: z.ZodLiteral<"assistant">;
+    content: z.ZodUnion<readonly [z.ZodArray<typeof AssistantMessageItemParamContentItemSchema>, z.ZodString]>;
+    status: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    type: z.literal("message"),
+    role: z.literal("assistant"),
+    content: z.union([z.array(AssistantMessageItemParamContentItemSchema), z.string().check(maxCodePoints(10485760))]),
+    status: z.string().nullable().optional(),
+  }));
 /**
  * Validates {@link T.FunctionCallOutputItemParamOutputItem}.
  *
  * A piece of message content, such as text, an image, or a file.
  */
-export const FunctionCallOutputItemParamOutputItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentParamSchema, typeof InputImageContentParamAutoParamSchema, typeof InputFileContentParamSchema, typeof InputVideoContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, InputVideoContentSchema]), ["input_text", "input_image", "input_file", "input_video"]);
+export const FunctionCallOutputItemParamOutputItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentParamSchema, typeof InputImageContentParamAutoParamSchema, typeof InputFileContentParamSchema, typeof InputVideoContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentParamSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, InputVideoContentSchema]), ["input_text","input_image","input_file","input_video"]);
 /**
  * Validates {@link T.FunctionCallOutputItemParam}.
  *
  * The output of a function tool call.
  */
 export const FunctionCallOutputItemParamSchema: z.ZodObject<{
-  id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  call_id: z.ZodString;
-  type: z.ZodLiteral<"function_call_output">;
-  output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputItemParamOutputItemSchema>]>;
-  status: z.ZodOptional<z.ZodNullable<typeof FunctionCallStatusSchema>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string().nullable().optional(),
-  call_id: z.string().check(minCodePoints(1)).check(maxCodePoints(64)),
-  type: z.literal("function_call_output"),
-  output: z.union([z.string().check(maxCodePoints(10485760)), z.array(FunctionCallOutputItemParamOutputItemSchema)]),
-  status: FunctionCallStatusSchema.nullable().optional(),
-}));
+    id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    call_id: z.ZodString;
+    type: z.ZodLiteral<"function_call_output">;
+    output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputItemParamOutputItemSchema>]>;
+    status: z.ZodOptional<z.ZodNullable<typeof FunctionCallStatusSchema>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string().nullable().optional(),
+    call_id: z.string().check(minCodePoints(1)).check(maxCodePoints(64)),
+    type: z.literal("function_call_output"),
+    output: z.union([z.string().check(maxCodePoints(10485760)), z.array(FunctionCallOutputItemParamOutputItemSchema)]),
+    status: FunctionCallStatusSchema.nullable().optional(),
+  }));
 /** Validates {@link T.ItemParam}. */
-export const ItemParamSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ItemReferenceParamSchema, typeof ReasoningItemParamSchema, z.ZodDiscriminatedUnion<[typeof UserMessageItemParamSchema, typeof SystemMessageItemParamSchema, typeof DeveloperMessageItemParamSchema, typeof AssistantMessageItemParamSchema], "role">, typeof FunctionCallItemParamSchema, typeof FunctionCallOutputItemParamSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ItemReferenceParamSchema, ReasoningItemParamSchema, z.discriminatedUnion("role", [UserMessageItemParamSchema, SystemMessageItemParamSchema, DeveloperMessageItemParamSchema, AssistantMessageItemParamSchema]), FunctionCallItemParamSchema, FunctionCallOutputItemParamSchema]), ["item_reference", null, "reasoning", "message", "function_call", "function_call_output"]);
+export const ItemParamSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ItemReferenceParamSchema, typeof ReasoningItemParamSchema, z.ZodDiscriminatedUnion<[typeof UserMessageItemParamSchema, typeof SystemMessageItemParamSchema, typeof DeveloperMessageItemParamSchema, typeof AssistantMessageItemParamSchema], "role">, typeof FunctionCallItemParamSchema, typeof FunctionCallOutputItemParamSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ItemReferenceParamSchema, ReasoningItemParamSchema, z.discriminatedUnion("role", [UserMessageItemParamSchema, SystemMessageItemParamSchema, DeveloperMessageItemParamSchema, AssistantMessageItemParamSchema]), FunctionCallItemParamSchema, FunctionCallOutputItemParamSchema]), ["item_reference",null,"reasoning","message","function_call","function_call_output"]);
 /** Validates {@link T.ResponsesToolParam}. */
 export const ResponsesToolParamSchema: z.ZodUnion<[typeof FunctionToolParamSchema, OpaqueMemberSchema]> = openUnion(FunctionToolParamSchema, ["function"]);
 /** Validates {@link T.CreateResponseBody}. */
 export const CreateResponseBodySchema: z.ZodObject<{
-  model: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  input: z.ZodOptional<z.ZodNullable<z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof ItemParamSchema>]>>>;
-  previous_response_id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  include: z.ZodOptional<z.ZodArray<typeof IncludeEnumSchema>>;
-  tools: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof ResponsesToolParamSchema>>>;
-  tool_choice: z.ZodOptional<z.ZodNullable<typeof ToolChoiceParamSchema>>;
-  metadata: z.ZodOptional<z.ZodNullable<typeof MetadataParamSchema>>;
-  text: z.ZodOptional<z.ZodNullable<typeof TextParamSchema>>;
-  temperature: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  top_p: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  presence_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  frequency_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  parallel_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodBoolean>>;
-  stream: z.ZodOptional<z.ZodBoolean>;
-  stream_options: z.ZodOptional<z.ZodNullable<typeof StreamOptionsParamSchema>>;
-  background: z.ZodOptional<z.ZodBoolean>;
-  max_output_tokens: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  max_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-  reasoning: z.ZodOptional<z.ZodNullable<typeof ReasoningParamSchema>>;
-  safety_identifier: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  prompt_cache_key: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  truncation: z.ZodOptional<typeof TruncationEnumSchema>;
-  instructions: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  store: z.ZodOptional<z.ZodBoolean>;
-  service_tier: z.ZodOptional<typeof ServiceTierEnumSchema>;
-  top_logprobs: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  model: z.string().nullable().optional(),
-  input: z.union([z.string().check(maxCodePoints(10485760)), z.array(ItemParamSchema)]).nullable().optional(),
-  previous_response_id: z.string().nullable().optional(),
-  include: z.array(IncludeEnumSchema).optional(),
-  tools: z.array(ResponsesToolParamSchema).nullable().optional(),
-  tool_choice: ToolChoiceParamSchema.nullable().optional(),
-  metadata: MetadataParamSchema.nullable().optional(),
-  text: TextParamSchema.nullable().optional(),
-  temperature: z.number().nullable().optional(),
-  top_p: z.number().nullable().optional(),
-  presence_penalty: z.number().nullable().optional(),
-  frequency_penalty: z.number().nullable().optional(),
-  parallel_tool_calls: z.boolean().nullable().optional(),
-  stream: z.boolean().optional(),
-  stream_options: StreamOptionsParamSchema.nullable().optional(),
-  background: z.boolean().optional(),
-  max_output_tokens: z.number().check(jsonInteger).gte(16).nullable().optional(),
-  max_tool_calls: z.number().check(jsonInteger).gte(1).nullable().optional(),
-  reasoning: ReasoningParamSchema.nullable().optional(),
-  safety_identifier: z.string().check(maxCodePoints(64)).nullable().optional(),
-  prompt_cache_key: z.string().check(maxCodePoints(64)).nullable().optional(),
-  truncation: TruncationEnumSchema.optional(),
-  instructions: z.string().nullable().optional(),
-  store: z.boolean().optional(),
-  service_tier: ServiceTierEnumSchema.optional(),
-  top_logprobs: z.number().check(jsonInteger).gte(0).lte(20).nullable().optional(),
-}));
+    model: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    input: z.ZodOptional<z.ZodNullable<z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof ItemParamSchema>]>>>;
+    previous_response_id: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    include: z.ZodOptional<z.ZodArray<typeof IncludeEnumSchema>>;
+    tools: z.ZodOptional<z.ZodNullable<z.ZodArray<typeof ResponsesToolParamSchema>>>;
+    tool_choice: z.ZodOptional<z.ZodNullable<typeof ToolChoiceParamSchema>>;
+    metadata: z.ZodOptional<z.ZodNullable<typeof MetadataParamSchema>>;
+    text: z.ZodOptional<z.ZodNullable<typeof TextParamSchema>>;
+    temperature: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    top_p: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    presence_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    frequency_penalty: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    parallel_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodBoolean>>;
+    stream: z.ZodOptional<z.ZodBoolean>;
+    stream_options: z.ZodOptional<z.ZodNullable<typeof StreamOptionsParamSchema>>;
+    background: z.ZodOptional<z.ZodBoolean>;
+    max_output_tokens: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    max_tool_calls: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+    reasoning: z.ZodOptional<z.ZodNullable<typeof ReasoningParamSchema>>;
+    safety_identifier: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    prompt_cache_key: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    truncation: z.ZodOptional<typeof TruncationEnumSchema>;
+    instructions: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    store: z.ZodOptional<z.ZodBoolean>;
+    service_tier: z.ZodOptional<typeof ServiceTierEnumSchema>;
+    top_logprobs: z.ZodOptional<z.ZodNullable<z.ZodNumber>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    model: z.string().nullable().optional(),
+    input: z.union([z.string().check(maxCodePoints(10485760)), z.array(ItemParamSchema)]).nullable().optional(),
+    previous_response_id: z.string().nullable().optional(),
+    include: z.array(IncludeEnumSchema).optional(),
+    tools: z.array(ResponsesToolParamSchema).nullable().optional(),
+    tool_choice: ToolChoiceParamSchema.nullable().optional(),
+    metadata: MetadataParamSchema.nullable().optional(),
+    text: TextParamSchema.nullable().optional(),
+    temperature: z.number().nullable().optional(),
+    top_p: z.number().nullable().optional(),
+    presence_penalty: z.number().nullable().optional(),
+    frequency_penalty: z.number().nullable().optional(),
+    parallel_tool_calls: z.boolean().nullable().optional(),
+    stream: z.boolean().optional(),
+    stream_options: StreamOptionsParamSchema.nullable().optional(),
+    background: z.boolean().optional(),
+    max_output_tokens: z.number().check(jsonInteger).gte(16).nullable().optional(),
+    max_tool_calls: z.number().check(jsonInteger).gte(1).nullable().optional(),
+    reasoning: ReasoningParamSchema.nullable().optional(),
+    safety_identifier: z.string().check(maxCodePoints(64)).nullable().optional(),
+    prompt_cache_key: z.string().check(maxCodePoints(64)).nullable().optional(),
+    truncation: TruncationEnumSchema.optional(),
+    instructions: z.string().nullable().optional(),
+    store: z.boolean().optional(),
+    service_tier: ServiceTierEnumSchema.optional(),
+    top_logprobs: z.number().check(jsonInteger).gte(0).lte(20).nullable().optional(),
+  }));
 /**
  * Validates {@link T.Annotation}.
  *
@@ -173,100 +172,100 @@ export const AnnotationSchema: z.ZodUnion<[typeof UrlCitationBodySchema, OpaqueM
  * A text output from the model.
  */
 export const OutputTextContentSchema: z.ZodObject<{
-  type: z.ZodLiteral<"output_text">;
-  text: z.ZodString;
-  annotations: z.ZodArray<typeof AnnotationSchema>;
-  logprobs: z.ZodArray<typeof LogProbSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("output_text"),
-  text: z.string(),
-  annotations: z.array(AnnotationSchema),
-  logprobs: z.array(LogProbSchema),
-}));
+    type: z.ZodLiteral<"output_text">;
+    text: z.ZodString;
+    annotations: z.ZodArray<typeof AnnotationSchema>;
+    logprobs: z.ZodArray<typeof LogProbSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("output_text"),
+    text: z.string(),
+    annotations: z.array(AnnotationSchema),
+    logprobs: z.array(LogProbSchema),
+  }));
 /**
  * Validates {@link T.MessageContentItem}.
  *
  * A content part that makes up an input or output item.
  */
-export const MessageContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema, typeof InputVideoContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, InputVideoContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file", "input_video"]);
+export const MessageContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema, typeof InputVideoContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, InputVideoContentSchema]), ["input_text","output_text","text","summary_text","reasoning_text","refusal","input_image","input_file","input_video"]);
 /**
  * Validates {@link T.Message}.
  *
  * A message to or from the model.
  */
 export const MessageSchema: z.ZodObject<{
-  type: z.ZodLiteral<"message">;
-  id: z.ZodString;
-  status: typeof MessageStatusSchema;
-  role: typeof MessageRoleSchema;
-  content: z.ZodArray<typeof MessageContentItemSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("message"),
-  id: z.string(),
-  status: MessageStatusSchema,
-  role: MessageRoleSchema,
-  content: z.array(MessageContentItemSchema),
-}));
+    type: z.ZodLiteral<"message">;
+    id: z.ZodString;
+    status: typeof MessageStatusSchema;
+    role: typeof MessageRoleSchema;
+    content: z.ZodArray<typeof MessageContentItemSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("message"),
+    id: z.string(),
+    status: MessageStatusSchema,
+    role: MessageRoleSchema,
+    content: z.array(MessageContentItemSchema),
+  }));
 /**
  * Validates {@link T.FunctionCallOutputOutputItem}.
  *
  * A content part that makes up an input or output item.
  */
-export const FunctionCallOutputOutputItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "input_image", "input_file"]);
+export const FunctionCallOutputOutputItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text","input_image","input_file"]);
 /**
  * Validates {@link T.FunctionCallOutput}.
  *
  * A function tool call output that was returned by the tool.
  */
 export const FunctionCallOutputSchema: z.ZodObject<{
-  type: z.ZodLiteral<"function_call_output">;
-  id: z.ZodString;
-  call_id: z.ZodString;
-  output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputOutputItemSchema>]>;
-  status: typeof FunctionCallOutputStatusEnumSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("function_call_output"),
-  id: z.string(),
-  call_id: z.string(),
-  output: z.union([z.string(), z.array(FunctionCallOutputOutputItemSchema)]),
-  status: FunctionCallOutputStatusEnumSchema,
-}));
+    type: z.ZodLiteral<"function_call_output">;
+    id: z.ZodString;
+    call_id: z.ZodString;
+    output: z.ZodUnion<readonly [z.ZodString, z.ZodArray<typeof FunctionCallOutputOutputItemSchema>]>;
+    status: typeof FunctionCallOutputStatusEnumSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("function_call_output"),
+    id: z.string(),
+    call_id: z.string(),
+    output: z.union([z.string(), z.array(FunctionCallOutputOutputItemSchema)]),
+    status: FunctionCallOutputStatusEnumSchema,
+  }));
 /**
  * Validates {@link T.ReasoningBodyContentItem}.
  *
  * A content part that makes up an input or output item.
  */
-export const ReasoningBodyContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ReasoningBodyContentItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text","output_text","text","summary_text","reasoning_text","refusal","input_image","input_file"]);
 /**
  * Validates {@link T.ReasoningBodySummaryItem}.
  *
  * A content part that makes up an input or output item.
  */
-export const ReasoningBodySummaryItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ReasoningBodySummaryItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text","output_text","text","summary_text","reasoning_text","refusal","input_image","input_file"]);
 /**
  * Validates {@link T.ReasoningBody}.
  *
  * A reasoning item that was generated by the model.
  */
 export const ReasoningBodySchema: z.ZodObject<{
-  type: z.ZodLiteral<"reasoning">;
-  id: z.ZodString;
-  content: z.ZodOptional<z.ZodArray<typeof ReasoningBodyContentItemSchema>>;
-  summary: z.ZodArray<typeof ReasoningBodySummaryItemSchema>;
-  encrypted_content: z.ZodOptional<z.ZodString>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("reasoning"),
-  id: z.string(),
-  content: z.array(ReasoningBodyContentItemSchema).optional(),
-  summary: z.array(ReasoningBodySummaryItemSchema),
-  encrypted_content: z.string().optional(),
-}));
+    type: z.ZodLiteral<"reasoning">;
+    id: z.ZodString;
+    content: z.ZodOptional<z.ZodArray<typeof ReasoningBodyContentItemSchema>>;
+    summary: z.ZodArray<typeof ReasoningBodySummaryItemSchema>;
+    encrypted_content: z.ZodOptional<z.ZodString>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("reasoning"),
+    id: z.string(),
+    content: z.array(ReasoningBodyContentItemSchema).optional(),
+    summary: z.array(ReasoningBodySummaryItemSchema),
+    encrypted_content: z.string().optional(),
+  }));
 /**
  * Validates {@link T.ItemField}.
  *
  * An item representing a message, tool call, tool output, reasoning, or other response element.
  */
-export const ItemFieldSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof MessageSchema, typeof FunctionCallSchema, typeof FunctionCallOutputSchema, typeof ReasoningBodySchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [MessageSchema, FunctionCallSchema, FunctionCallOutputSchema, ReasoningBodySchema]), ["message", "function_call", "function_call_output", "reasoning"]);
+export const ItemFieldSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof MessageSchema, typeof FunctionCallSchema, typeof FunctionCallOutputSchema, typeof ReasoningBodySchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [MessageSchema, FunctionCallSchema, FunctionCallOutputSchema, ReasoningBodySchema]), ["message","function_call","function_call_output","reasoning"]);
 /**
  * Validates {@link T.Tool}.
  *
@@ -279,317 +278,316 @@ export const ToolSchema: z.ZodUnion<[typeof FunctionToolSchema, OpaqueMemberSche
  * The complete response object that was returned by the Responses API.
  */
 export const ResponseResourceSchema: z.ZodObject<{
-  id: z.ZodString;
-  object: z.ZodLiteral<"response">;
-  created_at: z.ZodNumber;
-  completed_at: z.ZodNullable<z.ZodNumber>;
-  status: z.ZodString;
-  incomplete_details: z.ZodNullable<typeof IncompleteDetailsSchema>;
-  model: z.ZodString;
-  previous_response_id: z.ZodNullable<z.ZodString>;
-  instructions: z.ZodNullable<z.ZodString>;
-  output: z.ZodArray<typeof ItemFieldSchema>;
-  error: z.ZodNullable<typeof ErrorSchema>;
-  tools: z.ZodArray<typeof ToolSchema>;
-  tool_choice: z.ZodUnion<readonly [typeof FunctionToolChoiceSchema, typeof ToolChoiceValueEnumSchema, typeof AllowedToolChoiceSchema]>;
-  truncation: typeof TruncationEnumSchema;
-  parallel_tool_calls: z.ZodBoolean;
-  text: typeof TextFieldSchema;
-  top_p: z.ZodNumber;
-  presence_penalty: z.ZodNumber;
-  frequency_penalty: z.ZodNumber;
-  top_logprobs: z.ZodNumber;
-  temperature: z.ZodNumber;
-  reasoning: z.ZodNullable<typeof ReasoningSchema>;
-  usage: z.ZodNullable<typeof UsageSchema>;
-  max_output_tokens: z.ZodNullable<z.ZodNumber>;
-  max_tool_calls: z.ZodNullable<z.ZodNumber>;
-  store: z.ZodBoolean;
-  background: z.ZodBoolean;
-  service_tier: z.ZodString;
-  metadata: z.ZodUnknown;
-  safety_identifier: z.ZodNullable<z.ZodString>;
-  prompt_cache_key: z.ZodNullable<z.ZodString>;
-}, z.core.$strip> = lossless(z.looseObject({
-  id: z.string(),
-  object: z.literal("response"),
-  created_at: z.number().check(jsonInteger),
-  completed_at: z.number().check(jsonInteger).nullable(),
-  status: z.string(),
-  incomplete_details: IncompleteDetailsSchema.nullable(),
-  model: z.string(),
-  previous_response_id: z.string().nullable(),
-  instructions: z.string().nullable(),
-  output: z.array(ItemFieldSchema),
-  error: ErrorSchema.nullable(),
-  tools: z.array(ToolSchema),
-  tool_choice: z.union([FunctionToolChoiceSchema, ToolChoiceValueEnumSchema, AllowedToolChoiceSchema]),
-  truncation: TruncationEnumSchema,
-  parallel_tool_calls: z.boolean(),
-  text: TextFieldSchema,
-  top_p: z.number(),
-  presence_penalty: z.number(),
-  frequency_penalty: z.number(),
-  top_logprobs: z.number().check(jsonInteger),
-  temperature: z.number(),
-  reasoning: ReasoningSchema.nullable(),
-  usage: UsageSchema.nullable(),
-  max_output_tokens: z.number().check(jsonInteger).nullable(),
-  max_tool_calls: z.number().check(jsonInteger).nullable(),
-  store: z.boolean(),
-  background: z.boolean(),
-  service_tier: z.string(),
-  metadata: z.unknown(),
-  safety_identifier: z.string().nullable(),
-  prompt_cache_key: z.string().nullable(),
-}));
+    id: z.ZodString;
+    object: z.ZodLiteral<"response">;
+    created_at: z.ZodNumber;
+    completed_at: z.ZodNullable<z.ZodNumber>;
+    status: z.ZodString;
+    incomplete_details: z.ZodNullable<typeof IncompleteDetailsSchema>;
+    model: z.ZodString;
+    previous_response_id: z.ZodNullable<z.ZodString>;
+    instructions: z.ZodNullable<z.ZodString>;
+    output: z.ZodArray<typeof ItemFieldSchema>;
+    error: z.ZodNullable<typeof ErrorSchema>;
+    tools: z.ZodArray<typeof ToolSchema>;
+    tool_choice: z.ZodUnion<readonly [typeof FunctionToolChoiceSchema, typeof ToolChoiceValueEnumSchema, typeof AllowedToolChoiceSchema]>;
+    truncation: typeof TruncationEnumSchema;
+    parallel_tool_calls: z.ZodBoolean;
+    text: typeof TextFieldSchema;
+    top_p: z.ZodNumber;
+    presence_penalty: z.ZodNumber;
+    frequency_penalty: z.ZodNumber;
+    top_logprobs: z.ZodNumber;
+    temperature: z.ZodNumber;
+    reasoning: z.ZodNullable<typeof ReasoningSchema>;
+    usage: z.ZodNullable<typeof UsageSchema>;
+    max_output_tokens: z.ZodNullable<z.ZodNumber>;
+    max_tool_calls: z.ZodNullable<z.ZodNumber>;
+    store: z.ZodBoolean;
+    background: z.ZodBoolean;
+    service_tier: z.ZodString;
+    metadata: z.ZodUnknown;
+    safety_identifier: z.ZodNullable<z.ZodString>;
+    prompt_cache_key: z.ZodNullable<z.ZodString>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    id: z.string(),
+    object: z.literal("response"),
+    created_at: z.number().check(jsonInteger),
+    completed_at: z.number().check(jsonInteger).nullable(),
+    status: z.string(),
+    incomplete_details: IncompleteDetailsSchema.nullable(),
+    model: z.string(),
+    previous_response_id: z.string().nullable(),
+    instructions: z.string().nullable(),
+    output: z.array(ItemFieldSchema),
+    error: ErrorSchema.nullable(),
+    tools: z.array(ToolSchema),
+    tool_choice: z.union([FunctionToolChoiceSchema, ToolChoiceValueEnumSchema, AllowedToolChoiceSchema]),
+    truncation: TruncationEnumSchema,
+    parallel_tool_calls: z.boolean(),
+    text: TextFieldSchema,
+    top_p: z.number(),
+    presence_penalty: z.number(),
+    frequency_penalty: z.number(),
+    top_logprobs: z.number().check(jsonInteger),
+    temperature: z.number(),
+    reasoning: ReasoningSchema.nullable(),
+    usage: UsageSchema.nullable(),
+    max_output_tokens: z.number().check(jsonInteger).nullable(),
+    max_tool_calls: z.number().check(jsonInteger).nullable(),
+    store: z.boolean(),
+    background: z.boolean(),
+    service_tier: z.string(),
+    metadata: z.unknown(),
+    safety_identifier: z.string().nullable(),
+    prompt_cache_key: z.string().nullable(),
+  }));
 /**
  * Validates {@link T.ResponseCreatedStreamingEvent}.
  *
  * A streaming event that indicated the response was created.
  */
 export const ResponseCreatedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.created">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.created"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.created">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.created"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseQueuedStreamingEvent}.
  *
  * A streaming event that indicated the response was queued.
  */
 export const ResponseQueuedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.queued">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.queued"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.queued">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.queued"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseInProgressStreamingEvent}.
  *
  * A streaming event that indicated the response was in progress.
  */
 export const ResponseInProgressStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.in_progress">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.in_progress"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.in_progress">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.in_progress"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseCompletedStreamingEvent}.
  *
  * A streaming event that indicated the response was completed.
  */
 export const ResponseCompletedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.completed">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.completed"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.completed">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.completed"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseFailedStreamingEvent}.
  *
  * A streaming event that indicated the response had failed.
  */
 export const ResponseFailedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.failed">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.failed"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.failed">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.failed"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseIncompleteStreamingEvent}.
  *
  * A streaming event that indicated the response was incomplete.
  */
 export const ResponseIncompleteStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.incomplete">;
-  sequence_number: z.ZodNumber;
-  response: typeof ResponseResourceSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.incomplete"),
-  sequence_number: z.number().check(jsonInteger),
-  response: ResponseResourceSchema,
-}));
+    type: z.ZodLiteral<"response.incomplete">;
+    sequence_number: z.ZodNumber;
+    response: typeof ResponseResourceSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.incomplete"),
+    sequence_number: z.number().check(jsonInteger),
+    response: ResponseResourceSchema,
+  }));
 /**
  * Validates {@link T.ResponseOutputItemAddedStreamingEvent}.
  *
  * A streaming event that indicated an output item was added to the response.
  */
 export const ResponseOutputItemAddedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.output_item.added">;
-  sequence_number: z.ZodNumber;
-  output_index: z.ZodNumber;
-  item: z.ZodNullable<typeof ItemFieldSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.output_item.added"),
-  sequence_number: z.number().check(jsonInteger),
-  output_index: z.number().check(jsonInteger),
-  item: ItemFieldSchema.nullable(),
-}));
+    type: z.ZodLiteral<"response.output_item.added">;
+    sequence_number: z.ZodNumber;
+    output_index: z.ZodNumber;
+    item: z.ZodNullable<typeof ItemFieldSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.output_item.added"),
+    sequence_number: z.number().check(jsonInteger),
+    output_index: z.number().check(jsonInteger),
+    item: ItemFieldSchema.nullable(),
+  }));
 /**
  * Validates {@link T.ResponseOutputItemDoneStreamingEvent}.
  *
  * A streaming event that indicated an output item was completed.
  */
 export const ResponseOutputItemDoneStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.output_item.done">;
-  sequence_number: z.ZodNumber;
-  output_index: z.ZodNumber;
-  item: z.ZodNullable<typeof ItemFieldSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.output_item.done"),
-  sequence_number: z.number().check(jsonInteger),
-  output_index: z.number().check(jsonInteger),
-  item: ItemFieldSchema.nullable(),
-}));
+    type: z.ZodLiteral<"response.output_item.done">;
+    sequence_number: z.ZodNumber;
+    output_index: z.ZodNumber;
+    item: z.ZodNullable<typeof ItemFieldSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.output_item.done"),
+    sequence_number: z.number().check(jsonInteger),
+    output_index: z.number().check(jsonInteger),
+    item: ItemFieldSchema.nullable(),
+  }));
 /**
  * Validates {@link T.ResponseReasoningSummaryPartAddedStreamingEventPart}.
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseReasoningSummaryPartAddedStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ResponseReasoningSummaryPartAddedStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text","output_text","text","summary_text","reasoning_text","refusal","input_image","input_file"]);
 /**
  * Validates {@link T.ResponseReasoningSummaryPartAddedStreamingEvent}.
  *
  * A streaming event that indicated a reasoning summary part was added.
  */
 export const ResponseReasoningSummaryPartAddedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.reasoning_summary_part.added">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  summary_index: z.ZodNumber;
-  part: typeof ResponseReasoningSummaryPartAddedStreamingEventPartSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.reasoning_summary_part.added"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  summary_index: z.number().check(jsonInteger),
-  part: ResponseReasoningSummaryPartAddedStreamingEventPartSchema,
-}));
+    type: z.ZodLiteral<"response.reasoning_summary_part.added">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    summary_index: z.ZodNumber;
+    part: typeof ResponseReasoningSummaryPartAddedStreamingEventPartSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.reasoning_summary_part.added"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    summary_index: z.number().check(jsonInteger),
+    part: ResponseReasoningSummaryPartAddedStreamingEventPartSchema,
+  }));
 /**
  * Validates {@link T.ResponseReasoningSummaryPartDoneStreamingEventPart}.
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseReasoningSummaryPartDoneStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ResponseReasoningSummaryPartDoneStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text","output_text","text","summary_text","reasoning_text","refusal","input_image","input_file"]);
 /**
  * Validates {@link T.ResponseReasoningSummaryPartDoneStreamingEvent}.
  *
  * A streaming event that indicated a reasoning summary part was completed.
  */
 export const ResponseReasoningSummaryPartDoneStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.reasoning_summary_part.done">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  summary_index: z.ZodNumber;
-  part: typeof ResponseReasoningSummaryPartDoneStreamingEventPartSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.reasoning_summary_part.done"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  summary_index: z.number().check(jsonInteger),
-  part: ResponseReasoningSummaryPartDoneStreamingEventPartSchema,
-}));
+    type: z.ZodLiteral<"response.reasoning_summary_part.done">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    summary_index: z.ZodNumber;
+    part: typeof ResponseReasoningSummaryPartDoneStreamingEventPartSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.reasoning_summary_part.done"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    summary_index: z.number().check(jsonInteger),
+    part: ResponseReasoningSummaryPartDoneStreamingEventPartSchema,
+  }));
 /**
  * Validates {@link T.ResponseContentPartAddedStreamingEventPart}.
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseContentPartAddedStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ResponseContentPartAddedStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text","output_text","text","summary_text","reasoning_text","refusal","input_image","input_file"]);
 /**
  * Validates {@link T.ResponseContentPartAddedStreamingEvent}.
  *
  * A streaming event that indicated a content part was added.
  */
 export const ResponseContentPartAddedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.content_part.added">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  part: typeof ResponseContentPartAddedStreamingEventPartSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.content_part.added"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  part: ResponseContentPartAddedStreamingEventPartSchema,
-}));
+    type: z.ZodLiteral<"response.content_part.added">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    part: typeof ResponseContentPartAddedStreamingEventPartSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.content_part.added"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    part: ResponseContentPartAddedStreamingEventPartSchema,
+  }));
 /**
  * Validates {@link T.ResponseContentPartDoneStreamingEventPart}.
  *
  * A content part that makes up an input or output item.
  */
-export const ResponseContentPartDoneStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "input_image", "input_file"]);
+export const ResponseContentPartDoneStreamingEventPartSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof InputTextContentSchema, typeof OutputTextContentSchema, typeof TextContentSchema, typeof SummaryTextContentSchema, typeof ReasoningTextContentSchema, typeof RefusalContentSchema, typeof InputImageContentSchema, typeof InputFileContentSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [InputTextContentSchema, OutputTextContentSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema]), ["input_text","output_text","text","summary_text","reasoning_text","refusal","input_image","input_file"]);
 /**
  * Validates {@link T.ResponseContentPartDoneStreamingEvent}.
  *
  * A streaming event that indicated a content part was completed.
  */
 export const ResponseContentPartDoneStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.content_part.done">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  part: typeof ResponseContentPartDoneStreamingEventPartSchema;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.content_part.done"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  part: ResponseContentPartDoneStreamingEventPartSchema,
-}));
+    type: z.ZodLiteral<"response.content_part.done">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    part: typeof ResponseContentPartDoneStreamingEventPartSchema;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.content_part.done"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    part: ResponseContentPartDoneStreamingEventPartSchema,
+  }));
 /**
  * Validates {@link T.ResponseOutputTextAnnotationAddedStreamingEvent}.
  *
  * A streaming event that indicated an output text annotation was added.
  */
 export const ResponseOutputTextAnnotationAddedStreamingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"response.output_text.annotation.added">;
-  sequence_number: z.ZodNumber;
-  item_id: z.ZodString;
-  output_index: z.ZodNumber;
-  content_index: z.ZodNumber;
-  annotation_index: z.ZodNumber;
-  annotation: z.ZodNullable<typeof AnnotationSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("response.output_text.annotation.added"),
-  sequence_number: z.number().check(jsonInteger),
-  item_id: z.string(),
-  output_index: z.number().check(jsonInteger),
-  content_index: z.number().check(jsonInteger),
-  annotation_index: z.number().check(jsonInteger),
-  annotation: AnnotationSchema.nullable(),
-}));
+    type: z.ZodLiteral<"response.output_text.annotation.added">;
+    sequence_number: z.ZodNumber;
+    item_id: z.ZodString;
+    output_index: z.ZodNumber;
+    content_index: z.ZodNumber;
+    annotation_index: z.ZodNumber;
+    annotation: z.ZodNullable<typeof AnnotationSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("response.output_text.annotation.added"),
+    sequence_number: z.number().check(jsonInteger),
+    item_id: z.string(),
+    output_index: z.number().check(jsonInteger),
+    content_index: z.number().check(jsonInteger),
+    annotation_index: z.number().check(jsonInteger),
+    annotation: AnnotationSchema.nullable(),
+  }));
 /**
  * Validates {@link T.StreamingEvent}.
  *
  * Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).
  */
-export const StreamingEventSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ResponseCreatedStreamingEventSchema, typeof ResponseQueuedStreamingEventSchema, typeof ResponseInProgressStreamingEventSchema, typeof ResponseCompletedStreamingEventSchema, typeof ResponseFailedStreamingEventSchema, typeof ResponseIncompleteStreamingEventSchema, typeof ResponseOutputItemAddedStreamingEventSchema, typeof ResponseOutputItemDoneStreamingEventSchema, typeof ResponseReasoningSummaryPartAddedStreamingEventSchema, typeof ResponseReasoningSummaryPartDoneStreamingEventSchema, typeof ResponseContentPartAddedStreamingEventSchema, typeof ResponseContentPartDoneStreamingEventSchema, typeof ResponseOutputTextDeltaStreamingEventSchema, typeof ResponseOutputTextDoneStreamingEventSchema, typeof ResponseRefusalDeltaStreamingEventSchema, typeof ResponseRefusalDoneStreamingEventSchema, typeof ResponseReasoningDeltaStreamingEventSchema, typeof ResponseReasoningDoneStreamingEventSchema, typeof ResponseReasoningSummaryDeltaStreamingEventSchema, typeof ResponseReasoningSummaryDoneStreamingEventSchema, typeof ResponseOutputTextAnnotationAddedStreamingEventSchema, typeof ResponseFunctionCallArgumentsDeltaStreamingEventSchema, typeof ResponseFunctionCallArgumentsDoneStreamingEventSchema, typeof ErrorStreamingEventSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ResponseCreatedStreamingEventSchema, ResponseQueuedStreamingEventSchema, ResponseInProgressStreamingEventSchema, ResponseCompletedStreamingEventSchema, ResponseFailedStreamingEventSchema, ResponseIncompleteStreamingEventSchema, ResponseOutputItemAddedStreamingEventSchema, ResponseOutputItemDoneStreamingEventSchema, ResponseReasoningSummaryPartAddedStreamingEventSchema, ResponseReasoningSummaryPartDoneStreamingEventSchema, ResponseContentPartAddedStreamingEventSchema, ResponseContentPartDoneStreamingEventSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseOutputTextAnnotationAddedStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorStreamingEventSchema]), ["response.created", "response.queued", "response.in_progress", "response.completed", "response.failed", "response.incomplete", "response.output_item.added", "response.output_item.done", "response.reasoning_summary_part.added", "response.reasoning_summary_part.done", "response.content_part.added", "response.content_part.done", "response.output_text.delta", "response.output_text.done", "response.refusal.delta", "response.refusal.done", "response.reasoning.delta", "response.reasoning.done", "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done", "response.output_text.annotation.added", "response.function_call_arguments.delta", "response.function_call_arguments.done", "error"]);
-
+export const StreamingEventSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ResponseCreatedStreamingEventSchema, typeof ResponseQueuedStreamingEventSchema, typeof ResponseInProgressStreamingEventSchema, typeof ResponseCompletedStreamingEventSchema, typeof ResponseFailedStreamingEventSchema, typeof ResponseIncompleteStreamingEventSchema, typeof ResponseOutputItemAddedStreamingEventSchema, typeof ResponseOutputItemDoneStreamingEventSchema, typeof ResponseReasoningSummaryPartAddedStreamingEventSchema, typeof ResponseReasoningSummaryPartDoneStreamingEventSchema, typeof ResponseContentPartAddedStreamingEventSchema, typeof ResponseContentPartDoneStreamingEventSchema, typeof ResponseOutputTextDeltaStreamingEventSchema, typeof ResponseOutputTextDoneStreamingEventSchema, typeof ResponseRefusalDeltaStreamingEventSchema, typeof ResponseRefusalDoneStreamingEventSchema, typeof ResponseReasoningDeltaStreamingEventSchema, typeof ResponseReasoningDoneStreamingEventSchema, typeof ResponseReasoningSummaryDeltaStreamingEventSchema, typeof ResponseReasoningSummaryDoneStreamingEventSchema, typeof ResponseOutputTextAnnotationAddedStreamingEventSchema, typeof ResponseFunctionCallArgumentsDeltaStreamingEventSchema, typeof ResponseFunctionCallArgumentsDoneStreamingEventSchema, typeof ErrorStreamingEventSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ResponseCreatedStreamingEventSchema, ResponseQueuedStreamingEventSchema, ResponseInProgressStreamingEventSchema, ResponseCompletedStreamingEventSchema, ResponseFailedStreamingEventSchema, ResponseIncompleteStreamingEventSchema, ResponseOutputItemAddedStreamingEventSchema, ResponseOutputItemDoneStreamingEventSchema, ResponseReasoningSummaryPartAddedStreamingEventSchema, ResponseReasoningSummaryPartDoneStreamingEventSchema, ResponseContentPartAddedStreamingEventSchema, ResponseContentPartDoneStreamingEventSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseOutputTextAnnotationAddedStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorStreamingEventSchema]), ["response.created","response.queued","response.in_progress","response.completed","response.failed","response.incomplete","response.output_item.added","response.output_item.done","response.reasoning_summary_part.added","response.reasoning_summary_part.done","response.content_part.added","response.content_part.done","response.output_text.delta","response.output_text.done","response.refusal.delta","response.refusal.done","response.reasoning.delta","response.reasoning.done","response.reasoning_summary_text.delta","response.reasoning_summary_text.done","response.output_text.annotation.added","response.function_call_arguments.delta","response.function_call_arguments.done","error"]);
 export { ItemReferenceParamSchema, ReasoningSummaryContentParamSchema, ReasoningItemParamSchema, InputTextContentParamSchema, DetailEnumSchema, ImageDetailSchema, InputImageContentParamAutoParamSchema, InputFileContentParamSchema, UrlCitationParamSchema, OutputTextContentParamSchema, RefusalContentParamSchema, FunctionCallItemStatusSchema, FunctionCallStatusSchema, FunctionCallItemParamSchema, InputVideoContentSchema, IncludeEnumSchema, EmptyModelParamSchema, FunctionToolParamSchema, SpecificFunctionParamSchema, SpecificToolChoiceParamSchema, ToolChoiceValueEnumSchema, AllowedToolsParamSchema, ToolChoiceParamSchema, MetadataParamSchema, VerbosityEnumSchema, TextResponseFormatSchema, JsonSchemaResponseFormatParamSchema, TextFormatParamSchema, TextParamSchema, StreamOptionsParamSchema, ReasoningEffortEnumSchema, ReasoningSummaryEnumSchema, ReasoningParamSchema, TruncationEnumSchema, ServiceTierEnumSchema, IncompleteDetailsSchema, MessageRoleSchema, InputTextContentSchema, UrlCitationBodySchema, TopLogProbSchema, LogProbSchema, TextContentSchema, SummaryTextContentSchema, ReasoningTextContentSchema, RefusalContentSchema, InputImageContentSchema, InputFileContentSchema, MessageStatusSchema, FunctionCallSchema, FunctionCallOutputStatusEnumSchema, ErrorSchema, FunctionToolSchema, FunctionToolChoiceSchema, AllowedToolChoiceSchema, JsonObjectResponseFormatSchema, JsonSchemaResponseFormatSchema, TextFieldSchema, ReasoningSchema, InputTokensDetailsSchema, OutputTokensDetailsSchema, UsageSchema, ResponseOutputTextDeltaStreamingEventSchema, ResponseOutputTextDoneStreamingEventSchema, ResponseRefusalDeltaStreamingEventSchema, ResponseRefusalDoneStreamingEventSchema, ResponseReasoningDeltaStreamingEventSchema, ResponseReasoningDoneStreamingEventSchema, ResponseReasoningSummaryDeltaStreamingEventSchema, ResponseReasoningSummaryDoneStreamingEventSchema, ResponseFunctionCallArgumentsDeltaStreamingEventSchema, ResponseFunctionCallArgumentsDoneStreamingEventSchema, ErrorPayloadSchema, ErrorStreamingEventSchema };

@@ -2,20 +2,19 @@
 
 import type { OpaqueMember } from "../../opaque-member.js";
 import type { ItemReference, UserMessage, SystemMessage, Reasoning, ChoiceValue, Choice, Overlapping, PingEvent } from "./schemas.gen.js";
-
 /** An input item; the two messages share `type` and differ by `role`. */
 export type Item = ItemReference | UserMessage | SystemMessage | Reasoning
-  | OpaqueMember;
+    | OpaqueMember;
 /** Holder */
 export type Holder = {
-  parts: Array<HolderPartsItem>;
-};
+    parts: Array<HolderPartsItem>;
+  };
 /** HolderPartsItem */
 export type HolderPartsItem = Reasoning | UserMessage
-  | OpaqueMember;
+    | OpaqueMember;
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = PingEvent
-  | OpaqueMember;
+    | OpaqueMember;
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {

@@ -2,34 +2,34 @@
 
 /** ItemReference */
 export type ItemReference = {
-  type?: "item_reference" | null;
-  id: string;
-};
+    type?: "item_reference" | null;
+    id: string;
+  };
 /** UserMessage */
 export type UserMessage = {
-  /** @default "message" */
-  type: "message";
-  role: "user";
-  content: string;
-};
+    /** @default "message" */
+    type: "message";
+    role: "user";
+    content: string;
+  };
 /** SystemMessage */
 export type SystemMessage = {
-  /** @default "message" */
-  type: "message";
-  role: "system";
-  content: string;
-};
+    /** @default "message" */
+    type: "message";
+    role: "system";
+    content: string;
+  };
 /** Reasoning */
 export type Reasoning = {
-  type: "reasoning";
-  summary: Array<string>;
-};
+    type: "reasoning";
+    summary: Array<string>;
+  };
 /** An input item; the two messages share `type` and differ by `role`. */
 export type Item = ItemReference | UserMessage | SystemMessage | Reasoning;
 /** Holder */
 export type Holder = {
-  parts: Array<HolderPartsItem>;
-};
+    parts: Array<HolderPartsItem>;
+  };
 /** HolderPartsItem */
 export type HolderPartsItem = Reasoning | UserMessage;
 /** ChoiceValue */
@@ -40,10 +40,10 @@ export type Choice = ChoiceValue | Reasoning;
 export type Overlapping = string;
 /** PingEvent */
 export type PingEvent = {
-  /** @default "ping" */
-  type: "ping";
-  sequence_number: number;
-};
+    /** @default "ping" */
+    type: "ping";
+    sequence_number: number;
+  };
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = PingEvent;
 

@@ -6,21 +6,21 @@ export type Metadata = { [key: string]: string };
 export type Params = { [key: string]: unknown };
 /** Tool */
 export type Tool = {
-  name: string;
-  tags?: Array<string>;
-  metadata?: Metadata;
-  /**
-   * @since 2026-04-24
-   * @default false
-   */
-  added?: boolean;
-};
+    name: string;
+    tags?: Array<string>;
+    metadata?: Metadata;
+    /**
+     * @since 2026-04-24
+     * @default false
+     */
+    added?: boolean;
+  };
 /** PingEvent */
 export type PingEvent = {
-  /** @default "ping" */
-  type: "ping";
-  sequence_number: number;
-};
+    /** @default "ping" */
+    type: "ping";
+    sequence_number: number;
+  };
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = PingEvent;
 

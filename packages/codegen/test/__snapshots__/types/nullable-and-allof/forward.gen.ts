@@ -2,10 +2,9 @@
 
 import type { OpaqueMember } from "../../opaque-member.js";
 import type { Details, Resource, Create, SocketCreate, PingEvent } from "./schemas.gen.js";
-
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = PingEvent
-  | OpaqueMember;
+    | OpaqueMember;
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {

@@ -2,37 +2,37 @@
 
 /** Details */
 export type Details = {
-  reason: "max_output_tokens" | "content_filter";
-};
+    reason: "max_output_tokens" | "content_filter";
+  };
 /** Resource */
 export type Resource = {
-  details: Details | null;
-  note?: string | null;
-  only_null?: null;
-  count?: number;
-  ratio?: number;
-};
+    details: Details | null;
+    note?: string | null;
+    only_null?: null;
+    count?: number;
+    ratio?: number;
+  };
 /** Create */
 export type Create = {
-  model: string;
-  stream?: boolean;
-};
+    model: string;
+    stream?: boolean;
+  };
 /**
  * A create body with a required type; `stream` is disallowed.
  * @since 2026-04-24
  */
 export type SocketCreate = {
-  type: "create";
-  /** Must not be sent. */
-  stream?: never;
-  model: string;
-};
+    type: "create";
+    /** Must not be sent. */
+    stream?: never;
+    model: string;
+  };
 /** PingEvent */
 export type PingEvent = {
-  /** @default "ping" */
-  type: "ping";
-  sequence_number: number;
-};
+    /** @default "ping" */
+    type: "ping";
+    sequence_number: number;
+  };
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = PingEvent;
 

@@ -2,19 +2,19 @@
 
 /** Node */
 export type Node = {
-  name: string;
-  children: Array<Node>;
-};
+    name: string;
+    children: Array<Node>;
+  };
 /** Tree */
 export type Tree = {
-  root: Node;
-};
+    root: Node;
+  };
 /** PingEvent */
 export type PingEvent = {
-  /** @default "ping" */
-  type: "ping";
-  sequence_number: number;
-};
+    /** @default "ping" */
+    type: "ping";
+    sequence_number: number;
+  };
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
 export type StreamingEvent = PingEvent;
 

@@ -3,43 +3,42 @@
 import { z } from "zod";
 import type * as T from "@openresponses/types/discriminated-unions";
 import { jsonInteger, lossless, maxCodePoints, minCodePoints } from "../../runtime/checks.js";
-
 /** Validates {@link T.ItemReference}. */
 export const ItemReferenceSchema: z.ZodObject<{
-  type: z.ZodOptional<z.ZodNullable<z.ZodLiteral<"item_reference">>>;
-  id: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("item_reference").nullable().optional(),
-  id: z.string(),
-}));
+    type: z.ZodOptional<z.ZodNullable<z.ZodLiteral<"item_reference">>>;
+    id: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("item_reference").nullable().optional(),
+    id: z.string(),
+  }));
 /** Validates {@link T.UserMessage}. */
 export const UserMessageSchema: z.ZodObject<{
-  type: z.ZodLiteral<"message">;
-  role: z.ZodLiteral<"user">;
-  content: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("message"),
-  role: z.literal("user"),
-  content: z.string(),
-}));
+    type: z.ZodLiteral<"message">;
+    role: z.ZodLiteral<"user">;
+    content: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("message"),
+    role: z.literal("user"),
+    content: z.string(),
+  }));
 /** Validates {@link T.SystemMessage}. */
 export const SystemMessageSchema: z.ZodObject<{
-  type: z.ZodLiteral<"message">;
-  role: z.ZodLiteral<"system">;
-  content: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("message"),
-  role: z.literal("system"),
-  content: z.string(),
-}));
+    type: z.ZodLiteral<"message">;
+    role: z.ZodLiteral<"system">;
+    content: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("message"),
+    role: z.literal("system"),
+    content: z.string(),
+  }));
 /** Validates {@link T.Reasoning}. */
 export const ReasoningSchema: z.ZodObject<{
-  type: z.ZodLiteral<"reasoning">;
-  summary: z.ZodArray<z.ZodString>;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("reasoning"),
-  summary: z.array(z.string()),
-}));
+    type: z.ZodLiteral<"reasoning">;
+    summary: z.ZodArray<z.ZodString>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("reasoning"),
+    summary: z.array(z.string()),
+  }));
 /**
  * Validates {@link T.Item}.
  *
@@ -50,24 +49,24 @@ export const ItemSchema: z.ZodDiscriminatedUnion<[typeof ItemReferenceSchema, z.
 export const HolderPartsItemSchema: z.ZodDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema], "type"> = z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]);
 /** Validates {@link T.Holder}. */
 export const HolderSchema: z.ZodObject<{
-  parts: z.ZodArray<typeof HolderPartsItemSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  parts: z.array(HolderPartsItemSchema),
-}));
+    parts: z.ZodArray<typeof HolderPartsItemSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    parts: z.array(HolderPartsItemSchema),
+  }));
 /** Validates {@link T.ChoiceValue}. */
-export const ChoiceValueSchema: z.ZodEnum<{ none: "none"; auto: "auto" }> = z.enum(["none", "auto"]);
+export const ChoiceValueSchema: z.ZodEnum<{ none: "none"; auto: "auto" }> = z.enum(["none","auto"]);
 /** Validates {@link T.Choice}. */
 export const ChoiceSchema: z.ZodUnion<readonly [typeof ChoiceValueSchema, typeof ReasoningSchema]> = z.union([ChoiceValueSchema, ReasoningSchema]);
 /** Validates {@link T.Overlapping}. */
 export const OverlappingSchema: z.ZodXor<readonly [z.ZodString, z.ZodString]> = z.xor([z.string().check(maxCodePoints(4)), z.string().check(minCodePoints(2))]);
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"ping">;
-  sequence_number: z.ZodNumber;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("ping"),
-  sequence_number: z.number().check(jsonInteger),
-}));
+    type: z.ZodLiteral<"ping">;
+    sequence_number: z.ZodNumber;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("ping"),
+    sequence_number: z.number().check(jsonInteger),
+  }));
 /**
  * Validates {@link T.StreamingEvent}.
  *

@@ -4,26 +4,24 @@ import { z } from "zod";
 import type { Forward as T } from "@openresponses/types/discriminated-unions";
 import { type OpaqueMemberSchema, lossless, openUnion } from "../../runtime/checks.js";
 import { ItemReferenceSchema, UserMessageSchema, SystemMessageSchema, ReasoningSchema, ChoiceValueSchema, ChoiceSchema, OverlappingSchema, PingEventSchema } from "./exact.gen.js";
-
 /**
  * Validates {@link T.Item}.
  *
  * An input item; the two messages share `type` and differ by `role`.
  */
-export const ItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ItemReferenceSchema, z.ZodDiscriminatedUnion<[typeof UserMessageSchema, typeof SystemMessageSchema], "role">, typeof ReasoningSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ItemReferenceSchema, z.discriminatedUnion("role", [UserMessageSchema, SystemMessageSchema]), ReasoningSchema]), ["item_reference", null, "message", "reasoning"]);
+export const ItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ItemReferenceSchema, z.ZodDiscriminatedUnion<[typeof UserMessageSchema, typeof SystemMessageSchema], "role">, typeof ReasoningSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ItemReferenceSchema, z.discriminatedUnion("role", [UserMessageSchema, SystemMessageSchema]), ReasoningSchema]), ["item_reference",null,"message","reasoning"]);
 /** Validates {@link T.HolderPartsItem}. */
-export const HolderPartsItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]), ["reasoning", "message"]);
+export const HolderPartsItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema], "type">, OpaqueMemberSchema]> = openUnion(z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]), ["reasoning","message"]);
 /** Validates {@link T.Holder}. */
 export const HolderSchema: z.ZodObject<{
-  parts: z.ZodArray<typeof HolderPartsItemSchema>;
-}, z.core.$strip> = lossless(z.looseObject({
-  parts: z.array(HolderPartsItemSchema),
-}));
+    parts: z.ZodArray<typeof HolderPartsItemSchema>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    parts: z.array(HolderPartsItemSchema),
+  }));
 /**
  * Validates {@link T.StreamingEvent}.
  *
  * Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).
  */
 export const StreamingEventSchema: z.ZodUnion<[typeof PingEventSchema, OpaqueMemberSchema]> = openUnion(PingEventSchema, ["ping"]);
-
 export { ItemReferenceSchema, UserMessageSchema, SystemMessageSchema, ReasoningSchema, ChoiceValueSchema, ChoiceSchema, OverlappingSchema, PingEventSchema };

@@ -3,7 +3,6 @@
 import { z } from "zod";
 import type * as T from "@openresponses/types/maps-and-constraints";
 import { jsonInteger, lossless, maxCodePoints, maxKeys, minCodePoints } from "../../runtime/checks.js";
-
 const PATTERN_1 = new RegExp("^[a-zA-Z0-9_-]+$", 'u');
 /**
  * Validates {@link T.Metadata}.
@@ -15,24 +14,24 @@ export const MetadataSchema: z.ZodRecord<z.ZodString, z.ZodString> = z.record(z.
 export const ParamsSchema: z.ZodRecord<z.ZodString, z.ZodUnknown> = z.record(z.string(), z.unknown());
 /** Validates {@link T.Tool}. */
 export const ToolSchema: z.ZodObject<{
-  name: z.ZodString;
-  tags: z.ZodOptional<z.ZodArray<z.ZodString>>;
-  metadata: z.ZodOptional<typeof MetadataSchema>;
-  added: z.ZodOptional<z.ZodBoolean>;
-}, z.core.$strip> = lossless(z.looseObject({
-  name: z.string().check(minCodePoints(1)).check(maxCodePoints(64)).regex(PATTERN_1),
-  tags: z.array(z.string()).min(1).max(3).optional(),
-  metadata: MetadataSchema.optional(),
-  added: z.boolean().optional(),
-}));
+    name: z.ZodString;
+    tags: z.ZodOptional<z.ZodArray<z.ZodString>>;
+    metadata: z.ZodOptional<typeof MetadataSchema>;
+    added: z.ZodOptional<z.ZodBoolean>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    name: z.string().check(minCodePoints(1)).check(maxCodePoints(64)).regex(PATTERN_1),
+    tags: z.array(z.string()).min(1).max(3).optional(),
+    metadata: MetadataSchema.optional(),
+    added: z.boolean().optional(),
+  }));
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"ping">;
-  sequence_number: z.ZodNumber;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("ping"),
-  sequence_number: z.number().check(jsonInteger),
-}));
+    type: z.ZodLiteral<"ping">;
+    sequence_number: z.ZodNumber;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("ping"),
+    sequence_number: z.number().check(jsonInteger),
+  }));
 /**
  * Validates {@link T.StreamingEvent}.
  *

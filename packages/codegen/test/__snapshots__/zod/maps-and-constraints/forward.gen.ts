@@ -4,12 +4,10 @@ import { z } from "zod";
 import type { Forward as T } from "@openresponses/types/maps-and-constraints";
 import { type OpaqueMemberSchema, openUnion } from "../../runtime/checks.js";
 import { MetadataSchema, ParamsSchema, ToolSchema, PingEventSchema } from "./exact.gen.js";
-
 /**
  * Validates {@link T.StreamingEvent}.
  *
  * Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).
  */
 export const StreamingEventSchema: z.ZodUnion<[typeof PingEventSchema, OpaqueMemberSchema]> = openUnion(PingEventSchema, ["ping"]);
-
 export { MetadataSchema, ParamsSchema, ToolSchema, PingEventSchema };

@@ -3,39 +3,38 @@
 import { z } from "zod";
 import type * as T from "@openresponses/types/nullable-and-allof";
 import { jsonInteger, lossless } from "../../runtime/checks.js";
-
 /** Validates {@link T.Details}. */
 export const DetailsSchema: z.ZodObject<{
-  reason: z.ZodEnum<{ max_output_tokens: "max_output_tokens"; content_filter: "content_filter" }>;
-}, z.core.$strip> = lossless(z.looseObject({
-  reason: z.enum(["max_output_tokens", "content_filter"]),
-}));
+    reason: z.ZodEnum<{ max_output_tokens: "max_output_tokens"; content_filter: "content_filter" }>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    reason: z.enum(["max_output_tokens","content_filter"]),
+  }));
 /**
  * Validates {@link T.Resource}.
  *
  * Resource
  */
 export const ResourceSchema: z.ZodObject<{
-  details: z.ZodNullable<typeof DetailsSchema>;
-  note: z.ZodOptional<z.ZodNullable<z.ZodString>>;
-  only_null: z.ZodOptional<z.ZodNull>;
-  count: z.ZodOptional<z.ZodNumber>;
-  ratio: z.ZodOptional<z.ZodNumber>;
-}, z.core.$strip> = lossless(z.looseObject({
-  details: DetailsSchema.nullable(),
-  note: z.string().nullable().optional(),
-  only_null: z.null().optional(),
-  count: z.number().check(jsonInteger).gte(0).lte(10).optional(),
-  ratio: z.number().gt(0).optional(),
-}));
+    details: z.ZodNullable<typeof DetailsSchema>;
+    note: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    only_null: z.ZodOptional<z.ZodNull>;
+    count: z.ZodOptional<z.ZodNumber>;
+    ratio: z.ZodOptional<z.ZodNumber>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    details: DetailsSchema.nullable(),
+    note: z.string().nullable().optional(),
+    only_null: z.null().optional(),
+    count: z.number().check(jsonInteger).gte(0).lte(10).optional(),
+    ratio: z.number().gt(0).optional(),
+  }));
 /** Validates {@link T.Create}. */
 export const CreateSchema: z.ZodObject<{
-  model: z.ZodString;
-  stream: z.ZodOptional<z.ZodBoolean>;
-}, z.core.$strip> = lossless(z.looseObject({
-  model: z.string(),
-  stream: z.boolean().optional(),
-}));
+    model: z.ZodString;
+    stream: z.ZodOptional<z.ZodBoolean>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    model: z.string(),
+    stream: z.boolean().optional(),
+  }));
 /**
  * Validates {@link T.SocketCreate}.
  *
@@ -43,22 +42,22 @@ export const CreateSchema: z.ZodObject<{
  * @since 2026-04-24
  */
 export const SocketCreateSchema: z.ZodObject<{
-  type: z.ZodLiteral<"create">;
-  stream: z.ZodOptional<z.ZodNever>;
-  model: z.ZodString;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("create"),
-  stream: z.never().optional(),
-  model: z.string(),
-}));
+    type: z.ZodLiteral<"create">;
+    stream: z.ZodOptional<z.ZodNever>;
+    model: z.ZodString;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("create"),
+    stream: z.never().optional(),
+    model: z.string(),
+  }));
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"ping">;
-  sequence_number: z.ZodNumber;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("ping"),
-  sequence_number: z.number().check(jsonInteger),
-}));
+    type: z.ZodLiteral<"ping">;
+    sequence_number: z.ZodNumber;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("ping"),
+    sequence_number: z.number().check(jsonInteger),
+  }));
 /**
  * Validates {@link T.StreamingEvent}.
  *

@@ -3,26 +3,25 @@
 import { z } from "zod";
 import type * as T from "@openresponses/types/recursive-refs";
 import { jsonInteger, lossless } from "../../runtime/checks.js";
-
 /** Validates {@link T.Node}. */
 export const NodeSchema: z.ZodType<T.Node> = lossless(z.looseObject({
-  name: z.string(),
-  children: z.array(z.lazy(() => NodeSchema)),
-}));
+    name: z.string(),
+    children: z.array(z.lazy(() => NodeSchema)),
+  }));
 /** Validates {@link T.Tree}. */
 export const TreeSchema: z.ZodObject<{
-  root: z.ZodLazy<z.ZodType<T.Node>>;
-}, z.core.$strip> = lossless(z.looseObject({
-  root: z.lazy(() => NodeSchema),
-}));
+    root: z.ZodLazy<z.ZodType<T.Node>>;
+  }, z.core.$strip> = lossless(z.looseObject({
+    root: z.lazy(() => NodeSchema),
+  }));
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodObject<{
-  type: z.ZodLiteral<"ping">;
-  sequence_number: z.ZodNumber;
-}, z.core.$strip> = lossless(z.looseObject({
-  type: z.literal("ping"),
-  sequence_number: z.number().check(jsonInteger),
-}));
+    type: z.ZodLiteral<"ping">;
+    sequence_number: z.ZodNumber;
+  }, z.core.$strip> = lossless(z.looseObject({
+    type: z.literal("ping"),
+    sequence_number: z.number().check(jsonInteger),
+  }));
 /**
  * Validates {@link T.StreamingEvent}.
  *
