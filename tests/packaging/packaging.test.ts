@@ -1,0 +1,109 @@
+// The published shape of every public package, checked on the real tarballs: `npm pack`, publint and
+// arethetypeswrong are clean, and a scratch project that installs the tarballs can import (at run time)
+// and type-check (with tsc, NodeNext) every entry point. Run after `build` (turbo does).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'openapi/manifest.json'), 'utf8')) as { versions: Array<{ version: string }> };
+const specVersions = manifest.versions.map((v) => v.version);
+
+interface PackageInfo {
+  dir: string;
+  json: { name: string; private?: boolean; exports: Record<string, unknown>; dependencies?: Record<string, string> };
+}
+
+/** Every publishable workspace package, derived from the workspace (no hand-kept list). */
+const packages: PackageInfo[] = readdirSync(path.join(repoRoot, 'packages'))
+  .map((name) => path.join(repoRoot, 'packages', name))
+  .map((dir) => ({ dir, json: JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) }))
+  .filter((p) => !p.json.private && readdirSync(p.dir).includes('dist'));
+
+/** Import specifiers of a package's public entry points; `./*` patterns stand for one subpath per spec version. */
+function entryPoints(pkg: PackageInfo): string[] {
+  return Object.keys(pkg.json.exports)
+    .filter((key) => key !== './package.json')
+    .flatMap((key) => (key.includes('*') ? specVersions.map((v) => key.replace('*', v)) : [key]))
+    .map((key) => (key === '.' ? pkg.json.name : `${pkg.json.name}/${key.slice(2)}`));
+}
+
+const work = mkdtempSync(path.join(tmpdir(), 'openresponses-pack-'));
+const tarballs = new Map<string, string>();
+
+beforeAll(() => {
+  for (const pkg of packages) {
+    const [result] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: pkg.dir, encoding: 'utf8' })) as Array<{ filename: string }>;
+    tarballs.set(pkg.json.name, path.join(work, result!.filename));
+  }
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+test('the workspace has publishable packages to check', () => {
+  expect(packages.map((p) => p.json.name)).toEqual(expect.arrayContaining(['@openresponses/types', '@openresponses/zod', '@openresponses/codegen']));
+});
+
+describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_name, pkg) => {
+  test('publint finds nothing', async () => {
+    const { messages } = await publint({ pkgDir: pkg.dir, level: 'suggestion', pack: 'npm' });
+    expect(messages.map((m) => formatMessage(m, pkg.json as never) ?? m.code)).toEqual([]);
+  });
+
+  test('arethetypeswrong finds no problems for ESM consumers (node16 from ESM, bundler)', () => {
+    const attw = path.join(repoRoot, 'node_modules/@arethetypeswrong/cli/dist/index.js');
+    // attw cannot expand `./*` patterns, so the version subpaths are named explicitly.
+    const versioned = Object.keys(pkg.json.exports).some((k) => k.includes('*')) ? ['--include-entrypoints', ...specVersions.map((v) => `./${v}`)] : [];
+    const args = [attw, tarballs.get(pkg.json.name)!, '--profile', 'esm-only', '--format', 'json', '--exclude-entrypoints', './package.json', ...versioned];
+    let output: string;
+    try {
+      output = execFileSync(process.execPath, args, { encoding: 'utf8' });
+    } catch (error) {
+      output = (error as { stdout: string }).stdout;
+    }
+    const report = JSON.parse(output) as { problems: Record<string, Array<{ kind: string; entrypoint: string; resolutionKind?: string }>> };
+    // ESM-only by design: CommonJS (`node16-cjs`) and pre-exports (`node10`) resolution are out of scope.
+    const relevant = Object.values(report.problems)
+      .flat()
+      .filter((p) => p.resolutionKind !== 'node10' && p.resolutionKind !== 'node16-cjs');
+    expect(relevant).toEqual([]);
+  });
+});
+
+test('a scratch project installs the tarballs, imports every entry point and type-checks against them', () => {
+  const project = path.join(work, 'consumer');
+  execFileSync('mkdir', ['-p', project]);
+  const dependencies = Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`]));
+  // Published packages depend on each other by version; point those at the tarballs too.
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies, overrides: dependencies }, null, 2));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], { cwd: project, stdio: 'pipe' });
+
+  const specifiers = packages.filter((p) => p.json.name !== '@openresponses/codegen').flatMap(entryPoints);
+  const runtime = specifiers.map((s, i) => `import * as m${i} from ${JSON.stringify(s)};`).join('\n');
+  writeFileSync(path.join(project, 'smoke.mjs'), `${runtime}\nconsole.log(JSON.stringify([${specifiers.map((_, i) => `Object.keys(m${i}).length`).join(', ')}]));\n`);
+  const counts = JSON.parse(execFileSync(process.execPath, ['smoke.mjs'], { cwd: project, encoding: 'utf8' })) as number[];
+  expect(counts.length).toBe(specifiers.length);
+
+  writeFileSync(
+    path.join(project, 'consumer.ts'),
+    [
+      `import type { ResponseResource, StreamingEvent } from '@openresponses/types';`,
+      `import type * as Pinned from '@openresponses/types/2026-01-15';`,
+      `import { ResponseResourceSchema, StreamingEventSchema, validate, versions } from '@openresponses/zod';`,
+      `import type { z } from 'zod';`,
+      `const result = validate(ResponseResourceSchema, JSON.parse('{}'));`,
+      `export const same: ResponseResource | undefined = result.success ? result.data : undefined;`,
+      `export const inferred: z.infer<typeof StreamingEventSchema> | undefined = undefined as StreamingEvent | undefined;`,
+      `export const pinned: Pinned.ItemField['type'] = 'message';`,
+      `export const table = versions['2026-01-15'].exact.ItemParamSchema;`,
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['consumer.ts'] }));
+  const tsc = path.join(repoRoot, 'node_modules/typescript/bin/tsc');
+  expect(() => execFileSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
+});
