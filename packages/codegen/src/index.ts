@@ -4,3 +4,4 @@ export { ModelAnalysis } from './model/analysis.js';
 export { UnsupportedSchemaError, type SchemaNode, type SpecModel, type NamedSchema } from './model/schema-model.js';
 export { syncSpecs, SpecSyncError, sha256Of, type SyncedDocument } from './sync/sync.js';
 export { readManifest, syncedDocumentPath, type SpecManifest, type ManifestEntry } from './sync/manifest.js';
+export { diffSpecs, changesetFor, type SpecChange } from './diff/spec-diff.js';
