@@ -1,7 +1,7 @@
 // spec:sync on a scratch repository: local copies, downloads (from a real HTTP server on 127.0.0.1),
 // and clear failures for a missing source or a hash mismatch.
 import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -21,10 +21,15 @@ beforeAll(async () => {
   const address = server.address() as { port: number };
   baseUrl = `http://127.0.0.1:${address.port}`;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+const scratchRoots: string[] = [];
+afterAll(async () => {
+  for (const root of scratchRoots) rmSync(root, { recursive: true, force: true });
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
 
 function scratchRepo(entry: { url: string; sha256: string }, local?: Buffer) {
   const root = mkdtempSync(path.join(tmpdir(), 'spec-sync-'));
+  scratchRoots.push(root);
   mkdirSync(path.join(root, 'openapi'));
   writeFileSync(path.join(root, 'openapi', 'manifest.json'), JSON.stringify({ latest: '2099-01-01', versions: [{ version: '2099-01-01', ...entry }] }));
   const shared = path.join(root, 'shared-openapi');
