@@ -1,0 +1,34 @@
+import type { StreamingEvent, StreamingEventByType, StreamingEventType } from '@openresponses/types';
+import { type AnyStreamingEvent, isStreamingEventType, type VendorEvent } from './events.js';
+
+/** One handler per event type, all optional; vendor and unknown events go to `vendor` / `unknown`. */
+export type EventHandlers<R = void> = { [T in StreamingEventType]?: (event: StreamingEventByType<T>) => R } & {
+  /** Events whose `type` carries a provider slug (`acme:trace_event`). */
+  vendor?: (event: VendorEvent) => R;
+  /** Anything else this spec version does not define. */
+  unknown?: (event: AnyStreamingEvent) => R;
+};
+
+/** Exhaustive handlers: every spec event type must be handled (vendor and unknown stay optional). */
+export type ExhaustiveEventHandlers<R = void> = { [T in StreamingEventType]: (event: StreamingEventByType<T>) => R } & Pick<EventHandlers<R>, 'vendor' | 'unknown'>;
+
+/**
+ * Builds a typed dispatcher: `const handle = on({ 'response.output_text.delta': (e) => write(e.delta) })`.
+ * Returns what the matching handler returns, or undefined when none matches.
+ */
+export function on<R = void>(handlers: EventHandlers<R>): (event: AnyStreamingEvent) => R | undefined {
+  return (event) => {
+    const type = event.type;
+    if (isStreamingEventType(type)) {
+      const handler = handlers[type] as ((e: StreamingEvent) => R) | undefined;
+      return handler?.(event as StreamingEvent);
+    }
+    if (type.includes(':') && handlers.vendor) return handlers.vendor(event as VendorEvent);
+    return handlers.unknown?.(event);
+  };
+}
+
+/** Like `on`, but the compiler insists that every spec event type has a handler. */
+export function onEvery<R = void>(handlers: ExhaustiveEventHandlers<R>): (event: AnyStreamingEvent) => R | undefined {
+  return on<R>(handlers);
+}

@@ -1,0 +1,47 @@
+import type { OpaqueMember, StreamingEvent, StreamingEventByType, StreamingEventType } from '@openresponses/types';
+import { STREAMING_EVENT_TYPES } from '@openresponses/types';
+
+export type { OpaqueMember, StreamingEvent, StreamingEventByType, StreamingEventType };
+export { STREAMING_EVENT_TYPES };
+
+/** What a stream can carry: a spec event, or one this version does not define (vendor `acme:*`, newer spec). */
+export type AnyStreamingEvent = StreamingEvent | OpaqueMember;
+
+/** A vendor event: its `type` carries a provider slug (`acme:trace_event`). */
+export type VendorEvent = OpaqueMember & { type: `${string}:${string}`; sequence_number?: number };
+
+const KNOWN = new Set<string>(STREAMING_EVENT_TYPES);
+
+export function isStreamingEventType(type: unknown): type is StreamingEventType {
+  return typeof type === 'string' && KNOWN.has(type);
+}
+
+/** Narrows an event to one spec type: `isStreamingEvent(e, 'response.output_text.delta')`. */
+export function isStreamingEvent<T extends StreamingEventType>(event: unknown, type: T): event is StreamingEventByType<T> {
+  return typeof event === 'object' && event !== null && (event as { type?: unknown }).type === type;
+}
+
+/** A slug-prefixed type (`acme:thing`), the spec's rule for extensions. */
+export function isVendorType(type: unknown): type is `${string}:${string}` {
+  return typeof type === 'string' && /^[a-z0-9_-]+:[a-z0-9_.-]+$/i.test(type);
+}
+
+export function isVendorEvent(event: unknown): event is VendorEvent {
+  return typeof event === 'object' && event !== null && isVendorType((event as { type?: unknown }).type);
+}
+
+/** The terminal lifecycle events: exactly one ends every stream. */
+export const TERMINAL_EVENT_TYPES = ['response.completed', 'response.incomplete', 'response.failed'] as const satisfies readonly StreamingEventType[];
+export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
+export function isTerminalEventType(type: unknown): type is TerminalEventType {
+  return type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed';
+}
+
+/**
+ * Names some peers use instead of the spec's (`response.reasoning_text.*` for `response.reasoning.*`).
+ * Accepted in the lenient profile, where they are reported as warnings.
+ */
+export const PEER_EVENT_ALIASES: Readonly<Record<string, StreamingEventType>> = {
+  'response.reasoning_text.delta': 'response.reasoning.delta',
+  'response.reasoning_text.done': 'response.reasoning.done',
+};

@@ -1,0 +1,32 @@
+export {
+  type AnyStreamingEvent,
+  type OpaqueMember,
+  type StreamingEvent,
+  type StreamingEventByType,
+  type StreamingEventType,
+  type TerminalEventType,
+  type VendorEvent,
+  isStreamingEvent,
+  isStreamingEventType,
+  isTerminalEventType,
+  isVendorEvent,
+  isVendorType,
+  PEER_EVENT_ALIASES,
+  STREAMING_EVENT_TYPES,
+  TERMINAL_EVENT_TYPES,
+} from './events.js';
+export { on, onEvery, type EventHandlers, type ExhaustiveEventHandlers } from './dispatch.js';
+export { encodeEvent, createSSEEncoderStream, SSE_DONE } from './sse/encoder.js';
+export { decodeSSE, SSEDecodeError, type DecodeOptions, type DecodedEventStream, type DecodeErrorCode, type StreamWarning } from './sse/decoder.js';
+export { createAccumulator, type Accumulator, type AccumulatorOptions, type VendorEventFold } from './accumulator/accumulator.js';
+export { checkStream, createStreamChecker, STREAM_RULES, type StreamChecker, type StreamCheckerOptions, type StreamRule, type Violation } from './checker/checker.js';
+export {
+  createStreamWriter,
+  StreamOrderError,
+  type FunctionCallWriter,
+  type MessageWriter,
+  type ReasoningWriter,
+  type StreamWriter,
+  type StreamWriterOptions,
+  type TextPartWriter,
+} from './writer/writer.js';

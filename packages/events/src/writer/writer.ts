@@ -1,0 +1,293 @@
+import type { Annotation, ErrorPayload, ItemField, ResponseResource, StreamingEvent } from '@openresponses/types';
+import { createAccumulator } from '../accumulator/accumulator.js';
+import type { AnyStreamingEvent } from '../events.js';
+
+/** An operation the stream's state does not allow (text after its part is done, completing with open items…). */
+export class StreamOrderError extends Error {
+  override name = 'StreamOrderError';
+}
+
+export interface StreamWriterOptions {
+  /** The response as it starts (status `in_progress`, empty output); the writer owns it afterwards. */
+  response: ResponseResource;
+  /** Receives every event, in order, with its sequence_number set, synchronously. */
+  onEvent: (event: AnyStreamingEvent) => void;
+  /** Id generators for new items (defaults: random `msg_`, `fc_`, `rs_` ids). */
+  ids?: Partial<{ message(): string; functionCall(): string; reasoning(): string }>;
+  /** Clock for `completed_at`, in Unix seconds (default: now). */
+  now?: () => number;
+}
+
+export interface TextPartWriter {
+  append(delta: string): void;
+  annotate(annotation: Annotation): void;
+  done(): void;
+}
+export interface MessageWriter {
+  readonly id: string;
+  addOutputText(): TextPartWriter;
+  addRefusal(): TextPartWriter;
+  done(): void;
+}
+export interface FunctionCallWriter {
+  readonly id: string;
+  readonly call_id: string;
+  appendArguments(delta: string): void;
+  done(): void;
+}
+export interface ReasoningWriter {
+  readonly id: string;
+  addSummaryPart(): TextPartWriter;
+  appendContent(delta: string): void;
+  done(final?: { encrypted_content?: string }): void;
+}
+
+export interface StreamWriter {
+  /** The response so far: exactly what an accumulator of the emitted events holds. */
+  readonly response: ResponseResource;
+  /** response.created, then response.in_progress. */
+  start(): void;
+  addMessage(init?: { id?: string; phase?: 'commentary' | 'final_answer' }): MessageWriter;
+  addFunctionCall(init: { name: string; call_id: string; id?: string }): FunctionCallWriter;
+  addReasoning(init?: { id?: string }): ReasoningWriter;
+  emitVendorEvent(event: { type: `${string}:${string}`; [key: string]: unknown }): void;
+  /** response.completed. Throws while an item is open. */
+  complete(patch?: Partial<ResponseResource>): ResponseResource;
+  /** Closes open parts and items as incomplete, then response.incomplete with `incomplete_details.reason`. */
+  incomplete(reason: string, patch?: Partial<ResponseResource>): ResponseResource;
+  /** An `error` event, then response.failed carrying the error. */
+  fail(error: { type: string; code: string | null; message: string; param?: string | null }): ResponseResource;
+}
+
+const randomId = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
+
+type Phase = 'new' | 'streaming' | 'ended';
+
+/**
+ * The one way servers emit events. High-level calls produce correct sequence numbers, indices, ids and
+ * `.done` payloads; calls the stream's state does not allow throw StreamOrderError. Items stream one
+ * after another: finish one before adding the next.
+ */
+export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
+  const ids = { message: () => randomId('msg'), functionCall: () => randomId('fc'), reasoning: () => randomId('rs'), ...options.ids };
+  const now = options.now ?? (() => Math.floor(Date.now() / 1000));
+  const accumulator = createAccumulator();
+  let sequence = 0;
+  let phase: Phase = 'new';
+  let initial: ResponseResource = structuredClone(options.response);
+  /** Closes the open item (and its open part) as incomplete; set while an item is open. */
+  let closeOpenItem: ((status: 'incomplete') => void) | undefined;
+
+  const emit = (event: Record<string, unknown> & { type: string }) => {
+    const full = { ...event, sequence_number: sequence++ } as AnyStreamingEvent;
+    accumulator.push(full);
+    options.onEvent(full);
+  };
+  const snapshot = () => accumulator.response ?? initial;
+  const requireStreaming = (what: string) => {
+    if (phase === 'new') throw new StreamOrderError(`${what} before start()`);
+    if (phase === 'ended') throw new StreamOrderError(`${what} after the response ended`);
+  };
+  const openItem = (what: string) => {
+    requireStreaming(what);
+    if (closeOpenItem) throw new StreamOrderError(`${what} while another item is still open: finish it first`);
+    return snapshot().output.length;
+  };
+
+  const textPart = (kind: 'output_text' | 'refusal' | 'summary', at: { item_id: string; output_index: number; index: number }, onClose: () => void) => {
+    let text = '';
+    let annotations = 0;
+    let closed = false;
+    const position = kind === 'summary' ? { item_id: at.item_id, output_index: at.output_index, summary_index: at.index } : { item_id: at.item_id, output_index: at.output_index, content_index: at.index };
+    const guard = (what: string) => {
+      if (closed) throw new StreamOrderError(`${what} after the part was done`);
+    };
+    const writer = {
+      append(delta: string) {
+        guard('append');
+        text += delta;
+        if (kind === 'output_text') emit({ type: 'response.output_text.delta', ...position, delta, logprobs: [] });
+        else if (kind === 'refusal') emit({ type: 'response.refusal.delta', ...position, delta });
+        else emit({ type: 'response.reasoning_summary_text.delta', ...position, delta });
+      },
+      annotate(annotation: Annotation) {
+        guard('annotate');
+        if (kind !== 'output_text') throw new StreamOrderError('only output text carries annotations');
+        emit({ type: 'response.output_text.annotation.added', ...position, annotation_index: annotations++, annotation });
+      },
+      done() {
+        guard('done');
+        closed = true;
+        if (kind === 'output_text') {
+          emit({ type: 'response.output_text.done', ...position, text, logprobs: [] });
+          const part = (snapshot().output[at.output_index] as { content: unknown[] }).content[at.index];
+          emit({ type: 'response.content_part.done', ...position, part: structuredClone(part) });
+        } else if (kind === 'refusal') {
+          emit({ type: 'response.refusal.done', ...position, refusal: text });
+          emit({ type: 'response.content_part.done', ...position, part: { type: 'refusal', refusal: text } });
+        } else {
+          emit({ type: 'response.reasoning_summary_text.done', ...position, text });
+          emit({ type: 'response.reasoning_summary_part.done', ...position, part: { type: 'summary_text', text } });
+        }
+        onClose();
+      },
+    };
+    return { writer, isClosed: () => closed };
+  };
+
+  const finishItem = (outputIndex: number, status: 'completed' | 'incomplete', extra: Record<string, unknown> = {}) => {
+    const item = { ...structuredClone(snapshot().output[outputIndex]), ...extra } as Record<string, unknown>;
+    if ('status' in item) item.status = status;
+    emit({ type: 'response.output_item.done', output_index: outputIndex, item });
+    closeOpenItem = undefined;
+  };
+
+  const writer: StreamWriter = {
+    get response() {
+      return snapshot();
+    },
+    start() {
+      if (phase !== 'new') throw new StreamOrderError('start() called twice');
+      phase = 'streaming';
+      initial = { ...initial, status: 'in_progress', output: [] };
+      emit({ type: 'response.created', response: structuredClone(initial) });
+      emit({ type: 'response.in_progress', response: structuredClone(initial) });
+    },
+
+    addMessage(init = {}) {
+      const outputIndex = openItem('addMessage');
+      const id = init.id ?? ids.message();
+      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'message', id, status: 'in_progress', role: 'assistant', content: [], ...(init.phase ? { phase: init.phase } : {}) } });
+      let parts = 0;
+      let openPart: ReturnType<typeof textPart> | undefined;
+      const addPart = (kind: 'output_text' | 'refusal') => {
+        if (closeOpenItem !== close) throw new StreamOrderError('the message is done');
+        if (openPart && !openPart.isClosed()) throw new StreamOrderError('another content part of this message is still open');
+        const index = parts++;
+        emit({ type: 'response.content_part.added', item_id: id, output_index: outputIndex, content_index: index, part: kind === 'output_text' ? { type: 'output_text', text: '', annotations: [], logprobs: [] } : { type: 'refusal', refusal: '' } });
+        openPart = textPart(kind, { item_id: id, output_index: outputIndex, index }, () => {});
+        return openPart.writer;
+      };
+      const close = (status: 'completed' | 'incomplete') => {
+        if (openPart && !openPart.isClosed()) {
+          if (status === 'completed') throw new StreamOrderError('a content part of this message is still open');
+          openPart.writer.done();
+        }
+        finishItem(outputIndex, status);
+      };
+      closeOpenItem = close;
+      return {
+        id,
+        addOutputText: () => addPart('output_text'),
+        addRefusal: () => addPart('refusal'),
+        done() {
+          if (closeOpenItem !== close) throw new StreamOrderError('the message is already done');
+          close('completed');
+        },
+      };
+    },
+
+    addFunctionCall(init) {
+      const outputIndex = openItem('addFunctionCall');
+      const id = init.id ?? ids.functionCall();
+      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'function_call', id, call_id: init.call_id, name: init.name, arguments: '', status: 'in_progress' } });
+      let args = '';
+      const close = (status: 'completed' | 'incomplete') => {
+        emit({ type: 'response.function_call_arguments.done', item_id: id, output_index: outputIndex, arguments: args });
+        finishItem(outputIndex, status);
+      };
+      closeOpenItem = close;
+      return {
+        id,
+        call_id: init.call_id,
+        appendArguments(delta: string) {
+          if (closeOpenItem !== close) throw new StreamOrderError('appendArguments after the function call was done');
+          args += delta;
+          emit({ type: 'response.function_call_arguments.delta', item_id: id, output_index: outputIndex, delta });
+        },
+        done() {
+          if (closeOpenItem !== close) throw new StreamOrderError('the function call is already done');
+          close('completed');
+        },
+      };
+    },
+
+    addReasoning(init = {}) {
+      const outputIndex = openItem('addReasoning');
+      const id = init.id ?? ids.reasoning();
+      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'reasoning', id, summary: [] } });
+      let summaries = 0;
+      let openPart: ReturnType<typeof textPart> | undefined;
+      let content: string | undefined;
+      const finishContent = () => {
+        if (content !== undefined) emit({ type: 'response.reasoning.done', item_id: id, output_index: outputIndex, content_index: 0, text: content });
+      };
+      const close = (status: 'completed' | 'incomplete', final: { encrypted_content?: string } = {}) => {
+        if (openPart && !openPart.isClosed()) {
+          if (status === 'completed') throw new StreamOrderError('a summary part of this reasoning item is still open');
+          openPart.writer.done();
+        }
+        finishContent();
+        finishItem(outputIndex, status, final.encrypted_content !== undefined ? { encrypted_content: final.encrypted_content } : {});
+      };
+      closeOpenItem = close;
+      return {
+        id,
+        addSummaryPart() {
+          if (closeOpenItem !== close) throw new StreamOrderError('the reasoning item is done');
+          if (openPart && !openPart.isClosed()) throw new StreamOrderError('another summary part is still open');
+          const index = summaries++;
+          emit({ type: 'response.reasoning_summary_part.added', item_id: id, output_index: outputIndex, summary_index: index, part: { type: 'summary_text', text: '' } });
+          openPart = textPart('summary', { item_id: id, output_index: outputIndex, index }, () => {});
+          return openPart.writer;
+        },
+        appendContent(delta: string) {
+          if (closeOpenItem !== close) throw new StreamOrderError('appendContent after the reasoning item was done');
+          content = (content ?? '') + delta;
+          emit({ type: 'response.reasoning.delta', item_id: id, output_index: outputIndex, content_index: 0, delta });
+        },
+        done(final) {
+          if (closeOpenItem !== close) throw new StreamOrderError('the reasoning item is already done');
+          close('completed', final);
+        },
+      };
+    },
+
+    emitVendorEvent(event) {
+      requireStreaming('emitVendorEvent');
+      if (!event.type.includes(':')) throw new StreamOrderError(`vendor event types carry a slug prefix (acme:thing), got "${event.type}"`);
+      emit(event);
+    },
+
+    complete(patch = {}) {
+      requireStreaming('complete');
+      if (closeOpenItem) throw new StreamOrderError('complete() while an item is still open');
+      return end('response.completed', { ...patch, status: 'completed', completed_at: now(), incomplete_details: null, error: null });
+    },
+
+    incomplete(reason, patch = {}) {
+      requireStreaming('incomplete');
+      closeOpenItem?.('incomplete');
+      return end('response.incomplete', { ...patch, status: 'incomplete', incomplete_details: { reason }, error: null });
+    },
+
+    fail(error) {
+      requireStreaming('fail');
+      const payload: ErrorPayload = { type: error.type, code: error.code, message: error.message, param: error.param ?? null };
+      emit({ type: 'error', error: payload });
+      closeOpenItem = undefined;
+      return end('response.failed', { status: 'failed', error: { code: error.code ?? error.type, message: error.message } });
+    },
+  };
+
+  const end = (type: 'response.completed' | 'response.incomplete' | 'response.failed', patch: Partial<ResponseResource>): ResponseResource => {
+    const response = { ...snapshot(), ...patch, output: snapshot().output as ItemField[] };
+    phase = 'ended';
+    emit({ type, response: structuredClone(response) });
+    return snapshot();
+  };
+
+  return writer;
+}
+
+export type { StreamingEvent };
