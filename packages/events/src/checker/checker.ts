@@ -21,7 +21,7 @@ export const STREAM_RULES = {
   'part-added-twice': 'Each content part is added once.',
   'event-after-part-done': 'No event names a content part after its content_part.done.',
   'part-not-done': 'Every content part is closed (content_part.done) before its item is done.',
-  'text-done-missing': 'Text content ends with its .done event before content_part.done.',
+  'text-done-missing': 'Streamed text (content, summary, reasoning, function arguments) ends with its .done event before its part or item is done.',
   'delta-after-done': 'No delta follows the .done event of the same text.',
   'delta-sum': 'The concatenated deltas equal the text of the .done event and of the final item.',
   'item-not-done': 'Every output item is done before response.completed or response.incomplete.',
@@ -142,7 +142,8 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     }
 
     if (validateSchemas && !vendor) {
-      const result = validate(StreamingEventSchema, event);
+      // A missing sequence_number is reported once, by its own rule.
+      const result = validate(StreamingEventSchema, typeof event.sequence_number === 'number' ? event : { ...event, sequence_number: index });
       if (!result.success) {
         const issue = result.issues[0]!;
         report('schema', `${type}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
@@ -224,13 +225,12 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
         if (incompleteItem !== undefined && event.type === 'response.completed') {
           report('incomplete-item-response', `output_index ${incompleteItem} ended incomplete, but the response completed`);
         }
+        // A failed response may leave items open; its output must still be what was streamed.
         if (event.type !== 'response.failed') {
           for (const [outputIndex, item] of items) if (!item.done) report('item-not-done', `output_index ${outputIndex} was never done`);
-          const streamed = accumulator.response?.output ?? [];
-          const final = response?.output ?? [];
-          const mismatch = firstDifference(streamed, final);
-          if (mismatch) report('terminal-output-mismatch', `the terminal response's output differs from the streamed items: ${mismatch}`);
         }
+        const mismatch = firstDifference(accumulator.response?.output ?? [], response?.output ?? []);
+        if (mismatch) report('terminal-output-mismatch', `the terminal response's output differs from the streamed items: ${mismatch}`);
         return;
       }
       case 'response.output_item.added': {
@@ -248,6 +248,9 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
         if (!state) return;
         const item = (event.item ?? {}) as Record<string, unknown>;
         for (const [key, part] of state.parts) if (!part.done) report('part-not-done', `content part ${key} of output_index ${event.output_index as number} was never done`);
+        for (const [key, part] of state.summaries) if (!part.done) report('part-not-done', `summary part ${key} of output_index ${event.output_index as number} was never done`);
+        for (const [key, part] of state.reasoning) if (part.doneText === undefined) report('text-done-missing', `reasoning content ${key} has deltas but no response.reasoning.done`);
+        if (state.args && state.args.doneText === undefined) report('text-done-missing', 'function call arguments have deltas but no response.function_call_arguments.done');
         if (state.args && typeof item.arguments === 'string' && state.args.deltas !== '' && state.args.deltas !== item.arguments) {
           report('delta-sum', `function_call arguments deltas ${JSON.stringify(clip(state.args.deltas))} differ from the final ${JSON.stringify(clip(item.arguments))}`);
         }
@@ -318,6 +321,7 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
       case 'response.reasoning_summary_part.done': {
         const state = itemFor(event, report);
         const part = state && text(state.summaries, event.summary_index as number, event, report, true);
+        if (part && part.doneText === undefined) report('text-done-missing', `summary part ${event.summary_index as number} closed without response.reasoning_summary_text.done`);
         if (part) part.done = true;
         return;
       }

@@ -1,0 +1,159 @@
+// Property tests: any stream the writer builds passes the checker and accumulates to its terminal
+// response; every random mutation of such a stream is caught; the decoder yields the same events for
+// every chunking (and line-break style) of the same bytes.
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { startingResponse } from './__fixtures__/responses.js';
+import { createAccumulator } from './accumulator/accumulator.js';
+import { checkStream } from './checker/checker.js';
+import type { AnyStreamingEvent } from './events.js';
+import { decodeSSE } from './sse/decoder.js';
+import { encodeEvent, SSE_DONE } from './sse/encoder.js';
+import { createStreamWriter } from './writer/writer.js';
+
+const chunks = fc.array(fc.string({ minLength: 1, maxLength: 6, unit: 'grapheme' }), { minLength: 1, maxLength: 4 });
+const item = fc.oneof(
+  fc.record({ kind: fc.constant('message' as const), parts: fc.array(fc.record({ refusal: fc.boolean(), chunks, annotate: fc.boolean() }), { minLength: 1, maxLength: 2 }) }),
+  fc.record({ kind: fc.constant('call' as const), name: fc.constantFrom('get_weather', 'search'), chunks }),
+  fc.record({ kind: fc.constant('reasoning' as const), summaries: fc.array(chunks, { maxLength: 2 }), content: fc.option(chunks, { nil: undefined }), encrypted: fc.boolean() }),
+);
+const program = fc.record({
+  items: fc.array(item, { minLength: 1, maxLength: 4 }),
+  vendorEvents: fc.boolean(),
+  ending: fc.constantFrom('complete' as const, 'incomplete' as const, 'fail' as const),
+});
+type Program = typeof program extends fc.Arbitrary<infer T> ? T : never;
+
+function build(p: Program): AnyStreamingEvent[] {
+  const events: AnyStreamingEvent[] = [];
+  let n = 0;
+  const writer = createStreamWriter({ response: startingResponse(), onEvent: (e) => events.push(e), ids: { message: () => `msg_${n++}`, functionCall: () => `fc_${n++}`, reasoning: () => `rs_${n++}` } });
+  writer.start();
+  p.items.forEach((spec, index) => {
+    // The incomplete ending leaves the last item open, as a model cut off by max_output_tokens does.
+    const leaveOpen = p.ending === 'incomplete' && index === p.items.length - 1;
+    if (p.vendorEvents) writer.emitVendorEvent({ type: 'acme:progress', step: index });
+    if (spec.kind === 'message') {
+      const message = writer.addMessage();
+      spec.parts.forEach((partSpec, partIndex) => {
+        const part = partSpec.refusal ? message.addRefusal() : message.addOutputText();
+        for (const chunk of partSpec.chunks) part.append(chunk);
+        if (partSpec.annotate && !partSpec.refusal) part.annotate({ type: 'url_citation', start_index: 0, end_index: 1, url: 'https://example.test', title: 't' });
+        if (!(leaveOpen && partIndex === spec.parts.length - 1)) part.done();
+      });
+      if (!leaveOpen) message.done();
+    } else if (spec.kind === 'call') {
+      const call = writer.addFunctionCall({ name: spec.name, call_id: `call_${index}` });
+      for (const chunk of spec.chunks) call.appendArguments(chunk);
+      if (!leaveOpen) call.done();
+    } else {
+      const reasoning = writer.addReasoning();
+      for (const summary of spec.summaries) {
+        const part = reasoning.addSummaryPart();
+        for (const chunk of summary) part.append(chunk);
+        part.done();
+      }
+      for (const chunk of spec.content ?? []) reasoning.appendContent(chunk);
+      if (!leaveOpen) reasoning.done(spec.encrypted ? { encrypted_content: 'enc' } : {});
+    }
+  });
+  if (p.ending === 'complete') writer.complete();
+  else if (p.ending === 'incomplete') writer.incomplete('max_output_tokens');
+  else writer.fail({ type: 'model_error', code: 'model_failed', message: 'failed on request' });
+  return events;
+}
+
+const runs = { numRuns: 150, seed: 424242 };
+
+describe('writer-built streams', () => {
+  test('pass the checker and accumulate to the terminal response', () => {
+    fc.assert(
+      fc.property(program, (p) => {
+        const events = build(p);
+        expect(checkStream(events, { sawDone: true })).toEqual([]);
+        const accumulator = createAccumulator();
+        for (const event of events) accumulator.push(event);
+        expect(accumulator.response).toEqual((events.at(-1) as { response: unknown }).response);
+      }),
+      runs,
+    );
+  });
+
+  type Mutation = { kind: 'swap' | 'drop' | 'duplicate' | 'renumber' | 'corrupt-delta'; at: number };
+  const mutate = (events: AnyStreamingEvent[], m: Mutation): AnyStreamingEvent[] | undefined => {
+    const copy = events.map((e) => structuredClone(e));
+    const i = m.at % copy.length;
+    switch (m.kind) {
+      case 'swap':
+        if (i + 1 >= copy.length) return undefined;
+        [copy[i], copy[i + 1]] = [copy[i + 1]!, copy[i]!];
+        return copy;
+      case 'drop':
+        // in_progress, vendor events and the error before response.failed are optional; dropping them is no violation.
+        if (['response.in_progress', 'error'].includes(copy[i]!.type) || copy[i]!.type.includes(':')) return undefined;
+        copy.splice(i, 1);
+        return copy;
+      case 'duplicate':
+        copy.splice(i, 0, structuredClone(copy[i]!));
+        return copy;
+      case 'renumber':
+        if (i === 0) return undefined;
+        copy[i] = { ...copy[i]!, sequence_number: copy[i - 1]!.sequence_number };
+        return copy;
+      case 'corrupt-delta': {
+        const index = copy.findIndex((e, k) => k >= i && typeof (e as { delta?: unknown }).delta === 'string');
+        if (index < 0) return undefined;
+        copy[index] = { ...copy[index]!, delta: `${(copy[index] as unknown as { delta: string }).delta}#` };
+        return copy;
+      }
+    }
+  };
+
+  test('every mutation is caught', () => {
+    const mutation = fc.record({ kind: fc.constantFrom('swap' as const, 'drop' as const, 'duplicate' as const, 'renumber' as const, 'corrupt-delta' as const), at: fc.nat() });
+    let checked = 0;
+    fc.assert(
+      fc.property(program, mutation, (p, m) => {
+        const mutated = mutate(build(p), m);
+        if (!mutated) return;
+        checked++;
+        const errors = checkStream(mutated, { sawDone: true }).filter((v) => v.severity === 'error');
+        expect(errors.length, `${m.kind} at ${m.at} went unnoticed`).toBeGreaterThan(0);
+      }),
+      { ...runs, numRuns: 400 },
+    );
+    expect(checked).toBeGreaterThan(200);
+  });
+});
+
+describe('SSE decoder', () => {
+  test('yields the same events for every chunking and line-break style of the same stream', async () => {
+    await fc.assert(
+      fc.asyncProperty(program, fc.array(fc.nat(), { maxLength: 40 }), fc.constantFrom('\n', '\r\n', '\r'), async (p, cuts, newline) => {
+        const events = build(p);
+        const text = (events.map(encodeEvent).join('') + SSE_DONE).replace(/\n/g, newline);
+        const bytes = new TextEncoder().encode(text);
+        const points = [...new Set(cuts.map((c) => c % bytes.length))].sort((a, b) => a - b);
+        const pieces = [0, ...points, bytes.length].slice(1).map((end, k, all) => bytes.slice(k === 0 ? 0 : all[k - 1]!, end));
+        const decoded: unknown[] = [];
+        const stream = decodeSSE((async function* () {
+          yield* pieces;
+        })());
+        for await (const event of stream) decoded.push(event);
+        expect(decoded).toEqual(events);
+        expect(stream.sawDone).toBe(true);
+      }),
+      { ...runs, numRuns: 100 },
+    );
+  });
+
+  test('byte-by-byte delivery decodes the same events', async () => {
+    const events = build({ items: [{ kind: 'message', parts: [{ refusal: false, chunks: ['日本', '😀 ok'], annotate: false }] }], vendorEvents: true, ending: 'complete' });
+    const bytes = new TextEncoder().encode(events.map(encodeEvent).join('') + SSE_DONE);
+    const decoded: unknown[] = [];
+    for await (const event of decodeSSE((async function* () {
+      for (const b of bytes) yield new Uint8Array([b]);
+    })())) decoded.push(event);
+    expect(decoded).toEqual(events);
+  });
+});

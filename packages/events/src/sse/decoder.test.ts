@@ -1,0 +1,102 @@
+import { describe, expect, test } from 'vitest';
+import { decodeSSE, SSEDecodeError, type StreamWarning } from './decoder.js';
+import { encodeEvent, SSE_DONE, createSSEEncoderStream } from './encoder.js';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+function streamOf(...chunks: Array<string | Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(typeof chunk === 'string' ? bytes(chunk) : chunk);
+      controller.close();
+    },
+  });
+}
+async function collect(body: ReadableStream<Uint8Array>, options = {}) {
+  const stream = decodeSSE(body, options);
+  const events: unknown[] = [];
+  for await (const event of stream) events.push(event);
+  return { events, sawDone: stream.sawDone };
+}
+
+describe('SSE decoder', () => {
+  test('decodes what the encoder writes, and stops at [DONE]', async () => {
+    const a = { type: 'response.created', sequence_number: 0, text: 'é 😀' };
+    const b = { type: 'acme:trace', sequence_number: 1 };
+    const { events, sawDone } = await collect(streamOf(encodeEvent(a) + encodeEvent(b) + SSE_DONE + encodeEvent({ type: 'ignored' })));
+    expect(events).toEqual([a, b]);
+    expect(sawDone).toBe(true);
+  });
+
+  test('joins multi-line data, ignores comments, id and retry, accepts CR, LF and CRLF', async () => {
+    const text = ': keep-alive\r\nretry: 1000\r\nid: 7\r\nevent: x\rdata: {"type":\ndata: "x", "n": 1}\r\n\r\ndata: [DONE]\n\n';
+    const { events } = await collect(streamOf(text));
+    expect(events).toEqual([{ type: 'x', n: 1 }]);
+  });
+
+  test('a CR at the end of one chunk and LF at the start of the next are one line break', async () => {
+    const { events } = await collect(streamOf('data: {"type":"a"}\r', '\n\r', '\ndata: [DONE]\r\n\r\n'));
+    expect(events).toEqual([{ type: 'a' }]);
+  });
+
+  test('UTF-8 sequences split across chunks decode intact', async () => {
+    const all = bytes(`data: {"type":"t","s":"日本😀"}\n\ndata: [DONE]\n\n`);
+    const chunks = Array.from(all, (b) => new Uint8Array([b]));
+    const { events } = await collect(streamOf(...chunks));
+    expect(events).toEqual([{ type: 't', s: '日本😀' }]);
+  });
+
+  test('invalid JSON names the event index and byte offset', async () => {
+    const first = 'data: {"type":"a"}\n\n';
+    const error = await collect(streamOf(`${first}data: {oops\n\n`)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SSEDecodeError);
+    expect(error).toMatchObject({ code: 'invalid_json', eventIndex: 1, byteOffset: bytes(first).length });
+    expect((error as Error).message).toMatch(/^SSE event 1 at byte 20: invalid JSON/);
+  });
+
+  test('an oversized event is refused with a clear error', async () => {
+    const big = `data: {"type":"a","x":"${'y'.repeat(2000)}"}\n\n`;
+    await expect(collect(streamOf(big), { maxEventBytes: 1024 })).rejects.toMatchObject({ code: 'event_too_large', eventIndex: 0 });
+  });
+
+  test('event: must match the body type (an error in spec, a warning in lenient)', async () => {
+    const text = 'event: response.completed\ndata: {"type":"response.created"}\n\ndata: [DONE]\n\n';
+    await expect(collect(streamOf(text))).rejects.toMatchObject({ code: 'event_type_mismatch' });
+    const warnings: StreamWarning[] = [];
+    const { events } = await collect(streamOf(text), { profile: 'lenient', onWarning: (w: StreamWarning) => warnings.push(w) });
+    expect(events).toHaveLength(1);
+    expect(warnings.map((w) => w.code)).toEqual(['event_type_mismatch']);
+  });
+
+  test('a missing [DONE] is an error in spec, a warning in lenient', async () => {
+    await expect(collect(streamOf('data: {"type":"a"}\n\n'))).rejects.toMatchObject({ code: 'missing_done' });
+    const warnings: StreamWarning[] = [];
+    const { events, sawDone } = await collect(streamOf('data: {"type":"a"}\n\n'), { profile: 'lenient', onWarning: (w: StreamWarning) => warnings.push(w) });
+    expect([events.length, sawDone, warnings.map((w) => w.code)]).toEqual([1, false, ['missing_done']]);
+  });
+
+  test('data that is not an event object is refused', async () => {
+    await expect(collect(streamOf('data: [1,2]\n\n'))).rejects.toMatchObject({ code: 'not_an_event' });
+  });
+
+  test('stopping early cancels the body', async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(bytes('data: {"type":"a"}\n\n'));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    for await (const _ of decodeSSE(body)) break;
+    expect(cancelled).toBe(true);
+  });
+
+  test('the encoder stream appends [DONE]', async () => {
+    const encoder = createSSEEncoderStream();
+    const writer = encoder.writable.getWriter();
+    void writer.write({ type: 'a' }).then(() => writer.close());
+    const { events, sawDone } = await collect(encoder.readable);
+    expect([events, sawDone]).toEqual([[{ type: 'a' }], true]);
+  });
+});
