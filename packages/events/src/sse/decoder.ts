@@ -49,115 +49,184 @@ export function decodeSSE(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8
     get sawDone() {
       return state.sawDone;
     },
-    [Symbol.asyncIterator]: () => decode(body, options, state),
+    [Symbol.asyncIterator]: () => new EventIterator(body, options, state),
   };
 }
 
-async function* decode(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options: DecodeOptions, state: { sawDone: boolean }): AsyncGenerator<AnyStreamingEvent> {
-  const maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const lenient = options.profile === 'lenient';
-  const text = new TextDecoder('utf-8');
-  let pending = '';
-  let skipLeadingLF = false;
-  let offset = 0; // bytes consumed up to the current line
-  let eventIndex = 0;
-  let eventStart = -1;
-  let eventName: string | undefined;
-  let data: string[] = [];
-  let dataBytes = 0;
+/**
+ * A hand-written iterator rather than an async generator: events parsed from one chunk are handed out
+ * from a queue with already-resolved promises, which roughly halves the per-event cost of decoding.
+ */
+class EventIterator implements AsyncIterator<AnyStreamingEvent> {
+  private readonly parser: LineParser;
+  private readonly chunks: AsyncIterator<Uint8Array>;
+  private queue: AnyStreamingEvent[] = [];
+  private head = 0;
+  private finished = false;
 
-  const problem = (code: DecodeErrorCode, message: string) => {
-    if (lenient && (code === 'event_type_mismatch' || code === 'missing_done')) {
-      options.onWarning?.({ code, eventIndex, byteOffset: Math.max(eventStart, 0), message });
+  constructor(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options: DecodeOptions, private readonly state: { sawDone: boolean }) {
+    this.parser = new LineParser(options);
+    this.chunks = iterate(body)[Symbol.asyncIterator]();
+  }
+
+  async next(): Promise<IteratorResult<AnyStreamingEvent>> {
+    for (;;) {
+      if (this.head < this.queue.length) return { value: this.queue[this.head++]!, done: false };
+      if (this.finished) return { value: undefined, done: true };
+      this.queue = [];
+      this.head = 0;
+      const chunk = await this.chunks.next();
+      if (chunk.done) {
+        this.finished = true;
+        this.parser.end();
+        continue;
+      }
+      if (this.parser.feed(chunk.value, this.queue)) {
+        this.state.sawDone = true;
+        this.finished = true;
+        await this.chunks.return?.();
+      }
+    }
+  }
+
+  async return(): Promise<IteratorResult<AnyStreamingEvent>> {
+    this.finished = true;
+    await this.chunks.return?.();
+    return { value: undefined, done: true };
+  }
+}
+
+/** The SSE line protocol, fed chunk by chunk; synchronous. */
+class LineParser {
+  private readonly maxEventBytes: number;
+  private readonly lenient: boolean;
+  private readonly text = new TextDecoder('utf-8');
+  private pending = '';
+  private skipLeadingLF = false;
+  private offset = 0; // bytes consumed up to the current line
+  private eventIndex = 0;
+  private eventStart = -1;
+  private eventName: string | undefined;
+  private data: string[] = [];
+  private dataBytes = 0;
+  /** Whether the text being split is pure ASCII, so that byte lengths are string lengths. */
+  private ascii = true;
+
+  constructor(private readonly options: DecodeOptions) {
+    this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.lenient = options.profile === 'lenient';
+  }
+
+  /** Parses one chunk, appending complete events to `out`; true once `[DONE]` is seen. */
+  feed(chunk: Uint8Array, out: AnyStreamingEvent[]): boolean {
+    let chunkText = this.text.decode(chunk, { stream: true });
+    if (this.skipLeadingLF && chunkText.length > 0) {
+      // A CR ended the previous chunk; a LF starting this one belongs to the same line break.
+      if (chunkText.charCodeAt(0) === 10) {
+        chunkText = chunkText.slice(1);
+        this.offset += 1;
+      }
+      this.skipLeadingLF = false;
+    }
+    const pending = this.pending + chunkText;
+    this.ascii = !NON_ASCII.test(pending);
+    let start = 0;
+    if (pending.indexOf('\r') < 0) {
+      // The common case: LF line breaks only.
+      for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n', start)) {
+        const result = this.line(pending.slice(start, end), 1);
+        start = end + 1;
+        if (result === 'done') return true;
+        if (result) out.push(result);
+      }
+    } else {
+      LINE_BREAK.lastIndex = 0;
+      let match: RegExpExecArray | null;
+      while ((match = LINE_BREAK.exec(pending)) !== null) {
+        // A CR at the very end may be the first half of a CRLF split across chunks.
+        if (match[0] === '\r' && match.index === pending.length - 1) this.skipLeadingLF = true;
+        const result = this.line(pending.slice(start, match.index), match[0].length);
+        start = match.index + match[0].length;
+        if (result === 'done') return true;
+        if (result) out.push(result);
+      }
+    }
+    this.pending = pending.slice(start);
+    if (this.pending.length > this.maxEventBytes) this.problem('event_too_large', `a line exceeds ${this.maxEventBytes} bytes`);
+    return false;
+  }
+
+  /** The end of the byte stream without `[DONE]`. */
+  end(): void {
+    this.pending += this.text.decode();
+    // Per the SSE standard an event without its closing blank line is discarded at the end of the stream.
+    this.problem('missing_done', 'the stream ended without data: [DONE]');
+  }
+
+  private problem(code: DecodeErrorCode, message: string): void {
+    if (this.lenient && (code === 'event_type_mismatch' || code === 'missing_done')) {
+      this.options.onWarning?.({ code, eventIndex: this.eventIndex, byteOffset: Math.max(this.eventStart, 0), message });
       return;
     }
-    throw new SSEDecodeError(code, eventIndex, Math.max(eventStart, 0), message);
-  };
+    throw new SSEDecodeError(code, this.eventIndex, Math.max(this.eventStart, 0), message);
+  }
 
   /** Returns the event when a blank line completes one. */
-  const line = (content: string, terminatorBytes: number): AnyStreamingEvent | 'done' | undefined => {
-    const start = offset;
-    offset += utf8Length(content) + terminatorBytes;
+  private line(content: string, terminatorBytes: number): AnyStreamingEvent | 'done' | undefined {
+    const start = this.offset;
+    const contentBytes = this.ascii ? content.length : utf8Length(content);
+    this.offset += contentBytes + terminatorBytes;
     if (content === '') {
-      if (data.length === 0) {
-        eventName = undefined;
-        eventStart = -1;
+      if (this.data.length === 0) {
+        this.eventName = undefined;
+        this.eventStart = -1;
         return undefined;
       }
-      const payload = data.join('\n');
-      const name = eventName;
-      data = [];
-      dataBytes = 0;
-      eventName = undefined;
+      const payload = this.data.length === 1 ? this.data[0]! : this.data.join('\n');
+      const name = this.eventName;
+      this.data = [];
+      this.dataBytes = 0;
+      this.eventName = undefined;
       if (payload === '[DONE]') return 'done';
-      const event = parseEvent(payload, name);
-      eventIndex++;
-      eventStart = -1;
+      const event = this.parseEvent(payload, name);
+      this.eventIndex++;
+      this.eventStart = -1;
       return event;
     }
     if (content.charCodeAt(0) === 58 /* ':' */) return undefined; // comment
-    if (eventStart < 0) eventStart = start;
+    if (this.eventStart < 0) this.eventStart = start;
+    if (content.startsWith('data: ')) return this.addData(content.slice(6), contentBytes - 6);
     const colon = content.indexOf(':');
     const field = colon < 0 ? content : content.slice(0, colon);
     let value = colon < 0 ? '' : content.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === 'data') {
-      dataBytes += utf8Length(value) + 1;
-      if (dataBytes > maxEventBytes) problem('event_too_large', `data exceeds ${maxEventBytes} bytes`);
-      data.push(value);
-    } else if (field === 'event') {
-      eventName = value;
-    }
+    if (field === 'data') return this.addData(value, utf8Length(value));
+    if (field === 'event') this.eventName = value;
     // `id`, `retry` and unknown fields are ignored, as the SSE standard says.
     return undefined;
-  };
+  }
 
-  const parseEvent = (payload: string, name: string | undefined): AnyStreamingEvent => {
+  private addData(value: string, bytes: number): undefined {
+    this.dataBytes += bytes + 1;
+    if (this.dataBytes > this.maxEventBytes) this.problem('event_too_large', `data exceeds ${this.maxEventBytes} bytes`);
+    this.data.push(value);
+    return undefined;
+  }
+
+  private parseEvent(payload: string, name: string | undefined): AnyStreamingEvent {
     let parsed: unknown;
     try {
       parsed = JSON.parse(payload);
     } catch (error) {
-      throw new SSEDecodeError('invalid_json', eventIndex, eventStart, `invalid JSON in data (${(error as Error).message}): ${payload.slice(0, 120)}`);
+      throw new SSEDecodeError('invalid_json', this.eventIndex, this.eventStart, `invalid JSON in data (${(error as Error).message}): ${payload.slice(0, 120)}`);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || typeof (parsed as { type?: unknown }).type !== 'string') {
-      throw new SSEDecodeError('not_an_event', eventIndex, eventStart, `data is not an object with a string "type": ${payload.slice(0, 120)}`);
+      throw new SSEDecodeError('not_an_event', this.eventIndex, this.eventStart, `data is not an object with a string "type": ${payload.slice(0, 120)}`);
     }
     const event = parsed as AnyStreamingEvent;
-    if (name !== undefined && name !== event.type) problem('event_type_mismatch', `"event: ${name}" does not match the body's type "${event.type}"`);
+    if (name !== undefined && name !== event.type) this.problem('event_type_mismatch', `"event: ${name}" does not match the body's type "${event.type}"`);
     return event;
-  };
-
-  for await (const chunk of iterate(body)) {
-    let chunkText = text.decode(chunk, { stream: true });
-    if (skipLeadingLF && chunkText.length > 0) {
-      // A CR ended the previous chunk; a LF starting this one belongs to the same line break.
-      if (chunkText.charCodeAt(0) === 10) {
-        chunkText = chunkText.slice(1);
-        offset += 1;
-      }
-      skipLeadingLF = false;
-    }
-    pending += chunkText;
-    LINE_BREAK.lastIndex = 0;
-    let start = 0;
-    let match: RegExpExecArray | null;
-    while ((match = LINE_BREAK.exec(pending)) !== null) {
-      // A CR at the very end may be the first half of a CRLF split across chunks.
-      if (match[0] === '\r' && match.index === pending.length - 1) skipLeadingLF = true;
-      const result = line(pending.slice(start, match.index), match[0].length);
-      start = match.index + match[0].length;
-      if (result === 'done') {
-        state.sawDone = true;
-        return;
-      }
-      if (result) yield result;
-    }
-    pending = pending.slice(start);
-    if (utf8Length(pending) > maxEventBytes) problem('event_too_large', `a line exceeds ${maxEventBytes} bytes`);
   }
-  pending += text.decode();
-  // Per the SSE standard an event without its closing blank line is discarded at the end of the stream.
-  if (!state.sawDone) problem('missing_done', 'the stream ended without data: [DONE]');
 }
 
 async function* iterate(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
@@ -178,7 +247,11 @@ async function* iterate(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Ar
   }
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** UTF-8 byte length, for byte offsets in errors and the size limit; ASCII text (the common case) is its length. */
 function utf8Length(text: string): number {
+  if (!NON_ASCII.test(text)) return text.length;
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
