@@ -1,0 +1,38 @@
+/** Error types of the spec, each with its HTTP status (plus authentication, which the spec leaves to servers). */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  authentication_error: 401,
+  not_found: 404,
+  too_many_requests: 429,
+  server_error: 500,
+  model_error: 500,
+} as const;
+export type ErrorType = keyof typeof ERROR_STATUS;
+
+/** A failure with the spec's error object: `{ error: { type, code, param, message } }`. */
+export class ResponsesError extends Error {
+  override name = 'ResponsesError';
+  readonly status: number;
+  constructor(
+    readonly type: ErrorType,
+    readonly code: string,
+    message: string,
+    readonly param: string | null = null,
+    status?: number,
+  ) {
+    super(message);
+    this.status = status ?? ERROR_STATUS[type];
+  }
+
+  toJSON() {
+    return { error: { type: this.type, code: this.code, param: this.param, message: this.message } };
+  }
+}
+
+export const invalidRequest = (code: string, message: string, param: string | null = null, status = 400) => new ResponsesError('invalid_request', code, message, param, status);
+
+/** Anything thrown that is not a ResponsesError is a server bug: report it without leaking internals. */
+export function asResponsesError(error: unknown): ResponsesError {
+  if (error instanceof ResponsesError) return error;
+  return new ResponsesError('server_error', 'internal_error', 'The server hit an unexpected condition; the request can be retried.');
+}

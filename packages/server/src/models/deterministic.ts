@@ -1,0 +1,182 @@
+import type { FunctionToolParam, ItemField } from '@openresponses/types';
+import { itemText, type ModelProvider, type ModelRequest, type ModelStep } from './provider.js';
+
+export const DETERMINISTIC_MODEL = 'openresponses-deterministic';
+
+/**
+ * Markers in the latest user message that steer the embedded model, so every branch of the protocol
+ * can be reached in tests and demos without a network or a key.
+ */
+export const TRIGGERS = {
+  /** Fail with a `model_error` (an `error` event and `response.failed` when streaming). */
+  fail: '[fail]',
+  /** Emit a reasoning item (summary and content) before answering; also on when `reasoning.effort` is set. */
+  think: '[think]',
+  /** Answer at length (about 200 words), to run out of `max_output_tokens`. */
+  long: '[long]',
+  /** Answer with a refusal content part. */
+  refuse: '[refuse]',
+} as const;
+
+/**
+ * The embedded default model: deterministic, no network, no key. It answers from the conversation
+ * (it recalls facts stated in earlier turns: "my name is …", "my favorite … is …", "remember …"),
+ * follows `respond with "…"` instructions, calls the request's function tools when the user mentions
+ * them (or when `tool_choice` requires it), in parallel when allowed, and reads tool outputs back.
+ */
+export class DeterministicModel implements ModelProvider {
+  readonly name = 'deterministic';
+  readonly contextWindow: number;
+
+  constructor(options: { contextWindow?: number } = {}) {
+    this.contextWindow = options.contextWindow ?? 128_000;
+  }
+
+  supports(model: string): boolean {
+    return model === DETERMINISTIC_MODEL || model.startsWith(`${DETERMINISTIC_MODEL}-`);
+  }
+
+  async *generate(request: ModelRequest): AsyncIterable<ModelStep> {
+    yield* plan(request);
+  }
+}
+
+function plan(request: ModelRequest): ModelStep[] {
+  const steps: ModelStep[] = [];
+  const last = request.items.at(-1);
+  const userText = lastUserText(request.items);
+  if (userText.includes(TRIGGERS.fail)) return [{ type: 'error', code: 'model_failed', message: `The embedded model failed on request (the ${TRIGGERS.fail} trigger).` }];
+
+  const effort = request.reasoning?.effort;
+  if (userText.includes(TRIGGERS.think) || (effort && effort !== 'none')) {
+    steps.push({
+      type: 'reasoning',
+      summary: [`The user wrote ${quote(userText, 60)}; I answer from the conversation${request.tools.length ? ' and the available tools' : ''}.`],
+      content: `Reading the latest message, then checking ${request.items.length} context item(s) for facts to use.`,
+    });
+  }
+
+  // After tool outputs, read them back instead of calling again.
+  if (last?.type === 'function_call_output') {
+    const outputs = trailing(request.items, 'function_call_output');
+    const calls = new Map(request.items.filter((i) => i.type === 'function_call').map((c) => [(c as { call_id: string }).call_id, (c as { name: string }).name]));
+    const parts = outputs.map((o) => `${calls.get((o as { call_id: string }).call_id) ?? 'the tool'} returned ${typeof (o as { output: unknown }).output === 'string' ? (o as { output: string }).output : JSON.stringify((o as { output: unknown }).output)}`);
+    steps.push({ type: 'message', text: `Here is what I found: ${parts.join('; ')}.`, phase: 'final_answer' });
+    return steps;
+  }
+
+  const calls = chooseToolCalls(request, userText);
+  if (calls.length > 0) return [...steps, ...calls];
+
+  if (userText.includes(TRIGGERS.refuse)) return [...steps, { type: 'refusal', text: 'I can’t help with that request.' }];
+  steps.push({ type: 'message', text: answer(request, userText), phase: 'final_answer' });
+  return steps;
+}
+
+function answer(request: ModelRequest, userText: string): string {
+  const directive = [request.instructions ?? '', ...request.items.filter((i) => i.type === 'message' && ['system', 'developer'].includes((i as { role: string }).role)).map(itemText)]
+    .map((text) => /(?:respond|reply|answer) (?:only )?with ["“']([^"”']+)["”']/i.exec(text)?.[1])
+    .find(Boolean);
+  if (directive) return directive;
+  if (userText.includes(TRIGGERS.long)) {
+    return Array.from({ length: 200 }, (_, i) => `word${i + 1}`).join(' ');
+  }
+  const facts = recall(request.items);
+  const name = /what(?:'s| is) my name/i.test(userText) && facts.name;
+  if (name) return `Your name is ${name}.`;
+  const favorite = /what(?:'s| is) my favou?rite ([\w-]+)/i.exec(userText);
+  if (favorite && facts.favorites.has(favorite[1]!.toLowerCase())) return `Your favorite ${favorite[1]} is ${facts.favorites.get(favorite[1]!.toLowerCase())}.`;
+  if (/what did i ask you to remember|what should you remember/i.test(userText) && facts.remembered.length) return `You asked me to remember: ${facts.remembered.join('; ')}.`;
+  const images = lastUserMessage(request.items)?.content?.filter((p) => (p as { type: string }).type === 'input_image').length ?? 0;
+  if (images > 0) return `I see ${images} image${images > 1 ? 's' : ''}. You wrote: ${quote(userText, 200)}.`;
+  if (!userText) return 'Hello! How can I help?';
+  return `You said: ${quote(userText, 400)}.`;
+}
+
+interface Facts {
+  name?: string;
+  favorites: Map<string, string>;
+  remembered: string[];
+}
+
+/** Facts the user stated anywhere in the conversation, latest first wins. */
+function recall(items: ItemField[]): Facts {
+  const facts: Facts = { favorites: new Map(), remembered: [] };
+  for (const item of items) {
+    if (item.type !== 'message' || (item as { role: string }).role !== 'user') continue;
+    const text = itemText(item);
+    const name = /my name is ([\p{L}][\p{L}'-]*)/iu.exec(text);
+    if (name) facts.name = name[1];
+    for (const match of text.matchAll(/my favou?rite ([\w-]+) is ([\p{L}\d' -]+?)(?:[.!,;]|$)/giu)) facts.favorites.set(match[1]!.toLowerCase(), match[2]!.trim());
+    const remember = /remember (?:that )?(.+?)(?:[.!]|$)/i.exec(text);
+    if (remember && !/what did i ask you to remember/i.test(text)) facts.remembered.push(remember[1]!.trim());
+  }
+  return facts;
+}
+
+function chooseToolCalls(request: ModelRequest, userText: string): ModelStep[] {
+  const { toolPolicy } = request;
+  if (toolPolicy.mode === 'none' || toolPolicy.allowed.length === 0) return [];
+  const tools = request.tools.filter((t) => toolPolicy.allowed.includes(t.name));
+  let chosen: FunctionToolParam[];
+  if (toolPolicy.forced) chosen = tools.filter((t) => t.name === toolPolicy.forced);
+  else {
+    const lower = userText.toLowerCase();
+    chosen = tools.filter((t) => mentions(lower, t.name));
+    if (chosen.length === 0 && toolPolicy.mode === 'required') chosen = tools.slice(0, 1);
+  }
+  if (!request.parallelToolCalls) chosen = chosen.slice(0, 1);
+  return chosen.map((tool) => ({ type: 'function_call', name: tool.name, arguments: JSON.stringify(argumentsFor(tool, userText)) }));
+}
+
+/** A tool is mentioned when its name, or a distinctive word of it (`weather` in `get_weather`), appears. */
+function mentions(text: string, name: string): boolean {
+  if (text.includes(name.toLowerCase())) return true;
+  const words = name.toLowerCase().split(/[_\-\s]+|(?=[A-Z])/).filter((w) => w.length > 3 && !['get', 'set', 'list', 'fetch', 'call', 'tool'].includes(w));
+  return words.some((w) => new RegExp(`\\b${w}`, 'i').test(text));
+}
+
+/** Arguments that satisfy the tool's JSON Schema, filled from the user's words where possible. */
+function argumentsFor(tool: FunctionToolParam, text: string): Record<string, unknown> {
+  const schema = (tool.parameters ?? {}) as { properties?: Record<string, { type?: string | string[]; enum?: unknown[] }>; required?: string[] };
+  const out: Record<string, unknown> = {};
+  const properties = schema.properties ?? {};
+  const names = schema.required?.length ? schema.required : Object.keys(properties);
+  const place = /\b(?:in|for|at|to|from|about)\s+([A-Z][\p{L}'-]*(?:\s+[A-Z][\p{L}'-]*)*)/u.exec(text)?.[1] ?? /(?<!^|[.!?]\s)\b([A-Z][\p{L}'-]+)/u.exec(text)?.[1];
+  const number = /-?\d+(?:\.\d+)?/.exec(text)?.[0];
+  for (const name of names) {
+    const property = properties[name] ?? {};
+    const type = Array.isArray(property.type) ? property.type[0] : property.type;
+    if (property.enum?.length) out[name] = property.enum[0];
+    else if (type === 'number' || type === 'integer') out[name] = number ? (type === 'integer' ? Math.trunc(Number(number)) : Number(number)) : 1;
+    else if (type === 'boolean') out[name] = true;
+    else if (type === 'array') out[name] = [];
+    else if (type === 'object') out[name] = {};
+    else out[name] = place ?? (text.trim() || 'example');
+  }
+  return out;
+}
+
+function lastUserMessage(items: ItemField[]): { content?: unknown[] } | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.type === 'message' && (item as { role: string }).role === 'user') return item as { content?: unknown[] };
+  }
+  return undefined;
+}
+
+function lastUserText(items: ItemField[]): string {
+  const message = lastUserMessage(items);
+  return message ? itemText(message as ItemField).trim() : '';
+}
+
+function trailing(items: ItemField[], type: string): ItemField[] {
+  const out: ItemField[] = [];
+  for (let i = items.length - 1; i >= 0 && items[i]!.type === type; i--) out.unshift(items[i]!);
+  return out;
+}
+
+function quote(text: string, max: number): string {
+  const clipped = text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return `"${clipped}"`;
+}

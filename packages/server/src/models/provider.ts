@@ -1,0 +1,59 @@
+import type { FunctionToolParam, ItemField } from '@openresponses/types';
+
+/** Which tools the model may call, after `tool_choice` and `allowed_tools` are applied. */
+export interface ToolPolicy {
+  mode: 'auto' | 'required' | 'none';
+  /** Names the model may call (a subset of the request's tools); one name when a function is forced. */
+  allowed: string[];
+  /** A single function the model must call, when `tool_choice` names one. */
+  forced?: string;
+}
+
+export interface ModelRequest {
+  model: string;
+  instructions: string | null;
+  /** The whole context in order: previous input, previous output, this input (with compactions expanded). */
+  items: ItemField[];
+  tools: FunctionToolParam[];
+  toolPolicy: ToolPolicy;
+  parallelToolCalls: boolean;
+  reasoning: { effort?: string | null; summary?: string | null } | null;
+  maxOutputTokens: number | null;
+  signal?: AbortSignal;
+}
+
+/** What a model produces, step by step; the server turns steps into spec events. */
+export type ModelStep =
+  | { type: 'reasoning'; summary: string[]; content?: string }
+  | { type: 'message'; text: string; phase?: 'commentary' | 'final_answer' }
+  | { type: 'refusal'; text: string }
+  | { type: 'function_call'; name: string; arguments: string; call_id?: string }
+  /** The model failed: the response fails with a `model_error`. */
+  | { type: 'error'; code: string; message: string };
+
+/** A source of model output. The embedded deterministic model is one; an upstream adapter is another. */
+export interface ModelProvider {
+  readonly name: string;
+  /** Whether this provider serves `model`. */
+  supports(model: string): boolean;
+  generate(request: ModelRequest): AsyncIterable<ModelStep>;
+  /** Tokens of context the model accepts (for `truncation`). */
+  readonly contextWindow: number;
+}
+
+/** Word-ish tokens: what the embedded model counts for usage, budgets and the context window. */
+export function countTokens(text: string): number {
+  const matches = text.match(/\S+/g);
+  return matches ? matches.length : 0;
+}
+
+export function itemText(item: ItemField): string {
+  const record = item as Record<string, unknown>;
+  if (Array.isArray(record.content)) {
+    return (record.content as Array<Record<string, unknown>>).map((part) => (typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : '')).join(' ');
+  }
+  if (typeof record.arguments === 'string') return `${String(record.name)} ${record.arguments}`;
+  if (typeof record.output === 'string') return record.output;
+  if (Array.isArray(record.summary)) return (record.summary as Array<{ text?: string }>).map((s) => s.text ?? '').join(' ');
+  return '';
+}

@@ -1,0 +1,114 @@
+import type { CreateResponseBody, ItemField, ItemParam } from '@openresponses/types';
+import { invalidRequest, ResponsesError } from '../errors.js';
+import type { StoredResponse } from '../stores/store.js';
+import type { Sealer } from './sealed.js';
+
+export type LookupResponse = (id: string) => Promise<StoredResponse | undefined>;
+export type LookupItem = (id: string) => Promise<ItemField | undefined>;
+
+const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
+
+/**
+ * What real clients send that the schema does not spell out, made explicit before validation:
+ * messages without `type` (the openai SDK's and the AI SDK's shorthand). Returns a copy.
+ */
+export function acceptClientShapes(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const copy = { ...(body as Record<string, unknown>) };
+  if (Array.isArray(copy.input)) {
+    copy.input = copy.input.map((item) => (item && typeof item === 'object' && !('type' in item) && 'role' in item ? { type: 'message', ...item } : item));
+  }
+  return copy;
+}
+
+/**
+ * The turn's input as output-shaped items with ids: strings become user messages, string contents
+ * become text parts, item references are resolved, and our own compaction items expand into the
+ * window they summarise. Earlier turns' reasoning items are accepted as they are, with or without ids.
+ */
+export async function normalizeInput(input: CreateResponseBody['input'], lookupItem: LookupItem, sealer: Sealer): Promise<{ input: ItemField[]; expanded: ItemField[] }> {
+  if (input === undefined || input === null) return { input: [], expanded: [] };
+  if (typeof input === 'string') {
+    const message = userMessage(input);
+    return { input: [message], expanded: [message] };
+  }
+  const out: ItemField[] = [];
+  const expanded: ItemField[] = [];
+  for (const [index, raw] of input.entries()) {
+    const item = raw as ItemParam & Record<string, unknown>;
+    const param = `input[${index}]`;
+    if (item.type === 'item_reference' || item.type === undefined || item.type === null) {
+      const found = await lookupItem(item.id as string);
+      if (!found) throw invalidRequest('item_not_found', `Item '${String(item.id)}' referenced by ${param} was not found.`, `${param}.id`, 404);
+      out.push(found);
+      expanded.push(found);
+      continue;
+    }
+    if (item.type === 'compaction') {
+      const window = await sealer.open<ItemField[]>(String(item.encrypted_content));
+      if (!window) throw invalidRequest('invalid_encrypted_content', `${param}.encrypted_content was not issued by this server or was altered.`, `${param}.encrypted_content`);
+      const compaction = { type: 'compaction', id: (item.id as string | undefined) ?? newId('cmp'), encrypted_content: String(item.encrypted_content) } as ItemField;
+      out.push(compaction);
+      expanded.push(...window);
+      continue;
+    }
+    const normalized = normalizeItem(item);
+    out.push(normalized);
+    expanded.push(normalized);
+  }
+  return { input: out, expanded };
+}
+
+function userMessage(text: string): ItemField {
+  return { type: 'message', id: newId('msg'), status: 'completed', role: 'user', content: [{ type: 'input_text', text }] } as ItemField;
+}
+
+function normalizeItem(item: Record<string, unknown>): ItemField {
+  switch (item.type) {
+    case 'message': {
+      const role = item.role as string;
+      const content =
+        typeof item.content === 'string'
+          ? [role === 'assistant' ? { type: 'output_text', text: item.content, annotations: [] } : { type: 'input_text', text: item.content }]
+          : (item.content as Array<Record<string, unknown>>).map((part) => (part.type === 'output_text' && !Array.isArray(part.annotations) ? { ...part, annotations: [] } : part));
+      return { ...item, id: (item.id as string | null) ?? newId('msg'), status: (item.status as string | null) ?? 'completed', role, content } as unknown as ItemField;
+    }
+    case 'function_call':
+      return { ...item, id: (item.id as string | null) ?? newId('fc'), status: (item.status as string | null) ?? 'completed' } as unknown as ItemField;
+    case 'function_call_output':
+      return { ...item, id: (item.id as string | null) ?? newId('fco'), status: (item.status as string | null) ?? 'completed' } as unknown as ItemField;
+    case 'reasoning': {
+      const { content: _nullContent, encrypted_content, ...rest } = item;
+      return { ...rest, id: (item.id as string | null) ?? newId('rs'), ...(typeof encrypted_content === 'string' ? { encrypted_content } : {}) } as unknown as ItemField;
+    }
+    default:
+      return item as unknown as ItemField;
+  }
+}
+
+/**
+ * The context a continuation sees: `previous.input + previous.output`, recursively back to the first
+ * turn, in order. Compactions in stored input expand into the window they stand for.
+ */
+export async function historyOf(previousId: string, lookup: LookupResponse, sealer: Sealer, param = 'previous_response_id'): Promise<ItemField[]> {
+  const chain: StoredResponse[] = [];
+  let id: string | null = previousId;
+  while (id) {
+    const stored = await lookup(id);
+    if (!stored) {
+      const which = id === previousId ? `Previous response with id '${id}' not found.` : `Response '${id}', an earlier turn of '${previousId}', is no longer stored.`;
+      throw new ResponsesError('not_found', 'previous_response_not_found', which, param);
+    }
+    chain.unshift(stored);
+    id = stored.response.previous_response_id;
+  }
+  const items: ItemField[] = [];
+  for (const stored of chain) {
+    for (const item of stored.input) {
+      if (item.type === 'compaction') items.push(...((await sealer.open<ItemField[]>((item as { encrypted_content: string }).encrypted_content)) ?? []));
+      else items.push(item);
+    }
+    items.push(...stored.response.output);
+  }
+  return items;
+}

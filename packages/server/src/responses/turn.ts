@@ -1,0 +1,242 @@
+import { createStreamWriter, type AnyStreamingEvent } from '@openresponses/events';
+import type { CreateResponseBody, FunctionToolParam, ItemField, ResponseResource, Usage } from '@openresponses/types';
+import { versions, validate, type SpecVersion } from '@openresponses/zod';
+import { invalidRequest, ResponsesError } from '../errors.js';
+import { countTokens, itemText, type ModelProvider, type ModelRequest, type ToolPolicy } from '../models/provider.js';
+import { acceptClientShapes, historyOf, normalizeInput, type LookupItem, type LookupResponse } from './context.js';
+import type { Sealer } from './sealed.js';
+
+export interface TurnDependencies {
+  providers: ModelProvider[];
+  /** The model used when a request names none. */
+  defaultModel: string;
+  lookupResponse: LookupResponse;
+  lookupItem: LookupItem;
+  sealer: Sealer;
+}
+
+/** A validated request, resolved against stored state, ready to run. */
+export interface PreparedTurn {
+  body: CreateResponseBody;
+  model: string;
+  provider: ModelProvider;
+  /** This turn's input (what is stored and listed by input_items). */
+  input: ItemField[];
+  request: ModelRequest;
+  inputTokens: number;
+}
+
+/** Validates and resolves a create request; every failure is a ResponsesError naming its `param`. */
+export async function prepareTurn(raw: unknown, version: SpecVersion, deps: TurnDependencies, schema: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema' = 'CreateResponseBodySchema'): Promise<PreparedTurn> {
+  const shaped = acceptClientShapes(raw);
+  const schemas = versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0]>;
+  const result = validate(schemas[schema] ?? schemas.CreateResponseBodySchema!, shaped);
+  if (!result.success) {
+    const issue = result.issues[0]!;
+    throw invalidRequest('invalid_value', `Invalid request: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`, issue.path || null);
+  }
+  const body = result.data as CreateResponseBody;
+  const model = body.model ?? deps.defaultModel;
+  const provider = deps.providers.find((p) => p.supports(model));
+  if (!provider) throw invalidRequest('model_not_found', `The model '${model}' does not exist on this server.`, 'model', 404);
+
+  const tools = (body.tools ?? []).filter((t): t is FunctionToolParam => t.type === 'function');
+  const toolPolicy = policyFor(body, tools);
+  const history = body.previous_response_id ? await historyOf(body.previous_response_id, deps.lookupResponse, deps.sealer) : [];
+  const { input, expanded } = await normalizeInput(body.input, deps.lookupItem, deps.sealer);
+  let items = [...history, ...expanded];
+  const tokensOf = (list: ItemField[]) => list.reduce((n, item) => n + countTokens(itemText(item)), countTokens(body.instructions ?? ''));
+  let inputTokens = tokensOf(items);
+  if (inputTokens > provider.contextWindow) {
+    if ((body.truncation ?? 'disabled') === 'disabled') {
+      throw invalidRequest('context_length_exceeded', `The input is ${inputTokens} tokens, over the model's context window of ${provider.contextWindow}; truncation is disabled.`, 'input');
+    }
+    // truncation: auto drops the oldest items first, keeping system and developer messages.
+    while (inputTokens > provider.contextWindow && items.length > 1) {
+      const drop = items.findIndex((i) => !(i.type === 'message' && ['system', 'developer'].includes((i as { role: string }).role)));
+      items = items.filter((_, k) => k !== (drop < 0 ? 0 : drop));
+      inputTokens = tokensOf(items);
+    }
+  }
+  const request: ModelRequest = {
+    model,
+    instructions: body.instructions ?? null,
+    items,
+    tools,
+    toolPolicy,
+    parallelToolCalls: body.parallel_tool_calls ?? true,
+    reasoning: body.reasoning ?? null,
+    maxOutputTokens: body.max_output_tokens ?? null,
+  };
+  return { body, model, provider, input, request, inputTokens };
+}
+
+function policyFor(body: CreateResponseBody, tools: FunctionToolParam[]): ToolPolicy {
+  const names = tools.map((t) => t.name);
+  const choice = body.tool_choice ?? 'auto';
+  const exists = (name: string, param: string) => {
+    if (!names.includes(name)) throw invalidRequest('unknown_tool', `tool_choice names '${name}', which is not among the request's tools.`, param);
+  };
+  if (choice === 'none' || choice === 'auto' || choice === 'required') {
+    if (choice === 'required' && names.length === 0) throw invalidRequest('tool_choice_without_tools', 'tool_choice "required" needs at least one tool.', 'tool_choice');
+    return { mode: choice, allowed: choice === 'none' ? [] : names };
+  }
+  if (choice.type === 'function') {
+    exists(choice.name, 'tool_choice.name');
+    return { mode: 'required', allowed: [choice.name], forced: choice.name };
+  }
+  choice.tools.forEach((t, i) => exists(t.name, `tool_choice.tools[${i}].name`));
+  return { mode: choice.mode ?? 'auto', allowed: choice.tools.map((t) => t.name) };
+}
+
+export interface RunOptions {
+  onEvent?: (event: AnyStreamingEvent) => void;
+  signal?: AbortSignal;
+  now?: () => number;
+}
+
+/** The outcome of a turn: the final response, and the error when it failed. */
+export interface TurnResult {
+  response: ResponseResource;
+  error?: ResponsesError;
+}
+
+/**
+ * Runs a prepared turn through the model and the events writer (the one way events are made), so the
+ * JSON answer, the SSE stream and the WebSocket stream of a turn are the same response.
+ */
+export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, 'sealer'>, options: RunOptions = {}): Promise<TurnResult> {
+  const { body, request } = turn;
+  const now = options.now ?? (() => Math.floor(Date.now() / 1000));
+  const writer = createStreamWriter({ response: initialResponse(turn, now()), onEvent: options.onEvent ?? (() => {}), now });
+  writer.start();
+  const budget = body.max_output_tokens ?? Infinity;
+  const maxCalls = body.max_tool_calls ?? Infinity;
+  let outputTokens = 0;
+  let reasoningTokens = 0;
+  let calls = 0;
+  const usage = (): Usage => ({
+    input_tokens: turn.inputTokens,
+    output_tokens: outputTokens,
+    total_tokens: turn.inputTokens + outputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
+  });
+  /** Spends one token; false when the budget is gone (the caller ends the response as incomplete). */
+  const spend = (reasoning = false) => {
+    if (outputTokens >= budget) return false;
+    outputTokens++;
+    if (reasoning) reasoningTokens++;
+    return true;
+  };
+  const failWith = (error: ResponsesError): TurnResult => ({ response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }), error });
+
+  try {
+    for await (const step of turn.provider.generate({ ...request, signal: options.signal })) {
+      if (options.signal?.aborted) return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
+      switch (step.type) {
+        case 'error':
+          return failWith(new ResponsesError('model_error', step.code, step.message));
+        case 'reasoning': {
+          const reasoning = writer.addReasoning();
+          for (const text of step.summary) {
+            const part = reasoning.addSummaryPart();
+            for (const word of words(text)) {
+              if (!spend(true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+              part.append(word);
+            }
+            part.done();
+          }
+          for (const word of words(step.content ?? '')) {
+            if (!spend(true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+            reasoning.appendContent(word);
+          }
+          reasoning.done({ encrypted_content: await deps.sealer.seal({ summary: step.summary, content: step.content ?? null }) });
+          break;
+        }
+        case 'message':
+        case 'refusal': {
+          const message = writer.addMessage(step.type === 'message' && step.phase ? { phase: step.phase } : {});
+          const part = step.type === 'message' ? message.addOutputText() : message.addRefusal();
+          for (const word of words(step.text)) {
+            if (!spend()) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+            part.append(word);
+          }
+          part.done();
+          message.done();
+          break;
+        }
+        case 'function_call': {
+          // tool_choice and allowed_tools are hard constraints, whatever the provider does.
+          if (!request.toolPolicy.allowed.includes(step.name)) {
+            return failWith(new ResponsesError('model_error', 'tool_not_allowed', `The model called '${step.name}', which tool_choice does not allow.`));
+          }
+          if (calls >= maxCalls) break;
+          calls++;
+          const call = writer.addFunctionCall({ name: step.name, call_id: step.call_id ?? `call_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}` });
+          for (let i = 0; i < step.arguments.length; i += 16) {
+            if (!spend()) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+            call.appendArguments(step.arguments.slice(i, i + 16));
+          }
+          call.done();
+          break;
+        }
+      }
+    }
+  } catch (error) {
+    return failWith(error instanceof ResponsesError ? error : new ResponsesError('model_error', 'model_failed', `The model failed: ${(error as Error).message}`));
+  }
+  if (request.toolPolicy.mode === 'required' && calls === 0) {
+    return failWith(new ResponsesError('model_error', 'tool_call_required', 'tool_choice requires a tool call, and the model made none.'));
+  }
+  return { response: writer.complete({ usage: usage() }) };
+}
+
+/** Text as streamed word by word, spaces kept with the following word. */
+function words(text: string): string[] {
+  return text.match(/\s*\S+/g) ?? [];
+}
+
+function initialResponse(turn: PreparedTurn, createdAt: number): ResponseResource {
+  const { body } = turn;
+  return {
+    id: `resp_${crypto.randomUUID().replace(/-/g, '')}`,
+    object: 'response',
+    created_at: createdAt,
+    completed_at: null,
+    status: 'in_progress',
+    incomplete_details: null,
+    model: turn.model,
+    previous_response_id: body.previous_response_id ?? null,
+    instructions: body.instructions ?? null,
+    output: [],
+    error: null,
+    tools: turn.request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? false })),
+    tool_choice: (body.tool_choice ?? 'auto') as ResponseResource['tool_choice'],
+    truncation: body.truncation ?? 'disabled',
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    text: { format: textFormat(body), ...(body.text?.verbosity ? { verbosity: body.text.verbosity } : {}) } as ResponseResource['text'],
+    top_p: body.top_p ?? 1,
+    presence_penalty: body.presence_penalty ?? 0,
+    frequency_penalty: body.frequency_penalty ?? 0,
+    top_logprobs: body.top_logprobs ?? 0,
+    temperature: body.temperature ?? 1,
+    reasoning: body.reasoning ? { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null } as ResponseResource['reasoning'] : null,
+    usage: null,
+    max_output_tokens: body.max_output_tokens ?? null,
+    max_tool_calls: body.max_tool_calls ?? null,
+    store: body.store ?? true,
+    background: false,
+    service_tier: body.service_tier ?? 'default',
+    metadata: body.metadata ?? {},
+    safety_identifier: body.safety_identifier ?? null,
+    prompt_cache_key: body.prompt_cache_key ?? null,
+  } as ResponseResource;
+}
+
+/** The response echoes the requested format in the response's shape (which carries no schema). */
+function textFormat(body: CreateResponseBody): ResponseResource['text']['format'] {
+  const format = body.text?.format;
+  if (format?.type !== 'json_schema') return { type: 'text' };
+  return { type: 'json_schema', name: format.name ?? 'response', description: format.description ?? null, schema: null, strict: format.strict ?? false };
+}
