@@ -9,14 +9,26 @@ export type LookupItem = (id: string) => Promise<ItemField | undefined>;
 const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
 
 /**
- * What real clients send that the schema does not spell out, made explicit before validation:
- * messages without `type` (the openai SDK's and the AI SDK's shorthand). Returns a copy.
+ * What real clients send that the schema does not spell out, made explicit before validation
+ * (returns a copy):
+ * - messages without `type` (the openai SDK's and the AI SDK's shorthand);
+ * - earlier turns' reasoning items replayed as output-shaped items, whose raw `content` array the input
+ *   schema forbids: the content is dropped (the model gets it back from `encrypted_content`).
  */
 export function acceptClientShapes(body: unknown): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
   const copy = { ...(body as Record<string, unknown>) };
   if (Array.isArray(copy.input)) {
-    copy.input = copy.input.map((item) => (item && typeof item === 'object' && !('type' in item) && 'role' in item ? { type: 'message', ...item } : item));
+    copy.input = copy.input.map((item) => {
+      if (!item || typeof item !== 'object') return item;
+      const record = item as Record<string, unknown>;
+      if (!('type' in record) && 'role' in record) return { type: 'message', ...record };
+      if (record.type === 'reasoning' && Array.isArray(record.content)) {
+        const { content: _raw, ...rest } = record;
+        return rest;
+      }
+      return record;
+    });
   }
   return copy;
 }

@@ -1,0 +1,28 @@
+// Starts the real reference server on 127.0.0.1 (ephemeral port) with outgoing validation on, and
+// reads its streams through the real events package (decoder and checker).
+import { checkStream, decodeSSE, type AnyStreamingEvent, type Violation } from '@openresponses/events';
+import { startServer, type RunningServer, type StartServerOptions } from '../src/node/index.js';
+
+export const API_KEY = 'test-key-0123456789';
+
+export async function startTestServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  return startServer({ apiKeys: [API_KEY], validateOutgoing: true, testHooks: true, warn: () => {}, ...options });
+}
+
+export function post(server: RunningServer, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}`, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** Posts a streaming request and returns its events, whether [DONE] ended it, and the checker's verdict. */
+export async function stream(server: RunningServer, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ events: AnyStreamingEvent[]; sawDone: boolean; violations: Violation[]; response: Response }> {
+  const response = await post(server, '/v1/responses', { ...body, stream: true }, headers);
+  if (!response.ok || !response.body) throw new Error(`stream request failed: ${response.status} ${await response.text()}`);
+  const decoded = decodeSSE(response.body);
+  const events: AnyStreamingEvent[] = [];
+  for await (const event of decoded) events.push(event);
+  return { events, sawDone: decoded.sawDone, violations: checkStream(events, { sawDone: decoded.sawDone }), response };
+}
