@@ -159,7 +159,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       throw invalidRequest(issue.path === 'model' ? 'missing_required_parameter' : 'invalid_value', `Invalid request: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`, issue.path || null);
     }
     const body = result.data as { model: string; input?: unknown; previous_response_id?: string | null; instructions?: string | null };
-    if (!providers.some((p) => p.supports(body.model))) throw invalidRequest('model_not_found', `The model '${body.model}' does not exist on this server.`, 'model', 404);
+    if (!providers.some((p) => p.supports(body.model))) throw invalidRequest('model_not_found', `The model '${body.model}' does not exist on this server.`, 'model');
     const history = body.previous_response_id ? await historyOf(body.previous_response_id, deps.lookupResponse, sealer) : [];
     const { expanded } = await normalizeInput(body.input as never, deps.lookupItem, sealer);
     const window = [...history, ...expanded];

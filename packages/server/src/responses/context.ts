@@ -51,7 +51,7 @@ export async function normalizeInput(input: CreateResponseBody['input'], lookupI
     const param = `input[${index}]`;
     if (item.type === 'item_reference' || item.type === undefined || item.type === null) {
       const found = await lookupItem(item.id as string);
-      if (!found) throw invalidRequest('item_not_found', `Item '${String(item.id)}' referenced by ${param} was not found.`, `${param}.id`, 404);
+      if (!found) throw new ResponsesError('not_found', 'item_not_found', `Item '${String(item.id)}' referenced by ${param} was not found.`, `${param}.id`);
       out.push(found);
       expanded.push(found);
       continue;

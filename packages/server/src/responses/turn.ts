@@ -38,7 +38,7 @@ export async function prepareTurn(raw: unknown, version: SpecVersion, deps: Turn
   const body = result.data as CreateResponseBody;
   const model = body.model ?? deps.defaultModel;
   const provider = deps.providers.find((p) => p.supports(model));
-  if (!provider) throw invalidRequest('model_not_found', `The model '${model}' does not exist on this server.`, 'model', 404);
+  if (!provider) throw invalidRequest('model_not_found', `The model '${model}' does not exist on this server.`, 'model');
 
   const tools = (body.tools ?? []).filter((t): t is FunctionToolParam => t.type === 'function');
   const toolPolicy = policyFor(body, tools);
