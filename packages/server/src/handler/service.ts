@@ -4,7 +4,7 @@ import { LATEST_SPEC_VERSION, SPEC_VERSIONS, validate, versions, type SpecVersio
 import { invalidRequest, ResponsesError } from '../errors.js';
 import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic.js';
 import { countTokens, itemText, type ModelProvider } from '../models/provider.js';
-import { historyOf, normalizeInput, type LookupResponse } from '../responses/context.js';
+import { acceptClientShapes, historyOf, normalizeInput, type LookupResponse } from '../responses/context.js';
 import { createSealer, type Sealer } from '../responses/sealed.js';
 import { prepareTurn, runTurn, type TurnDependencies, type TurnResult } from '../responses/turn.js';
 import { InMemoryResponseStore, type ResponseStore } from '../stores/store.js';
@@ -153,7 +153,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     const raw = await readBody(request, maxBodyBytes);
     const schema = (versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0] | undefined>).CompactResponseMethodPublicBodySchema;
     if (!schema) throw new ResponsesError('not_found', 'unsupported_endpoint', `POST ${base}/responses/compact is not part of spec ${version}.`);
-    const result = validate(schema, raw);
+    const result = validate(schema, acceptClientShapes(raw));
     if (!result.success) {
       const issue = result.issues[0]!;
       throw invalidRequest(issue.path === 'model' ? 'missing_required_parameter' : 'invalid_value', `Invalid request: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`, issue.path || null);

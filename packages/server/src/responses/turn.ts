@@ -212,7 +212,7 @@ function initialResponse(turn: PreparedTurn, createdAt: number): ResponseResourc
     output: [],
     error: null,
     tools: turn.request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? false })),
-    tool_choice: (body.tool_choice ?? 'auto') as ResponseResource['tool_choice'],
+    tool_choice: echoToolChoice(body.tool_choice),
     truncation: body.truncation ?? 'disabled',
     parallel_tool_calls: body.parallel_tool_calls ?? true,
     text: { format: textFormat(body), ...(body.text?.verbosity ? { verbosity: body.text.verbosity } : {}) } as ResponseResource['text'],
@@ -239,4 +239,11 @@ function textFormat(body: CreateResponseBody): ResponseResource['text']['format'
   const format = body.text?.format;
   if (format?.type !== 'json_schema') return { type: 'text' };
   return { type: 'json_schema', name: format.name ?? 'response', description: format.description ?? null, schema: null, strict: format.strict ?? false };
+}
+
+/** The response's tool_choice shape requires `mode` on allowed_tools, which requests may omit. */
+function echoToolChoice(choice: CreateResponseBody['tool_choice']): ResponseResource['tool_choice'] {
+  if (!choice) return 'auto';
+  if (typeof choice === 'string' || choice.type === 'function') return choice as ResponseResource['tool_choice'];
+  return { type: 'allowed_tools', tools: choice.tools.map((t) => ({ type: 'function', name: t.name })), mode: choice.mode ?? 'auto' };
 }
