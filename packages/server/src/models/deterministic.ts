@@ -16,6 +16,8 @@ export const TRIGGERS = {
   long: '[long]',
   /** Answer with a refusal content part. */
   refuse: '[refuse]',
+  /** Stream the answer slowly (25 ms between deltas), for cancellation tests and demos. */
+  slow: '[slow]',
 } as const;
 
 /**
@@ -69,7 +71,7 @@ function plan(request: ModelRequest): ModelStep[] {
   if (calls.length > 0) return [...steps, ...calls];
 
   if (userText.includes(TRIGGERS.refuse)) return [...steps, { type: 'refusal', text: 'I can’t help with that request.' }];
-  steps.push({ type: 'message', text: answer(request, userText), phase: 'final_answer' });
+  steps.push({ type: 'message', text: answer(request, userText), phase: 'final_answer', ...(userText.includes(TRIGGERS.slow) ? { delayMs: 25 } : {}) });
   return steps;
 }
 

@@ -25,7 +25,8 @@ export interface ModelRequest {
 /** What a model produces, step by step; the server turns steps into spec events. */
 export type ModelStep =
   | { type: 'reasoning'; summary: string[]; content?: string }
-  | { type: 'message'; text: string; phase?: 'commentary' | 'final_answer' }
+  /** `delayMs` paces the deltas (a provider simulating a slow model; the embedded model's `[slow]`). */
+  | { type: 'message'; text: string; phase?: 'commentary' | 'final_answer'; delayMs?: number }
   | { type: 'refusal'; text: string }
   | { type: 'function_call'; name: string; arguments: string; call_id?: string }
   /** The model failed: the response fails with a `model_error`. */

@@ -160,6 +160,10 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
           const part = step.type === 'message' ? message.addOutputText() : message.addRefusal();
           for (const word of words(step.text)) {
             if (!spend()) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+            if (step.type === 'message' && step.delayMs) {
+              await new Promise((resolve) => setTimeout(resolve, step.delayMs));
+              if (options.signal?.aborted) return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
+            }
             part.append(word);
           }
           part.done();

@@ -1,0 +1,94 @@
+import { decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
+import type { CompactResource, CompactResponseMethodPublicBody, CreateResponseBody, ItemField, ResponseResource } from '@openresponses/types';
+import { LATEST_SPEC_VERSION, validate, versions, type SpecVersion } from '@openresponses/zod';
+import { InvalidPayloadError } from './errors.js';
+import { send, type RequestOptions, type TransportOptions } from './http.js';
+import { normalizeEvents, ResponseStream, type EventPolicy } from './stream.js';
+import { connectSession, type ConnectOptions, type ResponsesSession } from './websocket.js';
+
+export interface ClientOptions {
+  /** The API root, e.g. `http://127.0.0.1:8080/v1`. */
+  baseURL: string;
+  apiKey?: string;
+  /** A fetch implementation (default: the global one). */
+  fetch?: typeof fetch;
+  headers?: Record<string, string>;
+  /** The spec version to speak (sent as `OpenResponses-Version`; default: the latest). */
+  specVersion?: SpecVersion;
+  /** How server payloads are validated (default `forward`: unknown item and event types pass intact). */
+  validate?: EventPolicy['validate'];
+  /** `lenient` accepts known peer variants (`response.reasoning_text.*`, missing sequence numbers, missing `[DONE]`). */
+  profile?: EventPolicy['profile'];
+  maxRetries?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+}
+
+export type CreateBody = Omit<CreateResponseBody, 'stream'> & { stream?: boolean | null };
+
+export interface Responses {
+  create(body: CreateBody & { stream: true }, options?: RequestOptions): Promise<ResponseStream>;
+  create(body: CreateBody & { stream?: false | null }, options?: RequestOptions): Promise<ResponseResource>;
+  create(body: CreateBody, options?: RequestOptions): Promise<ResponseResource | ResponseStream>;
+  /** Streams a response: events, listeners, `textStream()`, `finalResponse()`; `options.signal` cancels. */
+  stream(body: Omit<CreateBody, 'stream'>, options?: RequestOptions): Promise<ResponseStream>;
+  compact(body: CompactResponseMethodPublicBody, options?: RequestOptions): Promise<CompactResource>;
+  retrieve(id: string, options?: RequestOptions): Promise<ResponseResource>;
+  delete(id: string, options?: RequestOptions): Promise<{ id: string; object: string; deleted: boolean }>;
+  inputItems(id: string, options?: RequestOptions): Promise<{ object: 'list'; data: ItemField[]; first_id: string | null; last_id: string | null; has_more: boolean }>;
+  /** Opens a WebSocket session on `/responses` for sequential turns (pass `WebSocket` from `ws` on Node 20). */
+  connect(options?: ConnectOptions): Promise<ResponsesSession>;
+}
+
+export interface OpenResponsesClient {
+  readonly responses: Responses;
+  readonly options: Readonly<Required<Pick<ClientOptions, 'baseURL' | 'specVersion' | 'validate' | 'profile'>>>;
+}
+
+/** A typed Open Responses client on web-standard APIs (fetch, streams, WebSocket). */
+export function createClient(options: ClientOptions): OpenResponsesClient {
+  const version = options.specVersion ?? LATEST_SPEC_VERSION;
+  const policy: EventPolicy = { version, validate: options.validate ?? 'forward', profile: options.profile ?? 'spec' };
+  const transport: TransportOptions = {
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    headers: { 'openresponses-version': version, ...options.headers },
+    maxRetries: options.maxRetries ?? 2,
+    retryBaseMs: options.retryBaseMs ?? 500,
+    retryMaxMs: options.retryMaxMs ?? 30_000,
+  };
+  const schemas = () => (policy.validate === 'off' ? undefined : versions[version][policy.validate]);
+  const checked = <T>(what: string, schemaName: 'ResponseResourceSchema' | 'CompactResourceSchema', value: unknown): T => {
+    const schema = (schemas() as Record<string, Parameters<typeof validate>[0]> | undefined)?.[schemaName];
+    if (!schema) return value as T;
+    const result = validate(schema, value);
+    if (!result.success) throw new InvalidPayloadError(what, result.issues);
+    return result.data as T;
+  };
+
+  const stream = async (body: Omit<CreateBody, 'stream'>, requestOptions: RequestOptions = {}): Promise<ResponseStream> => {
+    const controller = new AbortController();
+    requestOptions.signal?.addEventListener('abort', () => controller.abort(requestOptions.signal?.reason), { once: true });
+    const response = await send(transport, 'POST', '/responses', { ...body, stream: true }, { ...requestOptions, signal: controller.signal });
+    if (!response.body) throw new InvalidPayloadError('The streamed response', [{ path: '', message: 'no body' }]);
+    const events = decodeSSE(response.body, { profile: policy.profile });
+    return new ResponseStream(normalizeEvents(events as AsyncIterable<AnyStreamingEvent>, policy), controller);
+  };
+
+  const getJson = async (method: string, path: string, body?: unknown, requestOptions?: RequestOptions) => (await send(transport, method, path, body, requestOptions)).json();
+
+  const responses: Responses = {
+    create: (async (body: CreateBody, requestOptions?: RequestOptions) => {
+      if (body.stream) return stream(body, requestOptions);
+      return checked<ResponseResource>('The response', 'ResponseResourceSchema', await getJson('POST', '/responses', body, requestOptions));
+    }) as Responses['create'],
+    stream,
+    compact: async (body, requestOptions) => checked<CompactResource>('The compacted response', 'CompactResourceSchema', await getJson('POST', '/responses/compact', body, requestOptions)),
+    retrieve: async (id, requestOptions) => checked<ResponseResource>('The response', 'ResponseResourceSchema', await getJson('GET', `/responses/${encodeURIComponent(id)}`, undefined, requestOptions)),
+    delete: async (id, requestOptions) => (await getJson('DELETE', `/responses/${encodeURIComponent(id)}`, undefined, requestOptions)) as { id: string; object: string; deleted: boolean },
+    inputItems: async (id, requestOptions) => (await getJson('GET', `/responses/${encodeURIComponent(id)}/input_items`, undefined, requestOptions)) as Awaited<ReturnType<Responses['inputItems']>>,
+    connect: (connectOptions = {}) => connectSession({ transport, policy, responses: () => responses }, connectOptions),
+  };
+  return { responses, options: { baseURL: options.baseURL, specVersion: version, validate: policy.validate, profile: policy.profile } };
+}

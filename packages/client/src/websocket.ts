@@ -1,0 +1,207 @@
+import type { AnyStreamingEvent } from '@openresponses/events';
+import type { CreateResponseBody, ItemParam, ResponseResource } from '@openresponses/types';
+import { OpenResponsesError } from './errors.js';
+import { sanitizeReplayedHistory } from './history.js';
+import type { TransportOptions } from './http.js';
+import { normalizeEvents, ResponseStream, type EventPolicy } from './stream.js';
+import type { Responses } from './client.js';
+
+/** The part of the WebSocket API the session uses: the browser's, Node 22's, or `ws`'s. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+  addEventListener(type: 'close', listener: (event: { code: number; reason: string }) => void): void;
+  addEventListener(type: 'open' | 'error', listener: (event: unknown) => void): void;
+}
+/** `ws` takes headers as `new WebSocket(url, { headers })`; the browser's takes none. */
+export type WebSocketConstructor = new (url: string, options?: { headers?: Record<string, string> }) => WebSocketLike;
+
+export interface ConnectOptions {
+  /** A WebSocket implementation; required on Node 20 (pass `WebSocket` from `ws`, which can also send the API key header). */
+  WebSocket?: WebSocketConstructor;
+  /** When a chain cannot continue (store: false on a new socket), seed the new chain from a compacted window made with this model instead of resending the full history. */
+  compactModel?: string;
+}
+
+export type SessionTurnBody = Omit<CreateResponseBody, 'stream' | 'stream_options' | 'background'>;
+
+export interface ResponsesSession {
+  /** One turn: sends `response.create` and streams its events; turns run one after another. */
+  create(body: SessionTurnBody): ResponseStream;
+  /**
+   * A conversation turn with the spec's recovery rules: continues from the last response with
+   * `previous_response_id`; after a closed socket or `websocket_connection_limit_reached` it reconnects and
+   * continues if the response was stored, otherwise starts a new chain with the full context (or a
+   * compacted window); `previous_response_not_found` also falls back to a new chain.
+   */
+  send(input: string | ItemParam[], body?: Omit<SessionTurnBody, 'input' | 'previous_response_id'>): Promise<ResponseResource>;
+  /** Everything said so far (inputs and outputs), as the next chain would need it. */
+  readonly history: readonly ItemParam[];
+  readonly lastResponseId: string | undefined;
+  close(): void;
+}
+
+interface Dependencies {
+  transport: TransportOptions;
+  policy: EventPolicy;
+  responses: () => Responses;
+}
+
+class Channel<T> {
+  private items: T[] = [];
+  private waiting: Array<(value: IteratorResult<T>) => void> = [];
+  private ended: { error?: unknown } | undefined;
+  push(item: T) {
+    const waiter = this.waiting.shift();
+    if (waiter) waiter({ value: item, done: false });
+    else this.items.push(item);
+  }
+  end(error?: unknown) {
+    if (this.ended) return;
+    this.ended = { error };
+    for (const waiter of this.waiting.splice(0)) waiter({ value: undefined, done: true });
+  }
+  async *drain(): AsyncGenerator<T> {
+    for (;;) {
+      if (this.items.length) {
+        yield this.items.shift()!;
+        continue;
+      }
+      if (this.ended) {
+        if (this.ended.error) throw this.ended.error;
+        return;
+      }
+      const next = await new Promise<IteratorResult<T>>((resolve) => this.waiting.push(resolve));
+      if (next.done) continue;
+      yield next.value;
+    }
+  }
+}
+
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+class Connection {
+  private current: Channel<AnyStreamingEvent> | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  closedBy: OpenResponsesError | undefined;
+
+  constructor(private readonly socket: WebSocketLike) {
+    socket.addEventListener('message', (event) => this.onMessage(String(event.data)));
+    socket.addEventListener('close', (event) => {
+      this.closedBy ??= new OpenResponsesError(`The WebSocket closed (${event.code}${event.reason ? `: ${event.reason}` : ''}).`, 0, 'connection_error', 'websocket_closed', null);
+      this.current?.end(this.closedBy);
+    });
+  }
+
+  get open(): boolean {
+    return this.socket.readyState === 1 && !this.closedBy;
+  }
+
+  private onMessage(text: string) {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    // An envelope (with `status`) is a WebSocket failure; an `error` event without it is part of the stream.
+    if (message.type === 'error' && typeof message.status === 'number') {
+      const error = (message.error ?? {}) as { type?: string; code?: string; message?: string; param?: string | null };
+      const failure = new OpenResponsesError(error.message ?? 'WebSocket error', message.status, error.type ?? 'invalid_request', error.code ?? null, error.param ?? null);
+      if (failure.code === 'websocket_connection_limit_reached') this.closedBy = failure;
+      if (this.current) this.current.end(failure);
+      return;
+    }
+    this.current?.push(message as AnyStreamingEvent);
+    if (TERMINAL.has(String(message.type))) this.current?.end();
+  }
+
+  turn(body: SessionTurnBody): AsyncIterable<AnyStreamingEvent> {
+    const channel = new Channel<AnyStreamingEvent>();
+    const previous = this.queue;
+    let finished!: () => void;
+    this.queue = new Promise<void>((resolve) => (finished = resolve));
+    const self = this;
+    return (async function* () {
+      await previous;
+      try {
+        if (!self.open) throw self.closedBy ?? new OpenResponsesError('The WebSocket is not open.', 0, 'connection_error', 'websocket_closed', null);
+        self.current = channel;
+        self.socket.send(JSON.stringify({ ...body, type: 'response.create' }));
+        yield* channel.drain();
+      } finally {
+        self.current = undefined;
+        finished();
+      }
+    })();
+  }
+
+  close() {
+    this.socket.close(1000, 'client closed');
+  }
+}
+
+async function open(deps: Dependencies, options: ConnectOptions): Promise<Connection> {
+  const Impl = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+  if (!Impl) throw new Error('No WebSocket implementation: pass { WebSocket } (for example from the ws package).');
+  const url = `${deps.transport.baseURL.replace(/^http/, 'ws').replace(/\/+$/, '')}/responses`;
+  const headers: Record<string, string> = { ...deps.transport.headers };
+  if (deps.transport.apiKey) headers.authorization = `Bearer ${deps.transport.apiKey}`;
+  const socket = options.WebSocket ? new Impl(url, { headers }) : new Impl(url);
+  await new Promise<void>((resolve, reject) => {
+    socket.addEventListener('open', () => resolve());
+    socket.addEventListener('error', (event) => reject(new OpenResponsesError(`WebSocket connection to ${url} failed: ${(event as { message?: string }).message ?? 'error'}`, 0, 'connection_error', 'websocket_failed', null)));
+  });
+  return new Connection(socket);
+}
+
+export async function connectSession(deps: Dependencies, options: ConnectOptions): Promise<ResponsesSession> {
+  let connection = await open(deps, options);
+  let history: ItemParam[] = [];
+  let last: { id: string; stored: boolean; connection: Connection } | undefined;
+
+  const create = (body: SessionTurnBody, on: Connection = connection): ResponseStream => {
+    const controller = new AbortController();
+    return new ResponseStream(normalizeEvents(on.turn(body), deps.policy), controller);
+  };
+
+  const asItems = (input: string | ItemParam[]): ItemParam[] => (typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input);
+
+  const newChainInput = async (items: ItemParam[]): Promise<ItemParam[]> => {
+    if (!options.compactModel || history.length === 0) return sanitizeReplayedHistory([...history, ...items]);
+    const compacted = await deps.responses().compact({ model: options.compactModel, input: history });
+    return [...(compacted.output as unknown as ItemParam[]), ...items];
+  };
+
+  const session: ResponsesSession = {
+    create: (body) => create(body),
+    async send(input, body = {}) {
+      const items = asItems(input);
+      for (let attempt = 0; ; attempt++) {
+        if (!connection.open) connection = await open(deps, options);
+        const canContinue = last && (last.stored || last.connection === connection);
+        const turnBody: SessionTurnBody = canContinue ? { ...body, input: items, previous_response_id: last!.id } : { ...body, input: await newChainInput(items), previous_response_id: null };
+        try {
+          const response = await create(turnBody).finalResponse();
+          history = [...history, ...items, ...(response.output as unknown as ItemParam[])];
+          last = { id: response.id, stored: body.store !== false, connection };
+          return response;
+        } catch (error) {
+          const recoverable = error instanceof OpenResponsesError && (error.code === 'websocket_connection_limit_reached' || error.code === 'websocket_closed' || error.code === 'previous_response_not_found');
+          if (!recoverable || attempt >= 2) throw error;
+          if ((error as OpenResponsesError).code === 'previous_response_not_found') last = undefined;
+        }
+      }
+    },
+    get history() {
+      return history;
+    },
+    get lastResponseId() {
+      return last?.id;
+    },
+    close: () => connection.close(),
+  };
+  return session;
+}
