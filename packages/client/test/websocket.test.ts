@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const connect = (options = {}) => client.responses.connect({ WebSocket: WebSocket as unknown as WebSocketConstructor, ...options });
-const text = (r: { output: Array<{ content?: Array<{ text?: string }> }> }) => r.output.at(-1)?.content?.[0]?.text;
+const text = (r: { output: readonly unknown[] }) => (r.output.at(-1) as { content?: Array<{ text?: string }> } | undefined)?.content?.[0]?.text;
 
 describe('WebSocket sessions', () => {
   test('create streams a turn; turns run in order', async () => {

@@ -1,0 +1,40 @@
+import { TestContext } from './suite/context.js';
+import { COMPLIANCE_TESTS, type ComplianceTest } from './suite/tests.js';
+import { CheckFailed, Skip, type SuiteConfig, type SuiteReport, type TestResult } from './types.js';
+
+/** Runs the suite against a server and returns a report; never throws for a failing server. */
+export async function runSuite(config: SuiteConfig, tests: readonly ComplianceTest[] = COMPLIANCE_TESTS): Promise<SuiteReport> {
+  const context = new TestContext({ ...config, baseURL: config.baseURL.replace(/\/+$/, '') });
+  const transports = config.transports ?? ['http', 'websocket'];
+  const selected = tests.filter((test) => transports.includes(test.transport) && (!config.filter?.length || config.filter.some((f) => test.id === f || test.id.startsWith(f))));
+  const results: TestResult[] = [];
+  for (const test of selected) {
+    const started = performance.now();
+    const base = { id: test.id, description: test.description, transport: test.transport };
+    let result: TestResult;
+    if (test.modelDependent && config.skipModelDependent) {
+      result = { ...base, status: 'skip', ms: 0, skipReason: 'needs model cooperation (--skip-model-dependent)' };
+    } else {
+      try {
+        await test.run(context);
+        result = { ...base, status: 'pass', ms: Math.round(performance.now() - started) };
+      } catch (error) {
+        const ms = Math.round(performance.now() - started);
+        if (error instanceof Skip) result = { ...base, status: 'skip', ms, skipReason: error.message };
+        else if (error instanceof CheckFailed) result = { ...base, status: 'fail', ms, failure: { rule: error.rule, message: error.message } };
+        else result = { ...base, status: 'fail', ms, failure: { rule: 'exception', message: (error as Error).message } };
+      }
+    }
+    results.push(result);
+    config.onProgress?.(result);
+  }
+  return {
+    baseURL: config.baseURL,
+    results,
+    summary: {
+      passed: results.filter((r) => r.status === 'pass').length,
+      failed: results.filter((r) => r.status === 'fail').length,
+      skipped: results.filter((r) => r.status === 'skip').length,
+    },
+  };
+}

@@ -1,0 +1,53 @@
+export interface SuiteConfig {
+  /** The API root, e.g. `http://127.0.0.1:8080/v1`. */
+  baseURL: string;
+  apiKey?: string;
+  model: string;
+  /** Only these test ids (or id prefixes). */
+  filter?: string[];
+  transports?: Array<'http' | 'websocket'>;
+  /** Skip tests that need the model to cooperate (recall, following forced prompts), for servers fronting real LLMs. */
+  skipModelDependent?: boolean;
+  /** A WebSocket implementation for WebSocket tests (the `ws` package on Node 20). */
+  WebSocket?: new (url: string, options?: { headers?: Record<string, string> }) => unknown;
+  /** A prompt that makes the model fail, to test stream failures (default: the reference model's `[fail]` trigger). */
+  failurePrompt?: string;
+  /** A prompt that makes the model write more than max_output_tokens allows (default: the reference model's `[long]`). */
+  longPrompt?: string;
+  onProgress?: (result: TestResult) => void;
+}
+
+export interface Failure {
+  /** A stream rule id from @openresponses/events, or the test's own check (`status`, `schema`, `recall`, …). */
+  rule: string;
+  message: string;
+}
+
+export interface TestResult {
+  id: string;
+  description: string;
+  transport: 'http' | 'websocket';
+  status: 'pass' | 'fail' | 'skip';
+  ms: number;
+  failure?: Failure;
+  skipReason?: string;
+}
+
+export interface SuiteReport {
+  baseURL: string;
+  results: TestResult[];
+  summary: { passed: number; failed: number; skipped: number };
+}
+
+/** Thrown by a test to fail with a rule id. */
+export class CheckFailed extends Error {
+  constructor(
+    readonly rule: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Thrown by a test that cannot run against this server. */
+export class Skip extends Error {}
