@@ -1,0 +1,94 @@
+// Reference server under concurrent load on loopback, side by side with a bare node:http server that
+// returns the same precomputed bytes (the ceiling): requests/s, p50/p99 latency, streamed events/s, and
+// heap across 10,000 requests with the in-memory store at its bound.
+import { createServer, request as httpRequest, Agent } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startServer } from '@openresponses/server/node';
+import { InMemoryResponseStore } from '@openresponses/server';
+
+const BODY = JSON.stringify({ model: 'openresponses-deterministic', input: 'Hello! My name is Ada. What can you do?' });
+
+interface LoadResult {
+  requests: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  bytes: number;
+}
+
+/** Keeps `concurrency` requests in flight for `seconds`, over keep-alive connections. */
+async function load(url: string, body: string, concurrency: number, seconds: number, maxRequests = Infinity): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  let bytes = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const started = performance.now();
+      const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => {
+          latencies.push(performance.now() - started);
+          resolve();
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline && latencies.length < maxRequests) await one();
+    }),
+  );
+  agent.destroy();
+  const sorted = latencies.sort((a, b) => a - b);
+  return { requests: sorted.length, seconds: (performance.now() - start) / 1000, p50: sorted[Math.floor(sorted.length * 0.5)]!, p99: sorted[Math.floor(sorted.length * 0.99)]!, bytes };
+}
+
+const heapMb = () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+};
+
+export async function run(): Promise<void> {
+  const store = new InMemoryResponseStore({ maxEntries: 1000 });
+  const reference = await startServer({ store, warn: () => {} });
+  // The ceiling: the same bytes the reference server answers, precomputed.
+  const precomputed = await (await fetch(`${reference.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY })).text();
+  const bare = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(precomputed));
+  });
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/v1/responses`;
+
+  const concurrency = 32;
+  for (let i = 0; i < 2; i++) {
+    await load(bareUrl, BODY, concurrency, 0.5);
+    await load(`${reference.url}/v1/responses`, BODY, concurrency, 0.5);
+  }
+  const bareResult = await load(bareUrl, BODY, concurrency, 3);
+  const referenceResult = await load(`${reference.url}/v1/responses`, BODY, concurrency, 3);
+  const rps = (r: LoadResult) => r.requests / r.seconds;
+  console.log(`\nNon-streaming POST /v1/responses, ${concurrency} concurrent keep-alive connections, 3 s each (${precomputed.length} bytes per answer)`);
+  console.log(`${'server'.padEnd(34)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
+  for (const [name, r] of [['bare node:http (precomputed bytes)', bareResult], ['reference server (embedded model)', referenceResult]] as const) {
+    console.log(`${name.padEnd(34)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(9)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)}`);
+  }
+  console.log(`ratio: ${(rps(referenceResult) / rps(bareResult)).toFixed(2)}x of the bare server (target >= 0.50x)`);
+
+  const streamBody = JSON.stringify({ model: 'openresponses-deterministic', input: 'Tell me a long story [long]', stream: true, store: false });
+  const streamed = await load(`${reference.url}/v1/responses`, streamBody, 16, 3);
+  const eventsPerStream = (await (await fetch(`${reference.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: streamBody })).text()).split('\n\n').filter((b) => b.startsWith('event:')).length;
+  console.log(`\nStreaming (SSE), 16 concurrent: ${Math.round(rps(streamed))} streams/s x ${eventsPerStream} events = ${Math.round(rps(streamed) * eventsPerStream).toLocaleString('en-US')} events/s`);
+
+  const before = heapMb();
+  await load(`${reference.url}/v1/responses`, BODY, 16, 120, 2_000);
+  const atBound = heapMb();
+  await load(`${reference.url}/v1/responses`, BODY, 16, 300, 10_000);
+  const after = heapMb();
+  console.log(`\nHeap with the in-memory store bounded at 1,000 responses: ${before.toFixed(1)} MB before, ${atBound.toFixed(1)} MB after 2,000 requests, ${after.toFixed(1)} MB after 10,000 more (store holds ${store.size})`);
+  await reference.close();
+  await new Promise<void>((resolve) => bare.close(() => resolve()));
+}
