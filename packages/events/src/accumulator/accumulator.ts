@@ -1,3 +1,4 @@
+import { cloneJson } from '../clone.js';
 import type { ErrorPayload, ItemField, ResponseResource, StreamingEvent } from '@openresponses/types';
 import { type AnyStreamingEvent, isStreamingEventType, PEER_EVENT_ALIASES } from '../events.js';
 
@@ -43,7 +44,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       case 'response.created':
       case 'response.queued':
       case 'response.in_progress': {
-        const next = structuredClone(event.response);
+        const next = cloneJson(event.response);
         // Lifecycle events before the end may carry an empty output; keep what the stream has built.
         if (response && next.output.length === 0) next.output = response.output;
         response = next;
@@ -52,7 +53,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       case 'response.completed':
       case 'response.incomplete':
       case 'response.failed': {
-        const next = structuredClone(event.response);
+        const next = cloneJson(event.response);
         // Some peers send an empty output in the terminal event; the streamed items are the better record.
         if (response && next.output.length === 0 && response.output.length > 0) next.output = response.output;
         response = next;
@@ -60,12 +61,12 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       }
       case 'response.output_item.added':
       case 'response.output_item.done':
-        if (response && event.item) response.output[event.output_index] = structuredClone(event.item) as ItemField;
+        if (response && event.item) response.output[event.output_index] = cloneJson(event.item) as ItemField;
         return;
       case 'response.content_part.added':
       case 'response.content_part.done': {
         const parts = list(item(event.output_index), 'content');
-        if (parts) parts[event.content_index] = structuredClone(event.part) as Mutable;
+        if (parts) parts[event.content_index] = cloneJson(event.part) as Mutable;
         return;
       }
       case 'response.output_text.delta': {
@@ -92,7 +93,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       }
       case 'response.output_text.annotation.added': {
         const target = part(event.output_index, 'content', event.content_index);
-        if (target && event.annotation) list(target, 'annotations')![event.annotation_index] = structuredClone(event.annotation) as Mutable;
+        if (target && event.annotation) list(target, 'annotations')![event.annotation_index] = cloneJson(event.annotation) as Mutable;
         return;
       }
       case 'response.function_call_arguments.delta': {
@@ -108,7 +109,7 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       case 'response.reasoning_summary_part.added':
       case 'response.reasoning_summary_part.done': {
         const summary = list(item(event.output_index), 'summary');
-        if (summary) summary[event.summary_index] = structuredClone(event.part) as Mutable;
+        if (summary) summary[event.summary_index] = cloneJson(event.part) as Mutable;
         return;
       }
       case 'response.reasoning_summary_text.delta': {

@@ -1,3 +1,4 @@
+import { cloneJson } from '../clone.js';
 import type { Annotation, ErrorPayload, ItemField, ResponseResource, StreamingEvent } from '@openresponses/types';
 import { createAccumulator } from '../accumulator/accumulator.js';
 import type { AnyStreamingEvent } from '../events.js';
@@ -74,7 +75,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
   const accumulator = createAccumulator();
   let sequence = 0;
   let phase: Phase = 'new';
-  let initial: ResponseResource = structuredClone(options.response);
+  let initial: ResponseResource = cloneJson(options.response);
   /** Closes the open item (and its open part) as incomplete; set while an item is open. */
   let closeOpenItem: ((status: 'incomplete') => void) | undefined;
 
@@ -121,7 +122,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         if (kind === 'output_text') {
           emit({ type: 'response.output_text.done', ...position, text, logprobs: [] });
           const part = (snapshot().output[at.output_index] as { content: unknown[] }).content[at.index];
-          emit({ type: 'response.content_part.done', ...position, part: structuredClone(part) });
+          emit({ type: 'response.content_part.done', ...position, part: cloneJson(part) });
         } else if (kind === 'refusal') {
           emit({ type: 'response.refusal.done', ...position, refusal: text });
           emit({ type: 'response.content_part.done', ...position, part: { type: 'refusal', refusal: text } });
@@ -136,7 +137,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
   };
 
   const finishItem = (outputIndex: number, status: 'completed' | 'incomplete', extra: Record<string, unknown> = {}) => {
-    const item = { ...structuredClone(snapshot().output[outputIndex]), ...extra } as Record<string, unknown>;
+    const item = { ...cloneJson(snapshot().output[outputIndex]), ...extra } as Record<string, unknown>;
     if ('status' in item) item.status = status;
     emit({ type: 'response.output_item.done', output_index: outputIndex, item });
     closeOpenItem = undefined;
@@ -150,8 +151,8 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       if (phase !== 'new') throw new StreamOrderError('start() called twice');
       phase = 'streaming';
       initial = { ...initial, status: 'in_progress', output: [] };
-      emit({ type: 'response.created', response: structuredClone(initial) });
-      emit({ type: 'response.in_progress', response: structuredClone(initial) });
+      emit({ type: 'response.created', response: cloneJson(initial) });
+      emit({ type: 'response.in_progress', response: cloneJson(initial) });
     },
 
     addMessage(init = {}) {
@@ -283,7 +284,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
   const end = (type: 'response.completed' | 'response.incomplete' | 'response.failed', patch: Partial<ResponseResource>): ResponseResource => {
     const response = { ...snapshot(), ...patch, output: snapshot().output as ItemField[] };
     phase = 'ended';
-    emit({ type, response: structuredClone(response) });
+    emit({ type, response: cloneJson(response) });
     return snapshot();
   };
 
