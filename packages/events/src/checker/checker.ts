@@ -57,6 +57,10 @@ export interface StreamCheckerOptions {
   validateSchemas?: boolean;
   /** Vendor folds for the internal accumulator (registered by `@openresponses/extensions`). */
   accumulator?: AccumulatorOptions;
+  /** The schema events are validated with (default: the spec-exact StreamingEventSchema); extensions pass their extended union. */
+  eventSchema?: Parameters<typeof validate>[0];
+  /** Validates registered vendor events (from `@openresponses/extensions`): a message when invalid. */
+  validateVendorEvent?: (event: Record<string, unknown>) => string | undefined;
 }
 
 export interface StreamChecker {
@@ -143,13 +147,15 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
 
     if (validateSchemas && !vendor) {
       // A missing sequence_number is reported once, by its own rule.
-      const result = validate(StreamingEventSchema, typeof event.sequence_number === 'number' ? event : { ...event, sequence_number: index });
+      const result = validate(options.eventSchema ?? StreamingEventSchema, typeof event.sequence_number === 'number' ? event : { ...event, sequence_number: index });
       if (!result.success) {
         const issue = result.issues[0]!;
         report('schema', `${type}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
       }
     }
     if (vendor && !Number.isInteger(event.sequence_number)) report('vendor-event-shape', `${type} needs an integer sequence_number`);
+    const vendorProblem = vendor ? options.validateVendorEvent?.(event) : undefined;
+    if (vendorProblem) report('vendor-event-shape', `${type}: ${vendorProblem}`);
 
     if (index === 0 && type !== 'response.created') report('first-event', `the first event is ${type}, not response.created`);
     if (terminal) report('event-after-terminal', `${type} after ${terminal}`);

@@ -52,6 +52,11 @@ export interface StreamWriter {
   addFunctionCall(init: { name: string; call_id: string; id?: string }): FunctionCallWriter;
   addReasoning(init?: { id?: string }): ReasoningWriter;
   emitVendorEvent(event: { type: `${string}:${string}`; [key: string]: unknown }): void;
+  /**
+   * Any other item, such as a vendor item (`acme:search_result`): output_item.added with status
+   * `in_progress`, then `done(final)` sends output_item.done with status `completed` and the final fields.
+   */
+  addItem(item: { type: string; id: string; [key: string]: unknown }): { readonly id: string; done(final?: Record<string, unknown>): void };
   /** response.completed. Throws while an item is open. */
   complete(patch?: Partial<ResponseResource>): ResponseResource;
   /** Closes open parts and items as incomplete, then response.incomplete with `incomplete_details.reason`. */
@@ -249,6 +254,20 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         },
         done(final) {
           if (closeOpenItem !== close) throw new StreamOrderError('the reasoning item is already done');
+          close('completed', final);
+        },
+      };
+    },
+
+    addItem(item) {
+      const outputIndex = openItem('addItem');
+      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { ...cloneJson(item), status: 'in_progress' } });
+      const close = (status: 'completed' | 'incomplete', final: Record<string, unknown> = {}) => finishItem(outputIndex, status, final);
+      closeOpenItem = close;
+      return {
+        id: item.id,
+        done(final) {
+          if (closeOpenItem !== close) throw new StreamOrderError('the item is already done');
           close('completed', final);
         },
       };

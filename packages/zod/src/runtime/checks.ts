@@ -65,7 +65,8 @@ export type OpaqueMemberSchema = z.ZodObject<{ type: z.ZodString }, z.core.$loos
 export function openUnion<Known extends z.ZodType>(known: Known, knownTypes: ReadonlyArray<string | null>): z.ZodUnion<[Known, OpaqueMemberSchema]> {
   const known_ = new Set<unknown>(knownTypes);
   const opaque = z.looseObject({
-    type: z.string().refine((type) => !known_.has(type), { message: 'A known type must match its schema' }),
+    // abort: a known type's own errors are the useful ones; Zod reports a lone non-aborted branch instead of the union.
+    type: z.string().refine((type) => !known_.has(type), { message: 'A known type must match its schema', abort: true }),
   });
   return z.union([known, opaque]);
 }

@@ -38,8 +38,9 @@ function flattenIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[
   return out;
 }
 
+/** How far into the value a member got: the deepest path, looking inside nested union failures. */
 function depth(issues: readonly z.core.$ZodIssue[]): number {
-  return Math.max(0, ...issues.map((i) => i.path.length));
+  return Math.max(0, ...issues.map((i) => i.path.length + (i.code === 'invalid_union' && 'errors' in i ? Math.max(0, ...i.errors.map(depth)) : 0)));
 }
 
 export function formatPath(path: readonly PropertyKey[]): string {

@@ -1,0 +1,20 @@
+import { expectTypeOf, test } from 'vitest';
+import { z } from 'zod';
+import { createRegistry, defineEvent, defineItem, defineTool } from './index.js';
+
+const registry = createRegistry({
+  items: [defineItem('acme:search_result', { hits: z.array(z.string()) })],
+  events: [defineEvent('acme:trace_event', { span: z.string() })],
+  tools: [defineTool('acme:document_search', { param: { index: z.string() }, item: defineItem('acme:document_search_call', { results: z.array(z.string()) }) })],
+});
+
+test('extended unions include the vendor members, narrowed by type', () => {
+  type Item = z.output<typeof registry.schemas.ItemField>;
+  expectTypeOf<Extract<Item, { type: 'acme:search_result' }>['hits']>().toEqualTypeOf<string[]>();
+  expectTypeOf<Extract<Item, { type: 'message' }>['role']>().toBeString();
+  expectTypeOf<Extract<Item, { type: 'acme:document_search_call' }>['results']>().toEqualTypeOf<string[]>();
+  type Event = z.output<typeof registry.schemas.StreamingEvent>;
+  expectTypeOf<Extract<Event, { type: 'acme:trace_event' }>['span']>().toEqualTypeOf<string>();
+  type Tool = z.output<typeof registry.schemas.ResponsesToolParam>;
+  expectTypeOf<Extract<Tool, { type: 'acme:document_search' }>['index']>().toEqualTypeOf<string>();
+});
