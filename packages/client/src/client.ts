@@ -1,6 +1,7 @@
 import { decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
 import type { CompactResource, CompactResponseMethodPublicBody, CreateResponseBody, ItemField, ResponseResource } from '@openresponses/types';
 import { LATEST_SPEC_VERSION, validate, versions, type SpecVersion } from '@openresponses/zod';
+import type { Registry } from '@openresponses/extensions';
 import { InvalidPayloadError } from './errors.js';
 import { send, type RequestOptions, type TransportOptions } from './http.js';
 import { normalizeEvents, ResponseStream, type EventPolicy } from './stream.js';
@@ -22,6 +23,8 @@ export interface ClientOptions {
   maxRetries?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /** Vendor extensions: payloads validate with the registry's extended schemas and streams fold its vendor events. */
+  registry?: Registry;
 }
 
 export type CreateBody = Omit<CreateResponseBody, 'stream'> & { stream?: boolean | null };
@@ -48,7 +51,7 @@ export interface OpenResponsesClient {
 /** A typed Open Responses client on web-standard APIs (fetch, streams, WebSocket). */
 export function createClient(options: ClientOptions): OpenResponsesClient {
   const version = options.specVersion ?? LATEST_SPEC_VERSION;
-  const policy: EventPolicy = { version, validate: options.validate ?? 'forward', profile: options.profile ?? 'spec' };
+  const policy: EventPolicy = { version, validate: options.validate ?? 'forward', profile: options.profile ?? 'spec', registry: options.registry };
   const transport: TransportOptions = {
     baseURL: options.baseURL,
     apiKey: options.apiKey,
@@ -58,7 +61,8 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
     retryBaseMs: options.retryBaseMs ?? 500,
     retryMaxMs: options.retryMaxMs ?? 30_000,
   };
-  const schemas = () => (policy.validate === 'off' ? undefined : versions[version][policy.validate]);
+  const schemas = () =>
+    policy.validate === 'off' ? undefined : options.registry ? { ...versions[version][policy.validate], ResponseResourceSchema: options.registry.schemas.ResponseResource } : versions[version][policy.validate];
   const checked = <T>(what: string, schemaName: 'ResponseResourceSchema' | 'CompactResourceSchema', value: unknown): T => {
     const schema = (schemas() as Record<string, Parameters<typeof validate>[0]> | undefined)?.[schemaName];
     if (!schema) return value as T;
@@ -73,7 +77,7 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
     const response = await send(transport, 'POST', '/responses', { ...body, stream: true }, { ...requestOptions, signal: controller.signal });
     if (!response.body) throw new InvalidPayloadError('The streamed response', [{ path: '', message: 'no body' }]);
     const events = decodeSSE(response.body, { profile: policy.profile });
-    return new ResponseStream(normalizeEvents(events as AsyncIterable<AnyStreamingEvent>, policy), controller);
+    return new ResponseStream(normalizeEvents(events as AsyncIterable<AnyStreamingEvent>, policy), controller, options.registry?.createAccumulator());
   };
 
   const getJson = async (method: string, path: string, body?: unknown, requestOptions?: RequestOptions) => (await send(transport, method, path, body, requestOptions)).json();

@@ -1,4 +1,5 @@
-import { createAccumulator, PEER_EVENT_ALIASES, type AnyStreamingEvent, type StreamingEventByType, type StreamingEventType } from '@openresponses/events';
+import type { Registry } from '@openresponses/extensions';
+import { createAccumulator, PEER_EVENT_ALIASES, type Accumulator, type AnyStreamingEvent, type StreamingEventByType, type StreamingEventType } from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
 import { validate, versions, type SpecVersion } from '@openresponses/zod';
 import { InvalidPayloadError, ResponseFailedError } from './errors.js';
@@ -9,11 +10,13 @@ export interface EventPolicy {
   validate: 'exact' | 'forward' | 'off';
   /** `lenient` accepts known peer variants: `response.reasoning_text.*` names and missing sequence numbers. */
   profile: 'spec' | 'lenient';
+  /** Vendor extensions: events validate with the registry's extended union. */
+  registry?: Registry;
 }
 
 /** Applies the client's policy to decoded events: peer variants (lenient) and schema validation. */
 export async function* normalizeEvents(source: AsyncIterable<AnyStreamingEvent>, policy: EventPolicy): AsyncGenerator<AnyStreamingEvent> {
-  const schema = policy.validate === 'off' ? undefined : versions[policy.version][policy.validate].StreamingEventSchema;
+  const schema = policy.validate === 'off' ? undefined : ((policy.registry?.schemas.StreamingEvent ?? versions[policy.version][policy.validate].StreamingEventSchema) as Parameters<typeof validate>[0]);
   let index = 0;
   for await (const raw of source) {
     let event = raw;
@@ -39,7 +42,6 @@ type Listener = (event: AnyStreamingEvent) => void;
  * then throws ResponseFailedError (and `finalResponse()` rejects with it).
  */
 export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
-  private readonly accumulator = createAccumulator();
   private readonly listeners = new Map<string, Listener[]>();
   private iterator: AsyncIterator<AnyStreamingEvent> | undefined;
   private done: Promise<ResponseResource> | undefined;
@@ -48,6 +50,8 @@ export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
   constructor(
     private readonly source: AsyncIterable<AnyStreamingEvent>,
     private readonly controller: AbortController,
+    /** Folds the events (a registry's accumulator folds its vendor events too). */
+    private readonly accumulator: Accumulator = createAccumulator(),
   ) {}
 
   /** The response as far as the stream has come. */

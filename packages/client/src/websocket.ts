@@ -164,7 +164,7 @@ export async function connectSession(deps: Dependencies, options: ConnectOptions
 
   const create = (body: SessionTurnBody, on: Connection = connection): ResponseStream => {
     const controller = new AbortController();
-    return new ResponseStream(normalizeEvents(on.turn(body), deps.policy), controller);
+    return new ResponseStream(normalizeEvents(on.turn(body), deps.policy), controller, deps.policy.registry?.createAccumulator());
   };
 
   const asItems = (input: string | ItemParam[]): ItemParam[] => (typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input);

@@ -76,3 +76,6 @@ export function createRegistry<const I extends readonly ItemDefinition[] = [], c
     validateVendorEvent,
   };
 }
+
+/** What `createRegistry` returns; servers and clients accept one to validate and fold vendor members. */
+export type Registry = ReturnType<typeof createRegistry>;

@@ -1,6 +1,7 @@
 import { createStreamChecker, encodeEvent, SSE_DONE, type AnyStreamingEvent } from '@openresponses/events';
 import type { CompactResource, ItemField } from '@openresponses/types';
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS, validate, versions, type SpecVersion } from '@openresponses/zod';
+import type { Registry } from '@openresponses/extensions';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic.js';
 import { countTokens, itemText, type ModelProvider } from '../models/provider.js';
@@ -33,6 +34,8 @@ export interface ResponsesServiceOptions {
   testHooks?: boolean;
   /** Secret that signs reasoning `encrypted_content` and compaction items (default: random per process). */
   secret?: string;
+  /** Vendor extensions (from `@openresponses/extensions`): requests, responses and streams validate with the extended schemas. */
+  registry?: Registry;
 }
 
 interface TurnOptions {
@@ -67,6 +70,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     lookupResponse: (id) => store.get(id),
     lookupItem: (id) => store.getItem(id),
     sealer,
+    registry: options.registry,
   };
   const corsHeaders: Record<string, string> = options.cors
     ? {
@@ -92,7 +96,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
 
   const checkOutgoing = (version: SpecVersion, response: unknown) => {
     if (!options.validateOutgoing) return;
-    const result = validate(versions[version].exact.ResponseResourceSchema, response);
+    const result = validate((options.registry?.schemas.ResponseResource ?? versions[version].exact.ResponseResourceSchema) as Parameters<typeof validate>[0], response);
     if (!result.success) throw new Error(`Server bug: an outgoing response breaks the ${version} schema: ${JSON.stringify(result.issues)}`);
   };
 
@@ -100,7 +104,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   const beginTurn = async (raw: unknown, turnOptions: TurnOptions) => {
     const prepared = await prepareTurn(raw, turnOptions.version, { ...deps, lookupResponse: turnOptions.lookupResponse ?? deps.lookupResponse }, turnOptions.schema);
     return async (onEvent?: (event: AnyStreamingEvent) => void) => {
-      const checker = options.validateOutgoing ? createStreamChecker() : undefined;
+      const checker = options.validateOutgoing ? (options.registry?.createStreamChecker() ?? createStreamChecker()) : undefined;
       const result = await runTurn(prepared, deps, {
         signal: turnOptions.signal,
         onEvent: (event) => {

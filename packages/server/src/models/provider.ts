@@ -15,6 +15,8 @@ export interface ModelRequest {
   /** The whole context in order: previous input, previous output, this input (with compactions expanded). */
   items: ItemField[];
   tools: FunctionToolParam[];
+  /** Tools of other types the request declared (hosted vendor tools, accepted through a registry). */
+  hostedTools: Array<{ type: string; [key: string]: unknown }>;
   toolPolicy: ToolPolicy;
   parallelToolCalls: boolean;
   reasoning: { effort?: string | null; summary?: string | null } | null;
@@ -29,6 +31,10 @@ export type ModelStep =
   | { type: 'message'; text: string; phase?: 'commentary' | 'final_answer'; delayMs?: number }
   | { type: 'refusal'; text: string }
   | { type: 'function_call'; name: string; arguments: string; call_id?: string }
+  /** Any other output item, such as a hosted tool's vendor item (`acme:document_search_call`); streamed as added, then done. */
+  | { type: 'item'; item: { type: string; id?: string; [key: string]: unknown } }
+  /** A vendor streaming event (`acme:progress`), sent while the response is in progress. */
+  | { type: 'vendor_event'; event: { type: `${string}:${string}`; [key: string]: unknown } }
   /** The model failed: the response fails with a `model_error`. */
   | { type: 'error'; code: string; message: string };
 

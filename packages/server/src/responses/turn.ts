@@ -1,12 +1,15 @@
 import { createStreamWriter, type AnyStreamingEvent } from '@openresponses/events';
 import type { CreateResponseBody, FunctionToolParam, ItemField, ResponseResource, Usage } from '@openresponses/types';
 import { versions, validate, type SpecVersion } from '@openresponses/zod';
+import type { Registry } from '@openresponses/extensions';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import { countTokens, itemText, type ModelProvider, type ModelRequest, type ToolPolicy } from '../models/provider.js';
 import { acceptClientShapes, historyOf, normalizeInput, type LookupItem, type LookupResponse } from './context.js';
 import type { Sealer } from './sealed.js';
 
 export interface TurnDependencies {
+  /** Vendor extensions: requests validate with the registry's extended schemas. */
+  registry?: Registry;
   providers: ModelProvider[];
   /** The model used when a request names none. */
   defaultModel: string;
@@ -30,7 +33,19 @@ export interface PreparedTurn {
 export async function prepareTurn(raw: unknown, version: SpecVersion, deps: TurnDependencies, schema: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema' = 'CreateResponseBodySchema'): Promise<PreparedTurn> {
   const shaped = acceptClientShapes(raw);
   const schemas = versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0]>;
-  const result = validate(schemas[schema] ?? schemas.CreateResponseBodySchema!, shaped);
+  let target = schemas[schema] ?? schemas.CreateResponseBodySchema!;
+  let body_ = shaped;
+  if (deps.registry) {
+    // The registry extends the create body; the WebSocket envelope's own rules are checked here.
+    if (schema === 'WebSocketResponseCreateEventSchema') {
+      const { type: _type, ...rest } = shaped as Record<string, unknown>;
+      const sent = ['stream', 'stream_options', 'background'].find((field) => field in rest);
+      if (sent) throw invalidRequest('invalid_value', `Invalid request: ${sent} must not be sent in a WebSocket response.create message.`, sent);
+      body_ = rest;
+    }
+    target = deps.registry.schemas.CreateResponseBody as unknown as Parameters<typeof validate>[0];
+  }
+  const result = validate(target, body_);
   if (!result.success) {
     const issue = result.issues[0]!;
     throw invalidRequest('invalid_value', `Invalid request: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`, issue.path || null);
@@ -41,6 +56,7 @@ export async function prepareTurn(raw: unknown, version: SpecVersion, deps: Turn
   if (!provider) throw invalidRequest('model_not_found', `The model '${model}' does not exist on this server.`, 'model');
 
   const tools = (body.tools ?? []).filter((t): t is FunctionToolParam => t.type === 'function');
+  const hostedTools = ((body.tools ?? []) as Array<{ type: string }>).filter((t) => t.type !== 'function');
   const toolPolicy = policyFor(body, tools);
   const history = body.previous_response_id ? await historyOf(body.previous_response_id, deps.lookupResponse, deps.sealer) : [];
   const { input, expanded } = await normalizeInput(body.input, deps.lookupItem, deps.sealer);
@@ -63,6 +79,7 @@ export async function prepareTurn(raw: unknown, version: SpecVersion, deps: Turn
     instructions: body.instructions ?? null,
     items,
     tools,
+    hostedTools,
     toolPolicy,
     parallelToolCalls: body.parallel_tool_calls ?? true,
     reasoning: body.reasoning ?? null,
@@ -170,6 +187,14 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
           message.done();
           break;
         }
+        case 'item': {
+          const { id, ...rest } = step.item;
+          writer.addItem({ ...rest, id: id ?? `item_${crypto.randomUUID().replace(/-/g, '')}` }).done();
+          break;
+        }
+        case 'vendor_event':
+          writer.emitVendorEvent(step.event);
+          break;
         case 'function_call': {
           // tool_choice and allowed_tools are hard constraints, whatever the provider does.
           if (!request.toolPolicy.allowed.includes(step.name)) {
@@ -215,7 +240,7 @@ function initialResponse(turn: PreparedTurn, createdAt: number): ResponseResourc
     instructions: body.instructions ?? null,
     output: [],
     error: null,
-    tools: turn.request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? false })),
+    tools: [...turn.request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? false })), ...turn.request.hostedTools],
     tool_choice: echoToolChoice(body.tool_choice),
     truncation: body.truncation ?? 'disabled',
     parallel_tool_calls: body.parallel_tool_calls ?? true,
