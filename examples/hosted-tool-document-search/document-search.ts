@@ -1,7 +1,7 @@
 // A hosted vendor tool: the request declares { type: 'acme:document_search', index }, the server runs the
 // search and returns an `acme:document_search_call` item with its results, then answers from them.
 import { createRegistry, defineTool, defineItem } from '@openresponses/extensions';
-import type { ModelProvider, ModelRequest, ModelStep } from '@openresponses/server';
+import { lastUserText, type ModelProvider, type ModelRequest, type ModelStep } from '@openresponses/server';
 import { z } from 'zod';
 
 export const documentSearchCall = defineItem('acme:document_search_call', {
@@ -28,7 +28,7 @@ export class DocumentSearchModel implements ModelProvider {
     return model === 'acme-search';
   }
   async *generate(request: ModelRequest): AsyncIterable<ModelStep> {
-    const question = lastUserText(request);
+    const question = lastUserText(request.items);
     const earlier = request.items.filter((item) => (item as { type: string }).type === 'acme:document_search_call') as unknown as SearchCall[];
     const tool = request.hostedTools.find((t) => t.type === 'acme:document_search') as { index: string } | undefined;
     if (tool && earlier.length === 0) {
@@ -41,12 +41,4 @@ export class DocumentSearchModel implements ModelProvider {
     const found = earlier.flatMap((call) => call.results);
     yield { type: 'message', text: found.length ? `From the documents: ${found.map((r) => r.snippet).join(' ')}` : 'The documents say nothing about that.' };
   }
-}
-
-function lastUserText(request: ModelRequest): string {
-  for (let i = request.items.length - 1; i >= 0; i--) {
-    const item = request.items[i] as { type: string; role?: string; content?: Array<{ text?: string }> };
-    if (item.type === 'message' && item.role === 'user') return (item.content ?? []).map((p) => p.text ?? '').join(' ');
-  }
-  return '';
 }

@@ -2,9 +2,9 @@
 // sub-agent whose own response streams inside the parent stream, each inner event wrapped in an
 // `acme:subagent_event` keyed by the parent call_id. The parent sees only the sub-agent's final message
 // (in the `acme:subagent_call` item); a client-side fold rebuilds the whole nested tree for display.
-import { checkStream, createAccumulator, createStreamWriter, type AnyStreamingEvent, type Violation } from '@openresponses/events';
+import { checkStream, createAccumulator, createStreamWriter, startingResponse, type AnyStreamingEvent, type Violation } from '@openresponses/events';
 import { createRegistry, defineEvent, defineItem, defineTool } from '@openresponses/extensions';
-import type { ModelProvider, ModelRequest, ModelStep } from '@openresponses/server';
+import { lastUserText, type ModelProvider, type ModelRequest, type ModelStep } from '@openresponses/server';
 import type { ResponseResource } from '@openresponses/types';
 import { z } from 'zod';
 
@@ -46,7 +46,7 @@ export class OrchestratorModel implements ModelProvider {
   }
   async *generate(request: ModelRequest): AsyncIterable<ModelStep> {
     const tool = request.hostedTools.find((t) => t.type === 'acme:subagent') as { agent: string } | undefined;
-    const prompt = lastUserText(request);
+    const prompt = lastUserText(request.items);
     if (!tool) {
       yield { type: 'message', text: 'No sub-agent is available.' };
       return;
@@ -63,7 +63,7 @@ export class OrchestratorModel implements ModelProvider {
 /** The sub-agent: reasons, calls get_weather, reads the result, answers; its events go to `emit`. */
 function runWeatherAgent(prompt: string, emit: (event: AnyStreamingEvent) => void): string {
   const city = /\bin ([A-Z][a-z]+)/.exec(prompt)?.[1] ?? 'Paris';
-  const writer = createStreamWriter({ response: subagentResponse(), onEvent: emit });
+  const writer = createStreamWriter({ response: startingResponse({ model: 'weather-agent', store: false }), onEvent: emit });
   writer.start();
   const reasoning = writer.addReasoning();
   const summary = reasoning.addSummaryPart();
@@ -83,16 +83,4 @@ function runWeatherAgent(prompt: string, emit: (event: AnyStreamingEvent) => voi
   message.done();
   writer.complete();
   return answer;
-}
-
-function subagentResponse(): ResponseResource {
-  return { id: `resp_sub_${crypto.randomUUID().slice(0, 8)}`, object: 'response', created_at: Math.floor(Date.now() / 1000), completed_at: null, status: 'in_progress', incomplete_details: null, model: 'weather-agent', previous_response_id: null, instructions: null, output: [], error: null, tools: [], tool_choice: 'auto', truncation: 'disabled', parallel_tool_calls: true, text: { format: { type: 'text' } }, top_p: 1, presence_penalty: 0, frequency_penalty: 0, top_logprobs: 0, temperature: 1, reasoning: null, usage: null, max_output_tokens: null, max_tool_calls: null, store: false, background: false, service_tier: 'default', metadata: {}, safety_identifier: null, prompt_cache_key: null };
-}
-
-function lastUserText(request: ModelRequest): string {
-  for (let i = request.items.length - 1; i >= 0; i--) {
-    const item = request.items[i] as { type: string; role?: string; content?: Array<{ text?: string }> };
-    if (item.type === 'message' && item.role === 'user') return (item.content ?? []).map((p) => p.text ?? '').join(' ');
-  }
-  return '';
 }

@@ -30,3 +30,4 @@ export {
   type StreamWriterOptions,
   type TextPartWriter,
 } from './writer/writer.js';
+export { startingResponse } from './writer/starting-response.js';

@@ -1,4 +1,4 @@
-import { createStreamWriter, type AnyStreamingEvent } from '@openresponses/events';
+import { createStreamWriter, startingResponse, type AnyStreamingEvent } from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
 import { validate } from '@openresponses/zod';
 import fc from 'fast-check';
@@ -17,9 +17,7 @@ const documentSearch = defineTool('acme:document_search', { param: { index: z.st
 const priority = defineFields('CreateResponseBody', { 'acme:priority': z.number().int().min(0).max(9) });
 const registry = createRegistry({ items: [searchResult], events: [trace], tools: [documentSearch], fields: [priority] });
 
-function start(): ResponseResource {
-  return { id: 'resp_x', object: 'response', created_at: 1, completed_at: null, status: 'in_progress', incomplete_details: null, model: 'm', previous_response_id: null, instructions: null, output: [], error: null, tools: [], tool_choice: 'auto', truncation: 'disabled', parallel_tool_calls: true, text: { format: { type: 'text' } }, top_p: 1, presence_penalty: 0, frequency_penalty: 0, top_logprobs: 0, temperature: 1, reasoning: null, usage: null, max_output_tokens: null, max_tool_calls: null, store: true, background: false, service_tier: 'default', metadata: {}, safety_identifier: null, prompt_cache_key: null };
-}
+const start = (): ResponseResource => startingResponse({ id: 'resp_x', created_at: 1, model: 'm' });
 
 describe('definitions enforce the spec rules', () => {
   test.each(['acme', 'Acme:thing', 'acme:', ':thing', 'response.completed', 'message', 'acme thing:x'])('the slug "%s" is refused', (type) => {

@@ -56,6 +56,16 @@ export class TestContext {
     return { events, final };
   }
 
+  /** Runs `use` with a fresh WebSocket connection, closing it afterwards. */
+  async withSocket<T>(use: (socket: Awaited<ReturnType<TestContext['socket']>>) => Promise<T>): Promise<T> {
+    const socket = await this.socket();
+    try {
+      return await use(socket);
+    } finally {
+      socket.close();
+    }
+  }
+
   /** A WebSocket connection with a helper to run one `response.create` turn. */
   async socket(): Promise<{ turn(body: Record<string, unknown>): Promise<Array<Record<string, unknown>>>; close(): void }> {
     const Impl = (this.config.WebSocket ?? (globalThis as { WebSocket?: unknown }).WebSocket) as (new (url: string, options?: unknown) => WebSocketish) | undefined;
@@ -80,7 +90,15 @@ export class TestContext {
         for (;;) {
           const messages = inbox.slice(start);
           const end = messages.findIndex((m) => ['response.completed', 'response.failed', 'response.incomplete'].includes(String(m.type)) || (m.type === 'error' && 'status' in m));
-          if (end >= 0) return messages.slice(0, end + 1);
+          if (end >= 0) {
+            const turn = messages.slice(0, end + 1);
+            // A streamed turn (not an error envelope) must pass the same stream rules as SSE.
+            if (turn.at(-1)?.type !== 'error') {
+              const violation = checkStream(turn, {}).find((v) => v.severity === 'error');
+              if (violation) throw new CheckFailed(violation.rule, `WebSocket event ${violation.eventIndex}: ${violation.message}`);
+            }
+            return turn;
+          }
           if (Date.now() > deadline) throw new CheckFailed('websocket', 'no terminal event or error envelope within 15 s');
           await new Promise<void>((resolve) => {
             wake = resolve;

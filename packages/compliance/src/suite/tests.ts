@@ -241,13 +241,10 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'WebSocket: a response.create turn streams the same events as SSE, passing the stream rules',
     transport: 'websocket',
     async run(t) {
-      const socket = await t.socket();
-      try {
+      await t.withSocket(async (socket) => {
         const messages = await socket.turn({ input: 'Hello over WebSocket.' });
         expect(messages.at(-1)?.type === 'response.completed', 'websocket', `the turn ended with ${JSON.stringify(messages.at(-1)).slice(0, 120)}`);
-      } finally {
-        socket.close();
-      }
+      });
     },
   },
   {
@@ -255,15 +252,12 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'WebSocket: sequential turns continue a store: false response on the same socket',
     transport: 'websocket',
     async run(t) {
-      const socket = await t.socket();
-      try {
+      await t.withSocket(async (socket) => {
         const one = await socket.turn({ input: 'Hello.', store: false });
         const id = (one.at(-1) as { response: { id: string } }).response.id;
         const two = await socket.turn({ input: 'Again.', store: false, previous_response_id: id });
         expect(two.at(-1)?.type === 'response.completed', 'websocket', `the continuation ended with ${JSON.stringify(two.at(-1)).slice(0, 160)}`);
-      } finally {
-        socket.close();
-      }
+      });
     },
   },
   {
@@ -271,14 +265,11 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'WebSocket: an unknown previous_response_id is an error envelope with previous_response_not_found',
     transport: 'websocket',
     async run(t) {
-      const socket = await t.socket();
-      try {
+      await t.withSocket(async (socket) => {
         const messages = await socket.turn({ input: 'x', previous_response_id: 'resp_does_not_exist' });
         const last = messages.at(-1) as { type: string; status?: number; error?: { code?: string } };
         expect(last.type === 'error' && typeof last.status === 'number' && last.error?.code === 'previous_response_not_found', 'websocket-error', JSON.stringify(last).slice(0, 160));
-      } finally {
-        socket.close();
-      }
+      });
     },
   },
   {
@@ -286,17 +277,14 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'WebSocket: a failed continuation evicts the store: false response it referenced',
     transport: 'websocket',
     async run(t) {
-      const socket = await t.socket();
-      try {
+      await t.withSocket(async (socket) => {
         const one = await socket.turn({ input: 'Hello.', store: false });
         const id = (one.at(-1) as { response: { id: string } }).response.id;
         await socket.turn({ input: [{ type: 'item_reference', id: 'msg_does_not_exist' }], store: false, previous_response_id: id });
         const after = await socket.turn({ input: 'Again.', store: false, previous_response_id: id });
         const last = after.at(-1) as { type: string; error?: { code?: string } };
         expect(last.type === 'error' && last.error?.code === 'previous_response_not_found', 'websocket-eviction', JSON.stringify(last).slice(0, 160));
-      } finally {
-        socket.close();
-      }
+      });
     },
   },
   {
@@ -324,14 +312,11 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     async run(t) {
       const compacted = await t.request('POST', '/responses/compact', { model: t.config.model, input: [user('My name is Ada.')] });
       expect(compacted.status === 200, 'status', `compact answered ${compacted.status}`);
-      const socket = await t.socket();
-      try {
+      await t.withSocket(async (socket) => {
         const output = (compacted.body as { output: unknown[] }).output;
         const turn = await socket.turn({ input: [...output, user('Continue.')], previous_response_id: null });
         expect(turn.at(-1)?.type === 'response.completed', 'websocket', `the turn ended with ${JSON.stringify(turn.at(-1)).slice(0, 160)}`);
-      } finally {
-        socket.close();
-      }
+      });
     },
   },
 ];

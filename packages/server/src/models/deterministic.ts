@@ -1,5 +1,5 @@
 import type { FunctionToolParam, ItemField } from '@openresponses/types';
-import { itemText, type ModelProvider, type ModelRequest, type ModelStep } from './provider.js';
+import { itemText, lastUserMessage, lastUserText, type ModelProvider, type ModelRequest, type ModelStep } from './provider.js';
 
 export const DETERMINISTIC_MODEL = 'openresponses-deterministic';
 
@@ -157,19 +157,6 @@ function argumentsFor(tool: FunctionToolParam, text: string): Record<string, unk
     else out[name] = place ?? (text.trim() || 'example');
   }
   return out;
-}
-
-function lastUserMessage(items: ItemField[]): { content?: unknown[] } | undefined {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const item = items[i]!;
-    if (item.type === 'message' && (item as { role: string }).role === 'user') return item as { content?: unknown[] };
-  }
-  return undefined;
-}
-
-function lastUserText(items: ItemField[]): string {
-  const message = lastUserMessage(items);
-  return message ? itemText(message as ItemField).trim() : '';
 }
 
 function trailing(items: ItemField[], type: string): ItemField[] {

@@ -64,3 +64,18 @@ export function itemText(item: ItemField): string {
   if (Array.isArray(record.summary)) return (record.summary as Array<{ text?: string }>).map((s) => s.text ?? '').join(' ');
   return '';
 }
+
+/** The latest user message of a context, for providers that answer it. */
+export function lastUserMessage(items: readonly ItemField[]): (ItemField & { content?: unknown[] }) | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.type === 'message' && (item as { role: string }).role === 'user') return item as ItemField & { content?: unknown[] };
+  }
+  return undefined;
+}
+
+/** The text of the latest user message ('' when there is none). */
+export function lastUserText(items: readonly ItemField[]): string {
+  const message = lastUserMessage(items);
+  return message ? itemText(message).trim() : '';
+}

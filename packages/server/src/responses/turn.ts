@@ -1,4 +1,4 @@
-import { createStreamWriter, type AnyStreamingEvent } from '@openresponses/events';
+import { createStreamWriter, startingResponse, type AnyStreamingEvent } from '@openresponses/events';
 import type { CreateResponseBody, FunctionToolParam, ItemField, ResponseResource, Usage } from '@openresponses/types';
 import { versions, validate, type SpecVersion } from '@openresponses/zod';
 import type { Registry } from '@openresponses/extensions';
@@ -228,19 +228,13 @@ function words(text: string): string[] {
 
 function initialResponse(turn: PreparedTurn, createdAt: number): ResponseResource {
   const { body } = turn;
-  return {
-    id: `resp_${crypto.randomUUID().replace(/-/g, '')}`,
-    object: 'response',
+  // Echo what the request set; everything else keeps the spec defaults of startingResponse.
+  return startingResponse({
     created_at: createdAt,
-    completed_at: null,
-    status: 'in_progress',
-    incomplete_details: null,
     model: turn.model,
     previous_response_id: body.previous_response_id ?? null,
     instructions: body.instructions ?? null,
-    output: [],
-    error: null,
-    tools: [...turn.request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? false })), ...turn.request.hostedTools],
+    tools: [...turn.request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? false })), ...turn.request.hostedTools] as ResponseResource['tools'],
     tool_choice: echoToolChoice(body.tool_choice),
     truncation: body.truncation ?? 'disabled',
     parallel_tool_calls: body.parallel_tool_calls ?? true,
@@ -250,17 +244,15 @@ function initialResponse(turn: PreparedTurn, createdAt: number): ResponseResourc
     frequency_penalty: body.frequency_penalty ?? 0,
     top_logprobs: body.top_logprobs ?? 0,
     temperature: body.temperature ?? 1,
-    reasoning: body.reasoning ? { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null } as ResponseResource['reasoning'] : null,
-    usage: null,
+    reasoning: body.reasoning ? ({ effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null } as ResponseResource['reasoning']) : null,
     max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: body.max_tool_calls ?? null,
     store: body.store ?? true,
-    background: false,
     service_tier: body.service_tier ?? 'default',
     metadata: body.metadata ?? {},
     safety_identifier: body.safety_identifier ?? null,
     prompt_cache_key: body.prompt_cache_key ?? null,
-  } as ResponseResource;
+  });
 }
 
 /** The response echoes the requested format in the response's shape (which carries no schema). */
