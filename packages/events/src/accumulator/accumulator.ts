@@ -139,7 +139,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
 
   return {
     push(event) {
-      const type = PEER_EVENT_ALIASES[event.type] ?? event.type;
+      // Own-property check: a miss on a plain object would walk the prototype chain on every event.
+      const type = Object.hasOwn(PEER_EVENT_ALIASES, event.type) ? PEER_EVENT_ALIASES[event.type]! : event.type;
       if (isStreamingEventType(type)) apply((type === event.type ? event : { ...event, type }) as StreamingEvent);
       else if (response) options.folds?.[event.type]?.(response, event);
       return response;

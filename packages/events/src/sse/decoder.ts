@@ -69,7 +69,13 @@ class EventIterator implements AsyncIterator<AnyStreamingEvent> {
     this.chunks = iterate(body)[Symbol.asyncIterator]();
   }
 
-  async next(): Promise<IteratorResult<AnyStreamingEvent>> {
+  next(): Promise<IteratorResult<AnyStreamingEvent>> {
+    // Buffered events are handed out without entering an async function (one promise instead of several).
+    if (this.head < this.queue.length) return Promise.resolve({ value: this.queue[this.head++]!, done: false });
+    return this.pull();
+  }
+
+  private async pull(): Promise<IteratorResult<AnyStreamingEvent>> {
     for (;;) {
       if (this.head < this.queue.length) return { value: this.queue[this.head++]!, done: false };
       if (this.finished) return { value: undefined, done: true };
