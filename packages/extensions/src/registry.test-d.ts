@@ -18,3 +18,10 @@ test('extended unions include the vendor members, narrowed by type', () => {
   type Tool = z.output<typeof registry.schemas.ResponsesToolParam>;
   expectTypeOf<Extract<Tool, { type: 'acme:document_search' }>['index']>().toEqualTypeOf<string>();
 });
+
+test("the generator's ExtendedUnion helper agrees with the registry's inferred item type", () => {
+  type Vendor = z.output<ReturnType<typeof defineItem<'acme:search_result', { hits: z.ZodArray<z.ZodString> }>>['schema']>;
+  type FromGenerator = import('@openresponses/types').ExtendedUnion<'ItemField', Vendor>;
+  expectTypeOf<Extract<FromGenerator, { type: 'acme:search_result' }>>().toEqualTypeOf<Vendor>();
+  expectTypeOf<Extract<z.output<typeof registry.schemas.ItemField>, { type: 'acme:search_result' }>['hits']>().toEqualTypeOf<Vendor['hits']>();
+});

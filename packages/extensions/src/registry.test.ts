@@ -95,3 +95,9 @@ describe('extended validators', () => {
     );
   });
 });
+
+test('the registry extends exactly unions the generator marks as open', async () => {
+  const { OPEN_UNIONS } = await import('@openresponses/types');
+  for (const name of ['ItemField', 'ItemParam', 'Tool', 'ResponsesToolParam', 'StreamingEvent']) expect(OPEN_UNIONS).toContain(name);
+  expect(OPEN_UNIONS).not.toContain('ToolChoiceParam');
+});

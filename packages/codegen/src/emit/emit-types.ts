@@ -56,7 +56,7 @@ export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileNa
     return values[0];
   });
   const statements: StatementStructures[] = [
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './schemas.gen.js', namedImports: [model.streamingEventUnion], isTypeOnly: true },
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './schemas.gen.js', namedImports: [model.streamingEventUnion, 'SchemaTypes'], isTypeOnly: true },
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './schemas.gen.js', isTypeOnly: true },
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './forward.gen.js', namespaceExport: 'Forward', isTypeOnly: true },
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './openapi.gen.js', namedExports: ['paths', 'components', 'operations'], isTypeOnly: true },
@@ -95,6 +95,23 @@ export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileNa
     typeParameters: [{ name: 'T', constraint: 'StreamingEventType' }],
     type: `Extract<${model.streamingEventUnion}, { type: T }>`,
     docs: ['The streaming event whose `type` is `T`.'],
+  });
+  const open = model.schemas.filter((schema) => schema.open).map((schema) => schema.name);
+  statements.push({
+    kind: StructureKind.VariableStatement,
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: ['The unions open to vendor members (discriminated by `type`): items, content, annotations, tools and streaming events.'],
+    declarations: [{ name: 'OPEN_UNIONS', initializer: `[\n${open.map((name) => `  ${JSON.stringify(name)},`).join('\n')}\n] as const satisfies readonly (keyof SchemaTypes)[]` }],
+  });
+  statements.push({ kind: StructureKind.TypeAlias, isExported: true, name: 'OpenUnion', type: '(typeof OPEN_UNIONS)[number]', docs: ['The name of a union that vendor members can extend.'] });
+  statements.push({
+    kind: StructureKind.TypeAlias,
+    isExported: true,
+    name: 'ExtendedUnion',
+    typeParameters: [{ name: 'N', constraint: 'OpenUnion' }, { name: 'Vendor', constraint: '{ type: `${string}:${string}` }' }],
+    type: 'SchemaTypes[N] | Vendor',
+    docs: ['An open union with vendor members added (`ExtendedUnion<"ItemField", AcmeSearchResult>`).'],
   });
   return printModule(project, fileName, generatedHeader(model.version, model.sha256), statements);
 }

@@ -1,19 +1,21 @@
-/** The terminal line of every Open Responses stream. */
+/** The terminal SSE message of an Open Responses stream. */
 export const SSE_DONE = 'data: [DONE]\n\n';
 
 /**
- * One server-sent event: `event:` names the type (the spec requires it to match the body's `type`),
- * `data:` carries the JSON on one line, and there is no `id:` (servers SHOULD NOT use it).
+ * Encodes one event as an SSE message: `event: <type>` then `data: <json>`, no `id` (the spec says servers
+ * SHOULD NOT send one). `JSON.stringify` escapes every line break inside strings, so one `data:` line suffices.
  */
 export function encodeEvent(event: { type: string }): string {
-  // JSON.stringify never emits raw newlines, so one `data:` line always suffices.
+  if (typeof event.type !== 'string' || /[\r\n]/.test(event.type)) {
+    throw new TypeError(`Cannot encode an event whose type is not a single-line string: ${JSON.stringify(event.type)}`);
+  }
   return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-/** Encodes events to SSE bytes; `data: [DONE]` follows the last event when the writable side closes. */
+/** A stream that encodes events as UTF-8 SSE messages and appends `data: [DONE]` when its writable side closes. */
 export function createSSEEncoderStream(): TransformStream<{ type: string }, Uint8Array> {
   const encoder = new TextEncoder();
-  return new TransformStream({
+  return new TransformStream<{ type: string }, Uint8Array>({
     transform(event, controller) {
       controller.enqueue(encoder.encode(encodeEvent(event)));
     },
