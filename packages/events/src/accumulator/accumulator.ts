@@ -21,6 +21,14 @@ export interface Accumulator {
 
 type Mutable = Record<string, unknown>;
 
+/** A copy of a lifecycle event's response; undefined when a broken peer sent none (the checker reports that as `schema`). */
+function snapshotOf(value: unknown): ResponseResource | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const next = cloneJson(value) as ResponseResource;
+  if (!Array.isArray(next.output)) next.output = [];
+  return next;
+}
+
 /**
  * Rebuilds the `ResponseResource` from a stream, like the `openai` SDK's `finalResponse()`: output
  * items by `output_index`, content parts by `content_index`, text, refusal, function-argument, reasoning
@@ -44,7 +52,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       case 'response.created':
       case 'response.queued':
       case 'response.in_progress': {
-        const next = cloneJson(event.response);
+        const next = snapshotOf(event.response);
+        if (!next) return;
         // Lifecycle events before the end may carry an empty output; keep what the stream has built.
         if (response && next.output.length === 0) next.output = response.output;
         response = next;
@@ -53,7 +62,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       case 'response.completed':
       case 'response.incomplete':
       case 'response.failed': {
-        const next = cloneJson(event.response);
+        const next = snapshotOf(event.response);
+        if (!next) return;
         // Some peers send an empty output in the terminal event; the streamed items are the better record.
         if (response && next.output.length === 0 && response.output.length > 0) next.output = response.output;
         response = next;
