@@ -13,7 +13,9 @@ test('dispatches spec, vendor and unknown events to their handlers', () => {
     handle({ type: 'acme:trace', sequence_number: 2 }),
     handle({ type: 'response.future_event', sequence_number: 3 }),
     handle({ type: 'response.completed', sequence_number: 4 } as never),
+    // A colon alone does not make a slug: the checker calls this an unknown type, and so does the dispatcher.
+    handle({ type: 'acme: trace event', sequence_number: 5 }),
   ];
-  expect(results).toEqual([1, 2, 3, undefined]);
-  expect(seen).toEqual(['delta:hi', 'vendor:acme:trace', 'unknown:response.future_event']);
+  expect(results).toEqual([1, 2, 3, undefined, 3]);
+  expect(seen).toEqual(['delta:hi', 'vendor:acme:trace', 'unknown:response.future_event', 'unknown:acme: trace event']);
 });

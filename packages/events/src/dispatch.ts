@@ -1,5 +1,5 @@
 import type { StreamingEvent, StreamingEventByType, StreamingEventType } from '@openresponses/types';
-import { type AnyStreamingEvent, isStreamingEventType, type VendorEvent } from './events.js';
+import { type AnyStreamingEvent, isStreamingEventType, isVendorType, type VendorEvent } from './events.js';
 
 /** One handler per event type, all optional; vendor and unknown events go to `vendor` / `unknown`. */
 export type EventHandlers<R = void> = { [T in StreamingEventType]?: (event: StreamingEventByType<T>) => R } & {
@@ -23,7 +23,7 @@ export function on<R = void>(handlers: EventHandlers<R>): (event: AnyStreamingEv
       const handler = handlers[type] as ((e: StreamingEvent) => R) | undefined;
       return handler?.(event as StreamingEvent);
     }
-    if (type.includes(':') && handlers.vendor) return handlers.vendor(event as VendorEvent);
+    if (isVendorType(type) && handlers.vendor) return handlers.vendor(event as VendorEvent);
     return handlers.unknown?.(event);
   };
 }

@@ -92,6 +92,8 @@ describe('stream writer', () => {
     message.done();
     expect(() => message.done()).toThrow(/already done/);
     expect(() => writer.emitVendorEvent({ type: 'nocolon' as `${string}:${string}` })).toThrow(/slug prefix/);
+    // The checker would call this type unknown, so the writer must not send it.
+    expect(() => writer.emitVendorEvent({ type: 'acme: trace event' })).toThrow(/slug prefix/);
     writer.complete();
     expect(() => writer.addMessage()).toThrow(/after the response ended/);
   });

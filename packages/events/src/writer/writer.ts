@@ -1,7 +1,7 @@
 import { cloneJson } from '../clone.js';
 import type { Annotation, ErrorPayload, ItemField, ResponseResource, StreamingEvent } from '@openresponses/types';
 import { createAccumulator } from '../accumulator/accumulator.js';
-import type { AnyStreamingEvent } from '../events.js';
+import { type AnyStreamingEvent, isVendorType } from '../events.js';
 
 /** An operation the stream's state does not allow (text after its part is done, completing with open items…). */
 export class StreamOrderError extends Error {
@@ -275,7 +275,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
 
     emitVendorEvent(event) {
       requireStreaming('emitVendorEvent');
-      if (!event.type.includes(':')) throw new StreamOrderError(`vendor event types carry a slug prefix (acme:thing), got "${event.type}"`);
+      if (!isVendorType(event.type)) throw new StreamOrderError(`vendor event types carry a slug prefix (acme:thing), got "${event.type}"`);
       emit(event);
     },
 

@@ -1,0 +1,51 @@
+import type { ResponseFailedStreamingEvent, ResponseOutputTextDeltaStreamingEvent, ResponseReasoningSummaryDeltaStreamingEvent } from '@openresponses/types';
+import { expectTypeOf, test } from 'vitest';
+import { on } from './dispatch.js';
+import {
+  type AnyStreamingEvent,
+  isStreamingEvent,
+  isTerminalEventType,
+  isVendorEvent,
+  STREAMING_EVENT_TYPES,
+  type StreamingEvent,
+  type StreamingEventByType,
+  type StreamingEventType,
+  type TerminalEventType,
+  type VendorEvent,
+} from './events.js';
+
+test('the per-type map picks exactly one member of the union', () => {
+  expectTypeOf<StreamingEventByType<'response.output_text.delta'>>().toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
+  expectTypeOf<StreamingEventByType<'response.reasoning_summary_text.delta'>>().toEqualTypeOf<ResponseReasoningSummaryDeltaStreamingEvent>();
+  expectTypeOf<StreamingEventByType<'response.failed' | 'response.output_text.delta'>>().toEqualTypeOf<ResponseFailedStreamingEvent | ResponseOutputTextDeltaStreamingEvent>();
+});
+
+test('the type-name list and the union agree', () => {
+  expectTypeOf<StreamingEvent['type']>().toEqualTypeOf<StreamingEventType>();
+  expectTypeOf<(typeof STREAMING_EVENT_TYPES)[number]>().toEqualTypeOf<StreamingEventType>();
+  expectTypeOf<TerminalEventType>().toEqualTypeOf<'response.completed' | 'response.incomplete' | 'response.failed'>();
+  // Peer names are not spec types.
+  expectTypeOf<'response.reasoning_text.delta'>().not.toMatchTypeOf<StreamingEventType>();
+});
+
+test('streams carry spec events and opaque members; vendor types need a slug', () => {
+  const vendor: AnyStreamingEvent = { type: 'acme:trace_event', sequence_number: 1, latency_ms: 34 };
+  expectTypeOf(vendor).toMatchTypeOf<AnyStreamingEvent>();
+  // @ts-expect-error: a vendor event type carries a slug prefix
+  const unprefixed: VendorEvent = { type: 'trace_event', sequence_number: 1 };
+  void unprefixed;
+});
+
+test('guards narrow the open union', () => {
+  const event = {} as AnyStreamingEvent;
+  // Comparing `type` alone cannot exclude opaque members, whose type is any string; the guard can.
+  if (event.type === 'response.output_text.delta') expectTypeOf(event).not.toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
+  if (isStreamingEvent(event, 'response.output_text.delta')) expectTypeOf(event).toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
+  if (isVendorEvent(event)) expectTypeOf(event.type).toEqualTypeOf<`${string}:${string}`>();
+  if (isTerminalEventType(event.type)) expectTypeOf(event.type).toEqualTypeOf<TerminalEventType>();
+});
+
+test('the dispatcher refuses handler names that are not event types', () => {
+  // @ts-expect-error: misspelled event type
+  on({ 'response.output_text.deltas': () => undefined });
+});
