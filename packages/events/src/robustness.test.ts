@@ -5,6 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { startingResponse } from './__fixtures__/responses.js';
 import { createAccumulator } from './accumulator/accumulator.js';
 import { checkStream } from './checker/checker.js';
+import { decodeSSE, SSEDecodeError } from './sse/decoder.js';
 import { type AnyStreamingEvent, PEER_EVENT_ALIASES, STREAMING_EVENT_TYPES } from './events.js';
 
 const index = fc.oneof(fc.nat({ max: 3 }), fc.constant(-1), fc.constant(0.5), fc.constant('0'), fc.constant(null));
@@ -50,6 +51,26 @@ describe('robustness', () => {
         for (const e of stream.filter(isEventShaped)) expect(() => accumulator.push(e)).not.toThrow();
       }),
       { numRuns: 500, seed: 20260424 },
+    );
+  });
+
+  test('the decoder either yields events or throws SSEDecodeError, for any bytes in any chunks', async () => {
+    const fragment = fc.constantFrom('data: ', 'data:', 'event: ', ': c', 'retry: 1', '\n', '\r', '\r\n', '{"type":"a"}', '{"type":', '[DONE]', '"\u00e9"', '😀', 'null', '\ufeff');
+    const text = fc.array(fc.oneof(fragment, fc.string({ maxLength: 4 })), { maxLength: 30 }).map((parts) => parts.join(''));
+    await fc.assert(
+      fc.asyncProperty(text, fc.array(fc.nat(), { maxLength: 8 }), fc.constantFrom('spec' as const, 'lenient' as const), async (input, cuts, profile) => {
+        const bytes = new TextEncoder().encode(input);
+        const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        const pieces = [0, ...points, bytes.length].slice(1).map((end, k, all) => bytes.slice(k === 0 ? 0 : all[k - 1]!, end));
+        try {
+          for await (const event of decodeSSE((async function* () {
+            yield* pieces;
+          })(), { profile, maxEventBytes: 64 })) expect(typeof event.type).toBe('string');
+        } catch (error) {
+          expect(error).toBeInstanceOf(SSEDecodeError);
+        }
+      }),
+      { numRuns: 400, seed: 20260115 },
     );
   });
 });

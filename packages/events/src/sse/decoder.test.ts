@@ -74,6 +74,26 @@ describe('SSE decoder', () => {
     expect([events.length, sawDone, warnings.map((w) => w.code)]).toEqual([1, false, ['missing_done']]);
   });
 
+  test('an oversized line that never ends names the offset where its event starts', async () => {
+    const first = 'data: {"type":"a"}\n\n';
+    const error = await collect(streamOf(first, `data: {"type":"b","x":"${'y'.repeat(2000)}`), { maxEventBytes: 1024 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'event_too_large', eventIndex: 1, byteOffset: bytes(first).length });
+  });
+
+  test('a decode error cancels the body', async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(bytes('data: {oops\n\n'));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    await expect(collect(body)).rejects.toMatchObject({ code: 'invalid_json' });
+    expect(cancelled).toBe(true);
+  });
+
   test('data that is not an event object is refused', async () => {
     await expect(collect(streamOf('data: [1,2]\n\n'))).rejects.toMatchObject({ code: 'not_an_event' });
   });

@@ -82,15 +82,22 @@ class EventIterator implements AsyncIterator<AnyStreamingEvent> {
       this.queue = [];
       this.head = 0;
       const chunk = await this.chunks.next();
-      if (chunk.done) {
-        this.finished = true;
-        this.parser.end();
-        continue;
-      }
-      if (this.parser.feed(chunk.value, this.queue)) {
-        this.state.sawDone = true;
+      try {
+        if (chunk.done) {
+          this.finished = true;
+          this.parser.end();
+          continue;
+        }
+        if (this.parser.feed(chunk.value, this.queue)) {
+          this.state.sawDone = true;
+          this.finished = true;
+          await this.chunks.return?.();
+        }
+      } catch (error) {
+        // for await does not call return() when next() rejects: release the body here.
         this.finished = true;
         await this.chunks.return?.();
+        throw error;
       }
     }
   }
@@ -171,10 +178,15 @@ class LineParser {
 
   private problem(code: DecodeErrorCode, message: string): void {
     if (this.lenient && (code === 'event_type_mismatch' || code === 'missing_done')) {
-      this.options.onWarning?.({ code, eventIndex: this.eventIndex, byteOffset: Math.max(this.eventStart, 0), message });
+      this.options.onWarning?.({ code, eventIndex: this.eventIndex, byteOffset: this.currentEventOffset(), message });
       return;
     }
-    throw new SSEDecodeError(code, this.eventIndex, Math.max(this.eventStart, 0), message);
+    throw new SSEDecodeError(code, this.eventIndex, this.currentEventOffset(), message);
+  }
+
+  /** Where the current event starts; before its first line is complete, that is where the unfinished line starts. */
+  private currentEventOffset(): number {
+    return this.eventStart >= 0 ? this.eventStart : this.offset;
   }
 
   /** Returns the event when a blank line completes one. */
