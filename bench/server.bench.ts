@@ -1,7 +1,9 @@
-// Reference server under concurrent load on loopback, side by side with a bare node:http server that
+// Reference server under concurrent load on loopback (the loader runs in its own process), side by side with a bare node:http server that
 // returns the same precomputed bytes (the ceiling): requests/s, p50/p99 latency, streamed events/s, and
 // heap across 10,000 requests with the in-memory store at its bound.
-import { createServer, request as httpRequest, Agent } from 'node:http';
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { startServer } from '@openresponses/server/node';
 import { InMemoryResponseStore } from '@openresponses/server';
@@ -13,37 +15,17 @@ interface LoadResult {
   seconds: number;
   p50: number;
   p99: number;
-  bytes: number;
 }
 
-/** Keeps `concurrency` requests in flight for `seconds`, over keep-alive connections. */
-async function load(url: string, body: string, concurrency: number, seconds: number, maxRequests = Infinity): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const latencies: number[] = [];
-  let bytes = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const one = () =>
-    new Promise<void>((resolve, reject) => {
-      const started = performance.now();
-      const req = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        res.on('end', () => {
-          latencies.push(performance.now() - started);
-          resolve();
-        });
-      });
-      req.on('error', reject);
-      req.end(body);
+/** Runs the load generator in a child process (its own core), against `url`. */
+function load(url: string, body: string, concurrency: number, seconds: number, maxRequests = Infinity): Promise<LoadResult> {
+  const loader = fileURLToPath(new URL('./fixtures/http-loader.ts', import.meta.url));
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', loader, url, body, String(concurrency), String(seconds), String(maxRequests)], { maxBuffer: 1 << 20 }, (error, stdout) => {
+      if (error) reject(error);
+      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
     });
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline && latencies.length < maxRequests) await one();
-    }),
-  );
-  agent.destroy();
-  const sorted = latencies.sort((a, b) => a - b);
-  return { requests: sorted.length, seconds: (performance.now() - start) / 1000, p50: sorted[Math.floor(sorted.length * 0.5)]!, p99: sorted[Math.floor(sorted.length * 0.99)]!, bytes };
+  });
 }
 
 const heapMb = () => {
@@ -71,7 +53,7 @@ export async function run(): Promise<void> {
   const bareResult = await load(bareUrl, BODY, concurrency, 3);
   const referenceResult = await load(`${reference.url}/v1/responses`, BODY, concurrency, 3);
   const rps = (r: LoadResult) => r.requests / r.seconds;
-  console.log(`\nNon-streaming POST /v1/responses, ${concurrency} concurrent keep-alive connections, 3 s each (${precomputed.length} bytes per answer)`);
+  console.log(`\nNon-streaming POST /v1/responses, ${concurrency} concurrent keep-alive connections from a separate loader process, 3 s each (${precomputed.length} bytes per answer)`);
   console.log(`${'server'.padEnd(34)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
   for (const [name, r] of [['bare node:http (precomputed bytes)', bareResult], ['reference server (embedded model)', referenceResult]] as const) {
     console.log(`${name.padEnd(34)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(9)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)}`);
