@@ -90,6 +90,13 @@ interface ItemState {
 
 type Event = Record<string, unknown> & { type: string };
 
+/** The event that must end the streamed text of each content-part kind before content_part.done. */
+const TEXT_DONE_EVENT: Readonly<Record<string, string>> = {
+  output_text: 'response.output_text.done',
+  refusal: 'response.refusal.done',
+  reasoning_text: 'response.reasoning.done',
+};
+
 /** Checks a stream against the spec's ordering rules, event by event. */
 export function createStreamChecker(options: StreamCheckerOptions = {}): StreamChecker {
   const lenient = options.profile === 'lenient';
@@ -214,7 +221,14 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     state.doneText = value;
   };
 
-  const checkOrdering = (event: Event, report: (rule: StreamRule, message: string) => void) => {
+  /** Raw reasoning is streamable content, so a content part must back it; some peers skip it (a warning in lenient). */
+  const requireReasoningPart = (state: ItemState, event: Event, report: (rule: StreamRule, message: string, severity?: Violation['severity']) => void) => {
+    const key = event.content_index as number;
+    if (state.reasoning.has(key) || state.parts.has(key)) return; // reported once, at the first event of the part
+    report('part-not-added', `${event.type} for reasoning content ${key} of output_index ${event.output_index as number} without content_part.added`, lenient ? 'warning' : 'error');
+  };
+
+  const checkOrdering = (event: Event, report: (rule: StreamRule, message: string, severity?: Violation['severity']) => void) => {
     switch (event.type) {
       case 'response.created':
         if (started) report('duplicate-created', 'a second response.created');
@@ -284,11 +298,12 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
         const part = state && text(state.parts, event.content_index as number, event, report, true);
         if (!part) return;
         const kind = (part as TextState & { kind: string }).kind;
-        if ((kind === 'output_text' || kind === 'refusal') && part.doneText === undefined) {
-          report('text-done-missing', `content part ${event.content_index as number} closed without response.${kind === 'refusal' ? 'refusal' : 'output_text'}.done`);
-        }
+        const doneEvent = Object.hasOwn(TEXT_DONE_EVENT, kind) ? TEXT_DONE_EVENT[kind] : undefined;
+        // Raw reasoning text is tracked by its own events (response.reasoning.*), the other kinds on the part.
+        const streamed = kind === 'reasoning_text' ? state.reasoning.get(event.content_index as number) : part;
+        if (doneEvent && streamed?.doneText === undefined) report('text-done-missing', `content part ${event.content_index as number} closed without ${doneEvent}`);
         const final = (event.part as Record<string, unknown> | undefined)?.[kind === 'refusal' ? 'refusal' : 'text'];
-        if (typeof final === 'string' && part.doneText !== undefined && final !== part.doneText) report('delta-sum', `content_part.done text differs from the .done text`);
+        if (typeof final === 'string' && streamed?.doneText !== undefined && final !== streamed.doneText) report('delta-sum', `content_part.done text differs from the .done text`);
         part.done = true;
         return;
       }
@@ -343,11 +358,13 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
       }
       case 'response.reasoning.delta': {
         const state = itemFor(event, report);
+        if (state) requireReasoningPart(state, event, report);
         delta(state && text(state.reasoning, event.content_index as number, event, report, false), event.delta, event, report);
         return;
       }
       case 'response.reasoning.done': {
         const state = itemFor(event, report);
+        if (state) requireReasoningPart(state, event, report);
         finish(state && text(state.reasoning, event.content_index as number, event, report, false), event.text, event, report);
         return;
       }

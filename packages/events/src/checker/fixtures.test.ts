@@ -30,7 +30,7 @@ describe('broken peer streams are reported with the exact rule', () => {
     ['no-done.sse', 'spec', ['missing-done'], []],
     ['no-done.sse', 'lenient', [], ['missing-done']],
     ['reasoning-text-names.sse', 'spec', ['unknown-event-type'], []],
-    ['reasoning-text-names.sse', 'lenient', [], ['peer-event-name']],
+    ['reasoning-text-names.sse', 'lenient', [], ['part-not-added', 'peer-event-name']],
     ['delta-sum-mismatch.sse', 'spec', ['delta-sum'], []],
     ['repeated-sequence-numbers.sse', 'spec', ['sequence-number-order'], []],
   ];

@@ -37,6 +37,17 @@ const messageAndCall = () =>
     writer.complete();
   });
 
+/** A reasoning item streaming raw reasoning text ("think") at output_index 0. */
+const reasoningContent = () =>
+  record((writer) => {
+    writer.start();
+    const reasoning = writer.addReasoning();
+    reasoning.appendContent('thi');
+    reasoning.appendContent('nk');
+    reasoning.done();
+    writer.complete();
+  });
+
 /** A message cut off mid-text: it ends incomplete, then response.incomplete. */
 const cutOff = () =>
   record((writer) => {
@@ -212,6 +223,36 @@ const cases: Case[] = [
       return dropAt(events, find(events, 'response.content_part.added'));
     },
     errors: ['part-not-added'],
+  },
+  {
+    rule: 'part-not-added',
+    why: 'raw reasoning deltas without content_part.added',
+    stream: () => {
+      const events = reasoningContent();
+      return dropAt(events, find(events, 'response.content_part.added'));
+    },
+    errors: ['part-not-added'],
+  },
+  {
+    rule: 'part-not-added',
+    why: 'the lenient profile accepts raw reasoning without a content part, with a warning',
+    stream: () => {
+      const events = reasoningContent();
+      const added = find(events, 'response.content_part.added');
+      return renumber(events.filter((e, i) => i !== added && !(e.type === 'response.content_part.done' && e.output_index === 0)));
+    },
+    profile: 'lenient',
+    errors: [],
+    warnings: ['part-not-added'],
+  },
+  {
+    rule: 'text-done-missing',
+    why: 'a raw reasoning part closed without response.reasoning.done',
+    stream: () => {
+      const events = reasoningContent();
+      return dropAt(events, find(events, 'response.reasoning.done'));
+    },
+    errors: ['text-done-missing'],
   },
   {
     rule: 'part-added-twice',
@@ -391,6 +432,16 @@ describe('each rule is reported for its own break', () => {
   test('the unedited streams are clean', () => {
     expect(checkStream(messageAndCall(), { sawDone: true })).toEqual([]);
     expect(checkStream(cutOff(), { sawDone: true })).toEqual([]);
+    expect(checkStream(reasoningContent(), { sawDone: true })).toEqual([]);
+    expect(reasoningContent().map((e) => e.type).slice(2, -1)).toEqual([
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.reasoning.delta',
+      'response.reasoning.delta',
+      'response.reasoning.done',
+      'response.content_part.done',
+      'response.output_item.done',
+    ]);
   });
 
   test.each(cases.map((c) => [c.rule, c.why, c] as const))('%s: %s', (_rule, _why, c) => {

@@ -225,8 +225,11 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       let summaries = 0;
       let openPart: ReturnType<typeof textPart> | undefined;
       let content: string | undefined;
+      // Raw reasoning is streamable content, which the spec says MUST be backed by a content part.
       const finishContent = () => {
-        if (content !== undefined) emit({ type: 'response.reasoning.done', item_id: id, output_index: outputIndex, content_index: 0, text: content });
+        if (content === undefined) return;
+        emit({ type: 'response.reasoning.done', item_id: id, output_index: outputIndex, content_index: 0, text: content });
+        emit({ type: 'response.content_part.done', item_id: id, output_index: outputIndex, content_index: 0, part: { type: 'reasoning_text', text: content } });
       };
       const close = (status: 'completed' | 'incomplete', final: { encrypted_content?: string } = {}) => {
         if (openPart && !openPart.isClosed()) {
@@ -249,6 +252,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         },
         appendContent(delta: string) {
           if (closeOpenItem !== close) throw new StreamOrderError('appendContent after the reasoning item was done');
+          if (content === undefined) emit({ type: 'response.content_part.added', item_id: id, output_index: outputIndex, content_index: 0, part: { type: 'reasoning_text', text: '' } });
           content = (content ?? '') + delta;
           emit({ type: 'response.reasoning.delta', item_id: id, output_index: outputIndex, content_index: 0, delta });
         },
