@@ -70,7 +70,7 @@ describe('SSE decoder', () => {
   test('a missing [DONE] is an error in spec, a warning in lenient', async () => {
     await expect(collect(streamOf('data: {"type":"a"}\n\n'))).rejects.toMatchObject({ code: 'missing_done' });
     const warnings: StreamWarning[] = [];
-    const { events, sawDone } = await collect(streamOf('data: {"type":"a"}\n\n'), { profile: 'lenient', onWarning: (w: StreamWarning) => warnings.push(w) });
+    const { events, sawDone } = await collect(streamOf('event: a\ndata: {"type":"a"}\n\n'), { profile: 'lenient', onWarning: (w: StreamWarning) => warnings.push(w) });
     expect([events.length, sawDone, warnings.map((w) => w.code)]).toEqual([1, false, ['missing_done']]);
   });
 
@@ -92,6 +92,14 @@ describe('SSE decoder', () => {
     });
     await expect(collect(body)).rejects.toMatchObject({ code: 'invalid_json' });
     expect(cancelled).toBe(true);
+  });
+
+  test('data-only events (no event: field) decode, with one warning per stream', async () => {
+    const warnings: StreamWarning[] = [];
+    const first = 'data: {"type":"a"}\n\n';
+    const { events } = await collect(streamOf(`${first}data: {"type":"b"}\n\ndata: [DONE]\n\n`), { onWarning: (w: StreamWarning) => warnings.push(w) });
+    expect(events).toEqual([{ type: 'a' }, { type: 'b' }]);
+    expect(warnings).toEqual([expect.objectContaining({ code: 'missing_event_field', eventIndex: 0, byteOffset: 0 })]);
   });
 
   test('data that is not an event object is refused', async () => {

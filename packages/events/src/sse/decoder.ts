@@ -1,6 +1,6 @@
 import type { AnyStreamingEvent } from '../events.js';
 
-export type DecodeErrorCode = 'invalid_json' | 'not_an_event' | 'event_too_large' | 'event_type_mismatch' | 'missing_done' | 'data_after_done';
+export type DecodeErrorCode = 'invalid_json' | 'not_an_event' | 'event_too_large' | 'event_type_mismatch' | 'missing_event_field' | 'missing_done';
 
 /** A stream that cannot be decoded; names where: the event's index and the byte offset where it starts. */
 export class SSEDecodeError extends Error {
@@ -121,6 +121,7 @@ class LineParser {
   private eventStart = -1;
   private eventName: string | undefined;
   private data: string[] = [];
+  private warnedMissingName = false;
   private dataBytes = 0;
   /** Whether the text being split is pure ASCII, so that byte lengths are string lengths. */
   private ascii = true;
@@ -243,6 +244,11 @@ class LineParser {
     }
     const event = parsed as AnyStreamingEvent;
     if (name !== undefined && name !== event.type) this.problem('event_type_mismatch', `"event: ${name}" does not match the body's type "${event.type}"`);
+    if (name === undefined && !this.warnedMissingName) {
+      // Many peers send data-only events; the spec wants `event:` to name the type. Once per stream, never fatal.
+      this.warnedMissingName = true;
+      this.options.onWarning?.({ code: 'missing_event_field', eventIndex: this.eventIndex, byteOffset: this.currentEventOffset(), message: `event ${this.eventIndex} has no "event:" field (the spec requires it to match "${event.type}")` });
+    }
     return event;
   }
 }
