@@ -53,6 +53,16 @@ describe('SSE decoder', () => {
     expect((error as Error).message).toMatch(/^SSE event 1 at byte 20: invalid JSON/);
   });
 
+  test('byte offsets count UTF-8 bytes, also when a character is split across chunks', async () => {
+    const first = bytes('event: a\ndata: {"type":"a","t":"日本😀"}\n\n');
+    const all = new Uint8Array([...first, ...bytes('data: {oops\n\n')]);
+    const split = first.indexOf(0xe6) + 1; // inside 日
+    for (const cuts of [[split], [split, split + 1], [first.length - 2], [3, split, first.length + 4]]) {
+      const pieces = [0, ...cuts, all.length].slice(1).map((end, k, ends) => all.slice(k === 0 ? 0 : ends[k - 1]!, end));
+      await expect(collect(streamOf(...pieces))).rejects.toMatchObject({ code: 'invalid_json', eventIndex: 1, byteOffset: first.length });
+    }
+  });
+
   test('an oversized event is refused with a clear error', async () => {
     const big = `data: {"type":"a","x":"${'y'.repeat(2000)}"}\n\n`;
     await expect(collect(streamOf(big), { maxEventBytes: 1024 })).rejects.toMatchObject({ code: 'event_too_large', eventIndex: 0 });

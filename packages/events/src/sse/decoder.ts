@@ -125,6 +125,8 @@ class LineParser {
   private dataBytes = 0;
   /** Whether the text being split is pure ASCII, so that byte lengths are string lengths. */
   private ascii = true;
+  /** Whether the previous chunk ended inside a possible multi-byte sequence the TextDecoder may be holding. */
+  private tailHeld = false;
 
   constructor(private readonly options: DecodeOptions) {
     this.maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
@@ -134,6 +136,10 @@ class LineParser {
   /** Parses one chunk, appending complete events to `out`; true once `[DONE]` is seen. */
   feed(chunk: Uint8Array, out: AnyStreamingEvent[]): boolean {
     let chunkText = this.text.decode(chunk, { stream: true });
+    // One UTF-16 unit per byte, with nothing carried over between chunks, means one byte per character:
+    // string lengths are byte lengths. Cheaper than scanning the text for non-ASCII characters.
+    const chunkAscii = !this.tailHeld && chunk.byteLength === chunkText.length;
+    this.tailHeld = endsInsideSequence(chunk);
     if (this.skipLeadingLF && chunkText.length > 0) {
       // A CR ended the previous chunk; a LF starting this one belongs to the same line break.
       if (chunkText.charCodeAt(0) === 10) {
@@ -143,7 +149,8 @@ class LineParser {
       this.skipLeadingLF = false;
     }
     const pending = this.pending + chunkText;
-    this.ascii = !NON_ASCII.test(pending);
+    // The leftover partial line keeps the flag of the text it came from.
+    this.ascii = (this.pending === '' || this.ascii) && (chunkAscii || !NON_ASCII.test(chunkText));
     let start = 0;
     if (pending.indexOf('\r') < 0) {
       // The common case: LF line breaks only.
@@ -272,6 +279,12 @@ async function* iterate(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Ar
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;
+
+/** Whether a chunk's last bytes could be the start of a multi-byte UTF-8 sequence that continues in the next chunk. */
+function endsInsideSequence(chunk: Uint8Array): boolean {
+  for (let i = Math.max(0, chunk.length - 3); i < chunk.length; i++) if (chunk[i]! >= 0x80) return true;
+  return false;
+}
 
 /** UTF-8 byte length, for byte offsets in errors and the size limit; ASCII text (the common case) is its length. */
 function utf8Length(text: string): number {
