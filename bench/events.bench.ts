@@ -5,15 +5,23 @@ import { createAccumulator, decodeSSE, encodeEvent, SSE_DONE } from '@openrespon
 import { StreamingEventSchema, validate } from '@openresponses/zod';
 import { streamEvents } from './fixtures/payloads.js';
 
-async function measureAsync(name: string, eventsPerRun: number, run: () => Promise<unknown>, seconds = 1.5) {
-  for (let i = 0; i < 3; i++) await run();
-  let runs = 0;
-  const start = performance.now();
-  while (performance.now() - start < seconds * 1000) {
-    await run();
-    runs++;
+/** Runs every case in alternating rounds, so load on the machine hits all of them alike. */
+async function measureInterleaved(cases: Array<{ name: string; run: () => Promise<unknown> }>, eventsPerRun: number, rounds = 6, roundMs = 300) {
+  const totals = cases.map(() => ({ runs: 0, ms: 0 }));
+  for (const c of cases) for (let i = 0; i < 3; i++) await c.run();
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, c] of cases.entries()) {
+      const start = performance.now();
+      let runs = 0;
+      while (performance.now() - start < roundMs) {
+        await c.run();
+        runs++;
+      }
+      totals[index]!.runs += runs;
+      totals[index]!.ms += performance.now() - start;
+    }
   }
-  return { name, eventsPerSecond: (runs * eventsPerRun) / ((performance.now() - start) / 1000) };
+  return cases.map((c, i) => ({ name: c.name, eventsPerSecond: (totals[i]!.runs * eventsPerRun) / (totals[i]!.ms / 1000) }));
 }
 
 export async function run(): Promise<void> {
@@ -25,29 +33,29 @@ export async function run(): Promise<void> {
   for (let i = 0; i < sse.length; i += 16 * 1024) chunks.push(sse.subarray(i, i + 16 * 1024));
   const body = () => new ReadableStream<Uint8Array>({ start(c) { for (const chunk of chunks) c.enqueue(chunk); c.close(); } });
 
-  const results = [
-    await measureAsync('JSON.parse of each payload', events.length, async () => payloads.map((p) => JSON.parse(p))),
-    await measureAsync('eventsource-parser (decode only)', events.length, async () => {
+  const results = await measureInterleaved([
+    { name: 'JSON.parse of each payload', run: async () => payloads.map((p) => JSON.parse(p)) },
+    { name: 'eventsource-parser (decode only)', run: async () => {
       const out: unknown[] = [];
       const parser = createParser({ onEvent: (e) => e.data !== '[DONE]' && out.push(JSON.parse(e.data)) });
       const text = new TextDecoder();
       for (const chunk of chunks) parser.feed(text.decode(chunk, { stream: true }));
       return out;
-    }),
-    await measureAsync('decodeSSE (decode only)', events.length, async () => {
+    } },
+    { name: 'decodeSSE (decode only)', run: async () => {
       let n = 0;
       for await (const _ of decodeSSE(body())) n++;
       return n;
-    }),
-    await measureAsync('decodeSSE + validate + accumulate', events.length, async () => {
+    } },
+    { name: 'decodeSSE + validate + accumulate', run: async () => {
       const accumulator = createAccumulator();
       for await (const event of decodeSSE(body())) {
         if (!validate(StreamingEventSchema, event).success) throw new Error('invalid event');
         accumulator.push(event);
       }
       return accumulator.response;
-    }),
-  ];
+    } },
+  ], events.length);
   const base = results[0]!.eventsPerSecond;
   console.log(`\nStream of ${events.length} events (${sse.length.toLocaleString('en-US')} bytes of SSE), events per second`);
   for (const r of results) console.log(`${r.name.padEnd(40)} ${Math.round(r.eventsPerSecond).toLocaleString('en-US').padStart(12)} ${(r.eventsPerSecond / base).toFixed(2)}x`);
