@@ -45,6 +45,19 @@ describe('SSE decoder', () => {
     expect(events).toEqual([{ type: 't', s: '日本😀' }]);
   });
 
+
+  test('invalid UTF-8 becomes U+FFFD as TextDecoder decodes it, however the bytes are cut', async () => {
+    // A stray continuation byte, a lead byte followed by ASCII, and a sequence truncated by the event's end.
+    const head = bytes('data: {"type":"t","s":"a');
+    const tail = bytes('b"}\n\ndata: [DONE]\n\n');
+    const all = new Uint8Array([...head, 0x80, 0x41, 0xe6, 0x41, 0xf0, 0x9f, ...tail]);
+    const expected = JSON.parse(new TextDecoder().decode(all).split('\n')[0]!.slice(6)) as { s: string };
+    expect(expected.s).toContain('\ufffd');
+    for (let cut = 1; cut < all.length; cut++) {
+      const { events } = await collect(streamOf(all.slice(0, cut), all.slice(cut)));
+      expect(events).toEqual([expected]);
+    }
+  });
   test('invalid JSON names the event index and byte offset', async () => {
     const first = 'data: {"type":"a"}\n\n';
     const error = await collect(streamOf(`${first}data: {oops\n\n`)).catch((e: unknown) => e);
