@@ -24,10 +24,10 @@ const program = fc.record({
 });
 type Program = typeof program extends fc.Arbitrary<infer T> ? T : never;
 
-function build(p: Program): AnyStreamingEvent[] {
+function build(p: Program, onEvent?: (event: AnyStreamingEvent) => void): AnyStreamingEvent[] {
   const events: AnyStreamingEvent[] = [];
   let n = 0;
-  const writer = createStreamWriter({ response: startingResponse(), onEvent: (e) => events.push(e), ids: { message: () => `msg_${n++}`, functionCall: () => `fc_${n++}`, reasoning: () => `rs_${n++}` } });
+  const writer = createStreamWriter({ response: startingResponse(), onEvent: (e) => (events.push(e), onEvent?.(e)), ids: { message: () => `msg_${n++}`, functionCall: () => `fc_${n++}`, reasoning: () => `rs_${n++}` } });
   writer.start();
   p.items.forEach((spec, index) => {
     // The incomplete ending leaves the last item open, as a model cut off by max_output_tokens does.
@@ -74,6 +74,17 @@ describe('writer-built streams', () => {
         const accumulator = createAccumulator();
         for (const event of events) accumulator.push(event);
         expect(accumulator.response).toEqual((events.at(-1) as { response: unknown }).response);
+      }),
+      runs,
+    );
+  });
+
+  test('never change an event after sending it (the writer shares no state it later mutates)', () => {
+    fc.assert(
+      fc.property(program, (p) => {
+        const asSent: string[] = [];
+        const events = build(p, (event) => asSent.push(JSON.stringify(event)));
+        expect(events.map((event) => JSON.stringify(event))).toEqual(asSent);
       }),
       runs,
     );

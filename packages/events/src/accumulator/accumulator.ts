@@ -11,7 +11,7 @@ export interface AccumulatorOptions {
 }
 
 export interface Accumulator {
-  /** Applies one event and returns the snapshot after it (the live object: read it, do not mutate it). */
+  /** Applies one event and returns the snapshot after it (the live object: read it, do not mutate it; it shares the events' unchanging fields such as `tools` and `usage`, and owns its `output`). */
   push(event: AnyStreamingEvent): ResponseResource | undefined;
   /** The snapshot so far; undefined until the first lifecycle event carrying a response. */
   readonly response: ResponseResource | undefined;
@@ -21,12 +21,15 @@ export interface Accumulator {
 
 type Mutable = Record<string, unknown>;
 
-/** A copy of a lifecycle event's response; undefined when a broken peer sent none (the checker reports that as `schema`). */
+/**
+ * The snapshot for a lifecycle event's response; undefined when a broken peer sent none (the checker
+ * reports that as `schema`). Only `output` is mutated by later events, so only it is deep-copied; the
+ * other fields (tools, usage, metadata…) are shared with the event.
+ */
 function snapshotOf(value: unknown): ResponseResource | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const next = cloneJson(value) as ResponseResource;
-  if (!Array.isArray(next.output)) next.output = [];
-  return next;
+  const output = (value as { output?: unknown }).output;
+  return { ...(value as ResponseResource), output: Array.isArray(output) ? (cloneJson(output) as ItemField[]) : [] };
 }
 
 /**

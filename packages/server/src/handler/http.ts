@@ -1,10 +1,39 @@
 import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
 
-export function json(status: number, body: unknown, headers: HeadersInit = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+/**
+ * A request as the service reads it. Transports give it cheaply: the fetch-style handler from a web
+ * `Request`, the Node entry straight from `node:http` (web `Request`/`Response` objects cost Node
+ * ~20 µs each to build, more than a whole turn of the embedded model).
+ */
+export interface ServiceRequest {
+  method: string;
+  /** The path, without the query string. */
+  path: string;
+  /** A request header by lower-case name, or null. */
+  header(name: string): string | null;
+  /** The body as UTF-8 text, or null when it is longer than `maxBytes` (the rest is not kept). */
+  text(maxBytes: number): Promise<string | null>;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal;
 }
 
-export function errorResponse(error: unknown, headers: HeadersInit = {}): Response {
+/** An event stream: `pipe(write)` writes SSE text (or its bytes) in order and settles when the stream has ended. */
+export interface ServiceEventStream {
+  pipe(write: (chunk: string | Uint8Array) => void): Promise<void>;
+}
+
+export interface ServiceResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** JSON text, an event stream, or nothing. */
+  body: string | ServiceEventStream | null;
+}
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): ServiceResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+export function errorResponse(error: unknown, headers: Record<string, string> = {}): ServiceResponse {
   const failure = asResponsesError(error);
   return json(failure.status, failure.toJSON(), headers);
 }
@@ -13,14 +42,15 @@ export function errorResponse(error: unknown, headers: HeadersInit = {}): Respon
  * Reads a request body as the OpenAPI declares it: `application/json` or
  * `application/x-www-form-urlencoded` (fields holding JSON are parsed), within a size limit.
  */
-export async function readBody(request: Request, maxBytes: number): Promise<unknown> {
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+export async function readBody(request: ServiceRequest, maxBytes: number): Promise<unknown> {
+  const type = (request.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && type !== 'application/x-www-form-urlencoded') {
     throw invalidRequest('unsupported_media_type', `Content-Type must be application/json or application/x-www-form-urlencoded, got '${type || 'none'}'.`, null, 415);
   }
-  const declared = Number(request.headers.get('content-length') ?? NaN);
+  const declared = Number(request.header('content-length') ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  const text = await readLimited(request, maxBytes);
+  const text = await request.text(maxBytes);
+  if (text === null) throw tooLarge(maxBytes);
   if (type === 'application/x-www-form-urlencoded') return fromForm(text);
   if (text.trim() === '') throw invalidRequest('invalid_json', 'The request body is empty; expected a JSON object.');
   try {
@@ -31,30 +61,6 @@ export async function readBody(request: Request, maxBytes: number): Promise<unkn
 }
 
 const tooLarge = (maxBytes: number) => invalidRequest('request_too_large', `The request body is larger than ${maxBytes} bytes.`, null, 413);
-
-async function readLimited(request: Request, maxBytes: number): Promise<string> {
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
 
 /** Form fields are strings; values that are JSON (arrays, objects, numbers, booleans) are parsed. */
 function fromForm(text: string): Record<string, unknown> {

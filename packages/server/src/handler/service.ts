@@ -9,7 +9,8 @@ import { acceptClientShapes, historyOf, normalizeInput, type LookupResponse } fr
 import { createSealer, type Sealer } from '../responses/sealed.js';
 import { prepareTurn, runTurn, type TurnDependencies, type TurnResult } from '../responses/turn.js';
 import { InMemoryResponseStore, type ResponseStore } from '../stores/store.js';
-import { constantTimeEqual, errorResponse, json, readBody, unauthorized } from './http.js';
+import { toFetchHandler } from './fetch.js';
+import { constantTimeEqual, errorResponse, json, readBody, unauthorized, type ServiceRequest, type ServiceResponse } from './http.js';
 
 export interface ResponsesServiceOptions {
   /** Accepted bearer keys; none means the server is open (the Node entry warns at startup). */
@@ -48,7 +49,10 @@ interface TurnOptions {
 
 /** The parts of a running server that both the HTTP handler and the WebSocket transport use. */
 export interface ResponsesService {
+  /** The fetch-style handler. */
   fetch(request: Request): Promise<Response>;
+  /** The same routes on the transport-neutral request shape the Node entry serves from `node:http` directly. */
+  handle(request: ServiceRequest): Promise<ServiceResponse>;
   /** Runs one `response.create` turn: validation, context, model, events; stores it when `store` allows. */
   turn(raw: unknown, options: TurnOptions): Promise<TurnResult & { input: ItemField[] }>;
   authorize(header: string | null): boolean;
@@ -107,6 +111,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       const checker = options.validateOutgoing ? (options.registry?.createStreamChecker() ?? createStreamChecker()) : undefined;
       const result = await runTurn(prepared, deps, {
         signal: turnOptions.signal,
+        wholeDeltas: onEvent === undefined,
         onEvent: (event) => {
           const violations = checker?.push(event).filter((v) => v.severity === 'error') ?? [];
           if (violations.length > 0) throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
@@ -121,39 +126,31 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
 
   const turn: ResponsesService['turn'] = async (raw, turnOptions) => (await beginTurn(raw, turnOptions))(turnOptions.onEvent);
 
-  const createResponse = async (request: Request, version: SpecVersion): Promise<Response> => {
+  const createResponse = async (request: ServiceRequest, version: SpecVersion): Promise<ServiceResponse> => {
     const body = await readBody(request, maxBodyBytes);
-    const abort = new AbortController();
-    request.signal.addEventListener('abort', () => abort.abort(), { once: true });
-    const run = await beginTurn(body, { version, signal: abort.signal });
+    const run = await beginTurn(body, { version, signal: request.signal });
     const streaming = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
     if (!streaming) {
       const result = await run();
       if (result.error) return errorResponse(result.error, corsHeaders);
       return json(200, result.response, corsHeaders);
     }
-    const encoder = new TextEncoder();
-    const stream = new ReadableStream<Uint8Array>({
-      start(controller) {
-        run((event) => controller.enqueue(encoder.encode(encodeEvent(event)))).then(
-          () => {
-            controller.enqueue(encoder.encode(SSE_DONE));
-            controller.close();
-          },
-          (error: unknown) => {
-            console.error(error);
-            controller.error(error);
-          },
-        );
+    const events = {
+      pipe: async (write: (chunk: string) => void) => {
+        try {
+          await run((event) => write(encodeEvent(event)));
+        } catch (error) {
+          // A failure inside a started stream is a server bug (model failures end in response.failed).
+          console.error(error);
+          throw error;
+        }
+        write(SSE_DONE);
       },
-      cancel() {
-        abort.abort();
-      },
-    });
-    return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...corsHeaders } });
+    };
+    return { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...corsHeaders }, body: events };
   };
 
-  const compact = async (request: Request, version: SpecVersion): Promise<Response> => {
+  const compact = async (request: ServiceRequest, version: SpecVersion): Promise<ServiceResponse> => {
     const raw = await readBody(request, maxBodyBytes);
     const schema = (versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0] | undefined>).CompactResponseMethodPublicBodySchema;
     if (!schema) throw new ResponsesError('not_found', 'unsupported_endpoint', `POST ${base}/responses/compact is not part of spec ${version}.`);
@@ -182,17 +179,17 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     return json(200, resource, corsHeaders);
   };
 
-  const route = async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+  const storedRoute = new RegExp(`^${base}/responses/([^/]+)(/input_items)?$`);
+  const route = async (request: ServiceRequest): Promise<ServiceResponse> => {
+    const path = request.path.replace(/\/+$/, '') || '/';
     if (path === '/healthz' && request.method === 'GET') return json(200, { status: 'ok' }, corsHeaders);
-    if (request.method === 'OPTIONS' && options.cors) return new Response(null, { status: 204, headers: corsHeaders });
-    if (!authorize(request.headers.get('authorization'))) throw unauthorized();
+    if (request.method === 'OPTIONS' && options.cors) return { status: 204, headers: corsHeaders, body: null };
+    if (!authorize(request.header('authorization'))) throw unauthorized();
     if (options.testHooks) {
       const fault = injectedFault(request, faults);
       if (fault) return fault;
     }
-    const version = versionOf(request.headers.get('openresponses-version'));
+    const version = versionOf(request.header('openresponses-version'));
     if (path === `${base}/responses`) {
       if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
       return createResponse(request, version);
@@ -201,7 +198,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
       return compact(request, version);
     }
-    const match = new RegExp(`^${base}/responses/([^/]+)(/input_items)?$`).exec(path);
+    const match = storedRoute.exec(path);
     if (match) {
       const id = decodeURIComponent(match[1]!);
       const stored = await store.get(id);
@@ -221,15 +218,18 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     throw new ResponsesError('not_found', 'unknown_path', `No route for ${request.method} ${path}.`);
   };
 
+  const handle = async (request: ServiceRequest): Promise<ServiceResponse> => {
+    try {
+      return await route(request);
+    } catch (error) {
+      if (!(error instanceof ResponsesError)) console.error(error);
+      return errorResponse(error, corsHeaders);
+    }
+  };
+
   return {
-    fetch: async (request) => {
-      try {
-        return await route(request);
-      } catch (error) {
-        if (!(error instanceof ResponsesError)) console.error(error);
-        return errorResponse(error, corsHeaders);
-      }
-    },
+    fetch: toFetchHandler(handle),
+    handle,
     turn,
     authorize,
     store,
@@ -247,8 +247,8 @@ function methodNotAllowed(method: string, path: string): ResponsesError {
   return invalidRequest('method_not_allowed', `${method} is not supported on ${path}.`, null, 405);
 }
 
-function injectedFault(request: Request, faults: Map<string, number>): Response | undefined {
-  const header = request.headers.get('openresponses-test-fail');
+function injectedFault(request: ServiceRequest, faults: Map<string, number>): ServiceResponse | undefined {
+  const header = request.header('openresponses-test-fail');
   if (!header) return undefined;
   const [statusText, ...params] = header.split(';').map((s) => s.trim());
   const settings = Object.fromEntries(params.map((p) => p.split('=') as [string, string]));

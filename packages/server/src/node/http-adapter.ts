@@ -1,74 +1,119 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServiceRequest, ServiceResponse } from '../handler/http.js';
+
+type FetchHandler = (request: Request) => Promise<Response>;
+/** What serves requests: a `ResponsesService` (or anything with its `handle`), or any fetch-style handler. */
+export type NodeListenerTarget = FetchHandler | { handle(request: ServiceRequest): Promise<ServiceResponse> };
 
 /**
- * Serves a fetch-style handler from node:http, aborting on disconnect. Request bodies are read into
- * memory up to `maxBodyBytes` + 1 (the handler then answers 413 for anything longer): far cheaper than
- * a web stream over the socket. Event streams are piped chunk by chunk; other answers are written at once.
+ * Serves a handler from node:http, aborting its signal when the client goes away. A `ResponsesService`
+ * is served from `node:http` directly (no web `Request`/`Response` objects: on Node they cost more than
+ * a whole turn of the embedded model); a fetch-style handler gets a web `Request`. Event streams are
+ * written chunk by chunk as they are produced; other answers at once, with their length.
  */
-export function toNodeListener(handler: (request: Request) => Promise<Response>, options: { maxBodyBytes?: number } = {}) {
+export function toNodeListener(target: NodeListenerTarget, options: { maxBodyBytes?: number } = {}) {
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   return async (req: IncomingMessage, res: ServerResponse) => {
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    const host = req.headers.host ?? '127.0.0.1';
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const request = new Request(`http://${host}${req.url ?? '/'}`, {
-      method: req.method,
-      headers: toHeaders(req.headers),
-      body: hasBody ? ((await readCapped(req, maxBodyBytes + 1)) as unknown as BodyInit) : undefined,
-      signal: abort.signal,
-    });
-    let response: Response;
+    let response: ServiceResponse;
     try {
-      response = await handler(request);
+      response = typeof target === 'function' ? await fromWebResponse(await target(await webRequest(req, maxBodyBytes, abort.signal)), abort.signal) : await target.handle(nodeRequest(req, abort.signal));
     } catch (error) {
       console.error(error);
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: 'server_error', code: 'internal_error', param: null, message: 'Unexpected server failure.' } }));
+      const body = JSON.stringify({ error: { type: 'server_error', code: 'internal_error', param: null, message: 'Unexpected server failure.' } });
+      res.writeHead(500, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }).end(body);
       return;
     }
-    if (!response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-      const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
-      res.writeHead(response.status, Object.fromEntries(response.headers)).end(body);
+    const { status, headers, body } = response;
+    if (body === null || typeof body === 'string') {
+      res.writeHead(status, body === null ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }).end(body ?? undefined);
       return;
     }
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    const reader = response.body.getReader();
+    res.writeHead(status, headers);
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        // Respect backpressure: wait for drain when the socket buffer is full.
-        if (!res.write(value)) await new Promise<void>((resolve) => res.once('drain', resolve));
-      }
+      // The socket buffers what the client has not read yet; a client that went away stops the turn through the signal.
+      await body.pipe((chunk) => {
+        if (!res.destroyed) res.write(chunk);
+      });
       res.end();
     } catch {
       res.destroy();
-    } finally {
-      if (abort.signal.aborted) await reader.cancel().catch(() => {});
     }
   };
 }
 
-function toHeaders(headers: IncomingMessage['headers']): Headers {
-  const out = new Headers();
-  for (const [key, value] of Object.entries(headers)) {
-    if (Array.isArray(value)) for (const v of value) out.append(key, v);
-    else if (value !== undefined) out.set(key, value);
-  }
-  return out;
+function nodeRequest(req: IncomingMessage, signal: AbortSignal): ServiceRequest {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return {
+    method: req.method ?? 'GET',
+    path: query < 0 ? url : url.slice(0, query),
+    header: (name) => {
+      const value = req.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    text: async (maxBytes) => {
+      const { body, size } = await readCapped(req, maxBytes);
+      return size > maxBytes ? null : body.toString('utf8');
+    },
+    signal,
+  };
 }
 
-/** The request body, up to `limit` bytes (the rest is drained, not kept). */
-async function readCapped(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    if (size >= limit) continue;
-    const kept = chunk.length > limit - size ? chunk.subarray(0, limit - size) : chunk;
-    chunks.push(kept);
-    size += kept.length;
+/** The first `keep` bytes of the body and its whole size (the rest is drained, not kept). Plain events: an async iterator per request costs more. */
+function readCapped(req: IncomingMessage, keep: number): Promise<{ body: Buffer; size: number }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let kept = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (kept >= keep) return;
+      const part = chunk.length > keep - kept ? chunk.subarray(0, keep - kept) : chunk;
+      chunks.push(part);
+      kept += part.length;
+    });
+    req.on('end', () => resolve({ body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), size }));
+    req.on('error', reject);
+  });
+}
+
+/** A web `Request` for a fetch-style handler; the body is cut one byte past the limit, enough for it to answer 413. */
+async function webRequest(req: IncomingMessage, maxBodyBytes: number, signal: AbortSignal): Promise<Request> {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
+    else if (value !== undefined) headers.set(key, value);
   }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  return new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, {
+    method: req.method,
+    headers,
+    body: hasBody ? ((await readCapped(req, maxBodyBytes + 1)).body as unknown as BodyInit) : undefined,
+    signal,
+  });
+}
+
+/** A fetch-style handler's answer, to be written like the service's own: event streams chunk by chunk. */
+async function fromWebResponse(response: Response, signal: AbortSignal): Promise<ServiceResponse> {
+  const headers = Object.fromEntries(response.headers);
+  if (!response.body) return { status: response.status, headers, body: null };
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return { status: response.status, headers, body: await response.text() };
+  const reader = response.body.getReader();
+  return {
+    status: response.status,
+    headers,
+    body: {
+      pipe: async (write) => {
+        try {
+          for (let next = await reader.read(); !next.done; next = await reader.read()) write(next.value);
+        } finally {
+          if (signal.aborted) await reader.cancel().catch(() => {});
+        }
+      },
+    },
+  };
 }

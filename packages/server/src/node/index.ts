@@ -1,3 +1,3 @@
 export { startServer, type RunningServer, type StartServerOptions } from './server.js';
-export { toNodeListener } from './http-adapter.js';
+export { toNodeListener, type NodeListenerTarget } from './http-adapter.js';
 export { serveResponsesSocket, type WebSocketOptions } from './websocket.js';

@@ -27,7 +27,7 @@ export interface RunningServer {
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const service = createResponsesService(options);
   if (service.open) (options.warn ?? console.warn)('openresponses-server: no API keys configured; the server accepts every request.');
-  const server = createServer(toNodeListener(service.fetch, { maxBodyBytes: options.maxBodyBytes }));
+  const server = createServer(toNodeListener(service, { maxBodyBytes: options.maxBodyBytes }));
   const sockets = new WebSocketServer({ noServer: true });
   const base = (options.basePath ?? '/v1').replace(/\/$/, '');
   server.on('upgrade', (request, socket, head) => {

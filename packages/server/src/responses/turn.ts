@@ -108,6 +108,11 @@ function policyFor(body: CreateResponseBody, tools: FunctionToolParam[]): ToolPo
 
 export interface RunOptions {
   onEvent?: (event: AnyStreamingEvent) => void;
+  /**
+   * Nobody watches the deltas (a non-streaming answer): each part's text goes to the writer as one delta
+   * instead of word by word. The response is the same; a fraction of the events are made.
+   */
+  wholeDeltas?: boolean;
   signal?: AbortSignal;
   now?: () => number;
 }
@@ -146,6 +151,20 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
     if (reasoning) reasoningTokens++;
     return true;
   };
+  /** Appends pieces while the output budget lasts; false when it ran out. */
+  const appendWithin = (pieces: string[], append: (text: string) => void, reasoning = false): boolean => {
+    if (!options.wholeDeltas) {
+      for (const piece of pieces) {
+        if (!spend(reasoning)) return false;
+        append(piece);
+      }
+      return true;
+    }
+    let fits = 0;
+    while (fits < pieces.length && spend(reasoning)) fits++;
+    if (fits > 0) append(pieces.slice(0, fits).join(''));
+    return fits === pieces.length;
+  };
   const failWith = (error: ResponsesError): TurnResult => ({ response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }), error });
 
   try {
@@ -158,16 +177,10 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
           const reasoning = writer.addReasoning();
           for (const text of step.summary) {
             const part = reasoning.addSummaryPart();
-            for (const word of words(text)) {
-              if (!spend(true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
-              part.append(word);
-            }
+            if (!appendWithin(words(text), (t) => part.append(t), true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
             part.done();
           }
-          for (const word of words(step.content ?? '')) {
-            if (!spend(true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
-            reasoning.appendContent(word);
-          }
+          if (!appendWithin(words(step.content ?? ''), (t) => reasoning.appendContent(t), true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
           reasoning.done({ encrypted_content: await deps.sealer.seal({ summary: step.summary, content: step.content ?? null }) });
           break;
         }
@@ -175,13 +188,16 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
         case 'refusal': {
           const message = writer.addMessage(step.type === 'message' && step.phase ? { phase: step.phase } : {});
           const part = step.type === 'message' ? message.addOutputText() : message.addRefusal();
-          for (const word of words(step.text)) {
-            if (!spend()) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
-            if (step.type === 'message' && step.delayMs) {
-              await new Promise((resolve) => setTimeout(resolve, step.delayMs));
+          const delayMs = step.type === 'message' ? step.delayMs : undefined;
+          if (!delayMs) {
+            if (!appendWithin(words(step.text), (t) => part.append(t))) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+          } else {
+            for (const word of words(step.text)) {
+              if (!spend()) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+              await new Promise((resolve) => setTimeout(resolve, delayMs));
               if (options.signal?.aborted) return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
+              part.append(word);
             }
-            part.append(word);
           }
           part.done();
           message.done();
@@ -203,10 +219,9 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
           if (calls >= maxCalls) break;
           calls++;
           const call = writer.addFunctionCall({ name: step.name, call_id: step.call_id ?? `call_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}` });
-          for (let i = 0; i < step.arguments.length; i += 16) {
-            if (!spend()) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
-            call.appendArguments(step.arguments.slice(i, i + 16));
-          }
+          const chunks: string[] = [];
+          for (let i = 0; i < step.arguments.length; i += 16) chunks.push(step.arguments.slice(i, i + 16));
+          if (!appendWithin(chunks, (t) => call.appendArguments(t))) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
           call.done();
           break;
         }

@@ -63,9 +63,11 @@ export class InMemoryResponseStore implements ResponseStore {
     const id = entry.response.id;
     this.remove(id);
     this.entries.set(id, { entry, touched: this.now() });
-    for (const item of [...entry.input, ...entry.response.output]) {
-      const itemId = (item as { id?: string }).id;
-      if (itemId) this.items.set(itemId, { item, owner: id });
+    for (const list of [entry.input, entry.response.output]) {
+      for (const item of list) {
+        const itemId = (item as { id?: string }).id;
+        if (itemId) this.items.set(itemId, { item, owner: id });
+      }
     }
     while (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value!);
   }
@@ -84,9 +86,11 @@ export class InMemoryResponseStore implements ResponseStore {
     const found = this.entries.get(id);
     if (!found) return false;
     this.entries.delete(id);
-    for (const item of [...found.entry.input, ...found.entry.response.output]) {
-      const itemId = (item as { id?: string }).id;
-      if (itemId && this.items.get(itemId)?.owner === id) this.items.delete(itemId);
+    for (const list of [found.entry.input, found.entry.response.output]) {
+      for (const item of list) {
+        const itemId = (item as { id?: string }).id;
+        if (itemId && this.items.get(itemId)?.owner === id) this.items.delete(itemId);
+      }
     }
     return true;
   }

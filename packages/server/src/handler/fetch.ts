@@ -1,0 +1,61 @@
+import type { ServiceRequest, ServiceResponse } from './http.js';
+
+/** The fetch-style transport: a web `Request` in, a web `Response` out (SSE as a byte stream). */
+export function toFetchHandler(handle: (request: ServiceRequest) => Promise<ServiceResponse>): (request: Request) => Promise<Response> {
+  return async (request) => {
+    // One signal for both ways a client goes away: the request aborts, or the response stream is cancelled.
+    const abort = new AbortController();
+    if (request.signal.aborted) abort.abort();
+    else request.signal.addEventListener('abort', () => abort.abort(), { once: true });
+    const response = await handle({
+      method: request.method,
+      path: new URL(request.url).pathname,
+      header: (name) => request.headers.get(name),
+      text: (maxBytes) => readLimited(request, maxBytes),
+      signal: abort.signal,
+    });
+    const init = { status: response.status, headers: response.headers };
+    if (response.body === null || typeof response.body === 'string') return new Response(response.body, init);
+    const events = response.body;
+    const encoder = new TextEncoder();
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        events.pipe((chunk) => !cancelled && controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk)).then(
+          () => !cancelled && controller.close(),
+          (error: unknown) => !cancelled && controller.error(error),
+        );
+      },
+      cancel() {
+        cancelled = true;
+        abort.abort();
+      },
+    });
+    return new Response(stream, init);
+  };
+}
+
+/** The body as text, or null past `maxBytes` (reading stops there). */
+async function readLimited(request: Request, maxBytes: number): Promise<string | null> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}

@@ -1,0 +1,129 @@
+// The two transports over the same service: the fetch-style handler (web Request/Response, as a gateway
+// mounts it) and the Node entry (node:http directly). Same answers, same errors, and a client that goes
+// away mid-stream stops the turn on both.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { checkStream, decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
+import { createResponsesHandler } from '../src/index.js';
+import { toNodeListener, type RunningServer } from '../src/node/index.js';
+import { API_KEY, startTestServer } from './harness.js';
+
+const handler = createResponsesHandler({ apiKeys: [API_KEY], validateOutgoing: true, maxBodyBytes: 4096 });
+const headers = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
+const request = (path: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}) =>
+  new Request(`http://gateway.test${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: { ...headers, ...init.headers },
+    body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+    signal: init.signal,
+  });
+
+/** Reads events until `until` says stop, then cancels the rest of the body. */
+async function readUntil(body: ReadableStream<Uint8Array>, until: (event: AnyStreamingEvent) => boolean): Promise<AnyStreamingEvent[]> {
+  const events: AnyStreamingEvent[] = [];
+  for await (const event of decodeSSE(body)) {
+    events.push(event);
+    if (until(event)) break; // leaving the loop cancels the body
+  }
+  return events;
+}
+
+async function storedStatus(fetchStored: () => Promise<Response>, wanted: string): Promise<Record<string, unknown>> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const response = await fetchStored();
+    if (response.status === 200) {
+      const stored = (await response.json()) as Record<string, unknown>;
+      if (stored.status === wanted) return stored;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`the response never reached status ${wanted}`);
+}
+
+describe('the fetch-style handler', () => {
+  test('answers JSON and streams SSE that passes the checker', async () => {
+    const json = await handler(request('/v1/responses', { body: { input: 'Hello! My name is Ada.' } }));
+    expect(json.status).toBe(200);
+    const response = (await json.json()) as { status: string; output: Array<{ content: Array<{ text: string }> }> };
+    expect(response.status).toBe('completed');
+    expect(response.output[0]!.content[0]!.text).toContain('My name is Ada');
+
+    const streamed = await handler(request('/v1/responses', { body: { input: 'Hello again', stream: true } }));
+    expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const decoded = decodeSSE(streamed.body!);
+    const events: AnyStreamingEvent[] = [];
+    for await (const event of decoded) events.push(event);
+    expect(decoded.sawDone).toBe(true);
+    expect(checkStream(events, { sawDone: true })).toEqual([]);
+    expect(events.at(-1)!.type).toBe('response.completed');
+  });
+
+  test('bad inputs get the spec error object and status', async () => {
+    const cases: Array<[Request, number, string]> = [
+      [request('/v1/responses', { body: 'x'.repeat(5000) }), 413, 'request_too_large'],
+      [request('/v1/responses', { body: 'input=hi', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type'],
+      [request('/v1/responses', { body: { input: 'hi' }, headers: { authorization: 'Bearer wrong' } }), 401, 'invalid_api_key'],
+      [request('/v1/responses', { method: 'GET' }), 405, 'method_not_allowed'],
+      [request('/v1/responses/resp_missing'), 404, 'response_not_found'],
+    ];
+    for (const [input, status, code] of cases) {
+      const response = await handler(input);
+      expect(response.status, code).toBe(status);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
+    }
+  });
+
+  test('cancelling the response stream stops the turn (stored as failed: cancelled)', async () => {
+    const response = await handler(request('/v1/responses', { body: { input: 'Tell me a long story [long] [slow]', stream: true } }));
+    const events = await readUntil(response.body!, (event) => event.type === 'response.output_text.delta');
+    const id = (events[0] as { response: { id: string } }).response.id;
+    const stored = await storedStatus(() => handler(request(`/v1/responses/${id}`)), 'failed');
+    expect(stored.error).toMatchObject({ code: 'cancelled' });
+    expect((stored.output as Array<{ content: Array<{ text: string }> }>)[0]!.content[0]!.text.split(' ').length).toBeLessThan(200);
+  });
+
+  test('served by node:http through toNodeListener: JSON, SSE and errors arrive unchanged', async () => {
+    const server: Server = createServer(toNodeListener(handler));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const json = await fetch(`${base}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ input: 'Hi there' }) });
+      expect(((await json.json()) as { status: string }).status).toBe('completed');
+      const streamed = await fetch(`${base}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ input: 'Hi there', stream: true }) });
+      const decoded = decodeSSE(streamed.body!);
+      const events: AnyStreamingEvent[] = [];
+      for await (const event of decoded) events.push(event);
+      expect(checkStream(events, { sawDone: decoded.sawDone })).toEqual([]);
+      const tooLarge = await fetch(`${base}/v1/responses`, { method: 'POST', headers, body: 'x'.repeat(5000) });
+      expect(tooLarge.status).toBe(413);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('the Node entry', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  test('a client that disconnects mid-stream stops the turn (stored as failed: cancelled)', async () => {
+    const abort = new AbortController();
+    const response = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ input: 'Tell me a long story [long] [slow]', stream: true }), signal: abort.signal });
+    const events = await readUntil(response.body!, (event) => event.type === 'response.output_text.delta');
+    abort.abort();
+    const id = (events[0] as { response: { id: string } }).response.id;
+    const stored = await storedStatus(() => fetch(`${server.url}/v1/responses/${id}`, { headers }), 'failed');
+    expect(stored.error).toMatchObject({ code: 'cancelled' });
+  });
+
+  test('a query string does not change the route', async () => {
+    const response = await fetch(`${server.url}/v1/responses?trace=1`, { method: 'POST', headers, body: JSON.stringify({ input: 'Hi' }) });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBe(String((await response.arrayBuffer()).byteLength));
+  });
+});
