@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkStream, decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
-import { createResponsesHandler } from '../src/index.js';
+import { createResponsesHandler, type ModelProvider } from '../src/index.js';
 import { toNodeListener, type RunningServer } from '../src/node/index.js';
 import { API_KEY, startTestServer } from './harness.js';
 
@@ -119,6 +119,32 @@ describe('the Node entry', () => {
     const id = (events[0] as { response: { id: string } }).response.id;
     const stored = await storedStatus(() => fetch(`${server.url}/v1/responses/${id}`, { headers }), 'failed');
     expect(stored.error).toMatchObject({ code: 'cancelled' });
+  });
+
+  test('a provider that waits on request.signal sees it abort when the client disconnects', async () => {
+    let seen: AbortSignal | undefined;
+    const waiting: ModelProvider = {
+      name: 'waiting',
+      contextWindow: 1000,
+      supports: (model) => model === 'waiting-model',
+      async *generate(request) {
+        seen = request.signal;
+        yield { type: 'vendor_event', event: { type: 'acme:started' } };
+        await new Promise((resolve) => seen!.addEventListener('abort', resolve, { once: true }));
+      },
+    };
+    const own = await startTestServer({ providers: [waiting] });
+    try {
+      const abort = new AbortController();
+      const response = await fetch(`${own.url}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'waiting-model', input: 'Hi', stream: true }), signal: abort.signal });
+      await readUntil(response.body!, (event) => event.type === 'acme:started');
+      expect(seen?.aborted).toBe(false);
+      abort.abort();
+      for (let attempt = 0; attempt < 100 && !seen!.aborted; attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(seen!.aborted).toBe(true);
+    } finally {
+      await own.close();
+    }
   });
 
   test('a query string does not change the route', async () => {

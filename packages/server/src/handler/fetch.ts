@@ -1,18 +1,17 @@
+import { Cancellation } from '../responses/cancellation.js';
 import type { ServiceRequest, ServiceResponse } from './http.js';
 
 /** The fetch-style transport: a web `Request` in, a web `Response` out (SSE as a byte stream). */
 export function toFetchHandler(handle: (request: ServiceRequest) => Promise<ServiceResponse>): (request: Request) => Promise<Response> {
   return async (request) => {
-    // One signal for both ways a client goes away: the request aborts, or the response stream is cancelled.
-    const abort = new AbortController();
-    if (request.signal.aborted) abort.abort();
-    else request.signal.addEventListener('abort', () => abort.abort(), { once: true });
+    // Both ways a client goes away: the request aborts, or the response stream is cancelled.
+    const cancellation = Cancellation.following(request.signal);
     const response = await handle({
       method: request.method,
       path: new URL(request.url).pathname,
       header: (name) => request.headers.get(name),
       text: (maxBytes) => readLimited(request, maxBytes),
-      signal: abort.signal,
+      cancellation,
     });
     const init = { status: response.status, headers: response.headers };
     if (response.body === null || typeof response.body === 'string') return new Response(response.body, init);
@@ -28,7 +27,7 @@ export function toFetchHandler(handle: (request: ServiceRequest) => Promise<Serv
       },
       cancel() {
         cancelled = true;
-        abort.abort();
+        cancellation.cancel();
       },
     });
     return new Response(stream, init);

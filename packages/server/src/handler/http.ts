@@ -1,4 +1,5 @@
 import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
+import type { Cancellation } from '../responses/cancellation.js';
 
 /**
  * A request as the service reads it. Transports give it cheaply: the fetch-style handler from a web
@@ -13,8 +14,8 @@ export interface ServiceRequest {
   header(name: string): string | null;
   /** The body as UTF-8 text, or null when it is longer than `maxBytes` (the rest is not kept). */
   text(maxBytes: number): Promise<string | null>;
-  /** Aborted when the client goes away. */
-  signal?: AbortSignal;
+  /** Cancelled when the client goes away. */
+  cancellation?: Cancellation;
 }
 
 /** An event stream: `pipe(write)` writes SSE text (or its bytes) in order and settles when the stream has ended. */

@@ -6,6 +6,7 @@ import { invalidRequest, ResponsesError } from '../errors.js';
 import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic.js';
 import { countTokens, itemText, type ModelProvider } from '../models/provider.js';
 import { acceptClientShapes, historyOf, normalizeInput, type LookupResponse } from '../responses/context.js';
+import type { Cancellation } from '../responses/cancellation.js';
 import { createSealer, type Sealer } from '../responses/sealed.js';
 import { prepareTurn, runTurn, type TurnDependencies, type TurnResult } from '../responses/turn.js';
 import { InMemoryResponseStore, type ResponseStore } from '../stores/store.js';
@@ -43,7 +44,7 @@ interface TurnOptions {
   version: SpecVersion;
   lookupResponse?: LookupResponse;
   onEvent?: (event: AnyStreamingEvent) => void;
-  signal?: AbortSignal;
+  cancellation?: Cancellation;
   schema?: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema';
 }
 
@@ -110,7 +111,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     return async (onEvent?: (event: AnyStreamingEvent) => void) => {
       const checker = options.validateOutgoing ? (options.registry?.createStreamChecker() ?? createStreamChecker()) : undefined;
       const result = await runTurn(prepared, deps, {
-        signal: turnOptions.signal,
+        cancellation: turnOptions.cancellation,
         wholeDeltas: onEvent === undefined,
         onEvent: (event) => {
           const violations = checker?.push(event).filter((v) => v.severity === 'error') ?? [];
@@ -128,7 +129,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
 
   const createResponse = async (request: ServiceRequest, version: SpecVersion): Promise<ServiceResponse> => {
     const body = await readBody(request, maxBodyBytes);
-    const run = await beginTurn(body, { version, signal: request.signal });
+    const run = await beginTurn(body, { version, cancellation: request.cancellation });
     const streaming = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
     if (!streaming) {
       const result = await run();

@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServiceRequest, ServiceResponse } from '../handler/http.js';
+import { Cancellation } from '../responses/cancellation.js';
 
 type FetchHandler = (request: Request) => Promise<Response>;
 /** What serves requests: a `ResponsesService` (or anything with its `handle`), or any fetch-style handler. */
 export type NodeListenerTarget = FetchHandler | { handle(request: ServiceRequest): Promise<ServiceResponse> };
 
 /**
- * Serves a handler from node:http, aborting its signal when the client goes away. A `ResponsesService`
+ * Serves a handler from node:http, cancelling the request when the client goes away. A `ResponsesService`
  * is served from `node:http` directly (no web `Request`/`Response` objects: on Node they cost more than
  * a whole turn of the embedded model); a fetch-style handler gets a web `Request`. Event streams are
  * written chunk by chunk as they are produced; other answers at once, with their length.
@@ -14,13 +15,13 @@ export type NodeListenerTarget = FetchHandler | { handle(request: ServiceRequest
 export function toNodeListener(target: NodeListenerTarget, options: { maxBodyBytes?: number } = {}) {
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   return async (req: IncomingMessage, res: ServerResponse) => {
-    const abort = new AbortController();
+    const cancellation = new Cancellation();
     res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
+      if (!res.writableFinished) cancellation.cancel();
     });
     let response: ServiceResponse;
     try {
-      response = typeof target === 'function' ? await fromWebResponse(await target(await webRequest(req, maxBodyBytes, abort.signal)), abort.signal) : await target.handle(nodeRequest(req, abort.signal));
+      response = typeof target === 'function' ? await fromWebResponse(await target(await webRequest(req, maxBodyBytes, cancellation.signal)), cancellation) : await target.handle(nodeRequest(req, cancellation));
     } catch (error) {
       console.error(error);
       const body = JSON.stringify({ error: { type: 'server_error', code: 'internal_error', param: null, message: 'Unexpected server failure.' } });
@@ -34,7 +35,7 @@ export function toNodeListener(target: NodeListenerTarget, options: { maxBodyByt
     }
     res.writeHead(status, headers);
     try {
-      // The socket buffers what the client has not read yet; a client that went away stops the turn through the signal.
+      // The socket buffers what the client has not read yet; a client that went away stops the turn through the cancellation.
       await body.pipe((chunk) => {
         if (!res.destroyed) res.write(chunk);
       });
@@ -45,7 +46,7 @@ export function toNodeListener(target: NodeListenerTarget, options: { maxBodyByt
   };
 }
 
-function nodeRequest(req: IncomingMessage, signal: AbortSignal): ServiceRequest {
+function nodeRequest(req: IncomingMessage, cancellation: Cancellation): ServiceRequest {
   const url = req.url ?? '/';
   const query = url.indexOf('?');
   return {
@@ -59,7 +60,7 @@ function nodeRequest(req: IncomingMessage, signal: AbortSignal): ServiceRequest 
       const { body, size } = await readCapped(req, maxBytes);
       return size > maxBytes ? null : body.toString('utf8');
     },
-    signal,
+    cancellation,
   };
 }
 
@@ -98,7 +99,7 @@ async function webRequest(req: IncomingMessage, maxBodyBytes: number, signal: Ab
 }
 
 /** A fetch-style handler's answer, to be written like the service's own: event streams chunk by chunk. */
-async function fromWebResponse(response: Response, signal: AbortSignal): Promise<ServiceResponse> {
+async function fromWebResponse(response: Response, cancellation: Cancellation): Promise<ServiceResponse> {
   const headers = Object.fromEntries(response.headers);
   if (!response.body) return { status: response.status, headers, body: null };
   if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return { status: response.status, headers, body: await response.text() };
@@ -111,7 +112,7 @@ async function fromWebResponse(response: Response, signal: AbortSignal): Promise
         try {
           for (let next = await reader.read(); !next.done; next = await reader.read()) write(next.value);
         } finally {
-          if (signal.aborted) await reader.cancel().catch(() => {});
+          if (cancellation.cancelled) await reader.cancel().catch(() => {});
         }
       },
     },

@@ -5,6 +5,7 @@ import type { Registry } from '@openresponses/extensions';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import { countTokens, itemText, type ModelProvider, type ModelRequest, type ToolPolicy } from '../models/provider.js';
 import { acceptClientShapes, historyOf, normalizeInput, type LookupItem, type LookupResponse } from './context.js';
+import type { Cancellation } from './cancellation.js';
 import type { Sealer } from './sealed.js';
 
 export interface TurnDependencies {
@@ -113,7 +114,8 @@ export interface RunOptions {
    * instead of word by word. The response is the same; a fraction of the events are made.
    */
   wholeDeltas?: boolean;
-  signal?: AbortSignal;
+  /** Stops the turn when the client goes away. */
+  cancellation?: Cancellation;
   now?: () => number;
 }
 
@@ -168,8 +170,10 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
   const failWith = (error: ResponsesError): TurnResult => ({ response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }), error });
 
   try {
-    for await (const step of turn.provider.generate({ ...request, signal: options.signal })) {
-      if (options.signal?.aborted) return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
+    // The signal is made only if the provider reads it.
+    const cancellation = options.cancellation;
+    for await (const step of turn.provider.generate({ ...request, get signal() { return cancellation?.signal; } })) {
+      if (cancellation?.cancelled) return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
       switch (step.type) {
         case 'error':
           return failWith(new ResponsesError('model_error', step.code, step.message));
@@ -195,7 +199,7 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
             for (const word of words(step.text)) {
               if (!spend()) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
               await new Promise((resolve) => setTimeout(resolve, delayMs));
-              if (options.signal?.aborted) return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
+              if (cancellation?.cancelled) return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
               part.append(word);
             }
           }

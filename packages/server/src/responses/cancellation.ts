@@ -1,0 +1,35 @@
+/**
+ * Whether the client of a request went away. Poll `cancelled`; `signal` (for providers that pass it on,
+ * e.g. to `fetch`) is made on first use: on Node 20 every AbortController is costly to create and
+ * survives young-generation collections, which under load cost more than the rest of a short turn.
+ */
+export class Cancellation {
+  private controller: AbortController | undefined;
+  private done = false;
+
+  /** A cancellation that follows `signal`. */
+  static following(signal: AbortSignal): Cancellation {
+    const cancellation = new Cancellation();
+    if (signal.aborted) cancellation.cancel();
+    else signal.addEventListener('abort', () => cancellation.cancel(), { once: true });
+    return cancellation;
+  }
+
+  get cancelled(): boolean {
+    return this.done;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.done) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  cancel(): void {
+    if (this.done) return;
+    this.done = true;
+    this.controller?.abort();
+  }
+}
