@@ -15,6 +15,7 @@ export {
   STREAMING_EVENT_TYPES,
   TERMINAL_EVENT_TYPES,
 } from './events.js';
+export { randomId } from './writer/ids.js';
 export { on, onEvery, type EventHandlers, type ExhaustiveEventHandlers } from './dispatch.js';
 export { encodeEvent, createSSEEncoderStream, SSE_DONE } from './sse/encoder.js';
 export { decodeSSE, SSEDecodeError, type DecodeOptions, type DecodedEventStream, type DecodeErrorCode, type StreamWarning } from './sse/decoder.js';

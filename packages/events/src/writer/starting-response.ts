@@ -1,4 +1,5 @@
 import type { ResponseResource } from '@openresponses/types';
+import { randomId } from './ids.js';
 
 /**
  * A response as a server starts one (status `in_progress`, empty output, every required field at its
@@ -6,7 +7,7 @@ import type { ResponseResource } from '@openresponses/types';
  */
 export function startingResponse(overrides: Partial<ResponseResource> & Pick<ResponseResource, 'model'>): ResponseResource {
   return {
-    id: `resp_${crypto.randomUUID().replace(/-/g, '')}`,
+    id: randomId('resp'),
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
     completed_at: null,

@@ -1,4 +1,5 @@
 import { cloneJson } from '../clone.js';
+import { randomId } from './ids.js';
 import type { Annotation, ErrorPayload, ItemField, ResponseResource, StreamingEvent } from '@openresponses/types';
 import { createAccumulator } from '../accumulator/accumulator.js';
 import { type AnyStreamingEvent, isVendorType } from '../events.js';
@@ -65,7 +66,6 @@ export interface StreamWriter {
   fail(error: { type: string; code: string | null; message: string; param?: string | null }): ResponseResource;
 }
 
-const randomId = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
 
 type Phase = 'new' | 'streaming' | 'ended';
 

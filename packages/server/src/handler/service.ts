@@ -1,4 +1,4 @@
-import { createStreamChecker, encodeEvent, SSE_DONE, type AnyStreamingEvent } from '@openresponses/events';
+import { createStreamChecker, encodeEvent, randomId, SSE_DONE, type AnyStreamingEvent } from '@openresponses/events';
 import type { CompactResource, ItemField } from '@openresponses/types';
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS, validate, versions, type SpecVersion } from '@openresponses/zod';
 import type { Registry } from '@openresponses/extensions';
@@ -167,11 +167,11 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     const window = [...history, ...expanded];
     const kept = window.filter((item) => item.type === 'message' && (item as { role: string }).role === 'user');
     const sealed = window.filter((item) => !kept.includes(item));
-    const compaction = { type: 'compaction', id: `cmp_${crypto.randomUUID().replace(/-/g, '')}`, encrypted_content: await sealer.seal(sealed) } as ItemField;
+    const compaction = { type: 'compaction', id: randomId('cmp'), encrypted_content: await sealer.seal(sealed) } as ItemField;
     const inputTokens = window.reduce((n, item) => n + countTokens(itemText(item)), 0);
     const outputTokens = kept.reduce((n, item) => n + countTokens(itemText(item)), 0) + 1;
     const resource: CompactResource = {
-      id: `resp_${crypto.randomUUID().replace(/-/g, '')}`,
+      id: randomId('resp'),
       object: 'response.compaction',
       output: [...kept, compaction],
       created_at: Math.floor(Date.now() / 1000),

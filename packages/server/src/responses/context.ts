@@ -1,3 +1,4 @@
+import { randomId } from '@openresponses/events';
 import type { CreateResponseBody, ItemField, ItemParam } from '@openresponses/types';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import type { StoredResponse } from '../stores/store.js';
@@ -6,7 +7,6 @@ import type { Sealer } from './sealed.js';
 export type LookupResponse = (id: string) => Promise<StoredResponse | undefined>;
 export type LookupItem = (id: string) => Promise<ItemField | undefined>;
 
-const newId = (prefix: string) => `${prefix}_${crypto.randomUUID().replace(/-/g, '')}`;
 
 /**
  * What real clients send that the schema does not spell out, made explicit before validation
@@ -59,7 +59,7 @@ export async function normalizeInput(input: CreateResponseBody['input'], lookupI
     if (item.type === 'compaction') {
       const window = await sealer.open<ItemField[]>(String(item.encrypted_content));
       if (!window) throw invalidRequest('invalid_encrypted_content', `${param}.encrypted_content was not issued by this server or was altered.`, `${param}.encrypted_content`);
-      const compaction = { type: 'compaction', id: (item.id as string | undefined) ?? newId('cmp'), encrypted_content: String(item.encrypted_content) } as ItemField;
+      const compaction = { type: 'compaction', id: (item.id as string | undefined) ?? randomId('cmp'), encrypted_content: String(item.encrypted_content) } as ItemField;
       out.push(compaction);
       expanded.push(...window);
       continue;
@@ -72,7 +72,7 @@ export async function normalizeInput(input: CreateResponseBody['input'], lookupI
 }
 
 function userMessage(text: string): ItemField {
-  return { type: 'message', id: newId('msg'), status: 'completed', role: 'user', content: [{ type: 'input_text', text }] } as ItemField;
+  return { type: 'message', id: randomId('msg'), status: 'completed', role: 'user', content: [{ type: 'input_text', text }] } as ItemField;
 }
 
 function normalizeItem(item: Record<string, unknown>): ItemField {
@@ -83,15 +83,15 @@ function normalizeItem(item: Record<string, unknown>): ItemField {
         typeof item.content === 'string'
           ? [role === 'assistant' ? { type: 'output_text', text: item.content, annotations: [] } : { type: 'input_text', text: item.content }]
           : (item.content as Array<Record<string, unknown>>).map((part) => (part.type === 'output_text' && !Array.isArray(part.annotations) ? { ...part, annotations: [] } : part));
-      return { ...item, id: (item.id as string | null) ?? newId('msg'), status: (item.status as string | null) ?? 'completed', role, content } as unknown as ItemField;
+      return { ...item, id: (item.id as string | null) ?? randomId('msg'), status: (item.status as string | null) ?? 'completed', role, content } as unknown as ItemField;
     }
     case 'function_call':
-      return { ...item, id: (item.id as string | null) ?? newId('fc'), status: (item.status as string | null) ?? 'completed' } as unknown as ItemField;
+      return { ...item, id: (item.id as string | null) ?? randomId('fc'), status: (item.status as string | null) ?? 'completed' } as unknown as ItemField;
     case 'function_call_output':
-      return { ...item, id: (item.id as string | null) ?? newId('fco'), status: (item.status as string | null) ?? 'completed' } as unknown as ItemField;
+      return { ...item, id: (item.id as string | null) ?? randomId('fco'), status: (item.status as string | null) ?? 'completed' } as unknown as ItemField;
     case 'reasoning': {
       const { content: _nullContent, encrypted_content, ...rest } = item;
-      return { ...rest, id: (item.id as string | null) ?? newId('rs'), ...(typeof encrypted_content === 'string' ? { encrypted_content } : {}) } as unknown as ItemField;
+      return { ...rest, id: (item.id as string | null) ?? randomId('rs'), ...(typeof encrypted_content === 'string' ? { encrypted_content } : {}) } as unknown as ItemField;
     }
     default:
       return item as unknown as ItemField;

@@ -1,4 +1,4 @@
-import { createStreamWriter, startingResponse, type AnyStreamingEvent } from '@openresponses/events';
+import { createStreamWriter, randomId, startingResponse, type AnyStreamingEvent } from '@openresponses/events';
 import type { CreateResponseBody, FunctionToolParam, ItemField, ResponseResource, Usage } from '@openresponses/types';
 import { versions, validate, type SpecVersion } from '@openresponses/zod';
 import type { Registry } from '@openresponses/extensions';
@@ -209,7 +209,7 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
         }
         case 'item': {
           const { id, ...rest } = step.item;
-          writer.addItem({ ...rest, id: id ?? `item_${crypto.randomUUID().replace(/-/g, '')}` }).done();
+          writer.addItem({ ...rest, id: id ?? randomId('item') }).done();
           break;
         }
         case 'vendor_event':
@@ -222,7 +222,7 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
           }
           if (calls >= maxCalls) break;
           calls++;
-          const call = writer.addFunctionCall({ name: step.name, call_id: step.call_id ?? `call_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}` });
+          const call = writer.addFunctionCall({ name: step.name, call_id: step.call_id ?? randomId('call') });
           const chunks: string[] = [];
           for (let i = 0; i < step.arguments.length; i += 16) chunks.push(step.arguments.slice(i, i + 16));
           if (!appendWithin(chunks, (t) => call.appendArguments(t))) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
