@@ -80,7 +80,8 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
   const accumulator = createAccumulator();
   let sequence = 0;
   let phase: Phase = 'new';
-  let initial: ResponseResource = cloneJson(options.response);
+  // The writer owns the response it is given (see `StreamWriterOptions.response`): no copy.
+  let initial: ResponseResource = options.response;
   /** Closes the open item (and its open part) as incomplete; set while an item is open. */
   let closeOpenItem: ((status: 'incomplete') => void) | undefined;
 

@@ -49,9 +49,23 @@ export interface ModelProvider {
 }
 
 /** Word-ish tokens: what the embedded model counts for usage, budgets and the context window. */
+/** Whitespace-separated words (what `/\S+/g` matches, counted without building the matches). */
 export function countTokens(text: string): number {
-  const matches = text.match(/\S+/g);
-  return matches ? matches.length : 0;
+  let count = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const space = isSpace(text.charCodeAt(i));
+    if (!space && !inWord) count++;
+    inWord = !space;
+  }
+  return count;
+}
+
+/** The characters of the regular-expression class `\s`. */
+function isSpace(code: number): boolean {
+  if (code <= 32) return code === 32 || (code >= 9 && code <= 13);
+  if (code < 160) return false;
+  return code === 160 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
 }
 
 export function itemText(item: ItemField): string {

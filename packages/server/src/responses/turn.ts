@@ -167,6 +167,20 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
     if (fits > 0) append(pieces.slice(0, fits).join(''));
     return fits === pieces.length;
   };
+  /** A text, word by word (or whole, when nobody watches the deltas), while the budget lasts; false when it ran out. */
+  const appendText = (text: string, append: (text: string) => void, reasoning = false): boolean => {
+    if (options.wholeDeltas) {
+      const count = countTokens(text);
+      if (outputTokens + count <= budget) {
+        outputTokens += count;
+        if (reasoning) reasoningTokens += count;
+        // The words joined are the text without its trailing whitespace.
+        if (count > 0) append(text.trimEnd());
+        return true;
+      }
+    }
+    return appendWithin(words(text), append, reasoning);
+  };
   const failWith = (error: ResponsesError): TurnResult => ({ response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }), error });
 
   try {
@@ -181,10 +195,10 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
           const reasoning = writer.addReasoning();
           for (const text of step.summary) {
             const part = reasoning.addSummaryPart();
-            if (!appendWithin(words(text), (t) => part.append(t), true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+            if (!appendText(text, (t) => part.append(t), true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
             part.done();
           }
-          if (!appendWithin(words(step.content ?? ''), (t) => reasoning.appendContent(t), true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+          if (!appendText(step.content ?? '', (t) => reasoning.appendContent(t), true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
           reasoning.done({ encrypted_content: await deps.sealer.seal({ summary: step.summary, content: step.content ?? null }) });
           break;
         }
@@ -194,7 +208,7 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
           const part = step.type === 'message' ? message.addOutputText() : message.addRefusal();
           const delayMs = step.type === 'message' ? step.delayMs : undefined;
           if (!delayMs) {
-            if (!appendWithin(words(step.text), (t) => part.append(t))) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+            if (!appendText(step.text, (t) => part.append(t))) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
           } else {
             for (const word of words(step.text)) {
               if (!spend()) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
