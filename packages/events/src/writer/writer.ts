@@ -81,7 +81,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
   let sequence = 0;
   let phase: Phase = 'new';
   // The writer owns the response it is given (see `StreamWriterOptions.response`): no copy.
-  let initial: ResponseResource = options.response;
+  const initial: ResponseResource = options.response;
   /** Closes the open item (and its open part) as incomplete; set while an item is open. */
   let closeOpenItem: ((status: 'incomplete') => void) | undefined;
 
@@ -160,10 +160,12 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     start() {
       if (phase !== 'new') throw new StreamOrderError('start() called twice');
       phase = 'streaming';
-      initial = { ...initial, status: 'in_progress', output: [] };
-      // Events share the response's unchanging fields (tools, text, metadata…); the output the stream mutates is always the accumulator's own.
-      emit({ type: 'response.created', response: { ...initial, output: [] } });
-      emit({ type: 'response.in_progress', response: { ...initial, output: [] } });
+      // The writer owns `initial` and never changes it after this, so both events carry it as it is (copies of
+      // a 30-field response cost more than the rest of a short turn's events); the accumulator keeps its own.
+      initial.status = 'in_progress';
+      initial.output = [];
+      emit({ type: 'response.created', response: initial });
+      emit({ type: 'response.in_progress', response: initial });
     },
 
     addMessage(init = {}) {
