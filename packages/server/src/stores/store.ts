@@ -29,8 +29,17 @@ export interface InMemoryStoreOptions {
  * unused for `ttlMs` expire). Memory stays flat once the bound is reached.
  */
 export class InMemoryResponseStore implements ResponseStore {
-  private readonly entries = new Map<string, { entry: StoredResponse; touched: number }>();
+  /** `use` is the entry's position in `order` (absolute), refreshed each time it is used. */
+  private readonly entries = new Map<string, { entry: StoredResponse; touched: number; use: number }>();
   private readonly items = new Map<string, { item: ItemField; owner: string }>();
+  /**
+   * Ids in order of use, oldest first, with stale positions skipped on eviction. A queue rather than the
+   * Map's own order: deleting from a Map's front and iterating to it skips ever more holes.
+   */
+  private order: string[] = [];
+  /** Absolute position of `order[0]`, and of the oldest position not yet passed by eviction. */
+  private orderBase = 0;
+  private oldest = 0;
   private readonly maxEntries: number;
   private readonly ttlMs: number;
   private readonly now: () => number;
@@ -48,28 +57,27 @@ export class InMemoryResponseStore implements ResponseStore {
   async get(id: string): Promise<StoredResponse | undefined> {
     const found = this.entries.get(id);
     if (!found) return undefined;
-    if (this.now() - found.touched > this.ttlMs) {
+    const now = this.now();
+    if (now - found.touched > this.ttlMs) {
       this.remove(id);
       return undefined;
     }
-    // Map order is the LRU order: re-insert on use.
-    this.entries.delete(id);
-    found.touched = this.now();
-    this.entries.set(id, found);
+    found.touched = now;
+    found.use = this.used(id);
     return found.entry;
   }
 
   async put(entry: StoredResponse): Promise<void> {
     const id = entry.response.id;
     this.remove(id);
-    this.entries.set(id, { entry, touched: this.now() });
+    this.entries.set(id, { entry, touched: this.now(), use: this.used(id) });
     for (const list of [entry.input, entry.response.output]) {
       for (const item of list) {
         const itemId = (item as { id?: string }).id;
         if (itemId) this.items.set(itemId, { item, owner: id });
       }
     }
-    while (this.entries.size > this.maxEntries) this.remove(this.entries.keys().next().value!);
+    while (this.entries.size > this.maxEntries) this.evictOldest();
   }
 
   async delete(id: string): Promise<boolean> {
@@ -80,6 +88,42 @@ export class InMemoryResponseStore implements ResponseStore {
     const found = this.items.get(id);
     if (!found) return undefined;
     return (await this.get(found.owner)) ? found.item : undefined;
+  }
+
+  /** Appends a use of `id` to the order; returns its position. */
+  private used(id: string): number {
+    // Stale positions (refreshed, replaced, deleted ids) pile up between evictions: compact now and then.
+    if (this.order.length > 2 * this.entries.size + 1024) this.compact();
+    this.order.push(id);
+    return this.orderBase + this.order.length - 1;
+  }
+
+  private evictOldest(): void {
+    for (;;) {
+      const position = this.oldest++;
+      const id = this.order[position - this.orderBase]!;
+      // Only an entry's latest use counts; earlier positions of a refreshed, replaced or deleted id are stale.
+      if (this.entries.get(id)?.use === position) {
+        this.remove(id);
+        return;
+      }
+    }
+  }
+
+  /** Keeps only the latest use of each live entry, in order, renumbered from `oldest`. */
+  private compact(): void {
+    const live: string[] = [];
+    let next = this.oldest;
+    for (let position = this.oldest; position < this.orderBase + this.order.length; position++) {
+      const id = this.order[position - this.orderBase]!;
+      const found = this.entries.get(id);
+      if (found?.use === position) {
+        found.use = next++;
+        live.push(id);
+      }
+    }
+    this.order = live;
+    this.orderBase = this.oldest;
   }
 
   private remove(id: string): boolean {
