@@ -150,19 +150,19 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     }
   };
 
-  return {
+  // Data properties kept current by push(), not getters: on Node 20 an object literal with accessors
+  // costs a fresh hidden class per instance, which the garbage collector then chases.
+  const accumulator: Accumulator = {
     push(event) {
       // Own-property check: a miss on a plain object would walk the prototype chain on every event.
       const type = Object.hasOwn(PEER_EVENT_ALIASES, event.type) ? PEER_EVENT_ALIASES[event.type]! : event.type;
       if (isStreamingEventType(type)) apply((type === event.type ? event : { ...event, type }) as StreamingEvent);
       else if (response) options.folds?.[event.type]?.(response, event);
+      (accumulator as { response: ResponseResource | undefined }).response = response;
       return response;
     },
-    get response() {
-      return response;
-    },
-    get errors() {
-      return errors;
-    },
+    response: undefined,
+    errors,
   };
+  return accumulator;
 }

@@ -89,6 +89,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
   const emit = (event: Record<string, unknown> & { type: string }) => {
     event.sequence_number = sequence++;
     accumulator.push(event as AnyStreamingEvent);
+    (writer as { response: ResponseResource }).response = snapshot();
     options.onEvent(event as AnyStreamingEvent);
   };
   const snapshot = () => accumulator.response ?? initial;
@@ -147,16 +148,16 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
 
   const finishItem = (outputIndex: number, status: 'completed' | 'incomplete', extra: Record<string, unknown> = {}) => {
     // A shallow copy is enough: the accumulator replaces the snapshot's item with its own deep copy of this one.
-    const item = { ...snapshot().output[outputIndex], ...extra } as Record<string, unknown>;
+    const item = Object.assign({}, snapshot().output[outputIndex], extra) as Record<string, unknown>;
     if ('status' in item) item.status = status;
     emit({ type: 'response.output_item.done', output_index: outputIndex, item });
     closeOpenItem = undefined;
   };
 
+  // `response` is a data property kept current by emit(), not a getter: on Node 20 an object literal
+  // with an accessor costs a fresh hidden class per instance, which the garbage collector then chases.
   const writer: StreamWriter = {
-    get response() {
-      return snapshot();
-    },
+    response: initial,
     start() {
       if (phase !== 'new') throw new StreamOrderError('start() called twice');
       phase = 'streaming';
@@ -273,7 +274,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
 
     addItem(item) {
       const outputIndex = openItem('addItem');
-      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { ...cloneJson(item), status: 'in_progress' } });
+      emit({ type: 'response.output_item.added', output_index: outputIndex, item: Object.assign(cloneJson(item), { status: 'in_progress' }) });
       const close = (status: 'completed' | 'incomplete', final: Record<string, unknown> = {}) => finishItem(outputIndex, status, final);
       closeOpenItem = close;
       return {
@@ -288,19 +289,19 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     emitVendorEvent(event) {
       requireStreaming('emitVendorEvent');
       if (!isVendorType(event.type)) throw new StreamOrderError(`vendor event types carry a slug prefix (acme:thing), got "${event.type}"`);
-      emit({ ...event });
+      emit(Object.assign({}, event));
     },
 
     complete(patch = {}) {
       requireStreaming('complete');
       if (closeOpenItem) throw new StreamOrderError('complete() while an item is still open');
-      return end('response.completed', { ...patch, status: 'completed', completed_at: now(), incomplete_details: null, error: null });
+      return end('response.completed', Object.assign({}, patch, { status: 'completed', completed_at: now(), incomplete_details: null, error: null }));
     },
 
     incomplete(reason, patch = {}) {
       requireStreaming('incomplete');
       closeOpenItem?.('incomplete');
-      return end('response.incomplete', { ...patch, status: 'incomplete', incomplete_details: { reason }, error: null });
+      return end('response.incomplete', Object.assign({}, patch, { status: 'incomplete', incomplete_details: { reason }, error: null }));
     },
 
     fail(error) {
@@ -313,7 +314,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
   };
 
   const end = (type: 'response.completed' | 'response.incomplete' | 'response.failed', patch: Partial<ResponseResource>): ResponseResource => {
-    const response = { ...snapshot(), ...patch, output: snapshot().output as ItemField[] };
+    const response = Object.assign({}, snapshot(), patch, { output: snapshot().output as ItemField[] });
     phase = 'ended';
     // The accumulator copies `output` into its new snapshot; this array is no longer mutated by anyone.
     emit({ type, response });

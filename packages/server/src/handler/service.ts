@@ -121,7 +121,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       });
       checkOutgoing(turnOptions.version, result.response);
       if (prepared.body.store !== false) await store.put({ response: result.response, input: prepared.input });
-      return { ...result, input: prepared.input };
+      return { response: result.response, error: result.error, input: prepared.input };
     };
   };
 

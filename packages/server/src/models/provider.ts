@@ -21,7 +21,8 @@ export interface ModelRequest {
   parallelToolCalls: boolean;
   reasoning: { effort?: string | null; summary?: string | null } | null;
   maxOutputTokens: number | null;
-  signal?: AbortSignal;
+  /** Aborted when the client goes away (made on first read: read it from the request object, not from a spread copy). */
+  readonly signal?: AbortSignal;
 }
 
 /** What a model produces, step by step; the server turns steps into spec events. */

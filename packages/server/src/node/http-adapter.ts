@@ -30,7 +30,8 @@ export function toNodeListener(target: NodeListenerTarget, options: { maxBodyByt
     }
     const { status, headers, body } = response;
     if (body === null || typeof body === 'string') {
-      res.writeHead(status, body === null ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }).end(body ?? undefined);
+      if (body !== null) res.setHeader('content-length', Buffer.byteLength(body));
+      res.writeHead(status, headers).end(body ?? undefined);
       return;
     }
     res.writeHead(status, headers);

@@ -83,15 +83,15 @@ function normalizeItem(item: Record<string, unknown>): ItemField {
         typeof item.content === 'string'
           ? [role === 'assistant' ? { type: 'output_text', text: item.content, annotations: [] } : { type: 'input_text', text: item.content }]
           : (item.content as Array<Record<string, unknown>>).map((part) => (part.type === 'output_text' && !Array.isArray(part.annotations) ? { ...part, annotations: [] } : part));
-      return { ...item, id: (item.id as string | null) ?? randomId('msg'), status: (item.status as string | null) ?? 'completed', role, content } as unknown as ItemField;
+      return Object.assign({}, item, { id: (item.id as string | null) ?? randomId('msg'), status: (item.status as string | null) ?? 'completed', role, content }) as unknown as ItemField;
     }
     case 'function_call':
-      return { ...item, id: (item.id as string | null) ?? randomId('fc'), status: (item.status as string | null) ?? 'completed' } as unknown as ItemField;
+      return Object.assign({}, item, { id: (item.id as string | null) ?? randomId('fc'), status: (item.status as string | null) ?? 'completed' }) as unknown as ItemField;
     case 'function_call_output':
-      return { ...item, id: (item.id as string | null) ?? randomId('fco'), status: (item.status as string | null) ?? 'completed' } as unknown as ItemField;
+      return Object.assign({}, item, { id: (item.id as string | null) ?? randomId('fco'), status: (item.status as string | null) ?? 'completed' }) as unknown as ItemField;
     case 'reasoning': {
       const { content: _nullContent, encrypted_content, ...rest } = item;
-      return { ...rest, id: (item.id as string | null) ?? randomId('rs'), ...(typeof encrypted_content === 'string' ? { encrypted_content } : {}) } as unknown as ItemField;
+      return Object.assign({}, rest, { id: (item.id as string | null) ?? randomId('rs') }, typeof encrypted_content === 'string' ? { encrypted_content } : {}) as unknown as ItemField;
     }
     default:
       return item as unknown as ItemField;

@@ -184,9 +184,8 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
   const failWith = (error: ResponsesError): TurnResult => ({ response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }), error });
 
   try {
-    // The signal is made only if the provider reads it.
     const cancellation = options.cancellation;
-    for await (const step of turn.provider.generate({ ...request, get signal() { return cancellation?.signal; } })) {
+    for await (const step of turn.provider.generate(new ProviderRequest(request, cancellation))) {
       if (cancellation?.cancelled) return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
       switch (step.type) {
         case 'error':
@@ -223,7 +222,7 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
         }
         case 'item': {
           const { id, ...rest } = step.item;
-          writer.addItem({ ...rest, id: id ?? randomId('item') }).done();
+          writer.addItem(Object.assign({}, rest, { id: id ?? randomId('item') })).done();
           break;
         }
         case 'vendor_event':
@@ -252,6 +251,41 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
     return failWith(new ResponsesError('model_error', 'tool_call_required', 'tool_choice requires a tool call, and the model made none.'));
   }
   return { response: writer.complete({ usage: usage() }) };
+}
+
+/**
+ * The request a provider sees. `signal` is a getter on the class, made only when a provider reads it
+ * (on Node 20 an AbortController is costly to make and to collect; an own getter per object costs a
+ * hidden class per request). Read `request.signal` from this object: a spread copy does not carry it.
+ */
+class ProviderRequest implements ModelRequest {
+  readonly model: string;
+  readonly instructions: string | null;
+  readonly items: ItemField[];
+  readonly tools: FunctionToolParam[];
+  readonly hostedTools: ModelRequest['hostedTools'];
+  readonly toolPolicy: ToolPolicy;
+  readonly parallelToolCalls: boolean;
+  readonly reasoning: ModelRequest['reasoning'];
+  readonly maxOutputTokens: number | null;
+  readonly #cancellation: Cancellation | undefined;
+
+  constructor(request: ModelRequest, cancellation: Cancellation | undefined) {
+    this.model = request.model;
+    this.instructions = request.instructions;
+    this.items = request.items;
+    this.tools = request.tools;
+    this.hostedTools = request.hostedTools;
+    this.toolPolicy = request.toolPolicy;
+    this.parallelToolCalls = request.parallelToolCalls;
+    this.reasoning = request.reasoning;
+    this.maxOutputTokens = request.maxOutputTokens;
+    this.#cancellation = cancellation;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.#cancellation?.signal;
+  }
 }
 
 /** Text as streamed word by word, spaces kept with the following word. */
