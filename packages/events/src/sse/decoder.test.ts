@@ -66,6 +66,14 @@ describe('SSE decoder', () => {
     expect((error as Error).message).toMatch(/^SSE event 1 at byte 20: invalid JSON/);
   });
 
+  test('invalid JSON in an event:/data: block names its index and offset, however the blocks are cut', async () => {
+    const good = 'event: a\ndata: {"type":"a"}\n\n'.repeat(3);
+    const all = bytes(`${good}event: b\ndata: {oops\n\n`);
+    for (let cut = 1; cut < all.length; cut += 7) {
+      await expect(collect(streamOf(all.slice(0, cut), all.slice(cut)))).rejects.toMatchObject({ code: 'invalid_json', eventIndex: 3, byteOffset: bytes(good).length });
+    }
+  });
+
   test('byte offsets count UTF-8 bytes, also when a character is split across chunks', async () => {
     const first = bytes('event: a\ndata: {"type":"a","t":"日本😀"}\n\n');
     const all = new Uint8Array([...first, ...bytes('data: {oops\n\n')]);
