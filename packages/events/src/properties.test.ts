@@ -3,13 +3,12 @@
 // every chunking (and line-break style) of the same bytes.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { startingResponse } from './__fixtures__/responses.js';
+import { recordingWriter } from './__fixtures__/responses.js';
 import { createAccumulator } from './accumulator/accumulator.js';
 import { checkStream } from './checker/checker.js';
 import type { AnyStreamingEvent } from './events.js';
 import { decodeSSE } from './sse/decoder.js';
 import { encodeEvent, SSE_DONE } from './sse/encoder.js';
-import { createStreamWriter } from './writer/writer.js';
 
 const chunks = fc.array(fc.string({ minLength: 1, maxLength: 6, unit: 'grapheme' }), { minLength: 1, maxLength: 4 });
 const item = fc.oneof(
@@ -25,9 +24,7 @@ const program = fc.record({
 type Program = typeof program extends fc.Arbitrary<infer T> ? T : never;
 
 function build(p: Program, onEvent?: (event: AnyStreamingEvent) => void): AnyStreamingEvent[] {
-  const events: AnyStreamingEvent[] = [];
-  let n = 0;
-  const writer = createStreamWriter({ response: startingResponse(), onEvent: (e) => (events.push(e), onEvent?.(e)), ids: { message: () => `msg_${n++}`, functionCall: () => `fc_${n++}`, reasoning: () => `rs_${n++}` } });
+  const { writer, events } = recordingWriter(onEvent);
   writer.start();
   p.items.forEach((spec, index) => {
     // The incomplete ending leaves the last item open, as a model cut off by max_output_tokens does.

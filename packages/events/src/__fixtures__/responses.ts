@@ -1,7 +1,25 @@
 import type { ResponseResource } from '@openresponses/types';
+import type { AnyStreamingEvent } from '../events.js';
 import { startingResponse as start } from '../writer/starting-response.js';
+import { createStreamWriter, type StreamWriter } from '../writer/writer.js';
 
 /** The tests' starting response: fixed id and time, so recorded streams are stable. */
 export function startingResponse(overrides: Partial<ResponseResource> = {}): ResponseResource {
   return start({ id: 'resp_test', created_at: 1_769_990_400, model: 'test-model', ...overrides });
+}
+
+/** A writer with counting ids and a fixed clock, and the events it has sent so far. */
+export function recordingWriter(onEvent?: (event: AnyStreamingEvent) => void): { writer: StreamWriter; events: AnyStreamingEvent[] } {
+  const events: AnyStreamingEvent[] = [];
+  let n = 0;
+  const writer = createStreamWriter({
+    response: startingResponse(),
+    onEvent: (event) => {
+      events.push(event);
+      onEvent?.(event);
+    },
+    ids: { message: () => `msg_${n++}`, functionCall: () => `fc_${n++}`, reasoning: () => `rs_${n++}` },
+    now: () => 1_769_990_500,
+  });
+  return { writer, events };
 }

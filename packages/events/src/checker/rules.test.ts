@@ -1,22 +1,14 @@
 // One targeted break per rule: a clean writer-built stream is edited in exactly one way, and the checker
 // must report exactly the rules listed (the rule under test, plus any consequence named in the case).
 import { describe, expect, test } from 'vitest';
-import { startingResponse } from '../__fixtures__/responses.js';
-import type { AnyStreamingEvent } from '../events.js';
-import { createStreamWriter, type StreamWriter } from '../writer/writer.js';
+import { recordingWriter } from '../__fixtures__/responses.js';
+import type { StreamWriter } from '../writer/writer.js';
 import { checkStream, createStreamChecker, STREAM_RULES, type StreamRule, type Violation } from './checker.js';
 
 type Event = Record<string, unknown> & { type: string };
 
 function record(script: (writer: StreamWriter) => void): Event[] {
-  const events: AnyStreamingEvent[] = [];
-  let n = 0;
-  const writer = createStreamWriter({
-    response: startingResponse(),
-    onEvent: (e) => events.push(e),
-    ids: { message: () => `msg_${n++}`, functionCall: () => `fc_${n++}`, reasoning: () => `rs_${n++}` },
-    now: () => 1_769_990_500,
-  });
+  const { writer, events } = recordingWriter();
   script(writer);
   return events as Event[];
 }

@@ -1,21 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import type { AnyStreamingEvent } from '../events.js';
 import { createAccumulator } from '../accumulator/accumulator.js';
 import { checkStream } from '../checker/checker.js';
-import { startingResponse } from '../__fixtures__/responses.js';
-import { createStreamWriter, StreamOrderError } from './writer.js';
+import { recordingWriter } from '../__fixtures__/responses.js';
+import { StreamOrderError } from './writer.js';
 
-function record() {
-  const events: AnyStreamingEvent[] = [];
-  let n = 0;
-  const writer = createStreamWriter({
-    response: startingResponse(),
-    onEvent: (e) => events.push(e),
-    ids: { message: () => `msg_${n++}`, functionCall: () => `fc_${n++}`, reasoning: () => `rs_${n++}` },
-    now: () => 1_769_990_500,
-  });
-  return { writer, events };
-}
+const record = recordingWriter;
 
 describe('stream writer', () => {
   test('reasoning, a message with an annotation, and a function call make a clean stream', () => {
