@@ -230,11 +230,7 @@ class LineParser {
     this.eventStart = this.offset;
     this.offset += dataEnd + 2 - from;
     this.blockEnd = dataEnd + 2;
-    if (payload === '[DONE]') return 'done';
-    const event = this.parseEvent(payload, text.slice(from + 7, end));
-    this.eventIndex++;
-    this.eventStart = -1;
-    return event;
+    return this.dispatch(payload, text.slice(from + 7, end));
   }
 
   /** Handles the line `text[from, to)`; returns the event when a blank line completes one. Takes indices so the common lines cost one slice. */
@@ -253,11 +249,7 @@ class LineParser {
       this.data = [];
       this.dataBytes = 0;
       this.eventName = undefined;
-      if (payload === '[DONE]') return 'done';
-      const event = this.parseEvent(payload, name);
-      this.eventIndex++;
-      this.eventStart = -1;
-      return event;
+      return this.dispatch(payload, name);
     }
     if (text.charCodeAt(from) === 58 /* ':' */) return undefined; // comment
     if (this.eventStart < 0) this.eventStart = start;
@@ -276,6 +268,15 @@ class LineParser {
     if (field === 'event') this.eventName = value;
     // `id`, `retry` and unknown fields are ignored, as the SSE standard says.
     return undefined;
+  }
+
+  /** A complete event's data: `[DONE]`, or the parsed event (the next one starts fresh). */
+  private dispatch(payload: string, name: string | undefined): AnyStreamingEvent | 'done' {
+    if (payload === '[DONE]') return 'done';
+    const event = this.parseEvent(payload, name);
+    this.eventIndex++;
+    this.eventStart = -1;
+    return event;
   }
 
   private addData(value: string, bytes: number): undefined {

@@ -71,12 +71,7 @@ export class InMemoryResponseStore implements ResponseStore {
     const id = entry.response.id;
     this.remove(id);
     this.entries.set(id, { entry, touched: this.now(), use: this.used(id) });
-    for (const list of [entry.input, entry.response.output]) {
-      for (const item of list) {
-        const itemId = (item as { id?: string }).id;
-        if (itemId) this.items.set(itemId, { item, owner: id });
-      }
-    }
+    forEachItem(entry, (item, itemId) => this.items.set(itemId, { item, owner: id }));
     while (this.entries.size > this.maxEntries) this.evictOldest();
   }
 
@@ -130,12 +125,19 @@ export class InMemoryResponseStore implements ResponseStore {
     const found = this.entries.get(id);
     if (!found) return false;
     this.entries.delete(id);
-    for (const list of [found.entry.input, found.entry.response.output]) {
-      for (const item of list) {
-        const itemId = (item as { id?: string }).id;
-        if (itemId && this.items.get(itemId)?.owner === id) this.items.delete(itemId);
-      }
-    }
+    forEachItem(found.entry, (_item, itemId) => {
+      if (this.items.get(itemId)?.owner === id) this.items.delete(itemId);
+    });
     return true;
+  }
+}
+
+/** Every input and output item of a stored response that has an id. */
+function forEachItem(entry: StoredResponse, visit: (item: ItemField, itemId: string) => void): void {
+  for (const list of [entry.input, entry.response.output]) {
+    for (const item of list) {
+      const itemId = (item as { id?: string }).id;
+      if (itemId) visit(item, itemId);
+    }
   }
 }
