@@ -181,6 +181,8 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
     }
     return appendWithin(words(text), append, reasoning);
   };
+  /** The output budget ran out: the open item and the response end as incomplete. */
+  const outOfTokens = (): TurnResult => ({ response: writer.incomplete('max_output_tokens', { usage: usage() }) });
   const failWith = (error: ResponsesError): TurnResult => ({ response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }), error });
 
   try {
@@ -194,10 +196,10 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
           const reasoning = writer.addReasoning();
           for (const text of step.summary) {
             const part = reasoning.addSummaryPart();
-            if (!appendText(text, (t) => part.append(t), true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+            if (!appendText(text, (t) => part.append(t), true)) return outOfTokens();
             part.done();
           }
-          if (!appendText(step.content ?? '', (t) => reasoning.appendContent(t), true)) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+          if (!appendText(step.content ?? '', (t) => reasoning.appendContent(t), true)) return outOfTokens();
           reasoning.done({ encrypted_content: await deps.sealer.seal({ summary: step.summary, content: step.content ?? null }) });
           break;
         }
@@ -207,10 +209,10 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
           const part = step.type === 'message' ? message.addOutputText() : message.addRefusal();
           const delayMs = step.type === 'message' ? step.delayMs : undefined;
           if (!delayMs) {
-            if (!appendText(step.text, (t) => part.append(t))) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+            if (!appendText(step.text, (t) => part.append(t))) return outOfTokens();
           } else {
             for (const word of words(step.text)) {
-              if (!spend()) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+              if (!spend()) return outOfTokens();
               await new Promise((resolve) => setTimeout(resolve, delayMs));
               if (cancellation?.cancelled) return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
               part.append(word);
@@ -238,7 +240,7 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
           const call = writer.addFunctionCall({ name: step.name, call_id: step.call_id ?? randomId('call') });
           const chunks: string[] = [];
           for (let i = 0; i < step.arguments.length; i += 16) chunks.push(step.arguments.slice(i, i + 16));
-          if (!appendWithin(chunks, (t) => call.appendArguments(t))) return { response: writer.incomplete('max_output_tokens', { usage: usage() }) };
+          if (!appendWithin(chunks, (t) => call.appendArguments(t))) return outOfTokens();
           call.done();
           break;
         }
