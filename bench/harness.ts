@@ -38,8 +38,10 @@ export function measure(cases: BenchCase[], options: { rounds?: number; roundMs?
 export function printTable(title: string, results: BenchResult[], baseline: string): void {
   const base = results.find((r) => r.name === baseline)!.opsPerSecond;
   console.log(`\n${title}`);
-  console.log(`${'case'.padEnd(44)} ${'ops/s'.padStart(12)} ${'vs ' + baseline}`);
+  console.log(`${'case'.padEnd(44)} ${'ops/s'.padStart(12)} ${`vs ${baseline}`}`);
   for (const r of results) {
-    console.log(`${r.name.padEnd(44)} ${Math.round(r.opsPerSecond).toLocaleString('en-US').padStart(12)} ${(r.opsPerSecond / base).toFixed(2)}x`);
+    console.log(
+      `${r.name.padEnd(44)} ${Math.round(r.opsPerSecond).toLocaleString('en-US').padStart(12)} ${(r.opsPerSecond / base).toFixed(2)}x`,
+    );
   }
 }

@@ -14,7 +14,11 @@ const files = readdirSync(here)
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file}`);
-  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(here, 'entry.ts'), path.join(here, file)], { stdio: 'inherit' });
+  const result = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', path.join(here, 'entry.ts'), path.join(here, file)],
+    { stdio: 'inherit' },
+  );
   if (result.status !== 0) failed++;
 }
 process.exit(failed === 0 ? 0 : 1);

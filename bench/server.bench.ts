@@ -18,13 +18,24 @@ interface LoadResult {
 }
 
 /** Runs the load generator in a child process (its own core), against `url`. */
-function load(url: string, body: string, concurrency: number, seconds: number, maxRequests = Infinity): Promise<LoadResult> {
+function load(
+  url: string,
+  body: string,
+  concurrency: number,
+  seconds: number,
+  maxRequests = Infinity,
+): Promise<LoadResult> {
   const loader = fileURLToPath(new URL('./fixtures/http-loader.ts', import.meta.url));
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', loader, url, body, String(concurrency), String(seconds), String(maxRequests)], { maxBuffer: 1 << 20 }, (error, stdout) => {
-      if (error) reject(error);
-      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', loader, url, body, String(concurrency), String(seconds), String(maxRequests)],
+      { maxBuffer: 1 << 20 },
+      (error, stdout) => {
+        if (error) reject(error);
+        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
+      },
+    );
   });
 }
 
@@ -37,7 +48,13 @@ export async function run(): Promise<void> {
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
   const reference = await startServer({ store, warn: () => {} });
   // The ceiling: the same bytes the reference server answers, precomputed.
-  const precomputed = await (await fetch(`${reference.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY })).text();
+  const precomputed = await (
+    await fetch(`${reference.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: BODY,
+    })
+  ).text();
   const bare = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(precomputed));
@@ -54,31 +71,69 @@ export async function run(): Promise<void> {
   // round is reported (single 3 s runs on a 2-core machine varied by up to 2x).
   const rounds: Array<{ bare: LoadResult; reference: LoadResult }> = [];
   for (let round = 0; round < 5; round++) {
-    rounds.push({ bare: await load(bareUrl, BODY, concurrency, 2), reference: await load(`${reference.url}/v1/responses`, BODY, concurrency, 2) });
+    rounds.push({
+      bare: await load(bareUrl, BODY, concurrency, 2),
+      reference: await load(`${reference.url}/v1/responses`, BODY, concurrency, 2),
+    });
   }
   const rps = (r: LoadResult) => r.requests / r.seconds;
-  const median = <T>(values: T[], key: (value: T) => number) => [...values].sort((a, b) => key(a) - key(b))[Math.floor(values.length / 2)]!;
+  const median = <T>(values: T[], key: (value: T) => number) =>
+    [...values].sort((a, b) => key(a) - key(b))[Math.floor(values.length / 2)]!;
   const ratios = rounds.map((r) => rps(r.reference) / rps(r.bare));
-  const bareResult = median(rounds.map((r) => r.bare), rps);
-  const referenceResult = median(rounds.map((r) => r.reference), rps);
-  console.log(`\nNon-streaming POST /v1/responses, ${concurrency} concurrent keep-alive connections from a separate loader process, 5 alternating rounds of 2 s (${precomputed.length} bytes per answer); median round`);
+  const bareResult = median(
+    rounds.map((r) => r.bare),
+    rps,
+  );
+  const referenceResult = median(
+    rounds.map((r) => r.reference),
+    rps,
+  );
+  console.log(
+    `\nNon-streaming POST /v1/responses, ${concurrency} concurrent keep-alive connections from a separate loader process, 5 alternating rounds of 2 s (${precomputed.length} bytes per answer); median round`,
+  );
   console.log(`${'server'.padEnd(34)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
-  for (const [name, r] of [['bare node:http (precomputed bytes)', bareResult], ['reference server (embedded model)', referenceResult]] as const) {
-    console.log(`${name.padEnd(34)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(9)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)}`);
+  for (const [name, r] of [
+    ['bare node:http (precomputed bytes)', bareResult],
+    ['reference server (embedded model)', referenceResult],
+  ] as const) {
+    console.log(
+      `${name.padEnd(34)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(9)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)}`,
+    );
   }
-  console.log(`ratio per round: ${ratios.map((r) => r.toFixed(2)).join(' ')}; median ${median(ratios, (r) => r).toFixed(2)}x of the bare server (target >= 0.50x)`);
+  console.log(
+    `ratio per round: ${ratios.map((r) => r.toFixed(2)).join(' ')}; median ${median(ratios, (r) => r).toFixed(2)}x of the bare server (target >= 0.50x)`,
+  );
 
-  const streamBody = JSON.stringify({ model: 'openresponses-deterministic', input: 'Tell me a long story [long]', stream: true, store: false });
+  const streamBody = JSON.stringify({
+    model: 'openresponses-deterministic',
+    input: 'Tell me a long story [long]',
+    stream: true,
+    store: false,
+  });
   const streamed = await load(`${reference.url}/v1/responses`, streamBody, 16, 3);
-  const eventsPerStream = (await (await fetch(`${reference.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: streamBody })).text()).split('\n\n').filter((b) => b.startsWith('event:')).length;
-  console.log(`\nStreaming (SSE), 16 concurrent: ${Math.round(rps(streamed))} streams/s x ${eventsPerStream} events = ${Math.round(rps(streamed) * eventsPerStream).toLocaleString('en-US')} events/s`);
+  const eventsPerStream = (
+    await (
+      await fetch(`${reference.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: streamBody,
+      })
+    ).text()
+  )
+    .split('\n\n')
+    .filter((b) => b.startsWith('event:')).length;
+  console.log(
+    `\nStreaming (SSE), 16 concurrent: ${Math.round(rps(streamed))} streams/s x ${eventsPerStream} events = ${Math.round(rps(streamed) * eventsPerStream).toLocaleString('en-US')} events/s`,
+  );
 
   const before = heapMb();
   await load(`${reference.url}/v1/responses`, BODY, 16, 120, 2_000);
   const atBound = heapMb();
   await load(`${reference.url}/v1/responses`, BODY, 16, 300, 10_000);
   const after = heapMb();
-  console.log(`\nHeap with the in-memory store bounded at 1,000 responses: ${before.toFixed(1)} MB before, ${atBound.toFixed(1)} MB after 2,000 requests, ${after.toFixed(1)} MB after 10,000 more (store holds ${store.size})`);
+  console.log(
+    `\nHeap with the in-memory store bounded at 1,000 responses: ${before.toFixed(1)} MB before, ${atBound.toFixed(1)} MB after 2,000 requests, ${after.toFixed(1)} MB after 10,000 more (store holds ${store.size})`,
+  );
   await reference.close();
   await new Promise<void>((resolve) => bare.close(() => resolve()));
 }

@@ -8,7 +8,8 @@ export function run(): void {
   const ajv = ajvValidators();
   const response = responseResource();
   const responseJson = JSON.stringify(response);
-  if (!ajv.responseResource(response) || !ResponseResourceSchema.safeParse(response).success) throw new Error('benchmark payloads must be valid');
+  if (!ajv.responseResource(response) || !ResponseResourceSchema.safeParse(response).success)
+    throw new Error('benchmark payloads must be valid');
   console.log(`ResponseResource payload: ${responseJson.length} bytes`);
   printTable(
     'ResponseResource (one payload per op)',

@@ -9,7 +9,8 @@ export function run(): void {
   const events = streamEvents(200);
   const eventJson = events.map((e) => JSON.stringify(e));
   // Checking validity here warms Zod from a second call site, as real programs do (see the zod README).
-  if (!events.every((e) => ajv.streamingEvent(e)) || !events.every((e) => StreamingEventSchema.safeParse(e).success)) throw new Error('benchmark payloads must be valid');
+  if (!events.every((e) => ajv.streamingEvent(e)) || !events.every((e) => StreamingEventSchema.safeParse(e).success))
+    throw new Error('benchmark payloads must be valid');
   console.log(`Stream: ${events.length} events, ${eventJson.reduce((n, s) => n + s.length, 0)} bytes`);
   printTable(
     `Stream of ${events.length} events (whole stream per op)`,
@@ -17,7 +18,10 @@ export function run(): void {
       { name: 'JSON.parse', run: () => eventJson.map((s) => JSON.parse(s)) },
       { name: 'Ajv compiled', run: () => events.every((e) => ajv.streamingEvent(e)) },
       { name: 'zod spec-exact (safeParse)', run: () => events.every((e) => StreamingEventSchema.safeParse(e).success) },
-      { name: 'zod forward-compatible (safeParse)', run: () => events.every((e) => forward.StreamingEventSchema.safeParse(e).success) },
+      {
+        name: 'zod forward-compatible (safeParse)',
+        run: () => events.every((e) => forward.StreamingEventSchema.safeParse(e).success),
+      },
     ]),
     'JSON.parse',
   );

@@ -8,7 +8,11 @@ const running = external ? undefined : await startServer({ apiKeys: ['demo-key']
 const baseURL = external ?? `${running!.url}/v1`;
 console.log(`Round-trip demo against ${baseURL}`);
 try {
-  await runDemo({ baseURL, apiKey: external ? process.env.OPENRESPONSES_API_KEY : 'demo-key', log: (line) => console.log(line) });
+  await runDemo({
+    baseURL,
+    apiKey: external ? process.env.OPENRESPONSES_API_KEY : 'demo-key',
+    log: (line) => console.log(line),
+  });
 } finally {
   await running?.close();
 }

@@ -7,7 +7,9 @@ try {
   await syncSpecs({ repoRoot, localSource: sharedOpenApi });
   const report = await generateAll({ repoRoot });
   const ms = Math.round(performance.now() - started);
-  console.log(`generated ${report.versions.join(', ')}: ${report.written.length} written, ${report.unchanged} unchanged, ${report.removed.length} removed in ${ms} ms`);
+  console.log(
+    `generated ${report.versions.join(', ')}: ${report.written.length} written, ${report.unchanged} unchanged, ${report.removed.length} removed in ${ms} ms`,
+  );
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);

@@ -20,7 +20,8 @@ const load = async (version: string) => {
 };
 const changes = diffSpecs(await load(from), await load(to));
 console.log(`${from} -> ${to}: ${changes.length} changes, ${changes.filter((c) => c.breaking).length} breaking`);
-for (const c of changes) console.log(`${c.breaking ? 'BREAKING ' : '         '} ${c.kind.padEnd(20)} ${c.path}: ${c.detail}`);
+for (const c of changes)
+  console.log(`${c.breaking ? 'BREAKING ' : '         '} ${c.kind.padEnd(20)} ${c.path}: ${c.detail}`);
 if (process.argv.includes('--changeset')) {
   const file = path.join(repoRoot, '.changeset', `spec-${to}.md`);
   await writeFile(file, changesetFor(from, to, changes));

@@ -7,7 +7,11 @@ import { runDemo } from '@openresponses/example-round-trip-demo';
 import { repoRoot } from './repo-root.js';
 
 const cli = path.join(repoRoot, 'packages/server/src/node/cli.ts');
-const server = spawn(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...process.argv.slice(2)], { stdio: ['ignore', 'pipe', 'inherit'] });
+const server = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...process.argv.slice(2)],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
 const stop = () => server.kill('SIGTERM');
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

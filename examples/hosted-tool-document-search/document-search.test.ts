@@ -7,14 +7,23 @@ import { DocumentSearchModel, registry } from './document-search.js';
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer({ providers: [new DocumentSearchModel(), new DeterministicModel()], registry, validateOutgoing: true, warn: () => {} });
+  server = await startServer({
+    providers: [new DocumentSearchModel(), new DeterministicModel()],
+    registry,
+    validateOutgoing: true,
+    warn: () => {},
+  });
 });
 afterAll(() => server.close());
 
 test('the vendor tool and its item validate, stream, and round-trip through a follow-up request', async () => {
   const client = createClient({ baseURL: `${server.url}/v1`, registry, validate: 'exact' });
   const tools = [{ type: 'acme:document_search' as const, index: 'handbook' }];
-  const stream = await client.responses.stream({ model: 'acme-search', input: 'What is the leave policy?', tools: tools as never });
+  const stream = await client.responses.stream({
+    model: 'acme-search',
+    input: 'What is the leave policy?',
+    tools: tools as never,
+  });
   const types: string[] = [];
   for await (const event of stream) types.push(event.type);
   const first = await stream.finalResponse();
@@ -25,19 +34,43 @@ test('the vendor tool and its item validate, stream, and round-trip through a fo
   expect(call.results.map((r) => r.title)).toEqual(['Leave policy']);
 
   // Follow-up with previous_response_id: the server's history carries the vendor item.
-  const followUp = await client.responses.create({ model: 'acme-search', previous_response_id: first.id, input: 'And remote work?', tools: tools as never });
-  expect(followUp.output.at(-1)).toMatchObject({ type: 'message', content: [{ text: 'From the documents: Employees get 25 days of paid leave a year.' }] });
+  const followUp = await client.responses.create({
+    model: 'acme-search',
+    previous_response_id: first.id,
+    input: 'And remote work?',
+    tools: tools as never,
+  });
+  expect(followUp.output.at(-1)).toMatchObject({
+    type: 'message',
+    content: [{ text: 'From the documents: Employees get 25 days of paid leave a year.' }],
+  });
 
   // Follow-up with the full history: the vendor item is sent back as input and validated by the registry.
-  const replay = await client.responses.create({ model: 'acme-search', input: [{ type: 'message', role: 'user', content: 'What is the leave policy?' }, ...(first.output as never[]), { type: 'message', role: 'user', content: 'Thanks.' }], tools: tools as never, store: false });
-  expect(replay.output.at(-1)).toMatchObject({ content: [{ text: 'From the documents: Employees get 25 days of paid leave a year.' }] });
+  const replay = await client.responses.create({
+    model: 'acme-search',
+    input: [
+      { type: 'message', role: 'user', content: 'What is the leave policy?' },
+      ...(first.output as never[]),
+      { type: 'message', role: 'user', content: 'Thanks.' },
+    ],
+    tools: tools as never,
+    store: false,
+  });
+  expect(replay.output.at(-1)).toMatchObject({
+    content: [{ text: 'From the documents: Employees get 25 days of paid leave a year.' }],
+  });
 });
 
 test('a malformed vendor item is refused with its path', async () => {
   const response = await fetch(`${server.url}/v1/responses`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'acme-search', input: [{ type: 'acme:document_search_call', id: 'dsc_1', status: 'completed', query: 'q', results: [{ title: 1 }] }] }),
+    body: JSON.stringify({
+      model: 'acme-search',
+      input: [
+        { type: 'acme:document_search_call', id: 'dsc_1', status: 'completed', query: 'q', results: [{ title: 1 }] },
+      ],
+    }),
   });
   expect(response.status).toBe(400);
   expect(((await response.json()) as { error: { param: string } }).error.param).toBe('input[0].results[0].title');
@@ -46,7 +79,15 @@ test('a malformed vendor item is refused with its path', async () => {
 test('without the registry, the same vendor tool is refused by the spec-exact server', async () => {
   const plain = await startServer({ providers: [new DocumentSearchModel()], warn: () => {} });
   try {
-    const response = await fetch(`${plain.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'acme-search', input: 'x', tools: [{ type: 'acme:document_search', index: 'handbook' }] }) });
+    const response = await fetch(`${plain.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'acme-search',
+        input: 'x',
+        tools: [{ type: 'acme:document_search', index: 'handbook' }],
+      }),
+    });
     expect(response.status).toBe(400);
   } finally {
     await plain.close();

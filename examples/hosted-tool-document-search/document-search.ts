@@ -8,7 +8,10 @@ export const documentSearchCall = defineItem('acme:document_search_call', {
   query: z.string(),
   results: z.array(z.object({ title: z.string(), snippet: z.string() })),
 });
-export const documentSearch = defineTool('acme:document_search', { param: { index: z.string() }, item: documentSearchCall });
+export const documentSearch = defineTool('acme:document_search', {
+  param: { index: z.string() },
+  item: documentSearchCall,
+});
 export const registry = createRegistry({ tools: [documentSearch] });
 
 const HANDBOOK: Record<string, Array<{ title: string; snippet: string }>> = {
@@ -29,16 +32,34 @@ export class DocumentSearchModel implements ModelProvider {
   }
   async *generate(request: ModelRequest): AsyncIterable<ModelStep> {
     const question = lastUserText(request.items);
-    const earlier = request.items.filter((item) => (item as { type: string }).type === 'acme:document_search_call') as unknown as SearchCall[];
+    const earlier = request.items.filter(
+      (item) => (item as { type: string }).type === 'acme:document_search_call',
+    ) as unknown as SearchCall[];
     const tool = request.hostedTools.find((t) => t.type === 'acme:document_search') as { index: string } | undefined;
     if (tool && earlier.length === 0) {
-      const words = question.toLowerCase().split(/\W+/).filter((w) => w.length > 3);
-      const results = (HANDBOOK[tool.index] ?? []).filter((doc) => words.some((w) => `${doc.title} ${doc.snippet}`.toLowerCase().includes(w)));
-      const call: SearchCall = { type: 'acme:document_search_call', id: `dsc_${crypto.randomUUID().slice(0, 8)}`, status: 'completed', query: question, results };
+      const words = question
+        .toLowerCase()
+        .split(/\W+/)
+        .filter((w) => w.length > 3);
+      const results = (HANDBOOK[tool.index] ?? []).filter((doc) =>
+        words.some((w) => `${doc.title} ${doc.snippet}`.toLowerCase().includes(w)),
+      );
+      const call: SearchCall = {
+        type: 'acme:document_search_call',
+        id: `dsc_${crypto.randomUUID().slice(0, 8)}`,
+        status: 'completed',
+        query: question,
+        results,
+      };
       yield { type: 'item', item: call };
       earlier.push(call);
     }
     const found = earlier.flatMap((call) => call.results);
-    yield { type: 'message', text: found.length ? `From the documents: ${found.map((r) => r.snippet).join(' ')}` : 'The documents say nothing about that.' };
+    yield {
+      type: 'message',
+      text: found.length
+        ? `From the documents: ${found.map((r) => r.snippet).join(' ')}`
+        : 'The documents say nothing about that.',
+    };
   }
 }

@@ -2,15 +2,30 @@
 // sub-agent whose own response streams inside the parent stream, each inner event wrapped in an
 // `acme:subagent_event` keyed by the parent call_id. The parent sees only the sub-agent's final message
 // (in the `acme:subagent_call` item); a client-side fold rebuilds the whole nested tree for display.
-import { checkStream, createAccumulator, createStreamWriter, startingResponse, type AnyStreamingEvent, type Violation } from '@openresponses/events';
+import {
+  checkStream,
+  createAccumulator,
+  createStreamWriter,
+  startingResponse,
+  type AnyStreamingEvent,
+  type Violation,
+} from '@openresponses/events';
 import { createRegistry, defineEvent, defineItem, defineTool } from '@openresponses/extensions';
 import { lastUserText, type ModelProvider, type ModelRequest, type ModelStep } from '@openresponses/server';
 import type { ResponseResource } from '@openresponses/types';
 import { z } from 'zod';
 
-export const subagentCall = defineItem('acme:subagent_call', { call_id: z.string(), agent: z.string(), prompt: z.string(), result: z.string() });
+export const subagentCall = defineItem('acme:subagent_call', {
+  call_id: z.string(),
+  agent: z.string(),
+  prompt: z.string(),
+  result: z.string(),
+});
 export const subagentTool = defineTool('acme:subagent', { param: { agent: z.string() }, item: subagentCall });
-export const subagentEvent = defineEvent('acme:subagent_event', { call_id: z.string(), event: z.looseObject({ type: z.string() }) });
+export const subagentEvent = defineEvent('acme:subagent_event', {
+  call_id: z.string(),
+  event: z.looseObject({ type: z.string() }),
+});
 export const registry = createRegistry({ tools: [subagentTool], events: [subagentEvent] });
 
 /** One sub-agent run, rebuilt from the parent stream. */
@@ -34,7 +49,12 @@ export function foldSubagents(events: Iterable<AnyStreamingEvent>): Map<string, 
     run.events.push(inner);
     run.accumulator.push(inner);
   }
-  return new Map([...runs].map(([callId, run]) => [callId, { callId, response: run.accumulator.response, events: run.events, violations: checkStream(run.events, {}) }]));
+  return new Map(
+    [...runs].map(([callId, run]) => [
+      callId,
+      { callId, response: run.accumulator.response, events: run.events, violations: checkStream(run.events, {}) },
+    ]),
+  );
 }
 
 /** The parent model: hands the question to a weather sub-agent, streams its run nested, then answers with its result. */
@@ -54,7 +74,8 @@ export class OrchestratorModel implements ModelProvider {
     const callId = `call_${crypto.randomUUID().slice(0, 8)}`;
     const inner: AnyStreamingEvent[] = [];
     const result = runWeatherAgent(prompt, (event) => inner.push(event));
-    for (const event of inner) yield { type: 'vendor_event', event: { type: 'acme:subagent_event', call_id: callId, event } };
+    for (const event of inner)
+      yield { type: 'vendor_event', event: { type: 'acme:subagent_event', call_id: callId, event } };
     yield { type: 'item', item: { type: 'acme:subagent_call', call_id: callId, agent: tool.agent, prompt, result } };
     yield { type: 'message', text: `The ${tool.agent} says: ${result}` };
   }
@@ -63,7 +84,10 @@ export class OrchestratorModel implements ModelProvider {
 /** The sub-agent: reasons, calls get_weather, reads the result, answers; its events go to `emit`. */
 function runWeatherAgent(prompt: string, emit: (event: AnyStreamingEvent) => void): string {
   const city = /\bin ([A-Z][a-z]+)/.exec(prompt)?.[1] ?? 'Paris';
-  const writer = createStreamWriter({ response: startingResponse({ model: 'weather-agent', store: false }), onEvent: emit });
+  const writer = createStreamWriter({
+    response: startingResponse({ model: 'weather-agent', store: false }),
+    onEvent: emit,
+  });
   writer.start();
   const reasoning = writer.addReasoning();
   const summary = reasoning.addSummaryPart();

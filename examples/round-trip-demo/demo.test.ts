@@ -12,8 +12,12 @@ afterAll(() => server.close());
 test('the round trip: create, stream, tool loop, multi-turn recall', async () => {
   const transcript = (await runDemo({ baseURL: `${server.url}/v1`, apiKey: 'demo-key' })).join('\n');
   expect(transcript).toContain('model: You said: "Hello! My name is Ada.".');
-  expect(transcript).toMatch(/model: You said: "Stream a short answer, please. \[think\]".\s+\[\d+ events; output: reasoning, message\]/);
+  expect(transcript).toMatch(
+    /model: You said: "Stream a short answer, please. \[think\]".\s+\[\d+ events; output: reasoning, message\]/,
+  );
   expect(transcript).toContain('tools ran: get_weather(Lisbon), get_time(Lisbon)');
-  expect(transcript).toContain('get_weather returned {"city":"Lisbon","sky":"sunny","temperature_c":22}; get_time returned 14:05.');
+  expect(transcript).toContain(
+    'get_weather returned {"city":"Lisbon","sky":"sunny","temperature_c":22}; get_time returned 14:05.',
+  );
   expect(transcript).toContain('model: Your name is Ada.');
 });

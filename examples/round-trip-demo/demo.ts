@@ -3,7 +3,11 @@
 import { createClient, defineTool, runAgent } from '@openresponses/client';
 import { z } from 'zod';
 
-export async function runDemo(options: { baseURL: string; apiKey?: string; log?: (line: string) => void }): Promise<string[]> {
+export async function runDemo(options: {
+  baseURL: string;
+  apiKey?: string;
+  log?: (line: string) => void;
+}): Promise<string[]> {
   const transcript: string[] = [];
   const log = (line: string) => {
     transcript.push(line);
@@ -14,7 +18,9 @@ export async function runDemo(options: { baseURL: string; apiKey?: string; log?:
 
   log('1. create');
   const created = await client.responses.create({ model, input: 'Hello! My name is Ada.' });
-  log(`   user: Hello! My name is Ada.\n   model: ${textOf(created)}   [${created.id}, ${created.usage?.total_tokens} tokens]`);
+  log(
+    `   user: Hello! My name is Ada.\n   model: ${textOf(created)}   [${created.id}, ${created.usage?.total_tokens} tokens]`,
+  );
 
   log('2. stream (with reasoning)');
   const stream = await client.responses.stream({ model, input: 'Stream a short answer, please. [think]' });
@@ -34,8 +40,18 @@ export async function runDemo(options: { baseURL: string; apiKey?: string; log?:
     model,
     input: 'What are the weather and the time in Lisbon?',
     tools: [
-      defineTool({ name: 'get_weather', description: 'Weather in a city', parameters: z.object({ city: z.string() }), execute: ({ city }) => (calls.push(`get_weather(${city})`), { city, sky: 'sunny', temperature_c: 22 }) }),
-      defineTool({ name: 'get_time', description: 'Local time in a city', parameters: z.object({ city: z.string() }), execute: ({ city }) => (calls.push(`get_time(${city})`), '14:05') }),
+      defineTool({
+        name: 'get_weather',
+        description: 'Weather in a city',
+        parameters: z.object({ city: z.string() }),
+        execute: ({ city }) => (calls.push(`get_weather(${city})`), { city, sky: 'sunny', temperature_c: 22 }),
+      }),
+      defineTool({
+        name: 'get_time',
+        description: 'Local time in a city',
+        parameters: z.object({ city: z.string() }),
+        execute: ({ city }) => (calls.push(`get_time(${city})`), '14:05'),
+      }),
     ],
   });
   log(`   tools ran: ${calls.join(', ')}\n   model: ${textOf(result.response)}   [${result.steps.length} steps]`);
@@ -46,7 +62,9 @@ export async function runDemo(options: { baseURL: string; apiKey?: string; log?:
   return transcript;
 }
 
-function textOf(response: { output: Array<{ type: string; content?: Array<{ type: string; text?: string }> }> }): string {
+function textOf(response: {
+  output: Array<{ type: string; content?: Array<{ type: string; text?: string }> }>;
+}): string {
   return response.output
     .filter((item) => item.type === 'message')
     .flatMap((item) => item.content ?? [])

@@ -11,7 +11,9 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'openapi/manifest.json'), 'utf8')) as { versions: Array<{ version: string }> };
+const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'openapi/manifest.json'), 'utf8')) as {
+  versions: Array<{ version: string }>;
+};
 const specVersions = manifest.versions.map((v) => v.version);
 
 interface PackageInfo {
@@ -38,14 +40,18 @@ const tarballs = new Map<string, string>();
 
 beforeAll(() => {
   for (const pkg of packages) {
-    const [result] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: pkg.dir, encoding: 'utf8' })) as Array<{ filename: string }>;
+    const [result] = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: pkg.dir, encoding: 'utf8' }),
+    ) as Array<{ filename: string }>;
     tarballs.set(pkg.json.name, path.join(work, result!.filename));
   }
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 test('every publishable package is a devDependency of this test, so turbo builds it first', () => {
-  const own = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> };
+  const own = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  };
   expect(packages.map((p) => p.json.name).sort()).toEqual(Object.keys(own.devDependencies).sort());
   for (const pkg of packages) expect(readdirSync(pkg.dir), `${pkg.json.name} is not built`).toContain('dist');
 });
@@ -59,15 +65,29 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_name, pkg)
   test('arethetypeswrong finds no problems for ESM consumers (node16 from ESM, bundler)', () => {
     const attw = path.join(repoRoot, 'node_modules/@arethetypeswrong/cli/dist/index.js');
     // attw cannot expand `./*` patterns, so the version subpaths are named explicitly.
-    const versioned = Object.keys(pkg.json.exports).some((k) => k.includes('*')) ? ['--include-entrypoints', ...specVersions.map((v) => `./${v}`)] : [];
-    const args = [attw, tarballs.get(pkg.json.name)!, '--profile', 'esm-only', '--format', 'json', '--exclude-entrypoints', './package.json', ...versioned];
+    const versioned = Object.keys(pkg.json.exports).some((k) => k.includes('*'))
+      ? ['--include-entrypoints', ...specVersions.map((v) => `./${v}`)]
+      : [];
+    const args = [
+      attw,
+      tarballs.get(pkg.json.name)!,
+      '--profile',
+      'esm-only',
+      '--format',
+      'json',
+      '--exclude-entrypoints',
+      './package.json',
+      ...versioned,
+    ];
     let output: string;
     try {
       output = execFileSync(process.execPath, args, { encoding: 'utf8' });
     } catch (error) {
       output = (error as { stdout: string }).stdout;
     }
-    const report = JSON.parse(output) as { problems: Record<string, Array<{ kind: string; entrypoint: string; resolutionKind?: string }>> };
+    const report = JSON.parse(output) as {
+      problems: Record<string, Array<{ kind: string; entrypoint: string; resolutionKind?: string }>>;
+    };
     // ESM-only by design: CommonJS (`node16-cjs`) and pre-exports (`node10`) resolution are out of scope.
     const relevant = Object.values(report.problems)
       .flat()
@@ -81,13 +101,24 @@ test('a scratch project installs the tarballs, imports every entry point and typ
   execFileSync('mkdir', ['-p', project]);
   const dependencies = Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`]));
   // Published packages depend on each other by version; point those at the tarballs too.
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies, overrides: dependencies }, null, 2));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], { cwd: project, stdio: 'pipe' });
+  writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies, overrides: dependencies }, null, 2),
+  );
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], {
+    cwd: project,
+    stdio: 'pipe',
+  });
 
   const specifiers = packages.filter((p) => p.json.name !== '@openresponses/codegen').flatMap(entryPoints);
   const runtime = specifiers.map((s, i) => `import * as m${i} from ${JSON.stringify(s)};`).join('\n');
-  writeFileSync(path.join(project, 'smoke.mjs'), `${runtime}\nconsole.log(JSON.stringify([${specifiers.map((_, i) => `Object.keys(m${i}).length`).join(', ')}]));\n`);
-  const counts = JSON.parse(execFileSync(process.execPath, ['smoke.mjs'], { cwd: project, encoding: 'utf8' })) as number[];
+  writeFileSync(
+    path.join(project, 'smoke.mjs'),
+    `${runtime}\nconsole.log(JSON.stringify([${specifiers.map((_, i) => `Object.keys(m${i}).length`).join(', ')}]));\n`,
+  );
+  const counts = JSON.parse(
+    execFileSync(process.execPath, ['smoke.mjs'], { cwd: project, encoding: 'utf8' }),
+  ) as number[];
   expect(counts.length).toBe(specifiers.length);
 
   writeFileSync(
@@ -105,7 +136,21 @@ test('a scratch project installs the tarballs, imports every entry point and typ
       '',
     ].join('\n'),
   );
-  writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['consumer.ts'] }));
+  writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        target: 'ES2022',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: [],
+      },
+      files: ['consumer.ts'],
+    }),
+  );
   const tsc = path.join(repoRoot, 'node_modules/typescript/bin/tsc');
   expect(() => execFileSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
 });

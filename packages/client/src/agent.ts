@@ -15,14 +15,19 @@ export interface AgentTool<Args = unknown> {
 }
 
 /** Declares a tool with a Zod schema, so `execute` receives typed, validated arguments. */
-export function defineTool<Args>(tool: { name: string; description?: string; parameters: z.ZodType<Args>; execute(args: Args, context: { call: FunctionCall; signal?: AbortSignal }): unknown }): AgentTool<Args> {
+export function defineTool<Args>(tool: {
+  name: string;
+  description?: string;
+  parameters: z.ZodType<Args>;
+  execute(args: Args, context: { call: FunctionCall; signal?: AbortSignal }): unknown;
+}): AgentTool<Args> {
   return tool;
 }
 
 export interface RunAgentOptions {
   client: OpenResponsesClient;
   input: string | ItemParam[];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tools of different argument types sit in one list
+  // biome-ignore lint/suspicious/noExplicitAny: tools of different argument types sit in one list
   tools: AgentTool<any>[];
   model?: string;
   instructions?: string;
@@ -59,23 +64,48 @@ export interface AgentResult {
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const tools = new Map(options.tools.map((tool) => [tool.name, tool as AgentTool<unknown>]));
-  const toolParams: FunctionToolParam[] = options.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description ?? null, parameters: jsonSchemaOf(tool.parameters) as FunctionToolParam['parameters'], strict: false }));
+  const toolParams: FunctionToolParam[] = options.tools.map((tool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description ?? null,
+    parameters: jsonSchemaOf(tool.parameters) as FunctionToolParam['parameters'],
+    strict: false,
+  }));
   const maxToolCalls = options.maxToolCalls ?? 16;
   let continuation = options.continuation ?? (options.store === false ? 'full_history' : 'previous_response_id');
-  let history: ItemParam[] = typeof options.input === 'string' ? [{ type: 'message', role: 'user', content: options.input }] : [...options.input];
+  let history: ItemParam[] =
+    typeof options.input === 'string'
+      ? [{ type: 'message', role: 'user', content: options.input }]
+      : [...options.input];
   let pending: ItemParam[] = history;
   let previousId: string | undefined;
   const steps: ResponseResource[] = [];
   let toolCalls = 0;
 
   for (;;) {
-    const base = { ...options.body, model: options.model, instructions: options.instructions, tools: toolParams, ...(options.store === undefined ? {} : { store: options.store }) };
+    const base = {
+      ...options.body,
+      model: options.model,
+      instructions: options.instructions,
+      tools: toolParams,
+      ...(options.store === undefined ? {} : { store: options.store }),
+    };
     let response: ResponseResource;
     try {
-      response = await step(options, continuation === 'previous_response_id' && previousId ? { ...base, previous_response_id: previousId, input: pending } : { ...base, input: sanitizeReplayedHistory(history) }, steps.length);
+      response = await step(
+        options,
+        continuation === 'previous_response_id' && previousId
+          ? { ...base, previous_response_id: previousId, input: pending }
+          : { ...base, input: sanitizeReplayedHistory(history) },
+        steps.length,
+      );
     } catch (error) {
       // A server that keeps no state: continue by resending the history instead.
-      if (error instanceof OpenResponsesError && error.code === 'previous_response_not_found' && continuation === 'previous_response_id') {
+      if (
+        error instanceof OpenResponsesError &&
+        error.code === 'previous_response_not_found' &&
+        continuation === 'previous_response_id'
+      ) {
         continuation = 'full_history';
         continue;
       }
@@ -86,9 +116,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     const calls = functionCalls(response);
     if (response.status === 'incomplete') return { response, steps, toolCalls, stopReason: 'incomplete', history };
     if (calls.length === 0) return { response, steps, toolCalls, stopReason: 'final_message', history };
-    if (toolCalls + calls.length > maxToolCalls) return { response, steps, toolCalls, stopReason: 'max_tool_calls', history };
+    if (toolCalls + calls.length > maxToolCalls)
+      return { response, steps, toolCalls, stopReason: 'max_tool_calls', history };
     toolCalls += calls.length;
-    const results = await Promise.all(calls.map(async (call) => [call.call_id, await runTool(tools, call, options.signal)] as const));
+    const results = await Promise.all(
+      calls.map(async (call) => [call.call_id, await runTool(tools, call, options.signal)] as const),
+    );
     pending = toolOutputs(calls, Object.fromEntries(results));
     history = [...history, ...pending];
     previousId = response.id;
@@ -103,7 +136,11 @@ async function step(options: RunAgentOptions, body: CreateBody, index: number): 
 }
 
 /** Runs one call; bad arguments, unknown tools and thrown errors become outputs the model can read. */
-async function runTool(tools: Map<string, AgentTool<unknown>>, call: FunctionCall, signal?: AbortSignal): Promise<unknown> {
+async function runTool(
+  tools: Map<string, AgentTool<unknown>>,
+  call: FunctionCall,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const tool = tools.get(call.name);
   if (!tool) return `Error: there is no tool named '${call.name}'.`;
   let args: unknown;
@@ -132,7 +169,9 @@ function jsonSchemaOf(parameters: AgentTool['parameters']): Record<string, unkno
 function checkArguments(parameters: AgentTool['parameters'], args: unknown): string | undefined {
   if (parameters instanceof z.ZodType) {
     const result = parameters.safeParse(args);
-    return result.success ? undefined : result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    return result.success
+      ? undefined
+      : result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return 'expected an object';
   const schema = parameters as { required?: string[]; properties?: Record<string, { type?: string }> };

@@ -1,5 +1,11 @@
 import { decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
-import type { CompactResource, CompactResponseMethodPublicBody, CreateResponseBody, ItemField, ResponseResource } from '@openresponses/types';
+import type {
+  CompactResource,
+  CompactResponseMethodPublicBody,
+  CreateResponseBody,
+  ItemField,
+  ResponseResource,
+} from '@openresponses/types';
 import { LATEST_SPEC_VERSION, validate, versions, type SpecVersion } from '@openresponses/zod';
 import type { Registry } from '@openresponses/extensions';
 import { InvalidPayloadError } from './errors.js';
@@ -38,7 +44,10 @@ export interface Responses {
   compact(body: CompactResponseMethodPublicBody, options?: RequestOptions): Promise<CompactResource>;
   retrieve(id: string, options?: RequestOptions): Promise<ResponseResource>;
   delete(id: string, options?: RequestOptions): Promise<{ id: string; object: string; deleted: boolean }>;
-  inputItems(id: string, options?: RequestOptions): Promise<{ object: 'list'; data: ItemField[]; first_id: string | null; last_id: string | null; has_more: boolean }>;
+  inputItems(
+    id: string,
+    options?: RequestOptions,
+  ): Promise<{ object: 'list'; data: ItemField[]; first_id: string | null; last_id: string | null; has_more: boolean }>;
   /** Opens a WebSocket session on `/responses` for sequential turns (pass `WebSocket` from `ws` on Node 20). */
   connect(options?: ConnectOptions): Promise<ResponsesSession>;
 }
@@ -51,7 +60,12 @@ export interface OpenResponsesClient {
 /** A typed Open Responses client on web-standard APIs (fetch, streams, WebSocket). */
 export function createClient(options: ClientOptions): OpenResponsesClient {
   const version = options.specVersion ?? LATEST_SPEC_VERSION;
-  const policy: EventPolicy = { version, validate: options.validate ?? 'forward', profile: options.profile ?? 'spec', registry: options.registry };
+  const policy: EventPolicy = {
+    version,
+    validate: options.validate ?? 'forward',
+    profile: options.profile ?? 'spec',
+    registry: options.registry,
+  };
   const transport: TransportOptions = {
     baseURL: options.baseURL,
     apiKey: options.apiKey,
@@ -62,8 +76,16 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
     retryMaxMs: options.retryMaxMs ?? 30_000,
   };
   const schemas = () =>
-    policy.validate === 'off' ? undefined : options.registry ? { ...versions[version][policy.validate], ResponseResourceSchema: options.registry.schemas.ResponseResource } : versions[version][policy.validate];
-  const checked = <T>(what: string, schemaName: 'ResponseResourceSchema' | 'CompactResourceSchema', value: unknown): T => {
+    policy.validate === 'off'
+      ? undefined
+      : options.registry
+        ? { ...versions[version][policy.validate], ResponseResourceSchema: options.registry.schemas.ResponseResource }
+        : versions[version][policy.validate];
+  const checked = <T>(
+    what: string,
+    schemaName: 'ResponseResourceSchema' | 'CompactResourceSchema',
+    value: unknown,
+  ): T => {
     const schema = (schemas() as Record<string, Parameters<typeof validate>[0]> | undefined)?.[schemaName];
     if (!schema) return value as T;
     const result = validate(schema, value);
@@ -71,28 +93,69 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
     return result.data as T;
   };
 
-  const stream = async (body: Omit<CreateBody, 'stream'>, requestOptions: RequestOptions = {}): Promise<ResponseStream> => {
+  const stream = async (
+    body: Omit<CreateBody, 'stream'>,
+    requestOptions: RequestOptions = {},
+  ): Promise<ResponseStream> => {
     const controller = new AbortController();
-    requestOptions.signal?.addEventListener('abort', () => controller.abort(requestOptions.signal?.reason), { once: true });
-    const response = await send(transport, 'POST', '/responses', { ...body, stream: true }, { ...requestOptions, signal: controller.signal });
+    requestOptions.signal?.addEventListener('abort', () => controller.abort(requestOptions.signal?.reason), {
+      once: true,
+    });
+    const response = await send(
+      transport,
+      'POST',
+      '/responses',
+      { ...body, stream: true },
+      { ...requestOptions, signal: controller.signal },
+    );
     if (!response.body) throw new InvalidPayloadError('The streamed response', [{ path: '', message: 'no body' }]);
     const events = decodeSSE(response.body, { profile: policy.profile });
-    return new ResponseStream(normalizeEvents(events as AsyncIterable<AnyStreamingEvent>, policy), controller, options.registry?.createAccumulator());
+    return new ResponseStream(
+      normalizeEvents(events as AsyncIterable<AnyStreamingEvent>, policy),
+      controller,
+      options.registry?.createAccumulator(),
+    );
   };
 
-  const getJson = async (method: string, path: string, body?: unknown, requestOptions?: RequestOptions) => (await send(transport, method, path, body, requestOptions)).json();
+  const getJson = async (method: string, path: string, body?: unknown, requestOptions?: RequestOptions) =>
+    (await send(transport, method, path, body, requestOptions)).json();
 
   const responses: Responses = {
     create: (async (body: CreateBody, requestOptions?: RequestOptions) => {
       if (body.stream) return stream(body, requestOptions);
-      return checked<ResponseResource>('The response', 'ResponseResourceSchema', await getJson('POST', '/responses', body, requestOptions));
+      return checked<ResponseResource>(
+        'The response',
+        'ResponseResourceSchema',
+        await getJson('POST', '/responses', body, requestOptions),
+      );
     }) as Responses['create'],
     stream,
-    compact: async (body, requestOptions) => checked<CompactResource>('The compacted response', 'CompactResourceSchema', await getJson('POST', '/responses/compact', body, requestOptions)),
-    retrieve: async (id, requestOptions) => checked<ResponseResource>('The response', 'ResponseResourceSchema', await getJson('GET', `/responses/${encodeURIComponent(id)}`, undefined, requestOptions)),
-    delete: async (id, requestOptions) => (await getJson('DELETE', `/responses/${encodeURIComponent(id)}`, undefined, requestOptions)) as { id: string; object: string; deleted: boolean },
-    inputItems: async (id, requestOptions) => (await getJson('GET', `/responses/${encodeURIComponent(id)}/input_items`, undefined, requestOptions)) as Awaited<ReturnType<Responses['inputItems']>>,
+    compact: async (body, requestOptions) =>
+      checked<CompactResource>(
+        'The compacted response',
+        'CompactResourceSchema',
+        await getJson('POST', '/responses/compact', body, requestOptions),
+      ),
+    retrieve: async (id, requestOptions) =>
+      checked<ResponseResource>(
+        'The response',
+        'ResponseResourceSchema',
+        await getJson('GET', `/responses/${encodeURIComponent(id)}`, undefined, requestOptions),
+      ),
+    delete: async (id, requestOptions) =>
+      (await getJson('DELETE', `/responses/${encodeURIComponent(id)}`, undefined, requestOptions)) as {
+        id: string;
+        object: string;
+        deleted: boolean;
+      },
+    inputItems: async (id, requestOptions) =>
+      (await getJson('GET', `/responses/${encodeURIComponent(id)}/input_items`, undefined, requestOptions)) as Awaited<
+        ReturnType<Responses['inputItems']>
+      >,
     connect: (connectOptions = {}) => connectSession({ transport, policy, responses: () => responses }, connectOptions),
   };
-  return { responses, options: { baseURL: options.baseURL, specVersion: version, validate: policy.validate, profile: policy.profile } };
+  return {
+    responses,
+    options: { baseURL: options.baseURL, specVersion: version, validate: policy.validate, profile: policy.profile },
+  };
 }

@@ -55,5 +55,12 @@ export async function errorFromResponse(response: Response): Promise<OpenRespons
     body = undefined;
   }
   const error = body?.error;
-  return new OpenResponsesError(error?.message ?? (text.slice(0, 200) || `HTTP ${response.status}`), response.status, error?.type ?? 'http_error', error?.code ?? null, error?.param ?? null, response.headers);
+  return new OpenResponsesError(
+    error?.message ?? (text.slice(0, 200) || `HTTP ${response.status}`),
+    response.status,
+    error?.type ?? 'http_error',
+    error?.code ?? null,
+    error?.param ?? null,
+    response.headers,
+  );
 }

@@ -4,7 +4,9 @@ import type { FunctionCall, ItemField, ItemParam, ResponseResource } from '@open
 export class MissingToolOutputError extends Error {
   override name = 'MissingToolOutputError';
   constructor(readonly callIds: string[]) {
-    super(`No output for function call${callIds.length > 1 ? 's' : ''} ${callIds.join(', ')}: every call needs a function_call_output before the next turn.`);
+    super(
+      `No output for function call${callIds.length > 1 ? 's' : ''} ${callIds.join(', ')}: every call needs a function_call_output before the next turn.`,
+    );
   }
 }
 
@@ -24,12 +26,20 @@ export function toolOutputs(calls: readonly FunctionCall[], outputs: Readonly<Re
   if (unknown.length > 0) throw new Error(`Outputs for unknown call ids: ${unknown.join(', ')}`);
   return calls.map((call) => {
     const output = outputs[call.call_id];
-    return { type: 'function_call_output', call_id: call.call_id, output: typeof output === 'string' ? output : JSON.stringify(output) };
+    return {
+      type: 'function_call_output',
+      call_id: call.call_id,
+      output: typeof output === 'string' ? output : JSON.stringify(output),
+    };
   });
 }
 
 /** The next turn's input when resending full history: what was sent, what came back, then the new items. */
-export function nextInput(previousInput: readonly ItemParam[], response: ResponseResource, newItems: readonly ItemParam[] = []): ItemParam[] {
+export function nextInput(
+  previousInput: readonly ItemParam[],
+  response: ResponseResource,
+  newItems: readonly ItemParam[] = [],
+): ItemParam[] {
   return [...previousInput, ...(response.output as unknown as ItemParam[]), ...newItems];
 }
 

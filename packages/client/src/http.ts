@@ -19,20 +19,41 @@ export interface RequestOptions {
 }
 
 /** Sends a request, retrying what can be retried (never a 4xx other than 408/429), honouring Retry-After. */
-export async function send(transport: TransportOptions, method: string, path: string, body: unknown, options: RequestOptions = {}): Promise<Response> {
+export async function send(
+  transport: TransportOptions,
+  method: string,
+  path: string,
+  body: unknown,
+  options: RequestOptions = {},
+): Promise<Response> {
   const url = `${transport.baseURL.replace(/\/+$/, '')}${path}`;
-  const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...transport.headers, ...options.headers };
+  const headers: Record<string, string> = {
+    accept: 'application/json, text/event-stream',
+    ...transport.headers,
+    ...options.headers,
+  };
   if (transport.apiKey) headers.authorization = `Bearer ${transport.apiKey}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   for (let attempt = 0; ; attempt++) {
     let failure: OpenResponsesError;
     try {
-      const response = await transport.fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: options.signal });
+      const response = await transport.fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: options.signal,
+      });
       if (response.ok) return response;
       failure = await errorFromResponse(response);
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      failure = new OpenResponsesError(`Request to ${url} failed: ${(error as Error).message}`, 0, 'connection_error', null, null);
+      failure = new OpenResponsesError(
+        `Request to ${url} failed: ${(error as Error).message}`,
+        0,
+        'connection_error',
+        null,
+        null,
+      );
     }
     if (!failure.retryable || attempt >= transport.maxRetries) throw failure;
     await sleep(delayFor(transport, attempt, failure.headers), options.signal);
@@ -54,9 +75,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

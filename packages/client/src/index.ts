@@ -1,7 +1,19 @@
-export { createClient, type ClientOptions, type CreateBody, type OpenResponsesClient, type Responses } from './client.js';
+export {
+  createClient,
+  type ClientOptions,
+  type CreateBody,
+  type OpenResponsesClient,
+  type Responses,
+} from './client.js';
 export { ResponseStream, type EventPolicy } from './stream.js';
 export { OpenResponsesError, ResponseFailedError, InvalidPayloadError } from './errors.js';
 export type { RequestOptions } from './http.js';
-export { type ConnectOptions, type ResponsesSession, type SessionTurnBody, type WebSocketConstructor, type WebSocketLike } from './websocket.js';
+export type {
+  ConnectOptions,
+  ResponsesSession,
+  SessionTurnBody,
+  WebSocketConstructor,
+  WebSocketLike,
+} from './websocket.js';
 export { runAgent, defineTool, type AgentTool, type AgentResult, type RunAgentOptions } from './agent.js';
 export { functionCalls, toolOutputs, nextInput, sanitizeReplayedHistory, MissingToolOutputError } from './history.js';

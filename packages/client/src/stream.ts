@@ -1,5 +1,12 @@
 import type { Registry } from '@openresponses/extensions';
-import { createAccumulator, PEER_EVENT_ALIASES, type Accumulator, type AnyStreamingEvent, type StreamingEventByType, type StreamingEventType } from '@openresponses/events';
+import {
+  createAccumulator,
+  PEER_EVENT_ALIASES,
+  type Accumulator,
+  type AnyStreamingEvent,
+  type StreamingEventByType,
+  type StreamingEventType,
+} from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
 import { validate, versions, type SpecVersion } from '@openresponses/zod';
 import { InvalidPayloadError, ResponseFailedError } from './errors.js';
@@ -15,8 +22,15 @@ export interface EventPolicy {
 }
 
 /** Applies the client's policy to decoded events: peer variants (lenient) and schema validation. */
-export async function* normalizeEvents(source: AsyncIterable<AnyStreamingEvent>, policy: EventPolicy): AsyncGenerator<AnyStreamingEvent> {
-  const schema = policy.validate === 'off' ? undefined : ((policy.registry?.schemas.StreamingEvent ?? versions[policy.version][policy.validate].StreamingEventSchema) as Parameters<typeof validate>[0]);
+export async function* normalizeEvents(
+  source: AsyncIterable<AnyStreamingEvent>,
+  policy: EventPolicy,
+): AsyncGenerator<AnyStreamingEvent> {
+  const schema =
+    policy.validate === 'off'
+      ? undefined
+      : ((policy.registry?.schemas.StreamingEvent ??
+          versions[policy.version][policy.validate].StreamingEventSchema) as Parameters<typeof validate>[0]);
   let index = 0;
   for await (const raw of source) {
     let event = raw;
@@ -73,7 +87,8 @@ export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<AnyStreamingEvent> {
-    if (this.iterator) throw new Error('A ResponseStream can be iterated once; use finalResponse() or listeners to observe it again.');
+    if (this.iterator)
+      throw new Error('A ResponseStream can be iterated once; use finalResponse() or listeners to observe it again.');
     this.iterator = this.source[Symbol.asyncIterator]();
     try {
       for (;;) {
@@ -89,7 +104,13 @@ export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
         yield event;
         if (event.type === 'response.failed') {
           const response = (event as StreamingEventByType<'response.failed'>).response;
-          throw new ResponseFailedError(response, this.failed ?? { message: response.error?.message ?? 'The response failed.', code: response.error?.code ?? null });
+          throw new ResponseFailedError(
+            response,
+            this.failed ?? {
+              message: response.error?.message ?? 'The response failed.',
+              code: response.error?.code ?? null,
+            },
+          );
         }
       }
     } finally {
@@ -112,7 +133,8 @@ export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
   /** The output text as it arrives (consumes the stream). */
   async *textStream(): AsyncGenerator<string> {
     for await (const event of this) {
-      if (event.type === 'response.output_text.delta') yield (event as StreamingEventByType<'response.output_text.delta'>).delta;
+      if (event.type === 'response.output_text.delta')
+        yield (event as StreamingEventByType<'response.output_text.delta'>).delta;
     }
   }
 }

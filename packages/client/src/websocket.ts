@@ -36,7 +36,10 @@ export interface ResponsesSession {
    * continues if the response was stored, otherwise starts a new chain with the full context (or a
    * compacted window); `previous_response_not_found` also falls back to a new chain.
    */
-  send(input: string | ItemParam[], body?: Omit<SessionTurnBody, 'input' | 'previous_response_id'>): Promise<ResponseResource>;
+  send(
+    input: string | ItemParam[],
+    body?: Omit<SessionTurnBody, 'input' | 'previous_response_id'>,
+  ): Promise<ResponseResource>;
   /** Everything said so far (inputs and outputs), as the next chain would need it. */
   readonly history: readonly ItemParam[];
   readonly lastResponseId: string | undefined;
@@ -90,7 +93,13 @@ class Connection {
   constructor(private readonly socket: WebSocketLike) {
     socket.addEventListener('message', (event) => this.onMessage(String(event.data)));
     socket.addEventListener('close', (event) => {
-      this.closedBy ??= new OpenResponsesError(`The WebSocket closed (${event.code}${event.reason ? `: ${event.reason}` : ''}).`, 0, 'connection_error', 'websocket_closed', null);
+      this.closedBy ??= new OpenResponsesError(
+        `The WebSocket closed (${event.code}${event.reason ? `: ${event.reason}` : ''}).`,
+        0,
+        'connection_error',
+        'websocket_closed',
+        null,
+      );
       this.current?.end(this.closedBy);
     });
   }
@@ -109,7 +118,13 @@ class Connection {
     // An envelope (with `status`) is a WebSocket failure; an `error` event without it is part of the stream.
     if (message.type === 'error' && typeof message.status === 'number') {
       const error = (message.error ?? {}) as { type?: string; code?: string; message?: string; param?: string | null };
-      const failure = new OpenResponsesError(error.message ?? 'WebSocket error', message.status, error.type ?? 'invalid_request', error.code ?? null, error.param ?? null);
+      const failure = new OpenResponsesError(
+        error.message ?? 'WebSocket error',
+        message.status,
+        error.type ?? 'invalid_request',
+        error.code ?? null,
+        error.param ?? null,
+      );
       if (failure.code === 'websocket_connection_limit_reached') this.closedBy = failure;
       if (this.current) this.current.end(failure);
       return;
@@ -127,7 +142,11 @@ class Connection {
     return (async function* () {
       await previous;
       try {
-        if (!self.open) throw self.closedBy ?? new OpenResponsesError('The WebSocket is not open.', 0, 'connection_error', 'websocket_closed', null);
+        if (!self.open)
+          throw (
+            self.closedBy ??
+            new OpenResponsesError('The WebSocket is not open.', 0, 'connection_error', 'websocket_closed', null)
+          );
         self.current = channel;
         self.socket.send(JSON.stringify({ ...body, type: 'response.create' }));
         yield* channel.drain();
@@ -152,7 +171,17 @@ async function open(deps: Dependencies, options: ConnectOptions): Promise<Connec
   const socket = options.WebSocket ? new Impl(url, { headers }) : new Impl(url);
   await new Promise<void>((resolve, reject) => {
     socket.addEventListener('open', () => resolve());
-    socket.addEventListener('error', (event) => reject(new OpenResponsesError(`WebSocket connection to ${url} failed: ${(event as { message?: string }).message ?? 'error'}`, 0, 'connection_error', 'websocket_failed', null)));
+    socket.addEventListener('error', (event) =>
+      reject(
+        new OpenResponsesError(
+          `WebSocket connection to ${url} failed: ${(event as { message?: string }).message ?? 'error'}`,
+          0,
+          'connection_error',
+          'websocket_failed',
+          null,
+        ),
+      ),
+    );
   });
   return new Connection(socket);
 }
@@ -164,10 +193,15 @@ export async function connectSession(deps: Dependencies, options: ConnectOptions
 
   const create = (body: SessionTurnBody, on: Connection = connection): ResponseStream => {
     const controller = new AbortController();
-    return new ResponseStream(normalizeEvents(on.turn(body), deps.policy), controller, deps.policy.registry?.createAccumulator());
+    return new ResponseStream(
+      normalizeEvents(on.turn(body), deps.policy),
+      controller,
+      deps.policy.registry?.createAccumulator(),
+    );
   };
 
-  const asItems = (input: string | ItemParam[]): ItemParam[] => (typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input);
+  const asItems = (input: string | ItemParam[]): ItemParam[] =>
+    typeof input === 'string' ? [{ type: 'message', role: 'user', content: input }] : input;
 
   const newChainInput = async (items: ItemParam[]): Promise<ItemParam[]> => {
     if (!options.compactModel || history.length === 0) return sanitizeReplayedHistory([...history, ...items]);
@@ -182,14 +216,20 @@ export async function connectSession(deps: Dependencies, options: ConnectOptions
       for (let attempt = 0; ; attempt++) {
         if (!connection.open) connection = await open(deps, options);
         const canContinue = last && (last.stored || last.connection === connection);
-        const turnBody: SessionTurnBody = canContinue ? { ...body, input: items, previous_response_id: last!.id } : { ...body, input: await newChainInput(items), previous_response_id: null };
+        const turnBody: SessionTurnBody = canContinue
+          ? { ...body, input: items, previous_response_id: last!.id }
+          : { ...body, input: await newChainInput(items), previous_response_id: null };
         try {
           const response = await create(turnBody).finalResponse();
           history = [...history, ...items, ...(response.output as unknown as ItemParam[])];
           last = { id: response.id, stored: body.store !== false, connection };
           return response;
         } catch (error) {
-          const recoverable = error instanceof OpenResponsesError && (error.code === 'websocket_connection_limit_reached' || error.code === 'websocket_closed' || error.code === 'previous_response_not_found');
+          const recoverable =
+            error instanceof OpenResponsesError &&
+            (error.code === 'websocket_connection_limit_reached' ||
+              error.code === 'websocket_closed' ||
+              error.code === 'previous_response_not_found');
           if (!recoverable || attempt >= 2) throw error;
           if ((error as OpenResponsesError).code === 'previous_response_not_found') last = undefined;
         }

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
-if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium for this test`);
+if (!available && process.env.CI)
+  throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium for this test`);
 
 let api: RunningServer;
 let site: Server;
@@ -48,7 +49,16 @@ beforeAll(async () => {
   siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 120_000);
 
@@ -58,15 +68,23 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
 });
 
-test.skipIf(!available)('a response streams in the page, cross-origin with CORS', async () => {
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(siteUrl);
-  await page.waitForFunction(() => document.body.dataset.result, undefined, { timeout: 30_000 });
-  const result = JSON.parse((await page.evaluate(() => document.body.dataset.result)) ?? '{}') as { text: string; events: number; status: string };
-  expect(errors).toEqual([]);
-  expect(result).toMatchObject({ text: 'You said: "Hello from a browser".', status: 'completed' });
-  expect(result.events).toBeGreaterThan(8);
-  expect(await page.textContent('#out')).toBe('You said: "Hello from a browser".');
-}, 60_000);
+test.skipIf(!available)(
+  'a response streams in the page, cross-origin with CORS',
+  async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(siteUrl);
+    await page.waitForFunction(() => document.body.dataset.result, undefined, { timeout: 30_000 });
+    const result = JSON.parse((await page.evaluate(() => document.body.dataset.result)) ?? '{}') as {
+      text: string;
+      events: number;
+      status: string;
+    };
+    expect(errors).toEqual([]);
+    expect(result).toMatchObject({ text: 'You said: "Hello from a browser".', status: 'completed' });
+    expect(result.events).toBeGreaterThan(8);
+    expect(await page.textContent('#out')).toBe('You said: "Hello from a browser".');
+  },
+  60_000,
+);

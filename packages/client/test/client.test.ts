@@ -17,13 +17,17 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const openConnections = () => new Promise<number>((resolve) => server.server.getConnections((_, count) => resolve(count)));
+const openConnections = () =>
+  new Promise<number>((resolve) => server.server.getConnections((_, count) => resolve(count)));
 
 describe('create and stream', () => {
   test('create returns a typed, validated response', async () => {
     const response = await client.responses.create({ input: 'Hello client' });
     expect(response.status).toBe('completed');
-    expect(response.output[0]).toMatchObject({ type: 'message', content: [{ type: 'output_text', text: 'You said: "Hello client".' }] });
+    expect(response.output[0]).toMatchObject({
+      type: 'message',
+      content: [{ type: 'output_text', text: 'You said: "Hello client".' }],
+    });
   });
 
   test('stream: typed events, listeners and the final response', async () => {
@@ -54,7 +58,9 @@ describe('create and stream', () => {
     expect(seen.slice(-2)).toEqual(['error', 'response.failed']);
     expect(error).toBeInstanceOf(ResponseFailedError);
     expect(error).toMatchObject({ type: 'model_error', code: 'model_failed' });
-    await expect((await client.responses.stream({ input: 'again [fail]' })).finalResponse()).rejects.toBeInstanceOf(ResponseFailedError);
+    await expect((await client.responses.stream({ input: 'again [fail]' })).finalResponse()).rejects.toBeInstanceOf(
+      ResponseFailedError,
+    );
   });
 
   test('aborting mid-stream closes the connection and the server stops the turn', async () => {
@@ -82,27 +88,48 @@ describe('create and stream', () => {
 
 describe('errors and retries', () => {
   test('errors carry status, type, code and param', async () => {
-    const error = await client.responses.create({ input: 'x', previous_response_id: 'resp_missing' }).catch((e: unknown) => e);
+    const error = await client.responses
+      .create({ input: 'x', previous_response_id: 'resp_missing' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenResponsesError);
-    expect(error).toMatchObject({ status: 404, type: 'not_found', code: 'previous_response_not_found', param: 'previous_response_id' });
+    expect(error).toMatchObject({
+      status: 404,
+      type: 'not_found',
+      code: 'previous_response_not_found',
+      param: 'previous_response_id',
+    });
   });
 
   test('429 and 5xx are retried with backoff, honouring Retry-After', async () => {
     const started = Date.now();
-    const response = await client.responses.create({ input: 'after faults' }, { headers: { 'openresponses-test-fail': '429;times=1;retry-after=0.3;key=a' } });
+    const response = await client.responses.create(
+      { input: 'after faults' },
+      { headers: { 'openresponses-test-fail': '429;times=1;retry-after=0.3;key=a' } },
+    );
     expect(response.status).toBe('completed');
     expect(Date.now() - started).toBeGreaterThanOrEqual(280);
-    const again = await client.responses.create({ input: 'after 500s' }, { headers: { 'openresponses-test-fail': '503;times=2;key=b' } });
+    const again = await client.responses.create(
+      { input: 'after 500s' },
+      { headers: { 'openresponses-test-fail': '503;times=2;key=b' } },
+    );
     expect(again.status).toBe('completed');
   });
 
   test('retries stop at maxRetries, and a 4xx is never retried', async () => {
-    const error = await client.responses.create({ input: 'x' }, { headers: { 'openresponses-test-fail': '500;times=5;key=c' } }).catch((e: unknown) => e);
+    const error = await client.responses
+      .create({ input: 'x' }, { headers: { 'openresponses-test-fail': '500;times=5;key=c' } })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 500, code: 'injected_fault' });
     // key d fails twice with 400: a retry would have consumed the second failure and succeeded on the third call.
-    await expect(client.responses.create({ input: 'x' }, { headers: { 'openresponses-test-fail': '400;times=2;key=d' } })).rejects.toMatchObject({ status: 400 });
-    await expect(client.responses.create({ input: 'x' }, { headers: { 'openresponses-test-fail': '400;times=2;key=d' } })).rejects.toMatchObject({ status: 400 });
-    await expect(client.responses.create({ input: 'x' }, { headers: { 'openresponses-test-fail': '400;times=2;key=d' } })).resolves.toMatchObject({ status: 'completed' });
+    await expect(
+      client.responses.create({ input: 'x' }, { headers: { 'openresponses-test-fail': '400;times=2;key=d' } }),
+    ).rejects.toMatchObject({ status: 400 });
+    await expect(
+      client.responses.create({ input: 'x' }, { headers: { 'openresponses-test-fail': '400;times=2;key=d' } }),
+    ).rejects.toMatchObject({ status: 400 });
+    await expect(
+      client.responses.create({ input: 'x' }, { headers: { 'openresponses-test-fail': '400;times=2;key=d' } }),
+    ).resolves.toMatchObject({ status: 'completed' });
   });
 });
 
@@ -116,9 +143,14 @@ describe('other endpoints', () => {
   });
 
   test('compact returns a validated compacted window', async () => {
-    const compacted = await client.responses.compact({ model: 'openresponses-deterministic', input: [{ type: 'message', role: 'user', content: 'My name is Joan.' }] });
+    const compacted = await client.responses.compact({
+      model: 'openresponses-deterministic',
+      input: [{ type: 'message', role: 'user', content: 'My name is Joan.' }],
+    });
     expect(compacted.object).toBe('response.compaction');
-    const next = await client.responses.create({ input: [...(compacted.output as never[]), { type: 'message', role: 'user', content: 'What is my name?' }] });
+    const next = await client.responses.create({
+      input: [...(compacted.output as never[]), { type: 'message', role: 'user', content: 'What is my name?' }],
+    });
     expect(next.output.at(-1)).toMatchObject({ content: [{ text: 'Your name is Joan.' }] });
   });
 });
@@ -139,7 +171,10 @@ describe('forward compatibility', () => {
 
   test('lenient mode accepts a peer that names reasoning events response.reasoning_text.*', async () => {
     const lenient = createClient({ baseURL: peerUrl, profile: 'lenient', maxRetries: 0 });
-    const stream = await lenient.responses.stream({ input: 'x' }, { headers: { 'x-fixture': 'reasoning-text-names.sse' } });
+    const stream = await lenient.responses.stream(
+      { input: 'x' },
+      { headers: { 'x-fixture': 'reasoning-text-names.sse' } },
+    );
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     expect(types).toContain('response.reasoning.delta');
@@ -148,11 +183,18 @@ describe('forward compatibility', () => {
     // exact mode refuses them.
     const forwardClient = createClient({ baseURL: peerUrl, maxRetries: 0 });
     const passed: string[] = [];
-    const forwardStream = await forwardClient.responses.stream({ input: 'x' }, { headers: { 'x-fixture': 'reasoning-text-names.sse' } });
+    const forwardStream = await forwardClient.responses.stream(
+      { input: 'x' },
+      { headers: { 'x-fixture': 'reasoning-text-names.sse' } },
+    );
     for await (const event of forwardStream) passed.push(event.type);
     expect(passed).toContain('response.reasoning_text.delta');
     const exact = createClient({ baseURL: peerUrl, maxRetries: 0, validate: 'exact' });
-    await expect((await exact.responses.stream({ input: 'x' }, { headers: { 'x-fixture': 'reasoning-text-names.sse' } })).finalResponse()).rejects.toThrow(/does not match the spec/);
+    await expect(
+      (
+        await exact.responses.stream({ input: 'x' }, { headers: { 'x-fixture': 'reasoning-text-names.sse' } })
+      ).finalResponse(),
+    ).rejects.toThrow(/does not match the spec/);
   });
 
   test('lenient mode accepts missing sequence numbers and a missing [DONE]', async () => {
@@ -171,7 +213,13 @@ describe('forward compatibility', () => {
     const { normalizeEvents } = await import('../src/stream.js');
     const vendor = { type: 'acme:trace_event', sequence_number: 99, span: { name: 'tool', ms: 3 } };
     const passed = [];
-    for await (const event of normalizeEvents((async function* () { yield* [...events.slice(0, 2), vendor]; })(), { version: '2026-04-24', validate: 'forward', profile: 'spec' })) passed.push(event);
+    for await (const event of normalizeEvents(
+      (async function* () {
+        yield* [...events.slice(0, 2), vendor];
+      })(),
+      { version: '2026-04-24', validate: 'forward', profile: 'spec' },
+    ))
+      passed.push(event);
     expect(passed.at(-1)).toBe(vendor);
   });
 });

@@ -14,8 +14,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const connect = (options = {}) => client.responses.connect({ WebSocket: WebSocket as unknown as WebSocketConstructor, ...options });
-const text = (r: { output: readonly unknown[] }) => (r.output.at(-1) as { content?: Array<{ text?: string }> } | undefined)?.content?.[0]?.text;
+const connect = (options = {}) =>
+  client.responses.connect({ WebSocket: WebSocket as unknown as WebSocketConstructor, ...options });
+const text = (r: { output: readonly unknown[] }) =>
+  (r.output.at(-1) as { content?: Array<{ text?: string }> } | undefined)?.content?.[0]?.text;
 
 describe('WebSocket sessions', () => {
   test('create streams a turn; turns run in order', async () => {
@@ -62,7 +64,10 @@ describe('WebSocket sessions', () => {
 
   test('an error envelope surfaces as an OpenResponsesError with its status and code', async () => {
     const session = await connect();
-    const error = await session.create({ input: 'x', previous_response_id: 'resp_missing' }).finalResponse().catch((e: unknown) => e);
+    const error = await session
+      .create({ input: 'x', previous_response_id: 'resp_missing' })
+      .finalResponse()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenResponsesError);
     expect(error).toMatchObject({ status: 404, code: 'previous_response_not_found', param: 'previous_response_id' });
     session.close();

@@ -1,4 +1,11 @@
-export { generateAll, generateVersion, generateVersionIndex, type DocumentInput, type GenerateReport, type VersionOutput } from './generate.js';
+export {
+  generateAll,
+  generateVersion,
+  generateVersionIndex,
+  type DocumentInput,
+  type GenerateReport,
+  type VersionOutput,
+} from './generate.js';
 export { readOpenApi, STREAMING_EVENT_UNION } from './model/read-openapi.js';
 export { ModelAnalysis } from './model/analysis.js';
 export { UnsupportedSchemaError, type SchemaNode, type SpecModel, type NamedSchema } from './model/schema-model.js';

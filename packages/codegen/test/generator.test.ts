@@ -9,7 +9,9 @@ import { describe, expect, test } from 'vitest';
 import { generateVersion, readOpenApi, sha256Of, UnsupportedSchemaError } from '../src/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const fixtures = readdirSync(path.join(here, 'fixtures')).filter((f) => f.endsWith('.json')).sort();
+const fixtures = readdirSync(path.join(here, 'fixtures'))
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 function load(file: string) {
   const bytes = readFileSync(path.join(here, 'fixtures', file));
@@ -21,8 +23,10 @@ describe.each(fixtures)('fixture %s', (file) => {
   const { name, input } = load(file);
   test('output matches the snapshot files', async () => {
     const output = await generateVersion(input);
-    for (const [relative, content] of Object.entries(output.types)) await expect(content).toMatchFileSnapshot(`__snapshots__/types/${relative}`);
-    for (const [relative, content] of Object.entries(output.zod)) await expect(content).toMatchFileSnapshot(`__snapshots__/zod/${relative}`);
+    for (const [relative, content] of Object.entries(output.types))
+      await expect(content).toMatchFileSnapshot(`__snapshots__/types/${relative}`);
+    for (const [relative, content] of Object.entries(output.zod))
+      await expect(content).toMatchFileSnapshot(`__snapshots__/zod/${relative}`);
   });
   test('generation is deterministic', async () => {
     const [a, b] = [await generateVersion(input), await generateVersion(input)];
@@ -33,24 +37,54 @@ describe.each(fixtures)('fixture %s', (file) => {
 
 test('the snapshot outputs type-check', () => {
   const tsc = path.resolve(here, '../../../node_modules/typescript/bin/tsc');
-  expect(() => execFileSync(process.execPath, [tsc, '-p', path.join(here, 'tsconfig.snapshots.json')], { encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
+  expect(() =>
+    execFileSync(process.execPath, [tsc, '-p', path.join(here, 'tsconfig.snapshots.json')], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+    }),
+  ).not.toThrow();
 });
 
 describe('unsupported schemas fail generation with their path', () => {
   const base = load('maps-and-constraints.json').input.document as { components: { schemas: Record<string, unknown> } };
-  const withSchema = (schema: unknown) => ({ ...base, components: { schemas: { ...base.components.schemas, Broken: { type: 'object', properties: { field: schema } } } } });
+  const withSchema = (schema: unknown) => ({
+    ...base,
+    components: { schemas: { ...base.components.schemas, Broken: { type: 'object', properties: { field: schema } } } },
+  });
   const cases: Array<[string, unknown, RegExp]> = [
-    ['an unknown keyword', { type: 'string', format: 'uri' }, /#\/components\/schemas\/Broken\/properties\/field: keyword "format" is not supported/],
-    ['patternProperties', { type: 'object', patternProperties: { '^x': {} } }, /properties\/field: keyword "patternProperties"/],
+    [
+      'an unknown keyword',
+      { type: 'string', format: 'uri' },
+      /#\/components\/schemas\/Broken\/properties\/field: keyword "format" is not supported/,
+    ],
+    [
+      'patternProperties',
+      { type: 'object', patternProperties: { '^x': {} } },
+      /properties\/field: keyword "patternProperties"/,
+    ],
     ['a remote $ref', { $ref: 'https://example.test/schema.json' }, /only local component references/],
     ['a missing $ref target', { $ref: '#/components/schemas/Nope' }, /reference to missing schema "Nope"/],
     ['properties without type', { properties: { a: { type: 'string' } } }, /"properties" without "type"/],
-    ['a keyword of another type', { type: 'string', minItems: 1 }, /keyword "minItems" does not apply to type "string"/],
-    ['a discriminator mapping', { oneOf: [{ type: 'string' }, { type: 'number' }], discriminator: { propertyName: 'type', mapping: {} } }, /discriminator mapping is not supported/],
-    ['allOf over a non-object', { allOf: [{ type: 'string' }, { type: 'object' }] }, /allOf can only merge object schemas/],
+    [
+      'a keyword of another type',
+      { type: 'string', minItems: 1 },
+      /keyword "minItems" does not apply to type "string"/,
+    ],
+    [
+      'a discriminator mapping',
+      { oneOf: [{ type: 'string' }, { type: 'number' }], discriminator: { propertyName: 'type', mapping: {} } },
+      /discriminator mapping is not supported/,
+    ],
+    [
+      'allOf over a non-object',
+      { allOf: [{ type: 'string' }, { type: 'object' }] },
+      /allOf can only merge object schemas/,
+    ],
   ];
   test.each(cases)('%s', (_label, schema, message) => {
-    expect(() => readOpenApi(withSchema(schema), { version: 'x', sha256: '0'.repeat(64) })).toThrow(UnsupportedSchemaError);
+    expect(() => readOpenApi(withSchema(schema), { version: 'x', sha256: '0'.repeat(64) })).toThrow(
+      UnsupportedSchemaError,
+    );
     expect(() => readOpenApi(withSchema(schema), { version: 'x', sha256: '0'.repeat(64) })).toThrow(message);
   });
 });

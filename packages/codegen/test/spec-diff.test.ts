@@ -2,18 +2,45 @@ import { describe, expect, test } from 'vitest';
 import { changesetFor, diffSpecs, readOpenApi } from '../src/index.js';
 
 const doc = (schemas: Record<string, unknown>) => ({
-  paths: { '/responses': { post: { responses: { '200': { content: { 'text/event-stream': { schema: { oneOf: [{ $ref: '#/components/schemas/Ping' }] } } } } } } } },
-  components: { schemas: { Ping: { type: 'object', properties: { type: { type: 'string', enum: ['ping'] } }, required: ['type'] }, ...schemas } },
+  paths: {
+    '/responses': {
+      post: {
+        responses: {
+          '200': { content: { 'text/event-stream': { schema: { oneOf: [{ $ref: '#/components/schemas/Ping' }] } } } },
+        },
+      },
+    },
+  },
+  components: {
+    schemas: {
+      Ping: { type: 'object', properties: { type: { type: 'string', enum: ['ping'] } }, required: ['type'] },
+      ...schemas,
+    },
+  },
 });
-const model = (version: string, schemas: Record<string, unknown>) => readOpenApi(doc(schemas), { version, sha256: '0'.repeat(64) });
+const model = (version: string, schemas: Record<string, unknown>) =>
+  readOpenApi(doc(schemas), { version, sha256: '0'.repeat(64) });
 
 describe('spec diff', () => {
   const from = model('A', {
-    Item: { type: 'object', properties: { id: { type: 'string' }, note: { type: 'string' }, gone: { type: 'string' } }, required: ['id'] },
+    Item: {
+      type: 'object',
+      properties: { id: { type: 'string' }, note: { type: 'string' }, gone: { type: 'string' } },
+      required: ['id'],
+    },
     Old: { type: 'string' },
   });
   const to = model('B', {
-    Item: { type: 'object', properties: { id: { type: 'integer' }, note: { type: 'string' }, extra: { type: 'string' }, must: { type: 'string' } }, required: ['id', 'note', 'must'] },
+    Item: {
+      type: 'object',
+      properties: {
+        id: { type: 'integer' },
+        note: { type: 'string' },
+        extra: { type: 'string' },
+        must: { type: 'string' },
+      },
+      required: ['id', 'note', 'must'],
+    },
     New: { type: 'string' },
   });
   const changes = diffSpecs(from, to);
@@ -31,6 +58,12 @@ describe('spec diff', () => {
 
   test('the changeset is major when anything breaks, minor otherwise', () => {
     expect(changesetFor('A', 'B', changes)).toMatch(/"@openresponses\/types": major/);
-    expect(changesetFor('A', 'B', changes.filter((c) => !c.breaking))).toMatch(/"@openresponses\/zod": minor/);
+    expect(
+      changesetFor(
+        'A',
+        'B',
+        changes.filter((c) => !c.breaking),
+      ),
+    ).toMatch(/"@openresponses\/zod": minor/);
   });
 });

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SpecSyncError, sha256Of, syncSpecs, syncedDocumentPath } from '../src/index.js';
 
-const documentBytes = Buffer.from(JSON.stringify({ openapi: '3.1.0', info: { title: 'fixture', version: '2099-01-01' } }));
+const documentBytes = Buffer.from(
+  JSON.stringify({ openapi: '3.1.0', info: { title: 'fixture', version: '2099-01-01' } }),
+);
 const goodHash = sha256Of(documentBytes);
 let server: Server;
 let baseUrl: string;
@@ -31,7 +33,10 @@ function scratchRepo(entry: { url: string; sha256: string }, local?: Buffer) {
   const root = mkdtempSync(path.join(tmpdir(), 'spec-sync-'));
   scratchRoots.push(root);
   mkdirSync(path.join(root, 'openapi'));
-  writeFileSync(path.join(root, 'openapi', 'manifest.json'), JSON.stringify({ latest: '2099-01-01', versions: [{ version: '2099-01-01', ...entry }] }));
+  writeFileSync(
+    path.join(root, 'openapi', 'manifest.json'),
+    JSON.stringify({ latest: '2099-01-01', versions: [{ version: '2099-01-01', ...entry }] }),
+  );
   const shared = path.join(root, 'shared-openapi');
   if (local) {
     mkdirSync(path.join(shared, '2099-01-01'), { recursive: true });
@@ -66,6 +71,8 @@ describe('spec sync', () => {
 
   test('a missing source names the version and the URL', async () => {
     const { root, shared } = scratchRepo({ url: `${baseUrl}/missing/openapi.json`, sha256: goodHash });
-    await expect(syncSpecs({ repoRoot: root, localSource: shared })).rejects.toThrow(/Spec 2099-01-01: no local copy and .*missing\/openapi.json answered HTTP 404/);
+    await expect(syncSpecs({ repoRoot: root, localSource: shared })).rejects.toThrow(
+      /Spec 2099-01-01: no local copy and .*missing\/openapi.json answered HTTP 404/,
+    );
   });
 });

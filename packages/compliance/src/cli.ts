@@ -21,7 +21,9 @@ const { values } = parseArgs({
   },
 });
 if (values.help || !values['base-url']) {
-  console.log('usage: openresponses-compliance --base-url URL [--api-key K] [--model M] [--filter id,id] [--json] [--junit FILE] [--transport http,websocket] [--skip-model-dependent]');
+  console.log(
+    'usage: openresponses-compliance --base-url URL [--api-key K] [--model M] [--filter id,id] [--json] [--junit FILE] [--transport http,websocket] [--skip-model-dependent]',
+  );
   process.exit(values.help ? 0 : 2);
 }
 const transports = values.transport!.split(',').map((t) => t.trim()) as Array<'http' | 'websocket'>;
@@ -29,11 +31,17 @@ const report = await runSuite({
   baseURL: values['base-url'],
   apiKey: values['api-key'] ?? process.env.OPENRESPONSES_API_KEY,
   model: values.model!,
-  filter: values.filter?.split(',').map((f) => f.trim()).filter(Boolean),
+  filter: values.filter
+    ?.split(',')
+    .map((f) => f.trim())
+    .filter(Boolean),
   transports,
   skipModelDependent: values['skip-model-dependent'],
   WebSocket: WebSocket as never,
-  onProgress: (result) => process.stderr.write(`${result.status === 'pass' ? '✓' : result.status === 'skip' ? '-' : '✗'} ${result.id} (${result.ms} ms)\n`),
+  onProgress: (result) =>
+    process.stderr.write(
+      `${result.status === 'pass' ? '✓' : result.status === 'skip' ? '-' : '✗'} ${result.id} (${result.ms} ms)\n`,
+    ),
 });
 if (values.junit) writeFileSync(values.junit, formatJUnit(report));
 console.log(values.json ? JSON.stringify(report, null, 2) : formatTable(report));

@@ -2,20 +2,38 @@ import type { SuiteReport } from './types.js';
 
 /** A table for people: id, result, time, and the first failure with its rule. */
 export function formatTable(report: SuiteReport): string {
-  const rows = report.results.map((r) => [r.id, r.status.toUpperCase(), `${r.ms} ms`, r.failure ? `[${r.failure.rule}] ${r.failure.message}` : (r.skipReason ?? '')]);
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]!.length), ['id', 'result', 'time'][i]!.length));
-  const line = (cells: string[]) => cells.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell)).join('  ').trimEnd();
+  const rows = report.results.map((r) => [
+    r.id,
+    r.status.toUpperCase(),
+    `${r.ms} ms`,
+    r.failure ? `[${r.failure.rule}] ${r.failure.message}` : (r.skipReason ?? ''),
+  ]);
+  const widths = [0, 1, 2].map((i) =>
+    Math.max(...rows.map((row) => row[i]!.length), ['id', 'result', 'time'][i]!.length),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell))
+      .join('  ')
+      .trimEnd();
   const { passed, failed, skipped } = report.summary;
-  return [line(['id', 'result', 'time', 'first failure']), ...rows.map(line), '', `${passed} passed, ${failed} failed, ${skipped} skipped`].join('\n');
+  return [
+    line(['id', 'result', 'time', 'first failure']),
+    ...rows.map(line),
+    '',
+    `${passed} passed, ${failed} failed, ${skipped} skipped`,
+  ].join('\n');
 }
 
 /** JUnit XML, for CI systems. */
 export function formatJUnit(report: SuiteReport): string {
-  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const escapeXml = (text: string) =>
+    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   const cases = report.results.map((r) => {
-    const open = `  <testcase classname="openresponses.${r.transport}" name="${escape(r.id)}" time="${(r.ms / 1000).toFixed(3)}">`;
-    if (r.status === 'fail') return `${open}\n    <failure type="${escape(r.failure!.rule)}" message="${escape(r.failure!.message)}"/>\n  </testcase>`;
-    if (r.status === 'skip') return `${open}\n    <skipped message="${escape(r.skipReason ?? '')}"/>\n  </testcase>`;
+    const open = `  <testcase classname="openresponses.${r.transport}" name="${escapeXml(r.id)}" time="${(r.ms / 1000).toFixed(3)}">`;
+    if (r.status === 'fail')
+      return `${open}\n    <failure type="${escapeXml(r.failure!.rule)}" message="${escapeXml(r.failure!.message)}"/>\n  </testcase>`;
+    if (r.status === 'skip') return `${open}\n    <skipped message="${escapeXml(r.skipReason ?? '')}"/>\n  </testcase>`;
     return `${open}</testcase>`;
   });
   const { passed, failed, skipped } = report.summary;

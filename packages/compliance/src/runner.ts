@@ -3,10 +3,17 @@ import { COMPLIANCE_TESTS, type ComplianceTest } from './suite/tests.js';
 import { CheckFailed, Skip, type SuiteConfig, type SuiteReport, type TestResult } from './types.js';
 
 /** Runs the suite against a server and returns a report; never throws for a failing server. */
-export async function runSuite(config: SuiteConfig, tests: readonly ComplianceTest[] = COMPLIANCE_TESTS): Promise<SuiteReport> {
+export async function runSuite(
+  config: SuiteConfig,
+  tests: readonly ComplianceTest[] = COMPLIANCE_TESTS,
+): Promise<SuiteReport> {
   const context = new TestContext({ ...config, baseURL: config.baseURL.replace(/\/+$/, '') });
   const transports = config.transports ?? ['http', 'websocket'];
-  const selected = tests.filter((test) => transports.includes(test.transport) && (!config.filter?.length || config.filter.some((f) => test.id === f || test.id.startsWith(f))));
+  const selected = tests.filter(
+    (test) =>
+      transports.includes(test.transport) &&
+      (!config.filter?.length || config.filter.some((f) => test.id === f || test.id.startsWith(f))),
+  );
   const results: TestResult[] = [];
   for (const test of selected) {
     const started = performance.now();
@@ -21,8 +28,10 @@ export async function runSuite(config: SuiteConfig, tests: readonly ComplianceTe
       } catch (error) {
         const ms = Math.round(performance.now() - started);
         if (error instanceof Skip) result = { ...base, status: 'skip', ms, skipReason: error.message };
-        else if (error instanceof CheckFailed) result = { ...base, status: 'fail', ms, failure: { rule: error.rule, message: error.message } };
-        else result = { ...base, status: 'fail', ms, failure: { rule: 'exception', message: (error as Error).message } };
+        else if (error instanceof CheckFailed)
+          result = { ...base, status: 'fail', ms, failure: { rule: error.rule, message: error.message } };
+        else
+          result = { ...base, status: 'fail', ms, failure: { rule: 'exception', message: (error as Error).message } };
       }
     }
     results.push(result);

@@ -9,7 +9,10 @@ export interface SuiteConfig {
   /** Skip tests that need the model to cooperate (recall, following forced prompts), for servers fronting real LLMs. */
   skipModelDependent?: boolean;
   /** A WebSocket implementation for WebSocket tests (the `ws` package on Node 20). */
-  WebSocket?: new (url: string, options?: { headers?: Record<string, string> }) => unknown;
+  WebSocket?: new (
+    url: string,
+    options?: { headers?: Record<string, string> },
+  ) => unknown;
   /** A prompt that makes the model fail, to test stream failures (default: the reference model's `[fail]` trigger). */
   failurePrompt?: string;
   /** A prompt that makes the model write more than max_output_tokens allows (default: the reference model's `[long]`). */

@@ -12,7 +12,7 @@ export function cloneJson<T>(value: T): T {
   }
   const out: Record<string, unknown> = {};
   for (const key in value) {
-    if (Object.prototype.hasOwnProperty.call(value, key)) out[key] = cloneJson((value as Record<string, unknown>)[key]);
+    if (Object.hasOwn(value, key)) out[key] = cloneJson((value as Record<string, unknown>)[key]);
   }
   return out as T;
 }

@@ -9,7 +9,14 @@ test('dispatches spec, vendor and unknown events to their handlers', () => {
     unknown: (e) => (seen.push(`unknown:${e.type}`), 3),
   });
   const results = [
-    handle({ type: 'response.output_text.delta', sequence_number: 1, item_id: 'm', output_index: 0, content_index: 0, delta: 'hi' }),
+    handle({
+      type: 'response.output_text.delta',
+      sequence_number: 1,
+      item_id: 'm',
+      output_index: 0,
+      content_index: 0,
+      delta: 'hi',
+    }),
     handle({ type: 'acme:trace', sequence_number: 2 }),
     handle({ type: 'response.future_event', sequence_number: 3 }),
     handle({ type: 'response.completed', sequence_number: 4 } as never),

@@ -10,7 +10,9 @@ export type EventHandlers<R = void> = { [T in StreamingEventType]?: (event: Stre
 };
 
 /** Exhaustive handlers: every spec event type must be handled (vendor and unknown stay optional). */
-export type ExhaustiveEventHandlers<R = void> = { [T in StreamingEventType]: (event: StreamingEventByType<T>) => R } & Pick<EventHandlers<R>, 'vendor' | 'unknown'>;
+export type ExhaustiveEventHandlers<R = void> = {
+  [T in StreamingEventType]: (event: StreamingEventByType<T>) => R;
+} & Pick<EventHandlers<R>, 'vendor' | 'unknown'>;
 
 /**
  * Builds a typed dispatcher: `const handle = on({ 'response.output_text.delta': (e) => write(e.delta) })`.

@@ -1,4 +1,8 @@
-import type { ResponseFailedStreamingEvent, ResponseOutputTextDeltaStreamingEvent, ResponseReasoningSummaryDeltaStreamingEvent } from '@openresponses/types';
+import type {
+  ResponseFailedStreamingEvent,
+  ResponseOutputTextDeltaStreamingEvent,
+  ResponseReasoningSummaryDeltaStreamingEvent,
+} from '@openresponses/types';
 import { expectTypeOf, test } from 'vitest';
 import { on } from './dispatch.js';
 import {
@@ -6,7 +10,7 @@ import {
   isStreamingEvent,
   isTerminalEventType,
   isVendorEvent,
-  STREAMING_EVENT_TYPES,
+  type STREAMING_EVENT_TYPES,
   type StreamingEvent,
   type StreamingEventByType,
   type StreamingEventType,
@@ -15,9 +19,15 @@ import {
 } from './events.js';
 
 test('the per-type map picks exactly one member of the union', () => {
-  expectTypeOf<StreamingEventByType<'response.output_text.delta'>>().toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
-  expectTypeOf<StreamingEventByType<'response.reasoning_summary_text.delta'>>().toEqualTypeOf<ResponseReasoningSummaryDeltaStreamingEvent>();
-  expectTypeOf<StreamingEventByType<'response.failed' | 'response.output_text.delta'>>().toEqualTypeOf<ResponseFailedStreamingEvent | ResponseOutputTextDeltaStreamingEvent>();
+  expectTypeOf<
+    StreamingEventByType<'response.output_text.delta'>
+  >().toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
+  expectTypeOf<
+    StreamingEventByType<'response.reasoning_summary_text.delta'>
+  >().toEqualTypeOf<ResponseReasoningSummaryDeltaStreamingEvent>();
+  expectTypeOf<StreamingEventByType<'response.failed' | 'response.output_text.delta'>>().toEqualTypeOf<
+    ResponseFailedStreamingEvent | ResponseOutputTextDeltaStreamingEvent
+  >();
 });
 
 test('the type-name list and the union agree', () => {
@@ -39,8 +49,10 @@ test('streams carry spec events and opaque members; vendor types need a slug', (
 test('guards narrow the open union', () => {
   const event = {} as AnyStreamingEvent;
   // Comparing `type` alone cannot exclude opaque members, whose type is any string; the guard can.
-  if (event.type === 'response.output_text.delta') expectTypeOf(event).not.toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
-  if (isStreamingEvent(event, 'response.output_text.delta')) expectTypeOf(event).toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
+  if (event.type === 'response.output_text.delta')
+    expectTypeOf(event).not.toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
+  if (isStreamingEvent(event, 'response.output_text.delta'))
+    expectTypeOf(event).toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
   if (isVendorEvent(event)) expectTypeOf(event.type).toEqualTypeOf<`${string}:${string}`>();
   if (isTerminalEventType(event.type)) expectTypeOf(event.type).toEqualTypeOf<TerminalEventType>();
 });

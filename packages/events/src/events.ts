@@ -17,7 +17,10 @@ export function isStreamingEventType(type: unknown): type is StreamingEventType 
 }
 
 /** Narrows an event to one spec type: `isStreamingEvent(e, 'response.output_text.delta')`. */
-export function isStreamingEvent<T extends StreamingEventType>(event: unknown, type: T): event is StreamingEventByType<T> {
+export function isStreamingEvent<T extends StreamingEventType>(
+  event: unknown,
+  type: T,
+): event is StreamingEventByType<T> {
   return typeof event === 'object' && event !== null && (event as { type?: unknown }).type === type;
 }
 
@@ -31,7 +34,11 @@ export function isVendorEvent(event: unknown): event is VendorEvent {
 }
 
 /** The terminal lifecycle events: exactly one ends every stream. */
-export const TERMINAL_EVENT_TYPES = ['response.completed', 'response.incomplete', 'response.failed'] as const satisfies readonly StreamingEventType[];
+export const TERMINAL_EVENT_TYPES = [
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+] as const satisfies readonly StreamingEventType[];
 export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
 export function isTerminalEventType(type: unknown): type is TerminalEventType {
   return type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed';

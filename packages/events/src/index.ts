@@ -18,9 +18,29 @@ export {
 export { randomId } from './writer/ids.js';
 export { on, onEvery, type EventHandlers, type ExhaustiveEventHandlers } from './dispatch.js';
 export { encodeEvent, createSSEEncoderStream, SSE_DONE } from './sse/encoder.js';
-export { decodeSSE, SSEDecodeError, type DecodeOptions, type DecodedEventStream, type DecodeErrorCode, type StreamWarning } from './sse/decoder.js';
-export { createAccumulator, type Accumulator, type AccumulatorOptions, type VendorEventFold } from './accumulator/accumulator.js';
-export { checkStream, createStreamChecker, STREAM_RULES, type StreamChecker, type StreamCheckerOptions, type StreamRule, type Violation } from './checker/checker.js';
+export {
+  decodeSSE,
+  SSEDecodeError,
+  type DecodeOptions,
+  type DecodedEventStream,
+  type DecodeErrorCode,
+  type StreamWarning,
+} from './sse/decoder.js';
+export {
+  createAccumulator,
+  type Accumulator,
+  type AccumulatorOptions,
+  type VendorEventFold,
+} from './accumulator/accumulator.js';
+export {
+  checkStream,
+  createStreamChecker,
+  STREAM_RULES,
+  type StreamChecker,
+  type StreamCheckerOptions,
+  type StreamRule,
+  type Violation,
+} from './checker/checker.js';
 export {
   createStreamWriter,
   StreamOrderError,

@@ -12,9 +12,20 @@ import { encodeEvent, SSE_DONE } from './sse/encoder.js';
 
 const chunks = fc.array(fc.string({ minLength: 1, maxLength: 6, unit: 'grapheme' }), { minLength: 1, maxLength: 4 });
 const item = fc.oneof(
-  fc.record({ kind: fc.constant('message' as const), parts: fc.array(fc.record({ refusal: fc.boolean(), chunks, annotate: fc.boolean() }), { minLength: 1, maxLength: 2 }) }),
+  fc.record({
+    kind: fc.constant('message' as const),
+    parts: fc.array(fc.record({ refusal: fc.boolean(), chunks, annotate: fc.boolean() }), {
+      minLength: 1,
+      maxLength: 2,
+    }),
+  }),
   fc.record({ kind: fc.constant('call' as const), name: fc.constantFrom('get_weather', 'search'), chunks }),
-  fc.record({ kind: fc.constant('reasoning' as const), summaries: fc.array(chunks, { maxLength: 2 }), content: fc.option(chunks, { nil: undefined }), encrypted: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('reasoning' as const),
+    summaries: fc.array(chunks, { maxLength: 2 }),
+    content: fc.option(chunks, { nil: undefined }),
+    encrypted: fc.boolean(),
+  }),
 );
 const program = fc.record({
   items: fc.array(item, { minLength: 1, maxLength: 4 }),
@@ -35,7 +46,14 @@ function build(p: Program, onEvent?: (event: AnyStreamingEvent) => void): AnyStr
       spec.parts.forEach((partSpec, partIndex) => {
         const part = partSpec.refusal ? message.addRefusal() : message.addOutputText();
         for (const chunk of partSpec.chunks) part.append(chunk);
-        if (partSpec.annotate && !partSpec.refusal) part.annotate({ type: 'url_citation', start_index: 0, end_index: 1, url: 'https://example.test', title: 't' });
+        if (partSpec.annotate && !partSpec.refusal)
+          part.annotate({
+            type: 'url_citation',
+            start_index: 0,
+            end_index: 1,
+            url: 'https://example.test',
+            title: 't',
+          });
         if (!(leaveOpen && partIndex === spec.parts.length - 1)) part.done();
       });
       if (!leaveOpen) message.done();
@@ -118,7 +136,16 @@ describe('writer-built streams', () => {
   };
 
   test('every mutation is caught', () => {
-    const mutation = fc.record({ kind: fc.constantFrom('swap' as const, 'drop' as const, 'duplicate' as const, 'renumber' as const, 'corrupt-delta' as const), at: fc.nat() });
+    const mutation = fc.record({
+      kind: fc.constantFrom(
+        'swap' as const,
+        'drop' as const,
+        'duplicate' as const,
+        'renumber' as const,
+        'corrupt-delta' as const,
+      ),
+      at: fc.nat(),
+    });
     let checked = 0;
     fc.assert(
       fc.property(program, mutation, (p, m) => {
@@ -137,31 +164,47 @@ describe('writer-built streams', () => {
 describe('SSE decoder', () => {
   test('yields the same events for every chunking and line-break style of the same stream', async () => {
     await fc.assert(
-      fc.asyncProperty(program, fc.array(fc.nat(), { maxLength: 40 }), fc.constantFrom('\n', '\r\n', '\r'), async (p, cuts, newline) => {
-        const events = build(p);
-        const text = (events.map(encodeEvent).join('') + SSE_DONE).replace(/\n/g, newline);
-        const bytes = new TextEncoder().encode(text);
-        const points = [...new Set(cuts.map((c) => c % bytes.length))].sort((a, b) => a - b);
-        const pieces = [0, ...points, bytes.length].slice(1).map((end, k, all) => bytes.slice(k === 0 ? 0 : all[k - 1]!, end));
-        const decoded: unknown[] = [];
-        const stream = decodeSSE((async function* () {
-          yield* pieces;
-        })());
-        for await (const event of stream) decoded.push(event);
-        expect(decoded).toEqual(events);
-        expect(stream.sawDone).toBe(true);
-      }),
+      fc.asyncProperty(
+        program,
+        fc.array(fc.nat(), { maxLength: 40 }),
+        fc.constantFrom('\n', '\r\n', '\r'),
+        async (p, cuts, newline) => {
+          const events = build(p);
+          const text = (events.map(encodeEvent).join('') + SSE_DONE).replace(/\n/g, newline);
+          const bytes = new TextEncoder().encode(text);
+          const points = [...new Set(cuts.map((c) => c % bytes.length))].sort((a, b) => a - b);
+          const pieces = [0, ...points, bytes.length]
+            .slice(1)
+            .map((end, k, all) => bytes.slice(k === 0 ? 0 : all[k - 1]!, end));
+          const decoded: unknown[] = [];
+          const stream = decodeSSE(
+            (async function* () {
+              yield* pieces;
+            })(),
+          );
+          for await (const event of stream) decoded.push(event);
+          expect(decoded).toEqual(events);
+          expect(stream.sawDone).toBe(true);
+        },
+      ),
       { ...runs, numRuns: 100 },
     );
   });
 
   test('byte-by-byte delivery decodes the same events', async () => {
-    const events = build({ items: [{ kind: 'message', parts: [{ refusal: false, chunks: ['日本', '😀 ok'], annotate: false }] }], vendorEvents: true, ending: 'complete' });
+    const events = build({
+      items: [{ kind: 'message', parts: [{ refusal: false, chunks: ['日本', '😀 ok'], annotate: false }] }],
+      vendorEvents: true,
+      ending: 'complete',
+    });
     const bytes = new TextEncoder().encode(events.map(encodeEvent).join('') + SSE_DONE);
     const decoded: unknown[] = [];
-    for await (const event of decodeSSE((async function* () {
-      for (const b of bytes) yield new Uint8Array([b]);
-    })())) decoded.push(event);
+    for await (const event of decodeSSE(
+      (async function* () {
+        for (const b of bytes) yield new Uint8Array([b]);
+      })(),
+    ))
+      decoded.push(event);
     expect(decoded).toEqual(events);
   });
 });

@@ -13,14 +13,19 @@ export type VendorType = `${string}:${string}`;
 
 function checkSlug<T extends string>(type: T, what: string): T {
   if (!VENDOR_TYPE_PATTERN.test(type)) {
-    throw new ExtensionDefinitionError(`${what} type "${type}" must be slug-prefixed like "acme:thing" (lowercase letters, digits, "_" or "-", a colon, then a name); core types cannot be redefined.`);
+    throw new ExtensionDefinitionError(
+      `${what} type "${type}" must be slug-prefixed like "acme:thing" (lowercase letters, digits, "_" or "-", a colon, then a name); core types cannot be redefined.`,
+    );
   }
   return type;
 }
 
 function checkReserved(shape: z.ZodRawShape, reserved: readonly string[], what: string, type: string): void {
   const clash = Object.keys(shape).filter((key) => reserved.includes(key));
-  if (clash.length > 0) throw new ExtensionDefinitionError(`${what} "${type}" may not redefine ${clash.map((k) => `"${k}"`).join(', ')}: those fields carry the spec's semantics.`);
+  if (clash.length > 0)
+    throw new ExtensionDefinitionError(
+      `${what} "${type}" may not redefine ${clash.map((k) => `"${k}"`).join(', ')}: those fields carry the spec's semantics.`,
+    );
 }
 
 const ITEM_STATUS = z.enum(['in_progress', 'completed', 'incomplete']);
@@ -35,16 +40,30 @@ export function defineItem<const T extends VendorType, const S extends z.ZodRawS
 export type ItemDefinition = ReturnType<typeof defineItem<VendorType, z.ZodRawShape>>;
 
 /** A vendor streaming event: `type` and an integer `sequence_number` plus the vendor's fields; `fold` updates the accumulated response. */
-export function defineEvent<const T extends VendorType, const S extends z.ZodRawShape>(type: T, shape: S, options: { fold?: (response: ResponseResource, event: z.output<z.ZodObject<S>> & { type: T; sequence_number: number }) => void } = {}) {
+export function defineEvent<const T extends VendorType, const S extends z.ZodRawShape>(
+  type: T,
+  shape: S,
+  options: {
+    fold?: (response: ResponseResource, event: z.output<z.ZodObject<S>> & { type: T; sequence_number: number }) => void;
+  } = {},
+) {
   checkSlug(type, 'Event');
   checkReserved(shape, ['type', 'sequence_number'], 'Event', type);
   const schema = z.looseObject({ type: z.literal(type), sequence_number: z.number().int().nonnegative(), ...shape });
-  return { kind: 'event' as const, type, schema, fold: options.fold as ((response: ResponseResource, event: unknown) => void) | undefined };
+  return {
+    kind: 'event' as const,
+    type,
+    schema,
+    fold: options.fold as ((response: ResponseResource, event: unknown) => void) | undefined,
+  };
 }
 export type EventDefinition = ReturnType<typeof defineEvent<VendorType, z.ZodRawShape>>;
 
 /** A hosted vendor tool: its request parameter (`tools: [{ type: 'acme:document_search', … }]`) and the item its calls produce. */
-export function defineTool<const T extends VendorType, const P extends z.ZodRawShape, I extends ItemDefinition>(type: T, definition: { param: P; item: I }) {
+export function defineTool<const T extends VendorType, const P extends z.ZodRawShape, I extends ItemDefinition>(
+  type: T,
+  definition: { param: P; item: I },
+) {
   checkSlug(type, 'Tool');
   checkReserved(definition.param, ['type'], 'Tool', type);
   const param = z.looseObject({ type: z.literal(type), ...definition.param });
@@ -58,7 +77,9 @@ export type ExtensibleSchema = 'CreateResponseBody' | 'ResponseResource';
 /** Optional vendor fields on a core schema; their names must be slug-prefixed too (`acme:priority`). */
 export function defineFields<const N extends ExtensibleSchema, const S extends z.ZodRawShape>(schema: N, shape: S) {
   for (const key of Object.keys(shape)) checkSlug(key, `Field on ${schema}:`);
-  const optional = Object.fromEntries(Object.entries(shape).map(([key, value]) => [key, (value as z.ZodType).optional()])) as unknown as { [K in keyof S]: z.ZodOptional<S[K]> };
+  const optional = Object.fromEntries(
+    Object.entries(shape).map(([key, value]) => [key, (value as z.ZodType).optional()]),
+  ) as unknown as { [K in keyof S]: z.ZodOptional<S[K]> };
   return { kind: 'fields' as const, schema, shape: optional };
 }
 export type FieldsDefinition = ReturnType<typeof defineFields<ExtensibleSchema, z.ZodRawShape>>;

@@ -1,2 +1,15 @@
-export { defineItem, defineEvent, defineTool, defineFields, ExtensionDefinitionError, VENDOR_TYPE_PATTERN, type ItemDefinition, type EventDefinition, type ToolDefinition, type FieldsDefinition, type ExtensibleSchema, type VendorType } from './define.js';
+export {
+  defineItem,
+  defineEvent,
+  defineTool,
+  defineFields,
+  ExtensionDefinitionError,
+  VENDOR_TYPE_PATTERN,
+  type ItemDefinition,
+  type EventDefinition,
+  type ToolDefinition,
+  type FieldsDefinition,
+  type ExtensibleSchema,
+  type VendorType,
+} from './define.js';
 export { createRegistry, type Registry, type RegistryInput } from './registry.js';

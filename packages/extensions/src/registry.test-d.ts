@@ -5,7 +5,12 @@ import { createRegistry, defineEvent, defineItem, defineTool } from './index.js'
 const registry = createRegistry({
   items: [defineItem('acme:search_result', { hits: z.array(z.string()) })],
   events: [defineEvent('acme:trace_event', { span: z.string() })],
-  tools: [defineTool('acme:document_search', { param: { index: z.string() }, item: defineItem('acme:document_search_call', { results: z.array(z.string()) }) })],
+  tools: [
+    defineTool('acme:document_search', {
+      param: { index: z.string() },
+      item: defineItem('acme:document_search_call', { results: z.array(z.string()) }),
+    }),
+  ],
 });
 
 test('extended unions include the vendor members, narrowed by type', () => {
@@ -20,8 +25,12 @@ test('extended unions include the vendor members, narrowed by type', () => {
 });
 
 test("the generator's ExtendedUnion helper agrees with the registry's inferred item type", () => {
-  type Vendor = z.output<ReturnType<typeof defineItem<'acme:search_result', { hits: z.ZodArray<z.ZodString> }>>['schema']>;
+  type Vendor = z.output<
+    ReturnType<typeof defineItem<'acme:search_result', { hits: z.ZodArray<z.ZodString> }>>['schema']
+  >;
   type FromGenerator = import('@openresponses/types').ExtendedUnion<'ItemField', Vendor>;
   expectTypeOf<Extract<FromGenerator, { type: 'acme:search_result' }>>().toEqualTypeOf<Vendor>();
-  expectTypeOf<Extract<z.output<typeof registry.schemas.ItemField>, { type: 'acme:search_result' }>['hits']>().toEqualTypeOf<Vendor['hits']>();
+  expectTypeOf<
+    Extract<z.output<typeof registry.schemas.ItemField>, { type: 'acme:search_result' }>['hits']
+  >().toEqualTypeOf<Vendor['hits']>();
 });

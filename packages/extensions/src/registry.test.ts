@@ -4,26 +4,51 @@ import { validate } from '@openresponses/zod';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { createRegistry, defineEvent, defineFields, defineItem, defineTool, ExtensionDefinitionError } from './index.js';
+import {
+  createRegistry,
+  defineEvent,
+  defineFields,
+  defineItem,
+  defineTool,
+  ExtensionDefinitionError,
+} from './index.js';
 
-const searchResult = defineItem('acme:search_result', { query: z.string(), hits: z.array(z.object({ url: z.string(), score: z.number() })) });
-const trace = defineEvent('acme:trace_event', { span: z.string(), ms: z.number() }, {
-  fold: (response, event) => {
-    const metadata = (response.metadata ??= {}) as Record<string, string>;
-    metadata['acme:last_span'] = event.span;
-  },
+const searchResult = defineItem('acme:search_result', {
+  query: z.string(),
+  hits: z.array(z.object({ url: z.string(), score: z.number() })),
 });
-const documentSearch = defineTool('acme:document_search', { param: { index: z.string() }, item: defineItem('acme:document_search_call', { results: z.array(z.string()) }) });
+const trace = defineEvent(
+  'acme:trace_event',
+  { span: z.string(), ms: z.number() },
+  {
+    fold: (response, event) => {
+      const metadata = (response.metadata ??= {}) as Record<string, string>;
+      metadata['acme:last_span'] = event.span;
+    },
+  },
+);
+const documentSearch = defineTool('acme:document_search', {
+  param: { index: z.string() },
+  item: defineItem('acme:document_search_call', { results: z.array(z.string()) }),
+});
 const priority = defineFields('CreateResponseBody', { 'acme:priority': z.number().int().min(0).max(9) });
-const registry = createRegistry({ items: [searchResult], events: [trace], tools: [documentSearch], fields: [priority] });
+const registry = createRegistry({
+  items: [searchResult],
+  events: [trace],
+  tools: [documentSearch],
+  fields: [priority],
+});
 
 const start = (): ResponseResource => startingResponse({ id: 'resp_x', created_at: 1, model: 'm' });
 
 describe('definitions enforce the spec rules', () => {
-  test.each(['acme', 'Acme:thing', 'acme:', ':thing', 'response.completed', 'message', 'acme thing:x'])('the slug "%s" is refused', (type) => {
-    expect(() => defineItem(type as `${string}:${string}`, {})).toThrow(ExtensionDefinitionError);
-    expect(() => defineEvent(type as `${string}:${string}`, {})).toThrow(/slug-prefixed/);
-  });
+  test.each(['acme', 'Acme:thing', 'acme:', ':thing', 'response.completed', 'message', 'acme thing:x'])(
+    'the slug "%s" is refused',
+    (type) => {
+      expect(() => defineItem(type as `${string}:${string}`, {})).toThrow(ExtensionDefinitionError);
+      expect(() => defineEvent(type as `${string}:${string}`, {})).toThrow(/slug-prefixed/);
+    },
+  );
   test('core fields cannot be redefined', () => {
     expect(() => defineItem('acme:x', { status: z.string() })).toThrow(/may not redefine "status"/);
     expect(() => defineEvent('acme:y', { sequence_number: z.string() })).toThrow(/sequence_number/);
@@ -33,7 +58,13 @@ describe('definitions enforce the spec rules', () => {
   test('a vendor item without id or status, or with a bad field, is rejected with its path', () => {
     const bad = validate(registry.schemas.ItemField, { type: 'acme:search_result', id: 'sr_1', query: 'q', hits: [] });
     expect(!bad.success && bad.issues[0]!.path).toBe('status');
-    const badHit = validate(registry.schemas.ItemField, { type: 'acme:search_result', id: 'sr_1', status: 'completed', query: 'q', hits: [{ url: 'u', score: 'high' }] });
+    const badHit = validate(registry.schemas.ItemField, {
+      type: 'acme:search_result',
+      id: 'sr_1',
+      status: 'completed',
+      query: 'q',
+      hits: [{ url: 'u', score: 'high' }],
+    });
     expect(!badHit.success && badHit.issues[0]!.path).toBe('hits[0].score');
   });
 });
@@ -43,12 +74,21 @@ describe('extended validators', () => {
     const body = {
       model: 'm',
       'acme:priority': 3,
-      tools: [{ type: 'function', name: 'f' }, { type: 'acme:document_search', index: 'docs' }, { type: 'other:tool', anything: true }],
-      input: [{ type: 'message', role: 'user', content: 'hi' }, { type: 'acme:search_result', id: 'sr_1', status: 'completed', query: 'q', hits: [] }],
+      tools: [
+        { type: 'function', name: 'f' },
+        { type: 'acme:document_search', index: 'docs' },
+        { type: 'other:tool', anything: true },
+      ],
+      input: [
+        { type: 'message', role: 'user', content: 'hi' },
+        { type: 'acme:search_result', id: 'sr_1', status: 'completed', query: 'q', hits: [] },
+      ],
     };
     expect(validate(registry.schemas.CreateResponseBody, body).success).toBe(true);
     expect(validate(registry.schemas.CreateResponseBody, { ...body, 'acme:priority': 12 }).success).toBe(false);
-    expect(validate(registry.schemas.CreateResponseBody, { ...body, tools: [{ type: 'acme:document_search' }] }).success).toBe(false);
+    expect(
+      validate(registry.schemas.CreateResponseBody, { ...body, tools: [{ type: 'acme:document_search' }] }).success,
+    ).toBe(false);
   });
 
   test('a stream with vendor items and events passes the registry checker and folds into the response', () => {
@@ -69,17 +109,32 @@ describe('extended validators', () => {
     expect(accumulator.response?.metadata).toEqual({ 'acme:last_span': 'search' });
     // The terminal event's response is authoritative: folding stops there.
     for (const event of events.slice(traceIndex + 1)) accumulator.push(event);
-    expect(accumulator.response?.output[0]).toEqual({ type: 'acme:search_result', id: 'sr_1', query: 'weather', hits: [{ url: 'https://example.test', score: 0.5 }], status: 'completed' });
+    expect(accumulator.response?.output[0]).toEqual({
+      type: 'acme:search_result',
+      id: 'sr_1',
+      query: 'weather',
+      hits: [{ url: 'https://example.test', score: 0.5 }],
+      status: 'completed',
+    });
   });
 
   test('a registered vendor event with a bad body is reported by the checker', () => {
     const checker = registry.createStreamChecker();
     checker.push({ type: 'response.created', sequence_number: 0, response: start() });
-    expect(checker.push({ type: 'acme:trace_event', sequence_number: 1, span: 5, ms: 1 }).map((v) => v.rule)).toEqual(['vendor-event-shape']);
+    expect(checker.push({ type: 'acme:trace_event', sequence_number: 1, span: 5, ms: 1 }).map((v) => v.rule)).toEqual([
+      'vendor-event-shape',
+    ]);
   });
 
   test('property: registered vendor items and events round-trip byte for byte through validate and the accumulator', () => {
-    const item = fc.record({ type: fc.constant('acme:search_result'), id: fc.string({ minLength: 1 }), status: fc.constantFrom('in_progress', 'completed', 'incomplete'), query: fc.string(), hits: fc.array(fc.record({ url: fc.webUrl(), score: fc.double({ noNaN: true, noDefaultInfinity: true }) })), 'acme:extra': fc.option(fc.jsonValue(), { nil: undefined }) });
+    const item = fc.record({
+      type: fc.constant('acme:search_result'),
+      id: fc.string({ minLength: 1 }),
+      status: fc.constantFrom('in_progress', 'completed', 'incomplete'),
+      query: fc.string(),
+      hits: fc.array(fc.record({ url: fc.webUrl(), score: fc.double({ noNaN: true, noDefaultInfinity: true }) })),
+      'acme:extra': fc.option(fc.jsonValue(), { nil: undefined }),
+    });
     fc.assert(
       fc.property(item, fc.string(), (vendorItem, span) => {
         const clean = JSON.parse(JSON.stringify(vendorItem)) as Record<string, unknown>;
@@ -87,7 +142,12 @@ describe('extended validators', () => {
         expect(result.success && JSON.stringify(result.data)).toBe(JSON.stringify(clean));
         const accumulator = registry.createAccumulator();
         accumulator.push({ type: 'response.created', sequence_number: 0, response: start() });
-        accumulator.push({ type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: clean as never });
+        accumulator.push({
+          type: 'response.output_item.added',
+          sequence_number: 1,
+          output_index: 0,
+          item: clean as never,
+        });
         accumulator.push({ type: 'acme:trace_event', sequence_number: 2, span, ms: 1 });
         expect(JSON.stringify(accumulator.response!.output[0])).toBe(JSON.stringify(clean));
       }),
@@ -98,6 +158,7 @@ describe('extended validators', () => {
 
 test('the registry extends exactly unions the generator marks as open', async () => {
   const { OPEN_UNIONS } = await import('@openresponses/types');
-  for (const name of ['ItemField', 'ItemParam', 'Tool', 'ResponsesToolParam', 'StreamingEvent']) expect(OPEN_UNIONS).toContain(name);
+  for (const name of ['ItemField', 'ItemParam', 'Tool', 'ResponsesToolParam', 'StreamingEvent'])
+    expect(OPEN_UNIONS).toContain(name);
   expect(OPEN_UNIONS).not.toContain('ToolChoiceParam');
 });

@@ -3,7 +3,11 @@ import { openUnion, validate, versions, type SpecVersion } from '@openresponses/
 import { z } from 'zod';
 import type { EventDefinition, FieldsDefinition, ItemDefinition, ToolDefinition } from './define.js';
 
-export interface RegistryInput<I extends readonly ItemDefinition[], E extends readonly EventDefinition[], T extends readonly ToolDefinition[]> {
+export interface RegistryInput<
+  I extends readonly ItemDefinition[],
+  E extends readonly EventDefinition[],
+  T extends readonly ToolDefinition[],
+> {
   items?: I;
   events?: E;
   tools?: T;
@@ -19,30 +23,73 @@ type Members<D extends readonly { schema: z.ZodType }[]> = D[number]['schema'];
  * package's accumulator and checker set up for them. Vendor members that are not registered still pass
  * as opaque members, intact (forward-compatible), and a known type with a broken body still fails.
  */
-export function createRegistry<const I extends readonly ItemDefinition[] = [], const E extends readonly EventDefinition[] = [], const T extends readonly ToolDefinition[] = []>(input: RegistryInput<I, E, T>) {
+export function createRegistry<
+  const I extends readonly ItemDefinition[] = [],
+  const E extends readonly EventDefinition[] = [],
+  const T extends readonly ToolDefinition[] = [],
+>(input: RegistryInput<I, E, T>) {
   const version = input.version ?? '2026-04-24';
   const core = versions[version].exact;
   const items = [...(input.items ?? []), ...(input.tools ?? []).map((t) => t.item)] as ItemDefinition[];
   const events = [...(input.events ?? [])] as EventDefinition[];
   const tools = [...(input.tools ?? [])] as ToolDefinition[];
-  const duplicate = [...items, ...events, ...tools].map((d) => d.type).find((type, i, all) => all.indexOf(type) !== i && !items.some((item) => item.type === type && tools.some((t) => t.item === item)));
+  const duplicate = [...items, ...events, ...tools]
+    .map((d) => d.type)
+    .find(
+      (type, i, all) =>
+        all.indexOf(type) !== i && !items.some((item) => item.type === type && tools.some((t) => t.item === item)),
+    );
   if (duplicate) throw new Error(`"${duplicate}" is registered twice`);
-  const fieldsOf = (name: FieldsDefinition['schema']) => Object.assign({}, ...(input.fields ?? []).filter((f) => f.schema === name).map((f) => f.shape)) as z.ZodRawShape;
+  const fieldsOf = (name: FieldsDefinition['schema']) =>
+    Object.assign({}, ...(input.fields ?? []).filter((f) => f.schema === name).map((f) => f.shape)) as z.ZodRawShape;
 
-  const known = (schema: { _zod: { propValues?: Record<string, Set<unknown>> } }) => [...(schema._zod.propValues?.type ?? [])].filter((v): v is string | null => typeof v === 'string' || v === null);
+  const known = (schema: { _zod: { propValues?: Record<string, Set<unknown>> } }) =>
+    [...(schema._zod.propValues?.type ?? [])].filter((v): v is string | null => typeof v === 'string' || v === null);
   const extend = <S extends z.ZodType>(base: S, extra: z.ZodType[]) => {
     // A discriminated union routes a vendor type straight to its schema, so errors point at the right field.
     const members = extra.length === 0 ? base : z.discriminatedUnion('type', [base, ...extra] as never);
     return openUnion(members as z.ZodType, [...known(base as never), ...extra.flatMap((m) => known(m as never))]);
   };
 
-  const ItemField = extend(core.ItemFieldSchema, items.map((i) => i.schema)) as unknown as z.ZodType<z.output<typeof core.ItemFieldSchema> | z.output<Members<I>> | z.output<T[number]['item']['schema']> | { type: string; [key: string]: unknown }>;
-  const ItemParam = extend(core.ItemParamSchema, items.map((i) => i.schema)) as unknown as z.ZodType<z.output<typeof core.ItemParamSchema> | z.output<Members<I>> | { type: string; [key: string]: unknown }>;
-  const Tool = extend(core.ToolSchema, tools.map((t) => t.param)) as unknown as z.ZodType<z.output<typeof core.ToolSchema> | z.output<T[number]['param']> | { type: string; [key: string]: unknown }>;
-  const ResponsesToolParam = extend(core.ResponsesToolParamSchema, tools.map((t) => t.param)) as unknown as z.ZodType<z.output<typeof core.ResponsesToolParamSchema> | z.output<T[number]['param']> | { type: string; [key: string]: unknown }>;
-  const ResponseResource = core.ResponseResourceSchema.extend({ output: z.array(ItemField), tools: z.array(Tool), ...fieldsOf('ResponseResource') });
+  const ItemField = extend(
+    core.ItemFieldSchema,
+    items.map((i) => i.schema),
+  ) as unknown as z.ZodType<
+    | z.output<typeof core.ItemFieldSchema>
+    | z.output<Members<I>>
+    | z.output<T[number]['item']['schema']>
+    | { type: string; [key: string]: unknown }
+  >;
+  const ItemParam = extend(
+    core.ItemParamSchema,
+    items.map((i) => i.schema),
+  ) as unknown as z.ZodType<
+    z.output<typeof core.ItemParamSchema> | z.output<Members<I>> | { type: string; [key: string]: unknown }
+  >;
+  const Tool = extend(
+    core.ToolSchema,
+    tools.map((t) => t.param),
+  ) as unknown as z.ZodType<
+    z.output<typeof core.ToolSchema> | z.output<T[number]['param']> | { type: string; [key: string]: unknown }
+  >;
+  const ResponsesToolParam = extend(
+    core.ResponsesToolParamSchema,
+    tools.map((t) => t.param),
+  ) as unknown as z.ZodType<
+    | z.output<typeof core.ResponsesToolParamSchema>
+    | z.output<T[number]['param']>
+    | { type: string; [key: string]: unknown }
+  >;
+  const ResponseResource = core.ResponseResourceSchema.extend({
+    output: z.array(ItemField),
+    tools: z.array(Tool),
+    ...fieldsOf('ResponseResource'),
+  });
   const CreateResponseBody = core.CreateResponseBodySchema.extend({
-    input: z.union([z.string(), z.array(ItemParam)]).nullable().optional(),
+    input: z
+      .union([z.string(), z.array(ItemParam)])
+      .nullable()
+      .optional(),
     tools: z.array(ResponsesToolParam).nullable().optional(),
     ...fieldsOf('CreateResponseBody'),
   });
@@ -53,7 +100,10 @@ export function createRegistry<const I extends readonly ItemDefinition[] = [], c
     if ('item' in shape) return option.extend({ item: ItemField.nullable() });
     return option;
   });
-  const StreamingEvent = openUnion(z.discriminatedUnion('type', [...coreEvents, ...events.map((e) => e.schema)] as never), [...known(core.StreamingEventSchema as never), ...events.map((e) => e.type)]) as unknown as z.ZodType<
+  const StreamingEvent = openUnion(
+    z.discriminatedUnion('type', [...coreEvents, ...events.map((e) => e.schema)] as never),
+    [...known(core.StreamingEventSchema as never), ...events.map((e) => e.type)],
+  ) as unknown as z.ZodType<
     z.output<typeof core.StreamingEventSchema> | z.output<Members<E>> | { type: string; [key: string]: unknown }
   >;
 
@@ -72,7 +122,9 @@ export function createRegistry<const I extends readonly ItemDefinition[] = [], c
     /** An accumulator that folds the registered vendor events. */
     createAccumulator: () => createAccumulator({ folds }),
     /** A stream checker that validates registered vendor events and folds them. */
-    createStreamChecker: (options: Omit<StreamCheckerOptions, 'accumulator' | 'validateVendorEvent' | 'eventSchema'> = {}) => createStreamChecker({ ...options, accumulator: { folds }, validateVendorEvent, eventSchema: StreamingEvent }),
+    createStreamChecker: (
+      options: Omit<StreamCheckerOptions, 'accumulator' | 'validateVendorEvent' | 'eventSchema'> = {},
+    ) => createStreamChecker({ ...options, accumulator: { folds }, validateVendorEvent, eventSchema: StreamingEvent }),
     validateVendorEvent,
   };
 }

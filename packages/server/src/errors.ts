@@ -29,10 +29,15 @@ export class ResponsesError extends Error {
   }
 }
 
-export const invalidRequest = (code: string, message: string, param: string | null = null, status = 400) => new ResponsesError('invalid_request', code, message, param, status);
+export const invalidRequest = (code: string, message: string, param: string | null = null, status = 400) =>
+  new ResponsesError('invalid_request', code, message, param, status);
 
 /** Anything thrown that is not a ResponsesError is a server bug: report it without leaking internals. */
 export function asResponsesError(error: unknown): ResponsesError {
   if (error instanceof ResponsesError) return error;
-  return new ResponsesError('server_error', 'internal_error', 'The server hit an unexpected condition; the request can be retried.');
+  return new ResponsesError(
+    'server_error',
+    'internal_error',
+    'The server hit an unexpected condition; the request can be retried.',
+  );
 }

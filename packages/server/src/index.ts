@@ -1,7 +1,26 @@
-export { createResponsesHandler, createResponsesService, type ResponsesService, type ResponsesServiceOptions } from './handler/service.js';
+export {
+  createResponsesHandler,
+  createResponsesService,
+  type ResponsesService,
+  type ResponsesServiceOptions,
+} from './handler/service.js';
 export type { ServiceRequest, ServiceResponse, ServiceEventStream } from './handler/http.js';
 export { Cancellation } from './responses/cancellation.js';
 export { ResponsesError, ERROR_STATUS, type ErrorType } from './errors.js';
 export { DeterministicModel, DETERMINISTIC_MODEL, TRIGGERS } from './models/deterministic.js';
-export { lastUserText, lastUserMessage, itemText, countTokens, type ModelProvider, type ModelRequest, type ModelStep, type ToolPolicy } from './models/provider.js';
-export { InMemoryResponseStore, type ResponseStore, type StoredResponse, type InMemoryStoreOptions } from './stores/store.js';
+export {
+  lastUserText,
+  lastUserMessage,
+  itemText,
+  countTokens,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelStep,
+  type ToolPolicy,
+} from './models/provider.js';
+export {
+  InMemoryResponseStore,
+  type ResponseStore,
+  type StoredResponse,
+  type InMemoryStoreOptions,
+} from './stores/store.js';

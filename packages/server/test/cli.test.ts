@@ -6,10 +6,15 @@ import { afterEach, describe, expect, test } from 'vitest';
 
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/node/cli.ts');
 const running: ChildProcess[] = [];
-afterEach(() => running.splice(0).forEach((child) => child.kill('SIGTERM')));
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill('SIGTERM');
+});
 
 function start(args: string[], env: Record<string, string> = {}): Promise<{ output: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.push(child);
   return new Promise((resolve, reject) => {
     let output = '';
@@ -35,7 +40,12 @@ describe('openresponses-server CLI', () => {
     expect(output).toContain('API key: k-one');
     expect(output).toMatch(/Try: curl -s http:\/\/127\.0\.0\.1:\d+\/v1\/responses .*Bearer k-one/);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    const ask = (key: string) => fetch(`${url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: '{"input":"hi"}' });
+    const ask = (key: string) =>
+      fetch(`${url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: '{"input":"hi"}',
+      });
     expect((await ask('k-two')).status).toBe(200);
     expect((await ask('k-three')).status).toBe(401);
   });
@@ -44,14 +54,26 @@ describe('openresponses-server CLI', () => {
     const { output } = await start([], { PORT: '0', HOST: '127.0.0.1', OPENRESPONSES_API_KEYS: 'env-a, env-b' });
     const url = urlOf(output);
     expect(output).toContain('API key: env-a');
-    const response = await fetch(`${url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer env-b' }, body: '{"input":"hi"}' });
+    const response = await fetch(`${url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer env-b' },
+      body: '{"input":"hi"}',
+    });
     expect(response.status).toBe(200);
   });
 
   test('--open runs without keys and warns', async () => {
     const { output } = await start(['--port', '0', '--open']);
     expect(output).toMatch(/no API keys configured/);
-    expect((await fetch(`${urlOf(output)}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"input":"hi"}' })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${urlOf(output)}/v1/responses`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"input":"hi"}',
+        })
+      ).status,
+    ).toBe(200);
   });
 
   test('an invalid port is refused', async () => {

@@ -9,7 +9,12 @@ export async function startTestServer(options: StartServerOptions = {}): Promise
   return startServer({ apiKeys: [API_KEY], validateOutgoing: true, testHooks: true, warn: () => {}, ...options });
 }
 
-export function post(server: RunningServer, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export function post(
+  server: RunningServer,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${server.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}`, ...headers },
@@ -18,9 +23,14 @@ export function post(server: RunningServer, path: string, body: unknown, headers
 }
 
 /** Posts a streaming request and returns its events, whether [DONE] ended it, and the checker's verdict. */
-export async function stream(server: RunningServer, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ events: AnyStreamingEvent[]; sawDone: boolean; violations: Violation[]; response: Response }> {
+export async function stream(
+  server: RunningServer,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ events: AnyStreamingEvent[]; sawDone: boolean; violations: Violation[]; response: Response }> {
   const response = await post(server, '/v1/responses', { ...body, stream: true }, headers);
-  if (!response.ok || !response.body) throw new Error(`stream request failed: ${response.status} ${await response.text()}`);
+  if (!response.ok || !response.body)
+    throw new Error(`stream request failed: ${response.status} ${await response.text()}`);
   const decoded = decodeSSE(response.body);
   const events: AnyStreamingEvent[] = [];
   for await (const event of decoded) events.push(event);

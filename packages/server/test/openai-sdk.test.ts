@@ -46,7 +46,20 @@ describe('openai SDK', () => {
   });
 
   test('a function-tool round trip', async () => {
-    const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather for a city', strict: false, parameters: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+    const tools = [
+      {
+        type: 'function' as const,
+        name: 'get_weather',
+        description: 'Weather for a city',
+        strict: false,
+        parameters: {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+        },
+      },
+    ];
     const first = await client.responses.create({ model, input: 'What is the weather in Paris?', tools });
     const call = first.output.find((item) => item.type === 'function_call');
     expect(call).toMatchObject({ type: 'function_call', name: 'get_weather' });
@@ -55,17 +68,31 @@ describe('openai SDK', () => {
       model,
       previous_response_id: first.id,
       tools,
-      input: [{ type: 'function_call_output', call_id: (call as { call_id: string }).call_id, output: '{"temperature_c":18}' }],
+      input: [
+        {
+          type: 'function_call_output',
+          call_id: (call as { call_id: string }).call_id,
+          output: '{"temperature_c":18}',
+        },
+      ],
     });
     expect(second.output_text).toBe('Here is what I found: get_weather returned {"temperature_c":18}.');
   });
 
   test('multi-turn with previous_response_id recalls earlier turns', async () => {
     const one = await client.responses.create({ model, input: 'Hi, my name is Grace.' });
-    const two = await client.responses.create({ model, previous_response_id: one.id, input: 'My favorite color is teal.' });
+    const two = await client.responses.create({
+      model,
+      previous_response_id: one.id,
+      input: 'My favorite color is teal.',
+    });
     const three = await client.responses.create({ model, previous_response_id: two.id, input: 'What is my name?' });
     expect(three.output_text).toBe('Your name is Grace.');
-    const four = await client.responses.create({ model, previous_response_id: three.id, input: 'What is my favorite color?' });
+    const four = await client.responses.create({
+      model,
+      previous_response_id: three.id,
+      input: 'What is my favorite color?',
+    });
     expect(four.output_text).toBe('Your favorite color is teal.');
   });
 
@@ -81,9 +108,14 @@ describe('openai SDK', () => {
   });
 
   test('errors surface as SDK errors with the spec status and param', async () => {
-    const error = await client.responses.create({ model, input: 'x', previous_response_id: 'resp_missing' }).catch((e: unknown) => e);
+    const error = await client.responses
+      .create({ model, input: 'x', previous_response_id: 'resp_missing' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(404);
-    expect((error as { error: { code: string; param: string } }).error).toMatchObject({ code: 'previous_response_not_found', param: 'previous_response_id' });
+    expect((error as { error: { code: string; param: string } }).error).toMatchObject({
+      code: 'previous_response_not_found',
+      param: 'previous_response_id',
+    });
   });
 });

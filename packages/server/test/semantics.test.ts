@@ -16,11 +16,21 @@ const create = async (body: Record<string, unknown>) => {
   const response = await post(server, '/v1/responses', body);
   return { status: response.status, body: (await response.json()) as ResponseResource & { error: unknown } };
 };
-const get = (path: string, method = 'GET') => fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${API_KEY}` } });
-const calls = (r: ResponseResource) => r.output.filter((i) => i.type === 'function_call').map((i) => (i as { name: string }).name);
-const text = (r: ResponseResource) => r.output.flatMap((i) => (i.type === 'message' ? i.content : [])).map((p) => ('text' in p ? p.text : '')).join('');
+const get = (path: string, method = 'GET') =>
+  fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${API_KEY}` } });
+const calls = (r: ResponseResource) =>
+  r.output.filter((i) => i.type === 'function_call').map((i) => (i as { name: string }).name);
+const text = (r: ResponseResource) =>
+  r.output
+    .flatMap((i) => (i.type === 'message' ? i.content : []))
+    .map((p) => ('text' in p ? p.text : ''))
+    .join('');
 
-const tools = ['get_weather', 'get_time', 'send_email'].map((name) => ({ type: 'function', name, parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }));
+const tools = ['get_weather', 'get_time', 'send_email'].map((name) => ({
+  type: 'function',
+  name,
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+}));
 
 describe('tool_choice', () => {
   test('auto calls the tools the user mentions, in parallel', async () => {
@@ -41,11 +51,19 @@ describe('tool_choice', () => {
     expect(calls(body)).toHaveLength(1);
   });
   test('a specific function is the one called', async () => {
-    const { body } = await create({ input: 'Weather in Oslo?', tools, tool_choice: { type: 'function', name: 'send_email' } });
+    const { body } = await create({
+      input: 'Weather in Oslo?',
+      tools,
+      tool_choice: { type: 'function', name: 'send_email' },
+    });
     expect(calls(body)).toEqual(['send_email']);
   });
   test('allowed_tools is a hard limit on which tools are called', async () => {
-    const { body } = await create({ input: 'Weather and time in Oslo, then send_email', tools, tool_choice: { type: 'allowed_tools', tools: [{ type: 'function', name: 'get_time' }] } });
+    const { body } = await create({
+      input: 'Weather and time in Oslo, then send_email',
+      tools,
+      tool_choice: { type: 'allowed_tools', tools: [{ type: 'function', name: 'get_time' }] },
+    });
     expect(calls(body)).toEqual(['get_time']);
     expect(body.tools.map((t) => t.name)).toEqual(['get_weather', 'get_time', 'send_email']);
   });
@@ -94,24 +112,50 @@ describe('state', () => {
   test('stored responses can be retrieved, listed and deleted', async () => {
     const { body } = await create({ input: 'keep me' });
     expect(((await (await get(`/v1/responses/${body.id}`)).json()) as ResponseResource).id).toBe(body.id);
-    const items = (await (await get(`/v1/responses/${body.id}/input_items`)).json()) as { object: string; data: Array<{ type: string; role: string }> };
+    const items = (await (await get(`/v1/responses/${body.id}/input_items`)).json()) as {
+      object: string;
+      data: Array<{ type: string; role: string }>;
+    };
     expect(items.object).toBe('list');
     expect(items.data).toMatchObject([{ type: 'message', role: 'user' }]);
-    expect((await (await get(`/v1/responses/${body.id}`, 'DELETE')).json())).toEqual({ id: body.id, object: 'response.deleted', deleted: true });
+    expect(await (await get(`/v1/responses/${body.id}`, 'DELETE')).json()).toEqual({
+      id: body.id,
+      object: 'response.deleted',
+      deleted: true,
+    });
     expect((await get(`/v1/responses/${body.id}`)).status).toBe(404);
   });
   test('reasoning carries a server-issued encrypted_content that round-trips', async () => {
-    const { body } = await create({ input: 'My favorite city is Rome. [think]', reasoning: { effort: 'low', summary: 'auto' } });
-    const reasoning = body.output.find((i) => i.type === 'reasoning') as { encrypted_content: string; summary: unknown[] };
+    const { body } = await create({
+      input: 'My favorite city is Rome. [think]',
+      reasoning: { effort: 'low', summary: 'auto' },
+    });
+    const reasoning = body.output.find((i) => i.type === 'reasoning') as {
+      encrypted_content: string;
+      summary: unknown[];
+    };
     expect(reasoning.encrypted_content).toMatch(/^or1\./);
     expect(reasoning.summary.length).toBeGreaterThan(0);
-    const replay = await create({ input: [{ role: 'user', content: 'My favorite city is Rome. [think]' }, ...body.output, { role: 'user', content: 'What is my favorite city?' }], store: false });
+    const replay = await create({
+      input: [
+        { role: 'user', content: 'My favorite city is Rome. [think]' },
+        ...body.output,
+        { role: 'user', content: 'What is my favorite city?' },
+      ],
+      store: false,
+    });
     expect(replay.status).toBe(200);
     expect(text(replay.body)).toBe('Your favorite city is Rome.');
   });
   test('compaction returns a window that seeds a new chain', async () => {
     const first = await create({ input: 'My name is Ravi.' });
-    const compacted = (await (await post(server, '/v1/responses/compact', { model: 'openresponses-deterministic', previous_response_id: first.body.id, input: [{ role: 'user', content: 'Remember that the launch is on Friday.' }] })).json()) as { object: string; output: Array<{ type: string }> };
+    const compacted = (await (
+      await post(server, '/v1/responses/compact', {
+        model: 'openresponses-deterministic',
+        previous_response_id: first.body.id,
+        input: [{ role: 'user', content: 'Remember that the launch is on Friday.' }],
+      })
+    ).json()) as { object: string; output: Array<{ type: string }> };
     expect(compacted.object).toBe('response.compaction');
     expect(compacted.output.at(-1)!.type).toBe('compaction');
     const next = await create({ input: [...compacted.output, { role: 'user', content: 'What is my name?' }] });

@@ -6,8 +6,13 @@ import { InMemoryResponseStore, type StoredResponse } from '../src/index.js';
 
 function entry(id: string): StoredResponse {
   return {
-    response: { id, output: [{ type: 'message', id: `out_${id}`, role: 'assistant', status: 'completed', content: [] }] } as unknown as StoredResponse['response'],
-    input: [{ type: 'message', id: `in_${id}`, role: 'user', status: 'completed', content: [] }] as unknown as StoredResponse['input'],
+    response: {
+      id,
+      output: [{ type: 'message', id: `out_${id}`, role: 'assistant', status: 'completed', content: [] }],
+    } as unknown as StoredResponse['response'],
+    input: [
+      { type: 'message', id: `in_${id}`, role: 'user', status: 'completed', content: [] },
+    ] as unknown as StoredResponse['input'],
   };
 }
 const ids = async (store: InMemoryResponseStore, candidates: string[]) => {
@@ -89,7 +94,10 @@ describe('InMemoryResponseStore', () => {
   });
 
   test('behaves like a plain least-recently-used list for any sequence of puts, gets and deletes', async () => {
-    const op = fc.record({ kind: fc.constantFrom('put' as const, 'get' as const, 'delete' as const), id: fc.integer({ min: 0, max: 12 }) });
+    const op = fc.record({
+      kind: fc.constantFrom('put' as const, 'get' as const, 'delete' as const),
+      id: fc.integer({ min: 0, max: 12 }),
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1500, maxLength: 3000 }), async (ops) => {
         const store = new InMemoryResponseStore({ maxEntries: 5 });
@@ -115,4 +123,3 @@ describe('InMemoryResponseStore', () => {
     );
   });
 });
-

@@ -11,7 +11,10 @@ import { API_KEY, startTestServer } from './harness.js';
 
 const handler = createResponsesHandler({ apiKeys: [API_KEY], validateOutgoing: true, maxBodyBytes: 4096 });
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
-const request = (path: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}) =>
+const request = (
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+) =>
   new Request(`http://gateway.test${path}`, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
     headers: { ...headers, ...init.headers },
@@ -20,7 +23,10 @@ const request = (path: string, init: { method?: string; body?: unknown; headers?
   });
 
 /** Reads events until `until` says stop, then cancels the rest of the body. */
-async function readUntil(body: ReadableStream<Uint8Array>, until: (event: AnyStreamingEvent) => boolean): Promise<AnyStreamingEvent[]> {
+async function readUntil(
+  body: ReadableStream<Uint8Array>,
+  until: (event: AnyStreamingEvent) => boolean,
+): Promise<AnyStreamingEvent[]> {
   const events: AnyStreamingEvent[] = [];
   for await (const event of decodeSSE(body)) {
     events.push(event);
@@ -62,8 +68,16 @@ describe('the fetch-style handler', () => {
   test('bad inputs get the spec error object and status', async () => {
     const cases: Array<[Request, number, string]> = [
       [request('/v1/responses', { body: 'x'.repeat(5000) }), 413, 'request_too_large'],
-      [request('/v1/responses', { body: 'input=hi', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type'],
-      [request('/v1/responses', { body: { input: 'hi' }, headers: { authorization: 'Bearer wrong' } }), 401, 'invalid_api_key'],
+      [
+        request('/v1/responses', { body: 'input=hi', headers: { 'content-type': 'text/plain' } }),
+        415,
+        'unsupported_media_type',
+      ],
+      [
+        request('/v1/responses', { body: { input: 'hi' }, headers: { authorization: 'Bearer wrong' } }),
+        401,
+        'invalid_api_key',
+      ],
       [request('/v1/responses', { method: 'GET' }), 405, 'method_not_allowed'],
       [request('/v1/responses/resp_missing'), 404, 'response_not_found'],
     ];
@@ -75,12 +89,16 @@ describe('the fetch-style handler', () => {
   });
 
   test('cancelling the response stream stops the turn (stored as failed: cancelled)', async () => {
-    const response = await handler(request('/v1/responses', { body: { input: 'Tell me a long story [long] [slow]', stream: true } }));
+    const response = await handler(
+      request('/v1/responses', { body: { input: 'Tell me a long story [long] [slow]', stream: true } }),
+    );
     const events = await readUntil(response.body!, (event) => event.type === 'response.output_text.delta');
     const id = (events[0] as { response: { id: string } }).response.id;
     const stored = await storedStatus(() => handler(request(`/v1/responses/${id}`)), 'failed');
     expect(stored.error).toMatchObject({ code: 'cancelled' });
-    expect((stored.output as Array<{ content: Array<{ text: string }> }>)[0]!.content[0]!.text.split(' ').length).toBeLessThan(200);
+    expect(
+      (stored.output as Array<{ content: Array<{ text: string }> }>)[0]!.content[0]!.text.split(' ').length,
+    ).toBeLessThan(200);
   });
 
   test('served by node:http through toNodeListener: JSON, SSE and errors arrive unchanged', async () => {
@@ -88,9 +106,17 @@ describe('the fetch-style handler', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const json = await fetch(`${base}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ input: 'Hi there' }) });
+      const json = await fetch(`${base}/v1/responses`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ input: 'Hi there' }),
+      });
       expect(((await json.json()) as { status: string }).status).toBe('completed');
-      const streamed = await fetch(`${base}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ input: 'Hi there', stream: true }) });
+      const streamed = await fetch(`${base}/v1/responses`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ input: 'Hi there', stream: true }),
+      });
       const decoded = decodeSSE(streamed.body!);
       const events: AnyStreamingEvent[] = [];
       for await (const event of decoded) events.push(event);
@@ -113,7 +139,12 @@ describe('the Node entry', () => {
 
   test('a client that disconnects mid-stream stops the turn (stored as failed: cancelled)', async () => {
     const abort = new AbortController();
-    const response = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ input: 'Tell me a long story [long] [slow]', stream: true }), signal: abort.signal });
+    const response = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ input: 'Tell me a long story [long] [slow]', stream: true }),
+      signal: abort.signal,
+    });
     const events = await readUntil(response.body!, (event) => event.type === 'response.output_text.delta');
     abort.abort();
     const id = (events[0] as { response: { id: string } }).response.id;
@@ -136,11 +167,17 @@ describe('the Node entry', () => {
     const own = await startTestServer({ providers: [waiting] });
     try {
       const abort = new AbortController();
-      const response = await fetch(`${own.url}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'waiting-model', input: 'Hi', stream: true }), signal: abort.signal });
+      const response = await fetch(`${own.url}/v1/responses`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: 'waiting-model', input: 'Hi', stream: true }),
+        signal: abort.signal,
+      });
       await readUntil(response.body!, (event) => event.type === 'acme:started');
       expect(seen?.aborted).toBe(false);
       abort.abort();
-      for (let attempt = 0; attempt < 100 && !seen!.aborted; attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let attempt = 0; attempt < 100 && !seen!.aborted; attempt++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       expect(seen!.aborted).toBe(true);
     } finally {
       await own.close();
@@ -148,7 +185,11 @@ describe('the Node entry', () => {
   });
 
   test('a query string does not change the route', async () => {
-    const response = await fetch(`${server.url}/v1/responses?trace=1`, { method: 'POST', headers, body: JSON.stringify({ input: 'Hi' }) });
+    const response = await fetch(`${server.url}/v1/responses?trace=1`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ input: 'Hi' }),
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-length')).toBe(String((await response.arrayBuffer()).byteLength));
   });

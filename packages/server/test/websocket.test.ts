@@ -21,7 +21,7 @@ async function connect(headers: Record<string, string> = { authorization: `Beare
   const waiters: Array<() => void> = [];
   socket.on('message', (data) => {
     inbox.push(JSON.parse(data.toString()) as Message);
-    waiters.splice(0).forEach((w) => w());
+    for (const w of waiters.splice(0)) w();
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
@@ -33,14 +33,19 @@ async function connect(headers: Record<string, string> = { authorization: `Beare
     socket.send(JSON.stringify({ type: 'response.create', model: 'openresponses-deterministic', ...body }));
     for (;;) {
       const messages = inbox.slice(start);
-      const end = messages.findIndex((m) => ['response.completed', 'response.failed', 'response.incomplete'].includes(m.type) || (m.type === 'error' && 'status' in m));
+      const end = messages.findIndex(
+        (m) =>
+          ['response.completed', 'response.failed', 'response.incomplete'].includes(m.type) ||
+          (m.type === 'error' && 'status' in m),
+      );
       if (end >= 0) return messages.slice(0, end + 1);
       await new Promise<void>((resolve) => waiters.push(resolve));
     }
   };
   return { socket, turn, inbox };
 }
-const final = (messages: Message[]) => messages.at(-1) as { type: string; response: { id: string; output: Array<{ content?: Array<{ text: string }> }> } };
+const final = (messages: Message[]) =>
+  messages.at(-1) as { type: string; response: { id: string; output: Array<{ content?: Array<{ text: string }> }> } };
 const answer = (messages: Message[]) => final(messages).response.output.at(-1)!.content![0]!.text;
 
 describe('WebSocket mode', () => {
@@ -60,7 +65,11 @@ describe('WebSocket mode', () => {
     // Not persisted: a new socket cannot continue it.
     const other = await connect();
     const missing = await other.turn({ input: 'again', previous_response_id: final(one).response.id });
-    expect(missing.at(-1)).toMatchObject({ type: 'error', status: 404, error: { code: 'previous_response_not_found', param: 'previous_response_id' } });
+    expect(missing.at(-1)).toMatchObject({
+      type: 'error',
+      status: 404,
+      error: { code: 'previous_response_not_found', param: 'previous_response_id' },
+    });
     socket.close();
     other.socket.close();
   });
@@ -71,7 +80,9 @@ describe('WebSocket mode', () => {
     socket.send(JSON.stringify({ type: 'response.create', input: 'second' }));
     while (inbox.filter((m) => m.type === 'response.completed').length < 2) await new Promise((r) => setTimeout(r, 10));
     const firstDone = inbox.findIndex((m) => m.type === 'response.completed');
-    const secondCreated = inbox.findIndex((m, i) => i > 0 && m.type === 'response.created' && i > inbox.findIndex((x) => x.type === 'response.created'));
+    const secondCreated = inbox.findIndex(
+      (m, i) => i > 0 && m.type === 'response.created' && i > inbox.findIndex((x) => x.type === 'response.created'),
+    );
     expect(secondCreated).toBeGreaterThan(firstDone);
     socket.close();
   });
@@ -80,7 +91,11 @@ describe('WebSocket mode', () => {
     const { socket, turn } = await connect();
     const one = await turn({ input: 'Keep this', store: false });
     const id = final(one).response.id;
-    const failed = await turn({ input: [{ type: 'item_reference', id: 'msg_missing' }], store: false, previous_response_id: id });
+    const failed = await turn({
+      input: [{ type: 'item_reference', id: 'msg_missing' }],
+      store: false,
+      previous_response_id: id,
+    });
     expect(failed.at(-1)).toMatchObject({ type: 'error', status: 404 });
     const after = await turn({ input: 'continue', store: false, previous_response_id: id });
     expect(after.at(-1)).toMatchObject({ type: 'error', error: { code: 'previous_response_not_found' } });

@@ -5,12 +5,25 @@ import { describe, expect, test } from 'vitest';
 import { countTokens, createResponsesService } from '../src/index.js';
 
 const service = createResponsesService({});
-const weather = { type: 'function', name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const weather = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 /** The parts of a response that do not depend on random ids or the clock. */
 function comparable(response: Record<string, unknown>) {
-  const output = (response.output as Array<Record<string, unknown>>).map(({ id: _id, call_id: _call, encrypted_content: _sealed, ...rest }) => rest);
-  return { status: response.status, usage: response.usage, incomplete_details: response.incomplete_details, error: response.error, output };
+  const output = (response.output as Array<Record<string, unknown>>).map(
+    ({ id: _id, call_id: _call, encrypted_content: _sealed, ...rest }) => rest,
+  );
+  return {
+    status: response.status,
+    usage: response.usage,
+    incomplete_details: response.incomplete_details,
+    error: response.error,
+    output,
+  };
 }
 
 describe('whole deltas (non-streaming) and word-by-word deltas (streaming)', () => {
@@ -30,11 +43,17 @@ describe('whole deltas (non-streaming) and word-by-word deltas (streaming)', () 
     test(JSON.stringify(body).slice(0, 80), async () => {
       const raw = { model: 'openresponses-deterministic', ...body };
       const events: string[] = [];
-      const wordByWord = await service.turn(raw, { version: '2026-04-24', onEvent: (event) => events.push(event.type) });
+      const wordByWord = await service.turn(raw, {
+        version: '2026-04-24',
+        onEvent: (event) => events.push(event.type),
+      });
       const whole = await service.turn(raw, { version: '2026-04-24' });
       expect(comparable(whole.response as never)).toEqual(comparable(wordByWord.response as never));
       // The streaming turn really did stream word by word (so the comparison compares two paths).
-      if (wordByWord.response.status === 'completed' && JSON.stringify(wordByWord.response.output).includes('output_text')) {
+      if (
+        wordByWord.response.status === 'completed' &&
+        JSON.stringify(wordByWord.response.output).includes('output_text')
+      ) {
         expect(events.filter((type) => type === 'response.output_text.delta').length).toBeGreaterThan(1);
       }
     });
@@ -44,7 +63,26 @@ describe('whole deltas (non-streaming) and word-by-word deltas (streaming)', () 
 describe('countTokens', () => {
   const regexCount = (text: string) => (text.match(/\S+/g) ?? []).length;
   test('counts what /\\S+/g matches, for every kind of whitespace', () => {
-    const spaces = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u200b', '\u0085'];
+    const spaces = [
+      ' ',
+      '\t',
+      '\n',
+      '\v',
+      '\f',
+      '\r',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u200a',
+      '\u2028',
+      '\u2029',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\ufeff',
+      '\u200b',
+      '\u0085',
+    ];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...spaces, 'a', 'é', '日', '😀', '-', '.'), { maxLength: 40 }), (chars) => {
         const text = chars.join('');

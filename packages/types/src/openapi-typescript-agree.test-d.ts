@@ -32,7 +32,9 @@ test('2026-04-24: named types agree with openapi-typescript', () => {
 });
 test('the disallowed fields really are absent from our type and present in theirs', () => {
   expectTypeOf<V2.WebSocketResponseCreateEvent['stream']>().toEqualTypeOf<undefined>();
-  expectTypeOf<V2.components['schemas']['WebSocketResponseCreateEvent']['stream_options']>().not.toEqualTypeOf<undefined>();
+  expectTypeOf<
+    V2.components['schemas']['WebSocketResponseCreateEvent']['stream_options']
+  >().not.toEqualTypeOf<undefined>();
 });
 test('the check can fail: a wrong type is reported by name', () => {
   type Wrong = Omit<V2.SchemaTypes, 'Usage'> & { Usage: { input_tokens: string } };

@@ -1,10 +1,21 @@
 import { expectTypeOf, test } from 'vitest';
-import type { Forward, ItemField, ItemParam, OpaqueMember, ResponseOutputTextDeltaStreamingEvent, StreamingEvent, StreamingEventByType, StreamingEventType } from './index.js';
-import { SPEC_VERSION, STREAMING_EVENT_TYPES } from './index.js';
+import type {
+  Forward,
+  ItemField,
+  ItemParam,
+  OpaqueMember,
+  ResponseOutputTextDeltaStreamingEvent,
+  StreamingEvent,
+  StreamingEventByType,
+  StreamingEventType,
+} from './index.js';
+import type { SPEC_VERSION, STREAMING_EVENT_TYPES } from './index.js';
 import type * as V1 from './generated/2026-01-15/index.gen.js';
 
 test('streaming events are a discriminated union narrowed by type', () => {
-  expectTypeOf<StreamingEventByType<'response.output_text.delta'>>().toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
+  expectTypeOf<
+    StreamingEventByType<'response.output_text.delta'>
+  >().toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
   expectTypeOf<(typeof STREAMING_EVENT_TYPES)[number]>().toEqualTypeOf<StreamingEventType>();
   const narrow = (event: StreamingEvent) => (event.type === 'response.output_text.delta' ? event.delta : undefined);
   expectTypeOf(narrow).returns.toEqualTypeOf<string | undefined>();

@@ -26,25 +26,36 @@ export function createOracle(document: Record<string, unknown>, mode: 'exact' | 
 function openDiscriminatedUnions(document: Record<string, unknown>): Record<string, unknown> {
   const components = (document.components as { schemas: Record<string, unknown> }).schemas;
   const resolve = (schema: Record<string, unknown>): Record<string, unknown> =>
-    typeof schema.$ref === 'string' ? resolve(components[schema.$ref.split('/').pop()!] as Record<string, unknown>) : schema;
+    typeof schema.$ref === 'string'
+      ? resolve(components[schema.$ref.split('/').pop()!] as Record<string, unknown>)
+      : schema;
   const typeValues = (schema: Record<string, unknown>): unknown[] => {
     const resolved = resolve(schema);
     if (Array.isArray(resolved.oneOf)) return resolved.oneOf.flatMap((m) => typeValues(m as Record<string, unknown>));
     const type = (resolved.properties as Record<string, Record<string, unknown>> | undefined)?.type;
     if (!type) return [];
     if (Array.isArray(type.enum)) return type.enum;
-    if (Array.isArray(type.anyOf)) return type.anyOf.flatMap((m) => ((m as { enum?: unknown[] }).enum ?? []));
+    if (Array.isArray(type.anyOf)) return type.anyOf.flatMap((m) => (m as { enum?: unknown[] }).enum ?? []);
     return [];
   };
   const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child);
+      return;
+    }
     if (!node || typeof node !== 'object') return;
     const schema = node as Record<string, unknown>;
     for (const child of Object.values(schema)) visit(child);
     const discriminator = schema.discriminator as { propertyName?: string } | undefined;
     if (Array.isArray(schema.oneOf) && discriminator?.propertyName === 'type') {
-      const known = [...new Set(schema.oneOf.flatMap((m) => typeValues(m as Record<string, unknown>)))].filter((v) => typeof v === 'string');
-      schema.oneOf.push({ type: 'object', required: ['type'], properties: { type: { type: 'string', not: { enum: known } } } });
+      const known = [...new Set(schema.oneOf.flatMap((m) => typeValues(m as Record<string, unknown>)))].filter(
+        (v) => typeof v === 'string',
+      );
+      schema.oneOf.push({
+        type: 'object',
+        required: ['type'],
+        properties: { type: { type: 'string', not: { enum: known } } },
+      });
     }
   };
   visit(document.components);

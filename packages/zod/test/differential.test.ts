@@ -16,7 +16,12 @@ describe.each(documents)('spec $version', ({ version, document, analysis }) => {
     test(`${mode} mode agrees with Ajv on every sample`, () => {
       const oracle = createOracle(document, mode);
       const schemas = versions[version as keyof typeof versions][mode] as unknown as Record<string, z.ZodType>;
-      const corpus = buildCorpus(analysis, { seed: 20260424, perSchema: 12, mutantsPerSample: 3, forward: mode === 'forward' });
+      const corpus = buildCorpus(analysis, {
+        seed: 20260424,
+        perSchema: 12,
+        mutantsPerSample: 3,
+        forward: mode === 'forward',
+      });
       const disagreements: string[] = [];
       let accepted = 0;
       const coveredSchemas = new Set<string>();
@@ -29,7 +34,9 @@ describe.each(documents)('spec $version', ({ version, document, analysis }) => {
         if (expected) accepted++;
         coveredSchemas.add(sample.schema);
         if (expected !== actual && disagreements.length < 10) {
-          disagreements.push(`${sample.schema} (${sample.label}): Ajv ${expected ? 'accepts' : 'rejects'}, Zod ${actual ? 'accepts' : 'rejects'}\n  ${JSON.stringify(sample.value).slice(0, 400)}`);
+          disagreements.push(
+            `${sample.schema} (${sample.label}): Ajv ${expected ? 'accepts' : 'rejects'}, Zod ${actual ? 'accepts' : 'rejects'}\n  ${JSON.stringify(sample.value).slice(0, 400)}`,
+          );
         }
       }
       expect(disagreements, disagreements.join('\n')).toEqual([]);

@@ -25,7 +25,12 @@ describe.each(documents)('spec $version', ({ version, analysis }) => {
     test(`${mode}: parse keeps every field; validate returns the input itself`, () => {
       const schemas = versions[version as keyof typeof versions][mode] as unknown as Record<string, z.ZodType>;
       let checked = 0;
-      for (const sample of buildCorpus(analysis, { seed: 7, perSchema: 4, mutantsPerSample: 0, forward: mode === 'forward' })) {
+      for (const sample of buildCorpus(analysis, {
+        seed: 7,
+        perSchema: 4,
+        mutantsPerSample: 0,
+        forward: mode === 'forward',
+      })) {
         const schema = schemas[`${sample.schema}Schema`]!;
         const value = withVendorFields(sample.value);
         const parsed = schema.safeParse(value);
@@ -42,13 +47,43 @@ describe.each(documents)('spec $version', ({ version, analysis }) => {
 
 test('forward mode keeps unknown items, content and events intact; exact mode rejects them', () => {
   const { exact, forward } = versions['2026-04-24'];
-  const vendorItem = { type: 'acme:search_result', id: 'sr_1', status: 'completed', hits: [{ url: 'https://example.test', score: 0.9 }] };
+  const vendorItem = {
+    type: 'acme:search_result',
+    id: 'sr_1',
+    status: 'completed',
+    hits: [{ url: 'https://example.test', score: 0.9 }],
+  };
   const response = {
-    id: 'resp_1', object: 'response', created_at: 1, completed_at: 2, status: 'completed', incomplete_details: null, model: 'm',
-    previous_response_id: null, instructions: null, error: null, tools: [], tool_choice: 'auto', truncation: 'disabled',
-    parallel_tool_calls: true, text: { format: { type: 'text' } }, top_p: 1, presence_penalty: 0, frequency_penalty: 0,
-    top_logprobs: 0, temperature: 1, reasoning: null, usage: null, max_output_tokens: null, max_tool_calls: null, store: true,
-    background: false, service_tier: 'default', metadata: {}, safety_identifier: null, prompt_cache_key: null,
+    id: 'resp_1',
+    object: 'response',
+    created_at: 1,
+    completed_at: 2,
+    status: 'completed',
+    incomplete_details: null,
+    model: 'm',
+    previous_response_id: null,
+    instructions: null,
+    error: null,
+    tools: [],
+    tool_choice: 'auto',
+    truncation: 'disabled',
+    parallel_tool_calls: true,
+    text: { format: { type: 'text' } },
+    top_p: 1,
+    presence_penalty: 0,
+    frequency_penalty: 0,
+    top_logprobs: 0,
+    temperature: 1,
+    reasoning: null,
+    usage: null,
+    max_output_tokens: null,
+    max_tool_calls: null,
+    store: true,
+    background: false,
+    service_tier: 'default',
+    metadata: {},
+    safety_identifier: null,
+    prompt_cache_key: null,
     output: [vendorItem],
   };
   expect(exact.ResponseResourceSchema.safeParse(response).success).toBe(false);
@@ -61,12 +96,17 @@ test('forward mode keeps unknown items, content and events intact; exact mode re
   expect(exact.StreamingEventSchema.safeParse(vendorEvent).success).toBe(false);
   expect(forward.StreamingEventSchema.parse(vendorEvent)).toEqual(vendorEvent);
   // A known type with a broken body is not waved through as "unknown".
-  expect(forward.StreamingEventSchema.safeParse({ type: 'response.output_text.delta', sequence_number: 1 }).success).toBe(false);
+  expect(
+    forward.StreamingEventSchema.safeParse({ type: 'response.output_text.delta', sequence_number: 1 }).success,
+  ).toBe(false);
 });
 
 test('validation issues name the offending path', () => {
   const { exact } = versions['2026-04-24'];
-  const result = validate(exact.CreateResponseBodySchema, { model: 'm', input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 42 }] }] });
+  const result = validate(exact.CreateResponseBodySchema, {
+    model: 'm',
+    input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 42 }] }],
+  });
   expect(result.success).toBe(false);
   expect(!result.success && result.issues[0]!.path).toBe('input[0].content[0].text');
   const missingType = validate(exact.StreamingEventSchema, { sequence_number: 1, delta: 'x' });

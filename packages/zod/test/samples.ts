@@ -4,7 +4,7 @@
  * bad enum, wrong discriminator, violated length or range, disallowed field present). Whether a
  * sample is valid is never decided here: Ajv is the oracle.
  */
-import { ModelAnalysis, type SchemaNode } from '@openresponses/codegen';
+import type { ModelAnalysis, SchemaNode } from '@openresponses/codegen';
 
 export interface Sample {
   schema: string;
@@ -52,7 +52,13 @@ class SampleBuilder {
     return value;
   }
 
-  private value(node: SchemaNode, original: SchemaNode, path: Array<string | number>, depth: number, memberHint?: number): unknown {
+  private value(
+    node: SchemaNode,
+    original: SchemaNode,
+    path: Array<string | number>,
+    depth: number,
+    memberHint?: number,
+  ): unknown {
     const r = this.random;
     switch (node.kind) {
       case 'ref':
@@ -93,8 +99,10 @@ class SampleBuilder {
       case 'object': {
         const out: Record<string, unknown> = {};
         if (typeof node.additional === 'object' || (node.properties.length === 0 && node.additional === 'any')) {
-          const valueNode: SchemaNode = typeof node.additional === 'object' ? node.additional : { kind: 'any', annotations: {} };
-          const count = node.maxProperties !== undefined && r.chance(0.3) ? node.maxProperties : r.int(node.minProperties ?? 0, 3);
+          const valueNode: SchemaNode =
+            typeof node.additional === 'object' ? node.additional : { kind: 'any', annotations: {} };
+          const count =
+            node.maxProperties !== undefined && r.chance(0.3) ? node.maxProperties : r.int(node.minProperties ?? 0, 3);
           for (let i = 0; i < count; i++) out[`key_${i}`] = this.build(valueNode, [...path, `key_${i}`], depth + 1);
           return out;
         }
@@ -142,7 +150,8 @@ export function buildCorpus(analysis: ModelAnalysis, options: CorpusOptions): Sa
       samples.push({ schema: schema.name, label: `generated #${i}`, value });
       for (let m = 0; m < options.mutantsPerSample; m++) {
         const mutant = mutate(value, builder.locations, analysis, random);
-        if (mutant) samples.push({ schema: schema.name, label: `mutant of #${i}: ${mutant.label}`, value: mutant.value });
+        if (mutant)
+          samples.push({ schema: schema.name, label: `mutant of #${i}: ${mutant.label}`, value: mutant.value });
       }
     }
   }
@@ -158,7 +167,12 @@ function wrongTypeValue(value: unknown): unknown {
   return [value];
 }
 
-function mutate(value: unknown, locations: Location[], analysis: ModelAnalysis, random: Random): { label: string; value: unknown } | undefined {
+function mutate(
+  value: unknown,
+  locations: Location[],
+  analysis: ModelAnalysis,
+  random: Random,
+): { label: string; value: unknown } | undefined {
   if (locations.length === 0) return undefined;
   const picked = random.pick(locations);
   // Paths run from a holder, so that the root itself can be replaced too.
@@ -199,7 +213,14 @@ function mutate(value: unknown, locations: Location[], analysis: ModelAnalysis, 
     const discriminator = 'type' in current ? (current as Record<string, unknown>).type : undefined;
     if (typeof discriminator === 'string') {
       candidates.push(() => {
-        (current as Record<string, unknown>).type = random.pick(['acme:unknown', 'message', 'response.completed', 'function_call', 'output_text', '']);
+        (current as Record<string, unknown>).type = random.pick([
+          'acme:unknown',
+          'message',
+          'response.completed',
+          'function_call',
+          'output_text',
+          '',
+        ]);
         return 'changed discriminator';
       });
     }
@@ -212,21 +233,37 @@ function mutate(value: unknown, locations: Location[], analysis: ModelAnalysis, 
     if (node.enum) candidates.push(() => (set(copy, location.path, `${current}_not_in_enum`), 'bad enum'));
     if (node.maxLength !== undefined && node.maxLength <= 100_000) {
       candidates.push(() => (set(copy, location.path, 'a'.repeat(node.maxLength! + 1)), 'too long'));
-      candidates.push(() => (set(copy, location.path, ASTRAL.repeat(node.maxLength!)), 'astral characters at the limit (valid length)'));
+      candidates.push(
+        () => (
+          set(copy, location.path, ASTRAL.repeat(node.maxLength!)), 'astral characters at the limit (valid length)'
+        ),
+      );
     }
-    if (node.minLength !== undefined && node.minLength > 0) candidates.push(() => (set(copy, location.path, ''), 'too short'));
+    if (node.minLength !== undefined && node.minLength > 0)
+      candidates.push(() => (set(copy, location.path, ''), 'too short'));
     if (node.pattern) candidates.push(() => (set(copy, location.path, `${current} !`), 'pattern violated'));
   }
   if (node.kind === 'number' && typeof current === 'number') {
     if (node.integer) candidates.push(() => (set(copy, location.path, current + 0.5), 'not an integer'));
     if (node.integer) candidates.push(() => (set(copy, location.path, 1e20), 'large integer (valid)'));
-    if (node.minimum !== undefined) candidates.push(() => (set(copy, location.path, node.minimum! - 1), 'below minimum'));
-    if (node.maximum !== undefined) candidates.push(() => (set(copy, location.path, node.maximum! + 1), 'above maximum'));
+    if (node.minimum !== undefined)
+      candidates.push(() => (set(copy, location.path, node.minimum! - 1), 'below minimum'));
+    if (node.maximum !== undefined)
+      candidates.push(() => (set(copy, location.path, node.maximum! + 1), 'above maximum'));
   }
   if (node.kind === 'array' && Array.isArray(current)) {
     if (node.minItems) candidates.push(() => (set(copy, location.path, []), 'too few items'));
     if (node.maxItems !== undefined && current.length > 0) {
-      candidates.push(() => (set(copy, location.path, Array.from({ length: node.maxItems! + 1 }, () => current[0])), 'too many items'));
+      candidates.push(
+        () => (
+          set(
+            copy,
+            location.path,
+            Array.from({ length: node.maxItems! + 1 }, () => current[0]),
+          ),
+          'too many items'
+        ),
+      );
     }
   }
   void analysis;

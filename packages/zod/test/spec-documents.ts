@@ -15,7 +15,14 @@ export interface SpecDocument {
 export async function loadSpecDocuments(): Promise<SpecDocument[]> {
   const manifest = await readManifest(repoRoot);
   return manifest.versions.map((entry) => {
-    const document = JSON.parse(readFileSync(syncedDocumentPath(repoRoot, entry.version), 'utf8')) as Record<string, unknown>;
-    return { version: entry.version, document, analysis: new ModelAnalysis(readOpenApi(document, { version: entry.version, sha256: entry.sha256 })) };
+    const document = JSON.parse(readFileSync(syncedDocumentPath(repoRoot, entry.version), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    return {
+      version: entry.version,
+      document,
+      analysis: new ModelAnalysis(readOpenApi(document, { version: entry.version, sha256: entry.sha256 })),
+    };
   });
 }

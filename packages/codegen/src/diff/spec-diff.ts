@@ -4,7 +4,15 @@ import type { SchemaNode, SpecModel } from '../model/schema-model.js';
 export interface SpecChange {
   /** `Schema` or `Schema.field`. */
   path: string;
-  kind: 'schema-added' | 'schema-removed' | 'field-added' | 'field-removed' | 'field-changed' | 'field-now-required' | 'field-now-optional' | 'schema-changed';
+  kind:
+    | 'schema-added'
+    | 'schema-removed'
+    | 'field-added'
+    | 'field-removed'
+    | 'field-changed'
+    | 'field-now-required'
+    | 'field-now-optional'
+    | 'schema-changed';
   breaking: boolean;
   detail: string;
 }
@@ -18,12 +26,18 @@ export function diffSpecs(from: SpecModel, to: SpecModel): SpecChange[] {
   const before = new Map(from.schemas.map((s) => [s.name, s]));
   const after = new Map(to.schemas.map((s) => [s.name, s]));
   for (const [name] of before) {
-    if (!after.has(name)) changes.push({ path: name, kind: 'schema-removed', breaking: true, detail: `${name} was removed` });
+    if (!after.has(name))
+      changes.push({ path: name, kind: 'schema-removed', breaking: true, detail: `${name} was removed` });
   }
   for (const [name, schema] of after) {
     const old = before.get(name);
     if (!old) {
-      changes.push({ path: name, kind: 'schema-added', breaking: false, detail: `${name} was added${schema.node.annotations.since ? ` (since ${schema.node.annotations.since})` : ''}` });
+      changes.push({
+        path: name,
+        kind: 'schema-added',
+        breaking: false,
+        detail: `${name} was added${schema.node.annotations.since ? ` (since ${schema.node.annotations.since})` : ''}`,
+      });
       continue;
     }
     changes.push(...diffNode(name, old.node, schema.node));
@@ -37,19 +51,47 @@ function diffNode(path: string, a: SchemaNode, b: SchemaNode): SpecChange[] {
     const oldFields = new Map(a.properties.map((p) => [p.name, p]));
     const newFields = new Map(b.properties.map((p) => [p.name, p]));
     for (const [field, p] of oldFields) {
-      if (!newFields.has(field)) out.push({ path: `${path}.${field}`, kind: 'field-removed', breaking: true, detail: `field ${field} was removed` });
+      if (!newFields.has(field))
+        out.push({
+          path: `${path}.${field}`,
+          kind: 'field-removed',
+          breaking: true,
+          detail: `field ${field} was removed`,
+        });
       else {
         const q = newFields.get(field)!;
-        if (!p.required && q.required) out.push({ path: `${path}.${field}`, kind: 'field-now-required', breaking: true, detail: `field ${field} became required` });
-        if (p.required && !q.required) out.push({ path: `${path}.${field}`, kind: 'field-now-optional', breaking: true, detail: `field ${field} became optional (readers can no longer rely on it)` });
+        if (!p.required && q.required)
+          out.push({
+            path: `${path}.${field}`,
+            kind: 'field-now-required',
+            breaking: true,
+            detail: `field ${field} became required`,
+          });
+        if (p.required && !q.required)
+          out.push({
+            path: `${path}.${field}`,
+            kind: 'field-now-optional',
+            breaking: true,
+            detail: `field ${field} became optional (readers can no longer rely on it)`,
+          });
         if (JSON.stringify(stripAnnotations(p.node)) !== JSON.stringify(stripAnnotations(q.node))) {
-          out.push({ path: `${path}.${field}`, kind: 'field-changed', breaking: true, detail: `field ${field} changed its schema` });
+          out.push({
+            path: `${path}.${field}`,
+            kind: 'field-changed',
+            breaking: true,
+            detail: `field ${field} changed its schema`,
+          });
         }
       }
     }
     for (const [field, q] of newFields) {
       if (!oldFields.has(field)) {
-        out.push({ path: `${path}.${field}`, kind: 'field-added', breaking: q.required, detail: `field ${field} was added${q.required ? ' as required' : ''}` });
+        out.push({
+          path: `${path}.${field}`,
+          kind: 'field-added',
+          breaking: q.required,
+          detail: `field ${field} was added${q.required ? ' as required' : ''}`,
+        });
       }
     }
     return out;
@@ -60,9 +102,17 @@ function diffNode(path: string, a: SchemaNode, b: SchemaNode): SpecChange[] {
     const newMembers = new Map(b.members.map((m) => [key(m), m]));
     const label = (n: SchemaNode) => (n.kind === 'ref' ? n.name : n.kind);
     const out: SpecChange[] = [];
-    for (const [k, m] of oldMembers) if (!newMembers.has(k)) out.push({ path, kind: 'schema-changed', breaking: true, detail: `member ${label(m)} was removed` });
+    for (const [k, m] of oldMembers)
+      if (!newMembers.has(k))
+        out.push({ path, kind: 'schema-changed', breaking: true, detail: `member ${label(m)} was removed` });
     for (const [k, m] of newMembers) {
-      if (!oldMembers.has(k)) out.push({ path, kind: 'schema-changed', breaking: false, detail: `member ${label(m)} was added (exhaustive switches over ${path} must handle it)` });
+      if (!oldMembers.has(k))
+        out.push({
+          path,
+          kind: 'schema-changed',
+          breaking: false,
+          detail: `member ${label(m)} was added (exhaustive switches over ${path} must handle it)`,
+        });
     }
     return out;
   }

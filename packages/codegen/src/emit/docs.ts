@@ -47,7 +47,12 @@ export function propertyKey(name: string): string {
  * Prints a whole module from ts-morph structures in one pass (much faster than editing a source file
  * node by node), with the generated-code header on top.
  */
-export function printModule(project: Project, fileName: string, header: string, statements: StatementStructures[]): string {
+export function printModule(
+  project: Project,
+  fileName: string,
+  header: string,
+  statements: StatementStructures[],
+): string {
   const file = project.createSourceFile(fileName, { statements }, { overwrite: true });
   const text = `${header}\n${file.getFullText()}`;
   project.removeSourceFile(file);

@@ -1,5 +1,5 @@
 import { type Project, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
-import { ModelAnalysis } from '../model/analysis.js';
+import type { ModelAnalysis } from '../model/analysis.js';
 import type { SchemaNode } from '../model/schema-model.js';
 import { docComment, docText, generatedHeader, printModule, propertyKey } from './docs.js';
 
@@ -12,7 +12,12 @@ export const OPAQUE_MEMBER = 'OpaqueMember';
  * Emits one TypeScript module of named types. In forward-compatible mode, open unions also admit
  * `OpaqueMember`, and schemas that contain no open union are re-exported from the exact module.
  */
-export function emitTypesModule(project: Project, analysis: ModelAnalysis, mode: ValidationMode, fileName: string): string {
+export function emitTypesModule(
+  project: Project,
+  analysis: ModelAnalysis,
+  mode: ValidationMode,
+  fileName: string,
+): string {
   const { model } = analysis;
   const statements: StatementStructures[] = [];
   const reused: string[] = [];
@@ -24,7 +29,13 @@ export function emitTypesModule(project: Project, analysis: ModelAnalysis, mode:
     let type = typeText(schema.node, '');
     if (mode === 'forward' && schema.open) type = `${type}\n  | ${OPAQUE_MEMBER}`;
     const docs = docText(schema.node.annotations, schema.name);
-    statements.push({ kind: StructureKind.TypeAlias, name: schema.name, isExported: true, type, docs: docs ? [docs] : [] });
+    statements.push({
+      kind: StructureKind.TypeAlias,
+      name: schema.name,
+      isExported: true,
+      type,
+      docs: docs ? [docs] : [],
+    });
   }
   statements.push({
     kind: StructureKind.Interface,
@@ -34,10 +45,22 @@ export function emitTypesModule(project: Project, analysis: ModelAnalysis, mode:
     properties: model.schemas.map((s) => ({ name: s.name, type: s.name })),
   });
   if (mode === 'forward') {
-    const imports: StatementStructures[] = [{ kind: StructureKind.ImportDeclaration, moduleSpecifier: '../../opaque-member.js', namedImports: [OPAQUE_MEMBER], isTypeOnly: true }];
+    const imports: StatementStructures[] = [
+      {
+        kind: StructureKind.ImportDeclaration,
+        moduleSpecifier: '../../opaque-member.js',
+        namedImports: [OPAQUE_MEMBER],
+        isTypeOnly: true,
+      },
+    ];
     if (reused.length > 0) {
       // Schemas without an open union are the same in both modes: reuse the exact ones.
-      imports.push({ kind: StructureKind.ImportDeclaration, moduleSpecifier: './schemas.gen.js', namedImports: reused, isTypeOnly: true });
+      imports.push({
+        kind: StructureKind.ImportDeclaration,
+        moduleSpecifier: './schemas.gen.js',
+        namedImports: reused,
+        isTypeOnly: true,
+      });
       statements.push({ kind: StructureKind.ExportDeclaration, namedExports: reused, isTypeOnly: true });
     }
     statements.unshift(...imports);
@@ -52,15 +75,36 @@ export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileNa
   if (union.kind !== 'union') throw new Error('The streaming-event schema is not a union');
   const eventTypes = union.members.map((member) => {
     const values = analysis.discriminatorValues(member, 'type');
-    if (!values || values.length !== 1 || typeof values[0] !== 'string') throw new Error('Every streaming event needs one literal type');
+    if (values?.length !== 1 || typeof values[0] !== 'string')
+      throw new Error('Every streaming event needs one literal type');
     return values[0];
   });
   const statements: StatementStructures[] = [
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './schemas.gen.js', namedImports: [model.streamingEventUnion, 'SchemaTypes'], isTypeOnly: true },
+    {
+      kind: StructureKind.ImportDeclaration,
+      moduleSpecifier: './schemas.gen.js',
+      namedImports: [model.streamingEventUnion, 'SchemaTypes'],
+      isTypeOnly: true,
+    },
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './schemas.gen.js', isTypeOnly: true },
-    { kind: StructureKind.ExportDeclaration, moduleSpecifier: './forward.gen.js', namespaceExport: 'Forward', isTypeOnly: true },
-    { kind: StructureKind.ExportDeclaration, moduleSpecifier: './openapi.gen.js', namedExports: ['paths', 'components', 'operations'], isTypeOnly: true },
-    { kind: StructureKind.ExportDeclaration, moduleSpecifier: '../../opaque-member.js', namedExports: [OPAQUE_MEMBER], isTypeOnly: true },
+    {
+      kind: StructureKind.ExportDeclaration,
+      moduleSpecifier: './forward.gen.js',
+      namespaceExport: 'Forward',
+      isTypeOnly: true,
+    },
+    {
+      kind: StructureKind.ExportDeclaration,
+      moduleSpecifier: './openapi.gen.js',
+      namedExports: ['paths', 'components', 'operations'],
+      isTypeOnly: true,
+    },
+    {
+      kind: StructureKind.ExportDeclaration,
+      moduleSpecifier: '../../opaque-member.js',
+      namedExports: [OPAQUE_MEMBER],
+      isTypeOnly: true,
+    },
   ];
   statements.push({
     kind: StructureKind.VariableStatement,
@@ -101,15 +145,32 @@ export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileNa
     kind: StructureKind.VariableStatement,
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
-    docs: ['The unions open to vendor members (discriminated by `type`): items, content, annotations, tools and streaming events.'],
-    declarations: [{ name: 'OPEN_UNIONS', initializer: `[\n${open.map((name) => `  ${JSON.stringify(name)},`).join('\n')}\n] as const satisfies readonly (keyof SchemaTypes)[]` }],
+    docs: [
+      'The unions open to vendor members (discriminated by `type`): items, content, annotations, tools and streaming events.',
+    ],
+    declarations: [
+      {
+        name: 'OPEN_UNIONS',
+        initializer: `[\n${open.map((name) => `  ${JSON.stringify(name)},`).join('\n')}\n] as const satisfies readonly (keyof SchemaTypes)[]`,
+      },
+    ],
   });
-  statements.push({ kind: StructureKind.TypeAlias, isExported: true, name: 'OpenUnion', type: '(typeof OPEN_UNIONS)[number]', docs: ['The name of a union that vendor members can extend.'] });
+  statements.push({
+    kind: StructureKind.TypeAlias,
+    isExported: true,
+    name: 'OpenUnion',
+    type: '(typeof OPEN_UNIONS)[number]',
+    docs: ['The name of a union that vendor members can extend.'],
+  });
   statements.push({
     kind: StructureKind.TypeAlias,
     isExported: true,
     name: 'ExtendedUnion',
-    typeParameters: [{ name: 'N', constraint: 'OpenUnion' }, { name: 'Vendor', constraint: '{ type: `${string}:${string}` }' }],
+    typeParameters: [
+      { name: 'N', constraint: 'OpenUnion' },
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: emitted TypeScript, a template literal type
+      { name: 'Vendor', constraint: '{ type: `${string}:${string}` }' },
+    ],
     type: 'SchemaTypes[N] | Vendor',
     docs: ['An open union with vendor members added (`ExtendedUnion<"ItemField", AcmeSearchResult>`).'],
   });

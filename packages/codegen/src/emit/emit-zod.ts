@@ -1,5 +1,5 @@
 import { type Project, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
-import { ABSENT, type DiscriminationPlan, ModelAnalysis } from '../model/analysis.js';
+import { ABSENT, type DiscriminationPlan, type ModelAnalysis } from '../model/analysis.js';
 import type { SchemaNode } from '../model/schema-model.js';
 import { docText, generatedHeader, printModule, propertyKey } from './docs.js';
 import type { ValidationMode } from './emit-types.js';
@@ -14,7 +14,13 @@ const RUNTIME_MODULE = '../../runtime/checks.js';
  * members carry literal discriminators (nested where several share one), exclusive unions where
  * `oneOf` members may overlap, loose objects so unknown keys survive, code-point string lengths.
  */
-export function emitZodModule(project: Project, analysis: ModelAnalysis, mode: ValidationMode, fileName: string, typesModule: string): string {
+export function emitZodModule(
+  project: Project,
+  analysis: ModelAnalysis,
+  mode: ValidationMode,
+  fileName: string,
+  typesModule: string,
+): string {
   const { model } = analysis;
   const { order, cyclic } = analysis.declarationOrder();
   const emitter = new ZodExpressionEmitter(analysis, cyclic);
@@ -53,14 +59,22 @@ export function emitZodModule(project: Project, analysis: ModelAnalysis, mode: V
   }
   const statements: StatementStructures[] = [
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: 'zod', namedImports: ['z'] },
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: typesModule, ...(mode === 'forward' ? { namedImports: ['Forward as T'] } : { namespaceImport: 'T' }), isTypeOnly: true },
+    {
+      kind: StructureKind.ImportDeclaration,
+      moduleSpecifier: typesModule,
+      ...(mode === 'forward' ? { namedImports: ['Forward as T'] } : { namespaceImport: 'T' }),
+      isTypeOnly: true,
+    },
   ];
   if (emitter.runtimeImports.size > 0) {
-    const namedImports = [...emitter.runtimeImports].sort().map((name) => (name === 'OpaqueMemberSchema' ? { name, isTypeOnly: true } : { name }));
+    const namedImports = [...emitter.runtimeImports]
+      .sort()
+      .map((name) => (name === 'OpaqueMemberSchema' ? { name, isTypeOnly: true } : { name }));
     statements.push({ kind: StructureKind.ImportDeclaration, moduleSpecifier: RUNTIME_MODULE, namedImports });
   }
   // Schemas without an open union are the same in both modes: reuse the exact instances.
-  if (reused.length > 0) statements.push({ kind: StructureKind.ImportDeclaration, moduleSpecifier: './exact.gen.js', namedImports: reused });
+  if (reused.length > 0)
+    statements.push({ kind: StructureKind.ImportDeclaration, moduleSpecifier: './exact.gen.js', namedImports: reused });
   for (const [pattern, name] of emitter.patterns) {
     statements.push({
       kind: StructureKind.VariableStatement,
@@ -101,7 +115,8 @@ class ZodExpressionEmitter {
       case 'string': {
         if (node.enum) return literals(node.enum);
         let out = 'z.string()';
-        if (node.minLength !== undefined && node.minLength > 0) out += `.check(${this.use('minCodePoints')}(${node.minLength}))`;
+        if (node.minLength !== undefined && node.minLength > 0)
+          out += `.check(${this.use('minCodePoints')}(${node.minLength}))`;
         if (node.maxLength !== undefined) out += `.check(${this.use('maxCodePoints')}(${node.maxLength}))`;
         if (node.pattern !== undefined) out += `.regex(${this.pattern(node.pattern)})`;
         return out;
@@ -141,7 +156,9 @@ class ZodExpressionEmitter {
   typeExpression(node: SchemaNode): string {
     switch (node.kind) {
       case 'ref':
-        return this.cyclic.has(node.name) ? `z.ZodLazy<z.ZodType<T.${node.name}>>` : `typeof ${schemaConstName(node.name)}`;
+        return this.cyclic.has(node.name)
+          ? `z.ZodLazy<z.ZodType<T.${node.name}>>`
+          : `typeof ${schemaConstName(node.name)}`;
       case 'string':
         return node.enum ? literalsType(node.enum) : 'z.ZodString';
       case 'number':
@@ -188,7 +205,9 @@ class ZodExpressionEmitter {
   }
 
   private discriminatedType(plan: DiscriminationPlan): string {
-    const branches = plan.branches.map((branch) => ('member' in branch ? this.typeExpression(branch.member) : this.discriminatedType(branch.nested)));
+    const branches = plan.branches.map((branch) =>
+      'member' in branch ? this.typeExpression(branch.member) : this.discriminatedType(branch.nested),
+    );
     return `z.ZodDiscriminatedUnion<[${branches.join(', ')}], ${JSON.stringify(plan.key)}>`;
   }
 
@@ -205,7 +224,8 @@ class ZodExpressionEmitter {
     let out: string;
     if (node.properties.length === 0) {
       if (node.additional === 'none') out = 'z.strictObject({})';
-      else out = `z.record(z.string(), ${node.additional === 'any' ? 'z.unknown()' : this.expression(node.additional)})`;
+      else
+        out = `z.record(z.string(), ${node.additional === 'any' ? 'z.unknown()' : this.expression(node.additional)})`;
     } else {
       const fields = node.properties.map((p) => {
         let value = p.disallowed ? 'z.never()' : this.expression(p.node);
@@ -213,15 +233,19 @@ class ZodExpressionEmitter {
         return `${propertyKey(p.name)}: ${value}`;
       });
       const shape = `{\n${fields.map((f) => `  ${f},`).join('\n')}\n}`;
-      out = node.additional === 'none' ? `z.strictObject(${shape})` : `${this.use('lossless')}(z.looseObject(${shape}))`;
+      out =
+        node.additional === 'none' ? `z.strictObject(${shape})` : `${this.use('lossless')}(z.looseObject(${shape}))`;
     }
-    if (node.minProperties !== undefined && node.minProperties > 0) out += `.check(${this.use('minKeys')}(${node.minProperties}))`;
+    if (node.minProperties !== undefined && node.minProperties > 0)
+      out += `.check(${this.use('minKeys')}(${node.minProperties}))`;
     if (node.maxProperties !== undefined) out += `.check(${this.use('maxKeys')}(${node.maxProperties}))`;
     return out;
   }
 
   /** How a union is emitted; shared by the value and the type emitters so they cannot drift apart. */
-  private unionShape(node: Extract<SchemaNode, { kind: 'union' }>):
+  private unionShape(
+    node: Extract<SchemaNode, { kind: 'union' }>,
+  ):
     | { kind: 'never' }
     | { kind: 'single' | 'nullable'; member: SchemaNode }
     | { kind: 'discriminated'; plan: DiscriminationPlan }
@@ -235,7 +259,9 @@ class ZodExpressionEmitter {
       const plan = this.analysis.discriminate(members, node.discriminator);
       if (plan) return { kind: 'discriminated', plan };
       if (node.discriminator) {
-        throw new Error(`The union discriminated by "${node.discriminator}" has members that cannot be told apart by it`);
+        throw new Error(
+          `The union discriminated by "${node.discriminator}" has members that cannot be told apart by it`,
+        );
       }
     }
     if (node.mode === 'anyOf') return { kind: 'union', members };
@@ -262,7 +288,9 @@ class ZodExpressionEmitter {
   }
 
   private discriminated(plan: DiscriminationPlan): string {
-    const branches = plan.branches.map((branch) => ('member' in branch ? this.expression(branch.member) : this.discriminated(branch.nested)));
+    const branches = plan.branches.map((branch) =>
+      'member' in branch ? this.expression(branch.member) : this.discriminated(branch.nested),
+    );
     return `z.discriminatedUnion(${JSON.stringify(plan.key)}, [${branches.join(', ')}])`;
   }
 }
@@ -271,7 +299,8 @@ function literalsType(values: Array<string | number | boolean>): string {
   const unique = [...new Set(values)];
   if (unique.length === 0) return 'z.ZodNever';
   if (unique.length === 1) return `z.ZodLiteral<${JSON.stringify(unique[0])}>`;
-  if (unique.every((v) => typeof v === 'string')) return `z.ZodEnum<{ ${unique.map((v) => `${propertyKey(v as string)}: ${JSON.stringify(v)}`).join('; ')} }>`;
+  if (unique.every((v) => typeof v === 'string'))
+    return `z.ZodEnum<{ ${unique.map((v) => `${propertyKey(v as string)}: ${JSON.stringify(v)}`).join('; ')} }>`;
   return `z.ZodUnion<readonly [${unique.map((v) => `z.ZodLiteral<${JSON.stringify(v)}>`).join(', ')}]>`;
 }
 

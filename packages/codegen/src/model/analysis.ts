@@ -10,7 +10,9 @@ export type DiscriminatorValue = string | number | boolean | null | typeof ABSEN
 /** How a union is told apart: by one property's literal values, possibly nested (the `message` items by `role`). */
 export interface DiscriminationPlan {
   key: string;
-  branches: Array<{ values: DiscriminatorValue[]; member: SchemaNode } | { values: DiscriminatorValue[]; nested: DiscriminationPlan }>;
+  branches: Array<
+    { values: DiscriminatorValue[]; member: SchemaNode } | { values: DiscriminatorValue[]; nested: DiscriminationPlan }
+  >;
 }
 
 /** Questions the emitters ask about the model: reference resolution, JSON types, discriminators, cycles. */
@@ -104,7 +106,9 @@ export class ModelAnalysis {
    * a value (four `message` variants told apart by `role`). Undefined when no such plan exists.
    */
   discriminate(members: SchemaNode[], preferredKey: string | undefined): DiscriminationPlan | undefined {
-    const keys = preferredKey ? [preferredKey, ...this.candidateKeys(members).filter((k) => k !== preferredKey)] : this.candidateKeys(members);
+    const keys = preferredKey
+      ? [preferredKey, ...this.candidateKeys(members).filter((k) => k !== preferredKey)]
+      : this.candidateKeys(members);
     for (const key of keys) {
       const plan = this.planFor(members, key);
       if (plan) return plan;
@@ -157,7 +161,8 @@ export class ModelAnalysis {
     if (shared.length === 1 && shared[0] === 'string') {
       const ra = this.resolve(a);
       const rb = this.resolve(b);
-      if (ra.kind === 'string' && rb.kind === 'string' && ra.enum && rb.enum) return ra.enum.some((v) => rb.enum!.includes(v));
+      if (ra.kind === 'string' && rb.kind === 'string' && ra.enum && rb.enum)
+        return ra.enum.some((v) => rb.enum!.includes(v));
     }
     if (shared.length === 1 && shared[0] === 'object') return this.discriminate([a, b], undefined) === undefined;
     return true;
@@ -183,7 +188,10 @@ export class ModelAnalysis {
       case 'array':
         return this.refsOf(node.items);
       case 'object':
-        return [...node.properties.flatMap((p) => this.refsOf(p.node)), ...(typeof node.additional === 'object' ? this.refsOf(node.additional) : [])];
+        return [
+          ...node.properties.flatMap((p) => this.refsOf(p.node)),
+          ...(typeof node.additional === 'object' ? this.refsOf(node.additional) : []),
+        ];
       case 'union':
         return node.members.flatMap((m) => this.refsOf(m));
       default:

@@ -86,13 +86,17 @@ export function readOpenApi(document: unknown, options: ReadOptions): SpecModel 
     schemas.push({ name, node: reader.read(raw, source), source, open: false });
   }
 
-  const eventsPath = "#/paths/~1responses/post/responses/200/content/text~1event-stream/schema";
+  const eventsPath = '#/paths/~1responses/post/responses/200/content/text~1event-stream/schema';
   const eventUnion = resolvePointer(doc, eventsPath) as RawSchema | undefined;
   if (!eventUnion) throw new UnsupportedSchemaError(eventsPath, 'no text/event-stream schema for POST /responses');
   schemas.push({
     name: STREAMING_EVENT_UNION,
     node: reader.read(
-      { ...eventUnion, description: 'Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).' },
+      {
+        ...eventUnion,
+        description:
+          'Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`).',
+      },
       eventsPath,
     ),
     source: eventsPath,
@@ -101,7 +105,12 @@ export function readOpenApi(document: unknown, options: ReadOptions): SpecModel 
 
   const hoisted = hoistInlineUnions(schemas);
   for (const schema of hoisted) schema.open = isOpenUnion(schema.node);
-  return { version: options.version, sha256: options.sha256, schemas: hoisted, streamingEventUnion: STREAMING_EVENT_UNION };
+  return {
+    version: options.version,
+    sha256: options.sha256,
+    schemas: hoisted,
+    streamingEventUnion: STREAMING_EVENT_UNION,
+  };
 }
 
 function resolvePointer(root: unknown, pointer: string): unknown {
@@ -118,7 +127,10 @@ class SchemaReader {
   constructor(private readonly components: Record<string, RawSchema>) {}
 
   read(raw: Json, path: string): SchemaNode {
-    if (raw === true || (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && Object.keys(raw).length === 0)) {
+    if (
+      raw === true ||
+      (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && Object.keys(raw).length === 0)
+    ) {
       return { kind: 'any', annotations: {} };
     }
     if (raw === false) return { kind: 'never', annotations: {} };
@@ -134,7 +146,8 @@ class SchemaReader {
     if (raw['x-openresponses-disallowed'] === true) return { kind: 'never', annotations };
 
     const combinators = (['$ref', 'allOf', 'anyOf', 'oneOf'] as const).filter((k) => k in raw);
-    if (combinators.length > 1) throw new UnsupportedSchemaError(path, `combining ${combinators.join(' and ')} in one schema`);
+    if (combinators.length > 1)
+      throw new UnsupportedSchemaError(path, `combining ${combinators.join(' and ')} in one schema`);
     const combinator = combinators[0];
     if (combinator) {
       const extra = Object.keys(raw).filter(
@@ -142,7 +155,8 @@ class SchemaReader {
       );
       // `type: object` beside a union of objects adds nothing; any other sibling constraint would need an intersection.
       const harmless = extra.filter((k) => !(k === 'type' && raw.type === 'object' && combinator !== '$ref'));
-      if (harmless.length > 0) throw new UnsupportedSchemaError(path, `"${harmless.join('", "')}" beside ${combinator}`);
+      if (harmless.length > 0)
+        throw new UnsupportedSchemaError(path, `"${harmless.join('", "')}" beside ${combinator}`);
     }
 
     if (combinator === '$ref') return this.readRef(raw.$ref, path, annotations);
@@ -153,7 +167,10 @@ class SchemaReader {
 
   private readRef(ref: Json, path: string, annotations: Annotations): SchemaNode {
     if (typeof ref !== 'string' || !ref.startsWith(COMPONENT_REF)) {
-      throw new UnsupportedSchemaError(path, `only local component references are supported, found ${JSON.stringify(ref)}`);
+      throw new UnsupportedSchemaError(
+        path,
+        `only local component references are supported, found ${JSON.stringify(ref)}`,
+      );
     }
     const name = ref.slice(COMPONENT_REF.length);
     if (!(name in this.components)) throw new UnsupportedSchemaError(path, `reference to missing schema "${name}"`);
@@ -161,7 +178,8 @@ class SchemaReader {
   }
 
   private readAllOf(members: Json, path: string, annotations: Annotations): SchemaNode {
-    if (!Array.isArray(members) || members.length === 0) throw new UnsupportedSchemaError(path, 'allOf must be a non-empty array');
+    if (!Array.isArray(members) || members.length === 0)
+      throw new UnsupportedSchemaError(path, 'allOf must be a non-empty array');
     const nodes = members.map((m, i) => this.read(m, `${path}/allOf/${i}`));
     // Description-only members (`{ description }`) annotate the use site; they constrain nothing.
     const documentation = nodes.filter((n) => n.kind === 'any');
@@ -187,13 +205,16 @@ class SchemaReader {
 
   private readUnion(raw: RawSchema, mode: 'anyOf' | 'oneOf', path: string, annotations: Annotations): SchemaNode {
     const list = raw[mode];
-    if (!Array.isArray(list) || list.length === 0) throw new UnsupportedSchemaError(path, `${mode} must be a non-empty array`);
+    if (!Array.isArray(list) || list.length === 0)
+      throw new UnsupportedSchemaError(path, `${mode} must be a non-empty array`);
     const members = list.map((m, i) => this.read(m, `${path}/${mode}/${i}`));
     let discriminator: string | undefined;
     if (raw.discriminator !== undefined) {
       const d = raw.discriminator as RawSchema;
-      if (typeof d?.propertyName !== 'string') throw new UnsupportedSchemaError(path, 'discriminator without propertyName');
-      if (d.mapping !== undefined) throw new UnsupportedSchemaError(`${path}/discriminator`, 'discriminator mapping is not supported');
+      if (typeof d?.propertyName !== 'string')
+        throw new UnsupportedSchemaError(path, 'discriminator without propertyName');
+      if (d.mapping !== undefined)
+        throw new UnsupportedSchemaError(`${path}/discriminator`, 'discriminator mapping is not supported');
       discriminator = d.propertyName;
     }
     // A one-member union is its member, unless it is discriminated: then it is a union open to new members.
@@ -254,12 +275,19 @@ class SchemaReader {
           ...optional('exclusiveMaximum', numberKeyword(raw, 'exclusiveMaximum', path)),
         };
       case 'boolean':
-        return { kind: 'boolean', annotations, ...optional('enum', ofType((v) => typeof v === 'boolean') as boolean[] | undefined) };
+        return {
+          kind: 'boolean',
+          annotations,
+          ...optional('enum', ofType((v) => typeof v === 'boolean') as boolean[] | undefined),
+        };
       case 'null':
         if (values && !values.includes(null)) return { kind: 'never', annotations };
         return { kind: 'null', annotations };
       case 'array': {
-        const items = raw.items === undefined ? ({ kind: 'any', annotations: {} } as SchemaNode) : this.read(raw.items, `${path}/items`);
+        const items =
+          raw.items === undefined
+            ? ({ kind: 'any', annotations: {} } as SchemaNode)
+            : this.read(raw.items, `${path}/items`);
         return {
           kind: 'array',
           items,
@@ -283,7 +311,8 @@ class SchemaReader {
       return { name, node, required: required.has(name), disallowed: node.kind === 'never' };
     });
     for (const name of required) {
-      if (!(name in propertiesRaw)) properties.push({ name, node: { kind: 'any', annotations: {} }, required: true, disallowed: false });
+      if (!(name in propertiesRaw))
+        properties.push({ name, node: { kind: 'any', annotations: {} }, required: true, disallowed: false });
     }
     let additional: ObjectNode['additional'] = 'any';
     if (raw.additionalProperties === false) additional = 'none';
@@ -309,7 +338,8 @@ function inferTypes(raw: RawSchema, path: string): string[] {
   const values = enumValues(raw, path);
   if (values) {
     const kinds = new Set(values.map((v) => (v === null ? 'null' : typeof v === 'number' ? 'number' : typeof v)));
-    for (const k of kinds) if (!['string', 'number', 'boolean', 'null'].includes(k)) throw new UnsupportedSchemaError(path, `enum of ${k}`);
+    for (const k of kinds)
+      if (!['string', 'number', 'boolean', 'null'].includes(k)) throw new UnsupportedSchemaError(path, `enum of ${k}`);
     return [...kinds];
   }
   const constraining = Object.keys(raw).filter((k) => STRUCTURAL_KEYWORDS.has(k));
@@ -329,7 +359,8 @@ function enumValues(raw: RawSchema, path: string): Json[] | undefined {
 function integerKeyword(raw: RawSchema, key: string, path: string): number | undefined {
   const value = raw[key];
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new UnsupportedSchemaError(path, `${key} must be a non-negative integer`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new UnsupportedSchemaError(path, `${key} must be a non-negative integer`);
   return value;
 }
 
@@ -380,7 +411,10 @@ function mergeObjects(a: ObjectNode, b: ObjectNode, path: string): ObjectNode {
     } else if (JSON.stringify(stripAnnotations(existing.node)) === JSON.stringify(stripAnnotations(property.node))) {
       byName.set(property.name, { ...existing, required });
     } else {
-      throw new UnsupportedSchemaError(`${path}/properties/${property.name}`, 'allOf members give the same field different schemas');
+      throw new UnsupportedSchemaError(
+        `${path}/properties/${property.name}`,
+        'allOf members give the same field different schemas',
+      );
     }
   }
   return {
@@ -414,7 +448,13 @@ function hoistInlineUnions(schemas: NamedSchema[]): NamedSchema[] {
   const out: NamedSchema[] = [];
   for (const schema of schemas) {
     const extra: NamedSchema[] = [];
-    const visit = (node: SchemaNode, baseName: string, inArray: boolean, source: string, isRoot: boolean): SchemaNode => {
+    const visit = (
+      node: SchemaNode,
+      baseName: string,
+      inArray: boolean,
+      source: string,
+      isRoot: boolean,
+    ): SchemaNode => {
       switch (node.kind) {
         case 'array':
           return { ...node, items: visit(node.items, baseName, true, `${source}/items`, false) };
@@ -423,19 +463,38 @@ function hoistInlineUnions(schemas: NamedSchema[]): NamedSchema[] {
             ...node,
             properties: node.properties.map((p) => ({
               ...p,
-              node: visit(p.node, `${isRoot ? schema.name : baseName}${pascalCase(p.name)}`, false, `${source}/properties/${p.name}`, false),
+              node: visit(
+                p.node,
+                `${isRoot ? schema.name : baseName}${pascalCase(p.name)}`,
+                false,
+                `${source}/properties/${p.name}`,
+                false,
+              ),
             })),
           };
         case 'union': {
           const members = node.members.map((m, i) => visit(m, baseName, inArray, `${source}/${node.mode}/${i}`, false));
           const union = { ...node, members };
           if (!isRoot && node.discriminator) {
-            let name = inArray ? `${baseName}Item` : baseName;
-            if (taken.has(name)) throw new UnsupportedSchemaError(source, `hoisted union name "${name}" collides with another schema`);
+            const name = inArray ? `${baseName}Item` : baseName;
+            if (taken.has(name))
+              throw new UnsupportedSchemaError(source, `hoisted union name "${name}" collides with another schema`);
             taken.add(name);
-            extra.push({ name, node: { ...union, annotations: { description: node.annotations.description } }, source, open: false });
+            extra.push({
+              name,
+              node: { ...union, annotations: { description: node.annotations.description } },
+              source,
+              open: false,
+            });
             const { description: _moved, ...rest } = node.annotations;
-            return { kind: 'ref', name, annotations: { ...rest, ...(node.annotations.description ? { description: node.annotations.description } : {}) } };
+            return {
+              kind: 'ref',
+              name,
+              annotations: {
+                ...rest,
+                ...(node.annotations.description ? { description: node.annotations.description } : {}),
+              },
+            };
           }
           return union;
         }

@@ -15,12 +15,15 @@ export interface SpecManifest {
 export async function readManifest(repoRoot: string): Promise<SpecManifest> {
   const file = path.join(repoRoot, 'openapi', 'manifest.json');
   const manifest = JSON.parse(await readFile(file, 'utf8')) as SpecManifest;
-  if (!Array.isArray(manifest.versions) || manifest.versions.length === 0) throw new Error(`${file}: "versions" must list at least one spec version`);
+  if (!Array.isArray(manifest.versions) || manifest.versions.length === 0)
+    throw new Error(`${file}: "versions" must list at least one spec version`);
   for (const entry of manifest.versions) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(entry.version)) throw new Error(`${file}: version "${entry.version}" is not a date (YYYY-MM-DD)`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(entry.version))
+      throw new Error(`${file}: version "${entry.version}" is not a date (YYYY-MM-DD)`);
     if (!/^[0-9a-f]{64}$/.test(entry.sha256)) throw new Error(`${file}: version ${entry.version} has no valid sha256`);
   }
-  if (!manifest.versions.some((v) => v.version === manifest.latest)) throw new Error(`${file}: latest "${manifest.latest}" is not a listed version`);
+  if (!manifest.versions.some((v) => v.version === manifest.latest))
+    throw new Error(`${file}: latest "${manifest.latest}" is not a listed version`);
   return manifest;
 }
 

@@ -37,7 +37,8 @@ export async function syncSpecs(options: SyncOptions): Promise<SyncedDocument[]>
 async function syncOne(entry: ManifestEntry, options: SyncOptions): Promise<SyncedDocument> {
   const target = syncedDocumentPath(options.repoRoot, entry.version);
   const existing = await readFile(target).catch(() => undefined);
-  if (existing && sha256Of(existing) === entry.sha256) return { version: entry.version, sha256: entry.sha256, file: target, from: 'cache' };
+  if (existing && sha256Of(existing) === entry.sha256)
+    return { version: entry.version, sha256: entry.sha256, file: target, from: 'cache' };
 
   let bytes: Uint8Array | undefined;
   let from: SyncedDocument['from'] = 'local';
@@ -54,14 +55,19 @@ async function syncOne(entry: ManifestEntry, options: SyncOptions): Promise<Sync
     try {
       response = await fetchImpl(entry.url);
     } catch (cause) {
-      throw new SpecSyncError(`Spec ${entry.version}: no local copy${options.localSource ? ` in ${options.localSource}` : ''} and the download of ${entry.url} failed: ${(cause as Error).message}`);
+      throw new SpecSyncError(
+        `Spec ${entry.version}: no local copy${options.localSource ? ` in ${options.localSource}` : ''} and the download of ${entry.url} failed: ${(cause as Error).message}`,
+      );
     }
-    if (!response.ok) throw new SpecSyncError(`Spec ${entry.version}: no local copy and ${entry.url} answered HTTP ${response.status}`);
+    if (!response.ok)
+      throw new SpecSyncError(`Spec ${entry.version}: no local copy and ${entry.url} answered HTTP ${response.status}`);
     bytes = new Uint8Array(await response.arrayBuffer());
   }
   const actual = sha256Of(bytes);
   if (actual !== entry.sha256) {
-    throw new SpecSyncError(`Spec ${entry.version}: sha256 mismatch for ${origin}\n  expected ${entry.sha256}\n  actual   ${actual}\nUpdate openapi/manifest.json only if this document is the intended new input.`);
+    throw new SpecSyncError(
+      `Spec ${entry.version}: sha256 mismatch for ${origin}\n  expected ${entry.sha256}\n  actual   ${actual}\nUpdate openapi/manifest.json only if this document is the intended new input.`,
+    );
   }
   await mkdir(path.dirname(target), { recursive: true });
   const temporary = `${target}.${process.pid}.tmp`;

@@ -12,11 +12,23 @@ export interface ComplianceTest {
   run(context: TestContext): Promise<void>;
 }
 
-const weatherTool = { type: 'function', name: 'get_weather', description: 'Current weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
-const timeTool = { type: 'function', name: 'get_time', description: 'Local time for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
-const calls = (response: ResponseResource) => response.output.filter((i): i is FunctionCall => i.type === 'function_call');
+const weatherTool = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'Current weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+const timeTool = {
+  type: 'function',
+  name: 'get_time',
+  description: 'Local time for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+const calls = (response: ResponseResource) =>
+  response.output.filter((i): i is FunctionCall => i.type === 'function_call');
 const user = (content: unknown) => ({ type: 'message', role: 'user', content });
-const PIXEL = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const PIXEL =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 export const COMPLIANCE_TESTS: ComplianceTest[] = [
   {
@@ -26,12 +38,17 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     async run(t) {
       const response = await t.create({ input: 'Say hello.' });
       expect(response.status === 'completed', 'status', `status is ${response.status}`);
-      expect(response.output.some((i) => i.type === 'message'), 'output', 'no message in output');
+      expect(
+        response.output.some((i) => i.type === 'message'),
+        'output',
+        'no message in output',
+      );
     },
   },
   {
     id: 'streaming',
-    description: 'A streamed response passes every stream rule (order, sequence numbers, delta sums, terminal event, [DONE])',
+    description:
+      'A streamed response passes every stream rule (order, sequence numbers, delta sums, terminal event, [DONE])',
     transport: 'http',
     async run(t) {
       const { final } = await t.stream({ input: 'Say hello in a few words.' });
@@ -44,7 +61,11 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     transport: 'http',
     async run(t) {
       const response = await t.create({ input: 'Hello', instructions: 'You are terse.' });
-      expect(response.instructions === 'You are terse.', 'instructions', `instructions echoed as ${JSON.stringify(response.instructions)}`);
+      expect(
+        response.instructions === 'You are terse.',
+        'instructions',
+        `instructions echoed as ${JSON.stringify(response.instructions)}`,
+      );
     },
   },
   {
@@ -52,7 +73,18 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'Inline history with an assistant message carrying phase is accepted',
     transport: 'http',
     async run(t) {
-      await t.create({ input: [user('Hi'), { type: 'message', role: 'assistant', phase: 'commentary', content: [{ type: 'output_text', text: 'Thinking aloud.' }] }, user('Continue.')] });
+      await t.create({
+        input: [
+          user('Hi'),
+          {
+            type: 'message',
+            role: 'assistant',
+            phase: 'commentary',
+            content: [{ type: 'output_text', text: 'Thinking aloud.' }],
+          },
+          user('Continue.'),
+        ],
+      });
     },
   },
   {
@@ -60,7 +92,13 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'A conversation sent inline (user, assistant, user) is answered',
     transport: 'http',
     async run(t) {
-      const response = await t.create({ input: [user('My name is Ada.'), { type: 'message', role: 'assistant', content: 'Nice to meet you.' }, user('Thanks.')] });
+      const response = await t.create({
+        input: [
+          user('My name is Ada.'),
+          { type: 'message', role: 'assistant', content: 'Nice to meet you.' },
+          user('Thanks.'),
+        ],
+      });
       expect(response.status === 'completed', 'status', `status is ${response.status}`);
     },
   },
@@ -69,7 +107,14 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'A user message with an input_image part is accepted',
     transport: 'http',
     async run(t) {
-      await t.create({ input: [user([{ type: 'input_text', text: 'What is in this image?' }, { type: 'input_image', image_url: PIXEL }])] });
+      await t.create({
+        input: [
+          user([
+            { type: 'input_text', text: 'What is in this image?' },
+            { type: 'input_image', image_url: PIXEL },
+          ]),
+        ],
+      });
     },
   },
   {
@@ -85,7 +130,11 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'tool_choice "required" yields a function_call with JSON arguments, streamed correctly',
     transport: 'http',
     async run(t) {
-      const { final } = await t.stream({ input: 'What is the weather in Paris?', tools: [weatherTool], tool_choice: 'required' });
+      const { final } = await t.stream({
+        input: 'What is the weather in Paris?',
+        tools: [weatherTool],
+        tool_choice: 'required',
+      });
       const [call] = calls(final);
       expect(call, 'tool-call', 'no function_call in output');
       expect(call.name === 'get_weather', 'tool-call', `called ${call.name}`);
@@ -97,7 +146,11 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'tool_choice "none" makes no tool call',
     transport: 'http',
     async run(t) {
-      const response = await t.create({ input: 'What is the weather in Paris? Use get_weather.', tools: [weatherTool], tool_choice: 'none' });
+      const response = await t.create({
+        input: 'What is the weather in Paris? Use get_weather.',
+        tools: [weatherTool],
+        tool_choice: 'none',
+      });
       expect(calls(response).length === 0, 'tool-choice', 'a tool was called with tool_choice none');
     },
   },
@@ -106,8 +159,20 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'tool_choice naming a function calls exactly that function',
     transport: 'http',
     async run(t) {
-      const response = await t.create({ input: 'What time is it in Paris?', tools: [weatherTool, timeTool], tool_choice: { type: 'function', name: 'get_weather' } });
-      expect(calls(response).length > 0 && calls(response).every((c) => c.name === 'get_weather'), 'tool-choice', `calls: ${calls(response).map((c) => c.name).join(', ') || 'none'}`);
+      const response = await t.create({
+        input: 'What time is it in Paris?',
+        tools: [weatherTool, timeTool],
+        tool_choice: { type: 'function', name: 'get_weather' },
+      });
+      expect(
+        calls(response).length > 0 && calls(response).every((c) => c.name === 'get_weather'),
+        'tool-choice',
+        `calls: ${
+          calls(response)
+            .map((c) => c.name)
+            .join(', ') || 'none'
+        }`,
+      );
     },
   },
   {
@@ -115,9 +180,17 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'allowed_tools is enforced: only listed tools are called',
     transport: 'http',
     async run(t) {
-      const response = await t.create({ input: 'Get the weather and the time in Paris.', tools: [weatherTool, timeTool], tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'get_time' }] } });
+      const response = await t.create({
+        input: 'Get the weather and the time in Paris.',
+        tools: [weatherTool, timeTool],
+        tool_choice: { type: 'allowed_tools', mode: 'required', tools: [{ type: 'function', name: 'get_time' }] },
+      });
       const names = calls(response).map((c) => c.name);
-      expect(names.length > 0 && names.every((n) => n === 'get_time'), 'allowed-tools', `calls: ${names.join(', ') || 'none'}`);
+      expect(
+        names.length > 0 && names.every((n) => n === 'get_time'),
+        'allowed-tools',
+        `calls: ${names.join(', ') || 'none'}`,
+      );
     },
   },
   {
@@ -126,11 +199,22 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     transport: 'http',
     modelDependent: true,
     async run(t) {
-      const first = await t.create({ input: 'What are the weather and the time in Paris?', tools: [weatherTool, timeTool] });
+      const first = await t.create({
+        input: 'What are the weather and the time in Paris?',
+        tools: [weatherTool, timeTool],
+      });
       const made = calls(first);
       expect(made.length >= 2, 'parallel-calls', `expected two calls, got ${made.length}`);
-      const second = await t.create({ previous_response_id: first.id, tools: [weatherTool, timeTool], input: made.map((c) => ({ type: 'function_call_output', call_id: c.call_id, output: '{"ok":true}' })) });
-      expect(second.status === 'completed' && calls(second).length === 0, 'roundtrip', 'the follow-up did not complete with an answer');
+      const second = await t.create({
+        previous_response_id: first.id,
+        tools: [weatherTool, timeTool],
+        input: made.map((c) => ({ type: 'function_call_output', call_id: c.call_id, output: '{"ok":true}' })),
+      });
+      expect(
+        second.status === 'completed' && calls(second).length === 0,
+        'roundtrip',
+        'the follow-up did not complete with an answer',
+      );
     },
   },
   {
@@ -139,9 +223,16 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     transport: 'http',
     modelDependent: true,
     async run(t) {
-      const { final } = await t.stream({ input: `Write at length about the sea. ${t.config.longPrompt ?? '[long]'}`, max_output_tokens: 16 });
+      const { final } = await t.stream({
+        input: `Write at length about the sea. ${t.config.longPrompt ?? '[long]'}`,
+        max_output_tokens: 16,
+      });
       expect(final.status === 'incomplete', 'incomplete', `status is ${final.status}`);
-      expect(final.incomplete_details?.reason === 'max_output_tokens', 'incomplete', `incomplete_details ${JSON.stringify(final.incomplete_details)}`);
+      expect(
+        final.incomplete_details?.reason === 'max_output_tokens',
+        'incomplete',
+        `incomplete_details ${JSON.stringify(final.incomplete_details)}`,
+      );
     },
   },
   {
@@ -151,7 +242,11 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     async run(t) {
       const first = await t.create({ input: 'Hello.' });
       const second = await t.create({ input: 'And again.', previous_response_id: first.id });
-      expect(second.previous_response_id === first.id, 'previous-response', `previous_response_id echoed as ${second.previous_response_id}`);
+      expect(
+        second.previous_response_id === first.id,
+        'previous-response',
+        `previous_response_id echoed as ${second.previous_response_id}`,
+      );
     },
   },
   {
@@ -163,7 +258,11 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
       const one = await t.create({ input: 'My name is Zelda. Please remember it.' });
       const two = await t.create({ input: 'I like maps.', previous_response_id: one.id });
       const three = await t.create({ input: 'What is my name?', previous_response_id: two.id });
-      expect(/zelda/i.test(textOf(three)), 'recall', `the answer does not mention the name: ${JSON.stringify(textOf(three)).slice(0, 120)}`);
+      expect(
+        /zelda/i.test(textOf(three)),
+        'recall',
+        `the answer does not mention the name: ${JSON.stringify(textOf(three)).slice(0, 120)}`,
+      );
     },
   },
   {
@@ -174,7 +273,11 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
       const response = await t.create({ input: 'Do not keep this.', store: false });
       const got = await t.request('GET', `/responses/${response.id}`);
       expect(got.status === 404, 'store-false', `GET answered ${got.status}`);
-      const next = await t.request('POST', '/responses', { model: t.config.model, input: 'x', previous_response_id: response.id });
+      const next = await t.request('POST', '/responses', {
+        model: t.config.model,
+        input: 'x',
+        previous_response_id: response.id,
+      });
       expect(next.status === 404 || next.status === 400, 'store-false', `continuing answered ${next.status}`);
     },
   },
@@ -183,7 +286,12 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'An invalid field is a 400 spec error naming its param',
     transport: 'http',
     async run(t) {
-      expectError(await t.request('POST', '/responses', { model: t.config.model, input: 'x', temperature: 'warm' }), [400], 'error-400', 'temperature');
+      expectError(
+        await t.request('POST', '/responses', { model: t.config.model, input: 'x', temperature: 'warm' }),
+        [400],
+        'error-400',
+        'temperature',
+      );
     },
   },
   {
@@ -192,7 +300,16 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     transport: 'http',
     async run(t) {
       if (!t.config.apiKey) throw new Skip('no API key configured');
-      expectError(await t.request('POST', '/responses', { model: t.config.model, input: 'x' }, { authorization: 'Bearer definitely-wrong' }), [401], 'error-401');
+      expectError(
+        await t.request(
+          'POST',
+          '/responses',
+          { model: t.config.model, input: 'x' },
+          { authorization: 'Bearer definitely-wrong' },
+        ),
+        [401],
+        'error-401',
+      );
     },
   },
   {
@@ -200,7 +317,15 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'An unknown previous_response_id is a spec error with code previous_response_not_found',
     transport: 'http',
     async run(t) {
-      const error = expectError(await t.request('POST', '/responses', { model: t.config.model, input: 'x', previous_response_id: 'resp_does_not_exist' }), [400, 404], 'error-404');
+      const error = expectError(
+        await t.request('POST', '/responses', {
+          model: t.config.model,
+          input: 'x',
+          previous_response_id: 'resp_does_not_exist',
+        }),
+        [400, 404],
+        'error-404',
+      );
       expect(error.code === 'previous_response_not_found', 'error-404', `code is ${error.code}`);
     },
   },
@@ -211,8 +336,16 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     modelDependent: true,
     async run(t) {
       const { events } = await t.stream({ input: `Please fail. ${t.config.failurePrompt ?? '[fail]'}` });
-      expect(events.some((e) => e.type === 'error'), 'error-then-failed', 'no error event: the failure was swallowed');
-      expect(events.at(-1)?.type === 'response.failed', 'error-then-failed', `the stream ended with ${events.at(-1)?.type}`);
+      expect(
+        events.some((e) => e.type === 'error'),
+        'error-then-failed',
+        'no error event: the failure was swallowed',
+      );
+      expect(
+        events.at(-1)?.type === 'response.failed',
+        'error-then-failed',
+        `the stream ended with ${events.at(-1)?.type}`,
+      );
     },
   },
   {
@@ -220,7 +353,10 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'POST /responses/compact returns a response.compaction window ending in a compaction item',
     transport: 'http',
     async run(t) {
-      const result = await t.request('POST', '/responses/compact', { model: t.config.model, input: [user('My name is Ada.'), { type: 'message', role: 'assistant', content: 'Hello Ada.' }] });
+      const result = await t.request('POST', '/responses/compact', {
+        model: t.config.model,
+        input: [user('My name is Ada.'), { type: 'message', role: 'assistant', content: 'Hello Ada.' }],
+      });
       expect(result.status === 200, 'status', `compact answered ${result.status}`);
       const body = result.body as { object?: string; output?: Array<{ type: string }> };
       expect(body.object === 'response.compaction', 'compaction', `object is ${body.object}`);
@@ -243,7 +379,11 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     async run(t) {
       await t.withSocket(async (socket) => {
         const messages = await socket.turn({ input: 'Hello over WebSocket.' });
-        expect(messages.at(-1)?.type === 'response.completed', 'websocket', `the turn ended with ${JSON.stringify(messages.at(-1)).slice(0, 120)}`);
+        expect(
+          messages.at(-1)?.type === 'response.completed',
+          'websocket',
+          `the turn ended with ${JSON.stringify(messages.at(-1)).slice(0, 120)}`,
+        );
       });
     },
   },
@@ -256,7 +396,11 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
         const one = await socket.turn({ input: 'Hello.', store: false });
         const id = (one.at(-1) as { response: { id: string } }).response.id;
         const two = await socket.turn({ input: 'Again.', store: false, previous_response_id: id });
-        expect(two.at(-1)?.type === 'response.completed', 'websocket', `the continuation ended with ${JSON.stringify(two.at(-1)).slice(0, 160)}`);
+        expect(
+          two.at(-1)?.type === 'response.completed',
+          'websocket',
+          `the continuation ended with ${JSON.stringify(two.at(-1)).slice(0, 160)}`,
+        );
       });
     },
   },
@@ -268,7 +412,13 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
       await t.withSocket(async (socket) => {
         const messages = await socket.turn({ input: 'x', previous_response_id: 'resp_does_not_exist' });
         const last = messages.at(-1) as { type: string; status?: number; error?: { code?: string } };
-        expect(last.type === 'error' && typeof last.status === 'number' && last.error?.code === 'previous_response_not_found', 'websocket-error', JSON.stringify(last).slice(0, 160));
+        expect(
+          last.type === 'error' &&
+            typeof last.status === 'number' &&
+            last.error?.code === 'previous_response_not_found',
+          'websocket-error',
+          JSON.stringify(last).slice(0, 160),
+        );
       });
     },
   },
@@ -280,10 +430,18 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
       await t.withSocket(async (socket) => {
         const one = await socket.turn({ input: 'Hello.', store: false });
         const id = (one.at(-1) as { response: { id: string } }).response.id;
-        await socket.turn({ input: [{ type: 'item_reference', id: 'msg_does_not_exist' }], store: false, previous_response_id: id });
+        await socket.turn({
+          input: [{ type: 'item_reference', id: 'msg_does_not_exist' }],
+          store: false,
+          previous_response_id: id,
+        });
         const after = await socket.turn({ input: 'Again.', store: false, previous_response_id: id });
         const last = after.at(-1) as { type: string; error?: { code?: string } };
-        expect(last.type === 'error' && last.error?.code === 'previous_response_not_found', 'websocket-eviction', JSON.stringify(last).slice(0, 160));
+        expect(
+          last.type === 'error' && last.error?.code === 'previous_response_not_found',
+          'websocket-eviction',
+          JSON.stringify(last).slice(0, 160),
+        );
       });
     },
   },
@@ -299,7 +457,11 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
       try {
         const id = (one.at(-1) as { response: { id: string } }).response.id;
         const two = await second.turn({ input: 'Again.', previous_response_id: id });
-        expect(two.at(-1)?.type === 'response.completed', 'websocket', `the continuation ended with ${JSON.stringify(two.at(-1)).slice(0, 160)}`);
+        expect(
+          two.at(-1)?.type === 'response.completed',
+          'websocket',
+          `the continuation ended with ${JSON.stringify(two.at(-1)).slice(0, 160)}`,
+        );
       } finally {
         second.close();
       }
@@ -310,12 +472,19 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
     description: 'WebSocket: a compacted window seeds a new chain',
     transport: 'websocket',
     async run(t) {
-      const compacted = await t.request('POST', '/responses/compact', { model: t.config.model, input: [user('My name is Ada.')] });
+      const compacted = await t.request('POST', '/responses/compact', {
+        model: t.config.model,
+        input: [user('My name is Ada.')],
+      });
       expect(compacted.status === 200, 'status', `compact answered ${compacted.status}`);
       await t.withSocket(async (socket) => {
         const output = (compacted.body as { output: unknown[] }).output;
         const turn = await socket.turn({ input: [...output, user('Continue.')], previous_response_id: null });
-        expect(turn.at(-1)?.type === 'response.completed', 'websocket', `the turn ended with ${JSON.stringify(turn.at(-1)).slice(0, 160)}`);
+        expect(
+          turn.at(-1)?.type === 'response.completed',
+          'websocket',
+          `the turn ended with ${JSON.stringify(turn.at(-1)).slice(0, 160)}`,
+        );
       });
     },
   },

@@ -9,7 +9,10 @@ export function startingResponse(overrides: Partial<ResponseResource> = {}): Res
 }
 
 /** A writer with counting ids and a fixed clock, and the events it has sent so far. */
-export function recordingWriter(onEvent?: (event: AnyStreamingEvent) => void): { writer: StreamWriter; events: AnyStreamingEvent[] } {
+export function recordingWriter(onEvent?: (event: AnyStreamingEvent) => void): {
+  writer: StreamWriter;
+  events: AnyStreamingEvent[];
+} {
   const events: AnyStreamingEvent[] = [];
   let n = 0;
   const writer = createStreamWriter({

@@ -48,7 +48,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
     if (!Array.isArray(owner[key])) owner[key] = [];
     return owner[key] as Mutable[];
   };
-  const part = (outputIndex: number, key: 'content' | 'summary', index: number): Mutable | undefined => list(item(outputIndex), key)?.[index];
+  const part = (outputIndex: number, key: 'content' | 'summary', index: number): Mutable | undefined =>
+    list(item(outputIndex), key)?.[index];
 
   const apply = (event: StreamingEvent) => {
     switch (event.type) {
@@ -86,7 +87,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
         const target = part(event.output_index, 'content', event.content_index);
         if (!target) return;
         target.text = `${(target.text as string | undefined) ?? ''}${event.delta}`;
-        if (event.logprobs?.length) target.logprobs = [...((target.logprobs as unknown[] | undefined) ?? []), ...event.logprobs];
+        if (event.logprobs?.length)
+          target.logprobs = [...((target.logprobs as unknown[] | undefined) ?? []), ...event.logprobs];
         return;
       }
       case 'response.output_text.done': {
@@ -106,7 +108,8 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
       }
       case 'response.output_text.annotation.added': {
         const target = part(event.output_index, 'content', event.content_index);
-        if (target && event.annotation) list(target, 'annotations')![event.annotation_index] = cloneJson(event.annotation) as Mutable;
+        if (target && event.annotation)
+          list(target, 'annotations')![event.annotation_index] = cloneJson(event.annotation) as Mutable;
         return;
       }
       case 'response.function_call_arguments.delta': {
@@ -141,7 +144,10 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
         if (!parts) return;
         // Raw reasoning may stream without a content_part.added; start the part on first sight.
         const target = (parts[event.content_index] ??= { type: 'reasoning_text', text: '' });
-        target.text = event.type === 'response.reasoning.delta' ? `${(target.text as string | undefined) ?? ''}${event.delta}` : event.text;
+        target.text =
+          event.type === 'response.reasoning.delta'
+            ? `${(target.text as string | undefined) ?? ''}${event.delta}`
+            : event.text;
         return;
       }
       case 'error':

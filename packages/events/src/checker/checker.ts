@@ -1,11 +1,11 @@
 import { StreamingEventSchema, validate } from '@openresponses/zod';
 import type { ResponseResource } from '@openresponses/types';
 import { createAccumulator, type AccumulatorOptions } from '../accumulator/accumulator.js';
-import { type AnyStreamingEvent, isStreamingEventType, isTerminalEventType, isVendorType, PEER_EVENT_ALIASES } from '../events.js';
+import { type AnyStreamingEvent, isStreamingEventType, isVendorType, PEER_EVENT_ALIASES } from '../events.js';
 
 /** Every rule the checker enforces, with the spec text it comes from. */
 export const STREAM_RULES = {
-  'schema': 'Every event is valid for the schema of its type.',
+  schema: 'Every event is valid for the schema of its type.',
   'unknown-event-type': 'Event types are the spec’s or slug-prefixed vendor types.',
   'peer-event-name': 'A known peer variant of a spec event name (lenient profile only).',
   'first-event': 'The first event is response.created.',
@@ -21,7 +21,8 @@ export const STREAM_RULES = {
   'part-added-twice': 'Each content part is added once.',
   'event-after-part-done': 'No event names a content part after its content_part.done.',
   'part-not-done': 'Every content part is closed (content_part.done) before its item is done.',
-  'text-done-missing': 'Streamed text (content, summary, reasoning, function arguments) ends with its .done event before its part or item is done.',
+  'text-done-missing':
+    'Streamed text (content, summary, reasoning, function arguments) ends with its .done event before its part or item is done.',
   'delta-after-done': 'No delta follows the .done event of the same text.',
   'delta-sum': 'The concatenated deltas equal the text of the .done event and of the final item.',
   'item-not-done': 'Every output item is done before response.completed or response.incomplete.',
@@ -138,7 +139,11 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     const type = event.type;
     const vendor = isVendorType(type);
     if (!isStreamingEventType(type) && !vendor) {
-      report('unknown-event-type', `"${type}" is neither a spec event type nor slug-prefixed (acme:thing)`, lenient ? 'warning' : 'error');
+      report(
+        'unknown-event-type',
+        `"${type}" is neither a spec event type nor slug-prefixed (acme:thing)`,
+        lenient ? 'warning' : 'error',
+      );
       return found;
     }
 
@@ -148,23 +153,29 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
       report('sequence-number-missing', `${type} has no sequence_number`, lenient ? 'warning' : 'error');
       if (lenient) event = { ...event, sequence_number: (lastSequence ?? -1) + 1 };
     } else {
-      if (lastSequence !== undefined && sequence <= lastSequence) report('sequence-number-order', `sequence_number ${sequence} does not follow ${lastSequence}`);
+      if (lastSequence !== undefined && sequence <= lastSequence)
+        report('sequence-number-order', `sequence_number ${sequence} does not follow ${lastSequence}`);
       lastSequence = sequence;
     }
 
     if (validateSchemas && !vendor) {
       // A missing sequence_number is reported once, by its own rule.
-      const result = validate(options.eventSchema ?? StreamingEventSchema, typeof event.sequence_number === 'number' ? event : { ...event, sequence_number: index });
+      const result = validate(
+        options.eventSchema ?? StreamingEventSchema,
+        typeof event.sequence_number === 'number' ? event : { ...event, sequence_number: index },
+      );
       if (!result.success) {
         const issue = result.issues[0]!;
         report('schema', `${type}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
       }
     }
-    if (vendor && !Number.isInteger(event.sequence_number)) report('vendor-event-shape', `${type} needs an integer sequence_number`);
+    if (vendor && !Number.isInteger(event.sequence_number))
+      report('vendor-event-shape', `${type} needs an integer sequence_number`);
     const vendorProblem = vendor ? options.validateVendorEvent?.(event) : undefined;
     if (vendorProblem) report('vendor-event-shape', `${type}: ${vendorProblem}`);
 
-    if (index === 0 && type !== 'response.created') report('first-event', `the first event is ${type}, not response.created`);
+    if (index === 0 && type !== 'response.created')
+      report('first-event', `the first event is ${type}, not response.created`);
     if (terminal) report('event-after-terminal', `${type} after ${terminal}`);
     if (vendor) {
       if (!started || terminal) report('vendor-event-outside-response', `${type} outside the response's lifetime`);
@@ -188,19 +199,29 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
       report('item-not-added', `${event.type} names output_index ${outputIndex}, which was never added`);
       return undefined;
     }
-    if (item.done) report('event-after-item-done', `${event.type} for output_index ${outputIndex} after its output_item.done`);
+    if (item.done)
+      report('event-after-item-done', `${event.type} for output_index ${outputIndex} after its output_item.done`);
     if (typeof event.item_id === 'string' && item.id !== undefined && event.item_id !== item.id) {
       report('item-id-mismatch', `item_id ${event.item_id} but output_index ${outputIndex} is ${item.id}`);
     }
     return item;
   };
 
-  const text = (map: Map<number, TextState> | undefined, key: number, event: Event, report: (rule: StreamRule, message: string) => void, mustBeAdded: boolean): TextState | undefined => {
+  const text = (
+    map: Map<number, TextState> | undefined,
+    key: number,
+    event: Event,
+    report: (rule: StreamRule, message: string) => void,
+    mustBeAdded: boolean,
+  ): TextState | undefined => {
     if (!map) return undefined;
     let state = map.get(key);
     if (!state) {
       if (mustBeAdded) {
-        report('part-not-added', `${event.type} for part ${key} of output_index ${event.output_index as number} before it was added`);
+        report(
+          'part-not-added',
+          `${event.type} for part ${key} of output_index ${event.output_index as number} before it was added`,
+        );
         return undefined;
       }
       state = { deltas: '', done: false };
@@ -210,25 +231,50 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     return state;
   };
 
-  const delta = (state: TextState | undefined, value: unknown, event: Event, report: (rule: StreamRule, message: string) => void) => {
+  const delta = (
+    state: TextState | undefined,
+    value: unknown,
+    event: Event,
+    report: (rule: StreamRule, message: string) => void,
+  ) => {
     if (!state || typeof value !== 'string') return;
     if (state.doneText !== undefined) report('delta-after-done', `${event.type} after the text was done`);
     state.deltas += value;
   };
-  const finish = (state: TextState | undefined, value: unknown, event: Event, report: (rule: StreamRule, message: string) => void) => {
+  const finish = (
+    state: TextState | undefined,
+    value: unknown,
+    event: Event,
+    report: (rule: StreamRule, message: string) => void,
+  ) => {
     if (!state || typeof value !== 'string') return;
-    if (state.deltas !== value) report('delta-sum', `${event.type}: the deltas add up to ${JSON.stringify(clip(state.deltas))}, the done text is ${JSON.stringify(clip(value))}`);
+    if (state.deltas !== value)
+      report(
+        'delta-sum',
+        `${event.type}: the deltas add up to ${JSON.stringify(clip(state.deltas))}, the done text is ${JSON.stringify(clip(value))}`,
+      );
     state.doneText = value;
   };
 
   /** Raw reasoning is streamable content, so a content part must back it; some peers skip it (a warning in lenient). */
-  const requireReasoningPart = (state: ItemState, event: Event, report: (rule: StreamRule, message: string, severity?: Violation['severity']) => void) => {
+  const requireReasoningPart = (
+    state: ItemState,
+    event: Event,
+    report: (rule: StreamRule, message: string, severity?: Violation['severity']) => void,
+  ) => {
     const key = event.content_index as number;
     if (state.reasoning.has(key) || state.parts.has(key)) return; // reported once, at the first event of the part
-    report('part-not-added', `${event.type} for reasoning content ${key} of output_index ${event.output_index as number} without content_part.added`, lenient ? 'warning' : 'error');
+    report(
+      'part-not-added',
+      `${event.type} for reasoning content ${key} of output_index ${event.output_index as number} without content_part.added`,
+      lenient ? 'warning' : 'error',
+    );
   };
 
-  const checkOrdering = (event: Event, report: (rule: StreamRule, message: string, severity?: Violation['severity']) => void) => {
+  const checkOrdering = (
+    event: Event,
+    report: (rule: StreamRule, message: string, severity?: Violation['severity']) => void,
+  ) => {
     switch (event.type) {
       case 'response.created':
         if (started) report('duplicate-created', 'a second response.created');
@@ -241,25 +287,43 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
         pendingError = undefined;
         const response = event.response as ResponseResource | undefined;
         const expected = event.type.slice('response.'.length);
-        if (response && response.status !== expected) report('terminal-status', `${event.type} carries a response with status "${response.status}"`);
+        if (response && response.status !== expected)
+          report('terminal-status', `${event.type} carries a response with status "${response.status}"`);
         if (incompleteItem !== undefined && event.type === 'response.completed') {
-          report('incomplete-item-response', `output_index ${incompleteItem} ended incomplete, but the response completed`);
+          report(
+            'incomplete-item-response',
+            `output_index ${incompleteItem} ended incomplete, but the response completed`,
+          );
         }
         // A failed response may leave items open; its output must still be what was streamed.
         if (event.type !== 'response.failed') {
-          for (const [outputIndex, item] of items) if (!item.done) report('item-not-done', `output_index ${outputIndex} was never done`);
+          for (const [outputIndex, item] of items)
+            if (!item.done) report('item-not-done', `output_index ${outputIndex} was never done`);
         }
         const mismatch = firstDifference(accumulator.response?.output ?? [], response?.output ?? []);
-        if (mismatch) report('terminal-output-mismatch', `the terminal response's output differs from the streamed items: ${mismatch}`);
+        if (mismatch)
+          report(
+            'terminal-output-mismatch',
+            `the terminal response's output differs from the streamed items: ${mismatch}`,
+          );
         return;
       }
       case 'response.output_item.added': {
         const outputIndex = event.output_index as number;
-        if (outputIndex !== nextOutputIndex) report('output-index-contiguous', `output_index ${outputIndex} added, expected ${nextOutputIndex}`);
+        if (outputIndex !== nextOutputIndex)
+          report('output-index-contiguous', `output_index ${outputIndex} added, expected ${nextOutputIndex}`);
         if (items.has(outputIndex)) report('item-added-twice', `output_index ${outputIndex} added twice`);
-        if (incompleteItem !== undefined) report('incomplete-item-last', `an item was added after output_index ${incompleteItem} ended incomplete`);
+        if (incompleteItem !== undefined)
+          report('incomplete-item-last', `an item was added after output_index ${incompleteItem} ended incomplete`);
         const item = (event.item ?? {}) as Record<string, unknown>;
-        items.set(outputIndex, { id: item.id as string | undefined, type: String(item.type), done: false, parts: new Map(), summaries: new Map(), reasoning: new Map() });
+        items.set(outputIndex, {
+          id: item.id as string | undefined,
+          type: String(item.type),
+          done: false,
+          parts: new Map(),
+          summaries: new Map(),
+          reasoning: new Map(),
+        });
         nextOutputIndex = Math.max(nextOutputIndex, outputIndex + 1);
         return;
       }
@@ -267,12 +331,36 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
         const state = itemFor(event, report);
         if (!state) return;
         const item = (event.item ?? {}) as Record<string, unknown>;
-        for (const [key, part] of state.parts) if (!part.done) report('part-not-done', `content part ${key} of output_index ${event.output_index as number} was never done`);
-        for (const [key, part] of state.summaries) if (!part.done) report('part-not-done', `summary part ${key} of output_index ${event.output_index as number} was never done`);
-        for (const [key, part] of state.reasoning) if (part.doneText === undefined) report('text-done-missing', `reasoning content ${key} has deltas but no response.reasoning.done`);
-        if (state.args && state.args.doneText === undefined) report('text-done-missing', 'function call arguments have deltas but no response.function_call_arguments.done');
-        if (state.args && typeof item.arguments === 'string' && state.args.deltas !== '' && state.args.deltas !== item.arguments) {
-          report('delta-sum', `function_call arguments deltas ${JSON.stringify(clip(state.args.deltas))} differ from the final ${JSON.stringify(clip(item.arguments))}`);
+        for (const [key, part] of state.parts)
+          if (!part.done)
+            report(
+              'part-not-done',
+              `content part ${key} of output_index ${event.output_index as number} was never done`,
+            );
+        for (const [key, part] of state.summaries)
+          if (!part.done)
+            report(
+              'part-not-done',
+              `summary part ${key} of output_index ${event.output_index as number} was never done`,
+            );
+        for (const [key, part] of state.reasoning)
+          if (part.doneText === undefined)
+            report('text-done-missing', `reasoning content ${key} has deltas but no response.reasoning.done`);
+        if (state.args && state.args.doneText === undefined)
+          report(
+            'text-done-missing',
+            'function call arguments have deltas but no response.function_call_arguments.done',
+          );
+        if (
+          state.args &&
+          typeof item.arguments === 'string' &&
+          state.args.deltas !== '' &&
+          state.args.deltas !== item.arguments
+        ) {
+          report(
+            'delta-sum',
+            `function_call arguments deltas ${JSON.stringify(clip(state.args.deltas))} differ from the final ${JSON.stringify(clip(item.arguments))}`,
+          );
         }
         const content = Array.isArray(item.content) ? (item.content as Array<Record<string, unknown>>) : [];
         for (const [key, part] of state.parts) {
@@ -289,8 +377,13 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
         const state = itemFor(event, report);
         if (!state) return;
         const key = event.content_index as number;
-        if (state.parts.has(key)) report('part-added-twice', `content part ${key} of output_index ${event.output_index as number} added twice`);
-        state.parts.set(key, { kind: String((event.part as Record<string, unknown> | undefined)?.type), deltas: '', done: false });
+        if (state.parts.has(key))
+          report('part-added-twice', `content part ${key} of output_index ${event.output_index as number} added twice`);
+        state.parts.set(key, {
+          kind: String((event.part as Record<string, unknown> | undefined)?.type),
+          deltas: '',
+          done: false,
+        });
         return;
       }
       case 'response.content_part.done': {
@@ -301,22 +394,34 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
         const doneEvent = Object.hasOwn(TEXT_DONE_EVENT, kind) ? TEXT_DONE_EVENT[kind] : undefined;
         // Raw reasoning text is tracked by its own events (response.reasoning.*), the other kinds on the part.
         const streamed = kind === 'reasoning_text' ? state.reasoning.get(event.content_index as number) : part;
-        if (doneEvent && streamed?.doneText === undefined) report('text-done-missing', `content part ${event.content_index as number} closed without ${doneEvent}`);
+        if (doneEvent && streamed?.doneText === undefined)
+          report('text-done-missing', `content part ${event.content_index as number} closed without ${doneEvent}`);
         const final = (event.part as Record<string, unknown> | undefined)?.[kind === 'refusal' ? 'refusal' : 'text'];
-        if (typeof final === 'string' && streamed?.doneText !== undefined && final !== streamed.doneText) report('delta-sum', `content_part.done text differs from the .done text`);
+        if (typeof final === 'string' && streamed?.doneText !== undefined && final !== streamed.doneText)
+          report('delta-sum', `content_part.done text differs from the .done text`);
         part.done = true;
         return;
       }
       case 'response.output_text.delta':
       case 'response.refusal.delta': {
         const state = itemFor(event, report);
-        delta(state && text(state.parts, event.content_index as number, event, report, true), event.delta, event, report);
+        delta(
+          state && text(state.parts, event.content_index as number, event, report, true),
+          event.delta,
+          event,
+          report,
+        );
         return;
       }
       case 'response.output_text.done':
       case 'response.refusal.done': {
         const state = itemFor(event, report);
-        finish(state && text(state.parts, event.content_index as number, event, report, true), event.type === 'response.refusal.done' ? event.refusal : event.text, event, report);
+        finish(
+          state && text(state.parts, event.content_index as number, event, report, true),
+          event.type === 'response.refusal.done' ? event.refusal : event.text,
+          event,
+          report,
+        );
         return;
       }
       case 'response.output_text.annotation.added': {
@@ -342,30 +447,54 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
       case 'response.reasoning_summary_part.done': {
         const state = itemFor(event, report);
         const part = state && text(state.summaries, event.summary_index as number, event, report, true);
-        if (part && part.doneText === undefined) report('text-done-missing', `summary part ${event.summary_index as number} closed without response.reasoning_summary_text.done`);
+        if (part && part.doneText === undefined)
+          report(
+            'text-done-missing',
+            `summary part ${event.summary_index as number} closed without response.reasoning_summary_text.done`,
+          );
         if (part) part.done = true;
         return;
       }
       case 'response.reasoning_summary_text.delta': {
         const state = itemFor(event, report);
-        delta(state && text(state.summaries, event.summary_index as number, event, report, true), event.delta, event, report);
+        delta(
+          state && text(state.summaries, event.summary_index as number, event, report, true),
+          event.delta,
+          event,
+          report,
+        );
         return;
       }
       case 'response.reasoning_summary_text.done': {
         const state = itemFor(event, report);
-        finish(state && text(state.summaries, event.summary_index as number, event, report, true), event.text, event, report);
+        finish(
+          state && text(state.summaries, event.summary_index as number, event, report, true),
+          event.text,
+          event,
+          report,
+        );
         return;
       }
       case 'response.reasoning.delta': {
         const state = itemFor(event, report);
         if (state) requireReasoningPart(state, event, report);
-        delta(state && text(state.reasoning, event.content_index as number, event, report, false), event.delta, event, report);
+        delta(
+          state && text(state.reasoning, event.content_index as number, event, report, false),
+          event.delta,
+          event,
+          report,
+        );
         return;
       }
       case 'response.reasoning.done': {
         const state = itemFor(event, report);
         if (state) requireReasoningPart(state, event, report);
-        finish(state && text(state.reasoning, event.content_index as number, event, report, false), event.text, event, report);
+        finish(
+          state && text(state.reasoning, event.content_index as number, event, report, false),
+          event.text,
+          event,
+          report,
+        );
         return;
       }
       case 'error':
@@ -385,9 +514,15 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
         found.push(violation);
         violations.push(violation);
       };
-      if (pendingError !== undefined) report('error-then-failed', `the error event at ${pendingError} is not followed by response.failed`);
-      if (!terminal) report('missing-terminal', 'the stream ended without response.completed, response.incomplete or response.failed');
-      if (endOptions.sawDone === false) report('missing-done', 'the stream ended without data: [DONE]', lenient ? 'warning' : 'error');
+      if (pendingError !== undefined)
+        report('error-then-failed', `the error event at ${pendingError} is not followed by response.failed`);
+      if (!terminal)
+        report(
+          'missing-terminal',
+          'the stream ended without response.completed, response.incomplete or response.failed',
+        );
+      if (endOptions.sawDone === false)
+        report('missing-done', 'the stream ended without data: [DONE]', lenient ? 'warning' : 'error');
       return found;
     },
     get violations() {
@@ -400,7 +535,10 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
 }
 
 /** Checks a whole stream; `sawDone` says whether `data: [DONE]` ended it (omit when not known). */
-export function checkStream(events: readonly unknown[], options: StreamCheckerOptions & { sawDone?: boolean } = {}): Violation[] {
+export function checkStream(
+  events: readonly unknown[],
+  options: StreamCheckerOptions & { sawDone?: boolean } = {},
+): Violation[] {
   const checker = createStreamChecker(options);
   for (const event of events) checker.push(event);
   checker.end(options.sawDone === undefined ? {} : { sawDone: options.sawDone });
@@ -425,7 +563,11 @@ function firstDifference(a: unknown, b: unknown, path = 'output'): string | unde
   if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     for (const key of keys) {
-      const difference = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}.${key}`);
+      const difference = firstDifference(
+        (a as Record<string, unknown>)[key],
+        (b as Record<string, unknown>)[key],
+        `${path}.${key}`,
+      );
       if (difference) return difference;
     }
     return undefined;

@@ -13,7 +13,8 @@ async function load(name: string, profile: 'spec' | 'lenient' = 'lenient') {
   for await (const event of stream) events.push(event);
   return { events, sawDone: stream.sawDone };
 }
-const rules = (violations: Violation[], severity: Violation['severity'] = 'error') => [...new Set(violations.filter((v) => v.severity === severity).map((v) => v.rule))].sort();
+const rules = (violations: Violation[], severity: Violation['severity'] = 'error') =>
+  [...new Set(violations.filter((v) => v.severity === severity).map((v) => v.rule))].sort();
 
 describe('broken peer streams are reported with the exact rule', () => {
   const cases: Array<[file: string, profile: 'spec' | 'lenient', errors: string[], warnings: string[]]> = [

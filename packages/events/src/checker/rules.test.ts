@@ -55,11 +55,17 @@ const find = (events: Event[], type: string, nth = 0, where: (e: Event) => boole
 };
 /** Sequence numbers 0, 1, 2, … again after an edit, so that only the edited rule can fire. */
 const renumber = (events: Event[]): Event[] => events.map((e, i) => ({ ...e, sequence_number: i }));
-const insertAt = (events: Event[], at: number, event: Event): Event[] => renumber([...events.slice(0, at), event, ...events.slice(at)]);
+const insertAt = (events: Event[], at: number, event: Event): Event[] =>
+  renumber([...events.slice(0, at), event, ...events.slice(at)]);
 const dropAt = (events: Event[], at: number): Event[] => renumber(events.filter((_, i) => i !== at));
-const replaceAt = (events: Event[], at: number, patch: (e: Event) => Event): Event[] => events.map((e, i) => (i === at ? patch(structuredClone(e)) : e));
+const replaceAt = (events: Event[], at: number, patch: (e: Event) => Event): Event[] =>
+  events.map((e, i) => (i === at ? patch(structuredClone(e)) : e));
 const terminal = (events: Event[]) => events.length - 1;
-const vendorEvent = (sequence_number: number): Event => ({ type: 'acme:trace_event', sequence_number, phase: 'tool_resolution' });
+const vendorEvent = (sequence_number: number): Event => ({
+  type: 'acme:trace_event',
+  sequence_number,
+  phase: 'tool_resolution',
+});
 
 interface Case {
   rule: StreamRule;
@@ -114,7 +120,10 @@ const cases: Case[] = [
         reasoning.done();
         writer.complete();
       });
-      return replaceAt(events, find(events, 'response.reasoning.delta'), (e) => ({ ...e, type: 'response.reasoning_text.delta' }));
+      return replaceAt(events, find(events, 'response.reasoning.delta'), (e) => ({
+        ...e,
+        type: 'response.reasoning_text.delta',
+      }));
     },
     profile: 'lenient',
     errors: [],
@@ -143,7 +152,11 @@ const cases: Case[] = [
     why: 'a delta without sequence_number',
     stream: () => {
       const events = messageAndCall();
-      return replaceAt(events, find(events, 'response.output_text.delta'), ({ sequence_number: _, ...e }) => e as Event);
+      return replaceAt(
+        events,
+        find(events, 'response.output_text.delta'),
+        ({ sequence_number: _, ...e }) => e as Event,
+      );
     },
     errors: ['sequence-number-missing'],
   },
@@ -231,7 +244,9 @@ const cases: Case[] = [
     stream: () => {
       const events = reasoningContent();
       const added = find(events, 'response.content_part.added');
-      return renumber(events.filter((e, i) => i !== added && !(e.type === 'response.content_part.done' && e.output_index === 0)));
+      return renumber(
+        events.filter((e, i) => i !== added && !(e.type === 'response.content_part.done' && e.output_index === 0)),
+      );
     },
     profile: 'lenient',
     errors: [],
@@ -299,7 +314,10 @@ const cases: Case[] = [
     why: 'function_call_arguments.done whose arguments are not the deltas',
     stream: () => {
       const events = messageAndCall();
-      return replaceAt(events, find(events, 'response.function_call_arguments.done'), (e) => ({ ...e, arguments: '{"city":"Paris"}' }));
+      return replaceAt(events, find(events, 'response.function_call_arguments.done'), (e) => ({
+        ...e,
+        arguments: '{"city":"Paris"}',
+      }));
     },
     errors: ['delta-sum'],
   },
@@ -336,7 +354,11 @@ const cases: Case[] = [
     why: 'response.completed after an item ended incomplete',
     stream: () => {
       const events = cutOff();
-      return replaceAt(events, terminal(events), (e) => ({ ...e, type: 'response.completed', response: { ...(e.response as object), status: 'completed', incomplete_details: null } }));
+      return replaceAt(events, terminal(events), (e) => ({
+        ...e,
+        type: 'response.completed',
+        response: { ...(e.response as object), status: 'completed', incomplete_details: null },
+      }));
     },
     errors: ['incomplete-item-response'],
   },
@@ -345,7 +367,10 @@ const cases: Case[] = [
     why: 'response.completed carrying a response still in_progress',
     stream: () => {
       const events = messageAndCall();
-      return replaceAt(events, terminal(events), (e) => ({ ...e, response: { ...(e.response as object), status: 'in_progress' } }));
+      return replaceAt(events, terminal(events), (e) => ({
+        ...e,
+        response: { ...(e.response as object), status: 'in_progress' },
+      }));
     },
     errors: ['terminal-status'],
   },
@@ -384,7 +409,11 @@ const cases: Case[] = [
     why: 'an error event followed by response.completed (the error swallowed)',
     stream: () => {
       const events = messageAndCall();
-      return insertAt(events, terminal(events), { type: 'error', sequence_number: 0, error: { type: 'server_error', code: null, message: 'upstream reset', param: null } });
+      return insertAt(events, terminal(events), {
+        type: 'error',
+        sequence_number: 0,
+        error: { type: 'server_error', code: null, message: 'upstream reset', param: null },
+      });
     },
     errors: ['error-then-failed'],
   },
@@ -418,14 +447,19 @@ const cases: Case[] = [
   },
 ];
 
-const rulesOf = (violations: Violation[], severity: Violation['severity']) => [...new Set(violations.filter((v) => v.severity === severity).map((v) => v.rule))].sort();
+const rulesOf = (violations: Violation[], severity: Violation['severity']) =>
+  [...new Set(violations.filter((v) => v.severity === severity).map((v) => v.rule))].sort();
 
 describe('each rule is reported for its own break', () => {
   test('the unedited streams are clean', () => {
     expect(checkStream(messageAndCall(), { sawDone: true })).toEqual([]);
     expect(checkStream(cutOff(), { sawDone: true })).toEqual([]);
     expect(checkStream(reasoningContent(), { sawDone: true })).toEqual([]);
-    expect(reasoningContent().map((e) => e.type).slice(2, -1)).toEqual([
+    expect(
+      reasoningContent()
+        .map((e) => e.type)
+        .slice(2, -1),
+    ).toEqual([
       'response.output_item.added',
       'response.content_part.added',
       'response.reasoning.delta',
@@ -457,7 +491,9 @@ describe('incremental checking', () => {
     const checker = createStreamChecker();
     const perEvent = broken.map((event) => checker.push(event));
     expect(perEvent.findIndex((found) => found.length > 0)).toBe(at);
-    expect(perEvent[at]).toEqual([expect.objectContaining({ rule: 'item-id-mismatch', eventIndex: at, severity: 'error' })]);
+    expect(perEvent[at]).toEqual([
+      expect.objectContaining({ rule: 'item-id-mismatch', eventIndex: at, severity: 'error' }),
+    ]);
     expect(checker.end({ sawDone: true })).toEqual([]);
     expect(checker.violations).toHaveLength(1);
   });

@@ -22,13 +22,16 @@ describe('SSE decoder', () => {
   test('decodes what the encoder writes, and stops at [DONE]', async () => {
     const a = { type: 'response.created', sequence_number: 0, text: 'é 😀' };
     const b = { type: 'acme:trace', sequence_number: 1 };
-    const { events, sawDone } = await collect(streamOf(encodeEvent(a) + encodeEvent(b) + SSE_DONE + encodeEvent({ type: 'ignored' })));
+    const { events, sawDone } = await collect(
+      streamOf(encodeEvent(a) + encodeEvent(b) + SSE_DONE + encodeEvent({ type: 'ignored' })),
+    );
     expect(events).toEqual([a, b]);
     expect(sawDone).toBe(true);
   });
 
   test('joins multi-line data, ignores comments, id and retry, accepts CR, LF and CRLF', async () => {
-    const text = ': keep-alive\r\nretry: 1000\r\nid: 7\r\nevent: x\rdata: {"type":\ndata: "x", "n": 1}\r\n\r\ndata: [DONE]\n\n';
+    const text =
+      ': keep-alive\r\nretry: 1000\r\nid: 7\r\nevent: x\rdata: {"type":\ndata: "x", "n": 1}\r\n\r\ndata: [DONE]\n\n';
     const { events } = await collect(streamOf(text));
     expect(events).toEqual([{ type: 'x', n: 1 }]);
   });
@@ -44,7 +47,6 @@ describe('SSE decoder', () => {
     const { events } = await collect(streamOf(...chunks));
     expect(events).toEqual([{ type: 't', s: '日本😀' }]);
   });
-
 
   test('invalid UTF-8 becomes U+FFFD as TextDecoder decodes it, however the bytes are cut', async () => {
     // A stray continuation byte, a lead byte followed by ASCII, and a sequence truncated by the event's end.
@@ -70,7 +72,11 @@ describe('SSE decoder', () => {
     const good = 'event: a\ndata: {"type":"a"}\n\n'.repeat(3);
     const all = bytes(`${good}event: b\ndata: {oops\n\n`);
     for (let cut = 1; cut < all.length; cut += 7) {
-      await expect(collect(streamOf(all.slice(0, cut), all.slice(cut)))).rejects.toMatchObject({ code: 'invalid_json', eventIndex: 3, byteOffset: bytes(good).length });
+      await expect(collect(streamOf(all.slice(0, cut), all.slice(cut)))).rejects.toMatchObject({
+        code: 'invalid_json',
+        eventIndex: 3,
+        byteOffset: bytes(good).length,
+      });
     }
   });
 
@@ -79,21 +85,33 @@ describe('SSE decoder', () => {
     const all = new Uint8Array([...first, ...bytes('data: {oops\n\n')]);
     const split = first.indexOf(0xe6) + 1; // inside 日
     for (const cuts of [[split], [split, split + 1], [first.length - 2], [3, split, first.length + 4]]) {
-      const pieces = [0, ...cuts, all.length].slice(1).map((end, k, ends) => all.slice(k === 0 ? 0 : ends[k - 1]!, end));
-      await expect(collect(streamOf(...pieces))).rejects.toMatchObject({ code: 'invalid_json', eventIndex: 1, byteOffset: first.length });
+      const pieces = [0, ...cuts, all.length]
+        .slice(1)
+        .map((end, k, ends) => all.slice(k === 0 ? 0 : ends[k - 1]!, end));
+      await expect(collect(streamOf(...pieces))).rejects.toMatchObject({
+        code: 'invalid_json',
+        eventIndex: 1,
+        byteOffset: first.length,
+      });
     }
   });
 
   test('an oversized event is refused with a clear error', async () => {
     const big = `data: {"type":"a","x":"${'y'.repeat(2000)}"}\n\n`;
-    await expect(collect(streamOf(big), { maxEventBytes: 1024 })).rejects.toMatchObject({ code: 'event_too_large', eventIndex: 0 });
+    await expect(collect(streamOf(big), { maxEventBytes: 1024 })).rejects.toMatchObject({
+      code: 'event_too_large',
+      eventIndex: 0,
+    });
   });
 
   test('event: must match the body type (an error in spec, a warning in lenient)', async () => {
     const text = 'event: response.completed\ndata: {"type":"response.created"}\n\ndata: [DONE]\n\n';
     await expect(collect(streamOf(text))).rejects.toMatchObject({ code: 'event_type_mismatch' });
     const warnings: StreamWarning[] = [];
-    const { events } = await collect(streamOf(text), { profile: 'lenient', onWarning: (w: StreamWarning) => warnings.push(w) });
+    const { events } = await collect(streamOf(text), {
+      profile: 'lenient',
+      onWarning: (w: StreamWarning) => warnings.push(w),
+    });
     expect(events).toHaveLength(1);
     expect(warnings.map((w) => w.code)).toEqual(['event_type_mismatch']);
   });
@@ -101,13 +119,18 @@ describe('SSE decoder', () => {
   test('a missing [DONE] is an error in spec, a warning in lenient', async () => {
     await expect(collect(streamOf('data: {"type":"a"}\n\n'))).rejects.toMatchObject({ code: 'missing_done' });
     const warnings: StreamWarning[] = [];
-    const { events, sawDone } = await collect(streamOf('event: a\ndata: {"type":"a"}\n\n'), { profile: 'lenient', onWarning: (w: StreamWarning) => warnings.push(w) });
+    const { events, sawDone } = await collect(streamOf('event: a\ndata: {"type":"a"}\n\n'), {
+      profile: 'lenient',
+      onWarning: (w: StreamWarning) => warnings.push(w),
+    });
     expect([events.length, sawDone, warnings.map((w) => w.code)]).toEqual([1, false, ['missing_done']]);
   });
 
   test('an oversized line that never ends names the offset where its event starts', async () => {
     const first = 'data: {"type":"a"}\n\n';
-    const error = await collect(streamOf(first, `data: {"type":"b","x":"${'y'.repeat(2000)}`), { maxEventBytes: 1024 }).catch((e: unknown) => e);
+    const error = await collect(streamOf(first, `data: {"type":"b","x":"${'y'.repeat(2000)}`), {
+      maxEventBytes: 1024,
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'event_too_large', eventIndex: 1, byteOffset: bytes(first).length });
   });
 
@@ -128,7 +151,9 @@ describe('SSE decoder', () => {
   test('data-only events (no event: field) decode, with one warning per stream', async () => {
     const warnings: StreamWarning[] = [];
     const first = 'data: {"type":"a"}\n\n';
-    const { events } = await collect(streamOf(`${first}data: {"type":"b"}\n\ndata: [DONE]\n\n`), { onWarning: (w: StreamWarning) => warnings.push(w) });
+    const { events } = await collect(streamOf(`${first}data: {"type":"b"}\n\ndata: [DONE]\n\n`), {
+      onWarning: (w: StreamWarning) => warnings.push(w),
+    });
     expect(events).toEqual([{ type: 'a' }, { type: 'b' }]);
     expect(warnings).toEqual([expect.objectContaining({ code: 'missing_event_field', eventIndex: 0, byteOffset: 0 })]);
   });

@@ -1,6 +1,12 @@
 import type { AnyStreamingEvent } from '../events.js';
 
-export type DecodeErrorCode = 'invalid_json' | 'not_an_event' | 'event_too_large' | 'event_type_mismatch' | 'missing_event_field' | 'missing_done';
+export type DecodeErrorCode =
+  | 'invalid_json'
+  | 'not_an_event'
+  | 'event_too_large'
+  | 'event_type_mismatch'
+  | 'missing_event_field'
+  | 'missing_done';
 
 /** A stream that cannot be decoded; names where: the event's index and the byte offset where it starts. */
 export class SSEDecodeError extends Error {
@@ -43,7 +49,10 @@ const LINE_BREAK = /\r\n|\r|\n/g;
  * UTF-8 sequences split across chunks, CRLF/CR/LF, a CR at the end of one chunk and LF at the start of
  * the next), joins multi-line `data:`, ignores comments, `id:` and `retry:`, and stops at `[DONE]`.
  */
-export function decodeSSE(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options: DecodeOptions = {}): DecodedEventStream {
+export function decodeSSE(
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  options: DecodeOptions = {},
+): DecodedEventStream {
   const state = { sawDone: false };
   return {
     get sawDone() {
@@ -64,7 +73,11 @@ class EventIterator implements AsyncIterator<AnyStreamingEvent> {
   private head = 0;
   private finished = false;
 
-  constructor(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, options: DecodeOptions, private readonly state: { sawDone: boolean }) {
+  constructor(
+    body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+    options: DecodeOptions,
+    private readonly state: { sawDone: boolean },
+  ) {
     this.parser = new LineParser(options);
     this.chunks = iterate(body)[Symbol.asyncIterator]();
   }
@@ -192,7 +205,8 @@ class LineParser {
       }
     }
     this.pending = pending.slice(start);
-    if (this.pending.length > this.maxEventBytes) this.problem('event_too_large', `a line exceeds ${this.maxEventBytes} bytes`);
+    if (this.pending.length > this.maxEventBytes)
+      this.problem('event_too_large', `a line exceeds ${this.maxEventBytes} bytes`);
     return false;
   }
 
@@ -223,9 +237,17 @@ class LineParser {
    * three line visits. Anything else (or non-ASCII text, whose byte offsets need counting) goes line by line.
    */
   private wholeBlock(text: string, from: number, end: number): AnyStreamingEvent | 'done' | undefined {
-    if (!this.ascii || this.eventStart >= 0 || this.data.length > 0 || !text.startsWith('event: ', from) || !text.startsWith('data: ', end + 1)) return undefined;
+    if (
+      !this.ascii ||
+      this.eventStart >= 0 ||
+      this.data.length > 0 ||
+      !text.startsWith('event: ', from) ||
+      !text.startsWith('data: ', end + 1)
+    )
+      return undefined;
     const dataEnd = text.indexOf('\n', end + 7);
-    if (dataEnd < 0 || text.charCodeAt(dataEnd + 1) !== 10 || dataEnd - (end + 7) + 1 > this.maxEventBytes) return undefined;
+    if (dataEnd < 0 || text.charCodeAt(dataEnd + 1) !== 10 || dataEnd - (end + 7) + 1 > this.maxEventBytes)
+      return undefined;
     const payload = text.slice(end + 7, dataEnd);
     this.eventStart = this.offset;
     this.offset += dataEnd + 2 - from;
@@ -234,7 +256,12 @@ class LineParser {
   }
 
   /** Handles the line `text[from, to)`; returns the event when a blank line completes one. Takes indices so the common lines cost one slice. */
-  private line(text: string, from: number, to: number, terminatorBytes: number): AnyStreamingEvent | 'done' | undefined {
+  private line(
+    text: string,
+    from: number,
+    to: number,
+    terminatorBytes: number,
+  ): AnyStreamingEvent | 'done' | undefined {
     const start = this.offset;
     const contentBytes = this.ascii ? to - from : utf8Length(text.slice(from, to));
     this.offset += contentBytes + terminatorBytes;
@@ -281,7 +308,8 @@ class LineParser {
 
   private addData(value: string, bytes: number): undefined {
     this.dataBytes += bytes + 1;
-    if (this.dataBytes > this.maxEventBytes) this.problem('event_too_large', `data exceeds ${this.maxEventBytes} bytes`);
+    if (this.dataBytes > this.maxEventBytes)
+      this.problem('event_too_large', `data exceeds ${this.maxEventBytes} bytes`);
     this.data.push(value);
     return undefined;
   }
@@ -291,17 +319,38 @@ class LineParser {
     try {
       parsed = JSON.parse(payload);
     } catch (error) {
-      throw new SSEDecodeError('invalid_json', this.eventIndex, this.eventStart, `invalid JSON in data (${(error as Error).message}): ${payload.slice(0, 120)}`);
+      throw new SSEDecodeError(
+        'invalid_json',
+        this.eventIndex,
+        this.eventStart,
+        `invalid JSON in data (${(error as Error).message}): ${payload.slice(0, 120)}`,
+      );
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || typeof (parsed as { type?: unknown }).type !== 'string') {
-      throw new SSEDecodeError('not_an_event', this.eventIndex, this.eventStart, `data is not an object with a string "type": ${payload.slice(0, 120)}`);
+    if (
+      typeof parsed !== 'object' ||
+      parsed === null ||
+      Array.isArray(parsed) ||
+      typeof (parsed as { type?: unknown }).type !== 'string'
+    ) {
+      throw new SSEDecodeError(
+        'not_an_event',
+        this.eventIndex,
+        this.eventStart,
+        `data is not an object with a string "type": ${payload.slice(0, 120)}`,
+      );
     }
     const event = parsed as AnyStreamingEvent;
-    if (name !== undefined && name !== event.type) this.problem('event_type_mismatch', `"event: ${name}" does not match the body's type "${event.type}"`);
+    if (name !== undefined && name !== event.type)
+      this.problem('event_type_mismatch', `"event: ${name}" does not match the body's type "${event.type}"`);
     if (name === undefined && !this.warnedMissingName) {
       // Many peers send data-only events; the spec wants `event:` to name the type. Once per stream, never fatal.
       this.warnedMissingName = true;
-      this.options.onWarning?.({ code: 'missing_event_field', eventIndex: this.eventIndex, byteOffset: this.currentEventOffset(), message: `event ${this.eventIndex} has no "event:" field (the spec requires it to match "${event.type}")` });
+      this.options.onWarning?.({
+        code: 'missing_event_field',
+        eventIndex: this.eventIndex,
+        byteOffset: this.currentEventOffset(),
+        message: `event ${this.eventIndex} has no "event:" field (the spec requires it to match "${event.type}")`,
+      });
     }
     return event;
   }
@@ -342,7 +391,9 @@ function completeSequencesLength(bytes: Uint8Array): number {
   return length;
 }
 
-type NodeBufferClass = { from(buffer: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'utf8'): string } };
+type NodeBufferClass = {
+  from(buffer: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'utf8'): string };
+};
 const NodeBuffer = (globalThis as { Buffer?: NodeBufferClass }).Buffer;
 const textDecoder = new TextDecoder('utf-8');
 

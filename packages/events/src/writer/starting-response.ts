@@ -5,7 +5,9 @@ import { randomId } from './ids.js';
  * A response as a server starts one (status `in_progress`, empty output, every required field at its
  * default), for `createStreamWriter({ response })`. Pass what the request set as overrides.
  */
-export function startingResponse(overrides: Partial<ResponseResource> & Pick<ResponseResource, 'model'>): ResponseResource {
+export function startingResponse(
+  overrides: Partial<ResponseResource> & Pick<ResponseResource, 'model'>,
+): ResponseResource {
   return {
     id: randomId('resp'),
     object: 'response',

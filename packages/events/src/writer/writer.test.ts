@@ -21,14 +21,28 @@ describe('stream writer', () => {
     const text = message.addOutputText();
     text.append('Hello ');
     text.append('world');
-    text.annotate({ type: 'url_citation', start_index: 0, end_index: 5, url: 'https://example.test', title: 'Example' });
+    text.annotate({
+      type: 'url_citation',
+      start_index: 0,
+      end_index: 5,
+      url: 'https://example.test',
+      title: 'Example',
+    });
     text.done();
     message.done();
     const call = writer.addFunctionCall({ name: 'get_weather', call_id: 'call_1' });
     call.appendArguments('{"city":');
     call.appendArguments('"Paris"}');
     call.done();
-    const final = writer.complete({ usage: { input_tokens: 3, output_tokens: 5, total_tokens: 8, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 1 } } });
+    const final = writer.complete({
+      usage: {
+        input_tokens: 3,
+        output_tokens: 5,
+        total_tokens: 8,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens_details: { reasoning_tokens: 1 },
+      },
+    });
 
     expect(checkStream(events, { sawDone: true })).toEqual([]);
     expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
@@ -39,9 +53,16 @@ describe('stream writer', () => {
     const accumulator = createAccumulator();
     for (const event of events) accumulator.push(event);
     expect(accumulator.response).toEqual((events.at(-1) as { response: unknown }).response);
-    expect(final.output[1]).toMatchObject({ status: 'completed', content: [{ type: 'output_text', text: 'Hello world', annotations: [{ url: 'https://example.test' }] }] });
+    expect(final.output[1]).toMatchObject({
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'Hello world', annotations: [{ url: 'https://example.test' }] }],
+    });
     expect(final.output[2]).toMatchObject({ arguments: '{"city":"Paris"}', status: 'completed' });
-    expect(final.output[0]).toMatchObject({ encrypted_content: 'opaque', summary: [{ type: 'summary_text', text: 'Plan: answer, then call.' }], content: [{ text: 'thinking…' }] });
+    expect(final.output[0]).toMatchObject({
+      encrypted_content: 'opaque',
+      summary: [{ type: 'summary_text', text: 'Plan: answer, then call.' }],
+      content: [{ text: 'thinking…' }],
+    });
   });
 
   test('incomplete closes the open part and item as incomplete', () => {
@@ -61,7 +82,10 @@ describe('stream writer', () => {
     writer.start();
     writer.fail({ type: 'model_error', code: 'model_failed', message: 'boom' });
     expect(events.slice(-2).map((e) => e.type)).toEqual(['error', 'response.failed']);
-    expect((events.at(-1) as { response: { error: unknown } }).response.error).toEqual({ code: 'model_failed', message: 'boom' });
+    expect((events.at(-1) as { response: { error: unknown } }).response.error).toEqual({
+      code: 'model_failed',
+      message: 'boom',
+    });
     expect(checkStream(events, { sawDone: true })).toEqual([]);
   });
 

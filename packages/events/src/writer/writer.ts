@@ -57,7 +57,10 @@ export interface StreamWriter {
    * Any other item, such as a vendor item (`acme:search_result`): output_item.added with status
    * `in_progress`, then `done(final)` sends output_item.done with status `completed` and the final fields.
    */
-  addItem(item: { type: string; id: string; [key: string]: unknown }): { readonly id: string; done(final?: Record<string, unknown>): void };
+  addItem(item: { type: string; id: string; [key: string]: unknown }): {
+    readonly id: string;
+    done(final?: Record<string, unknown>): void;
+  };
   /** response.completed. Throws while an item is open. */
   complete(patch?: Partial<ResponseResource>): ResponseResource;
   /** Closes open parts and items as incomplete, then response.incomplete with `incomplete_details.reason`. */
@@ -65,7 +68,6 @@ export interface StreamWriter {
   /** An `error` event, then response.failed carrying the error. */
   fail(error: { type: string; code: string | null; message: string; param?: string | null }): ResponseResource;
 }
-
 
 type Phase = 'new' | 'streaming' | 'ended';
 
@@ -75,7 +77,12 @@ type Phase = 'new' | 'streaming' | 'ended';
  * after another: finish one before adding the next.
  */
 export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
-  const ids = { message: () => randomId('msg'), functionCall: () => randomId('fc'), reasoning: () => randomId('rs'), ...options.ids };
+  const ids = {
+    message: () => randomId('msg'),
+    functionCall: () => randomId('fc'),
+    reasoning: () => randomId('rs'),
+    ...options.ids,
+  };
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
   const accumulator = createAccumulator();
   let sequence = 0;
@@ -103,11 +110,18 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     return snapshot().output.length;
   };
 
-  const textPart = (kind: 'output_text' | 'refusal' | 'summary', at: { item_id: string; output_index: number; index: number }, onClose: () => void) => {
+  const textPart = (
+    kind: 'output_text' | 'refusal' | 'summary',
+    at: { item_id: string; output_index: number; index: number },
+    onClose: () => void,
+  ) => {
     let text = '';
     let annotations = 0;
     let closed = false;
-    const position = kind === 'summary' ? { item_id: at.item_id, output_index: at.output_index, summary_index: at.index } : { item_id: at.item_id, output_index: at.output_index, content_index: at.index };
+    const position =
+      kind === 'summary'
+        ? { item_id: at.item_id, output_index: at.output_index, summary_index: at.index }
+        : { item_id: at.item_id, output_index: at.output_index, content_index: at.index };
     const guard = (what: string) => {
       if (closed) throw new StreamOrderError(`${what} after the part was done`);
     };
@@ -116,14 +130,41 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         guard('append');
         text += delta;
         // Spelled out rather than spread from `position`: this runs for every delta.
-        if (kind === 'output_text') emit({ type: 'response.output_text.delta', item_id: at.item_id, output_index: at.output_index, content_index: at.index, delta, logprobs: [] });
-        else if (kind === 'refusal') emit({ type: 'response.refusal.delta', item_id: at.item_id, output_index: at.output_index, content_index: at.index, delta });
-        else emit({ type: 'response.reasoning_summary_text.delta', item_id: at.item_id, output_index: at.output_index, summary_index: at.index, delta });
+        if (kind === 'output_text')
+          emit({
+            type: 'response.output_text.delta',
+            item_id: at.item_id,
+            output_index: at.output_index,
+            content_index: at.index,
+            delta,
+            logprobs: [],
+          });
+        else if (kind === 'refusal')
+          emit({
+            type: 'response.refusal.delta',
+            item_id: at.item_id,
+            output_index: at.output_index,
+            content_index: at.index,
+            delta,
+          });
+        else
+          emit({
+            type: 'response.reasoning_summary_text.delta',
+            item_id: at.item_id,
+            output_index: at.output_index,
+            summary_index: at.index,
+            delta,
+          });
       },
       annotate(annotation: Annotation) {
         guard('annotate');
         if (kind !== 'output_text') throw new StreamOrderError('only output text carries annotations');
-        emit({ type: 'response.output_text.annotation.added', ...position, annotation_index: annotations++, annotation });
+        emit({
+          type: 'response.output_text.annotation.added',
+          ...position,
+          annotation_index: annotations++,
+          annotation,
+        });
       },
       done() {
         guard('done');
@@ -172,14 +213,35 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     addMessage(init = {}) {
       const outputIndex = openItem('addMessage');
       const id = init.id ?? ids.message();
-      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'message', id, status: 'in_progress', role: 'assistant', content: [], ...(init.phase ? { phase: init.phase } : {}) } });
+      emit({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: {
+          type: 'message',
+          id,
+          status: 'in_progress',
+          role: 'assistant',
+          content: [],
+          ...(init.phase ? { phase: init.phase } : {}),
+        },
+      });
       let parts = 0;
       let openPart: ReturnType<typeof textPart> | undefined;
       const addPart = (kind: 'output_text' | 'refusal') => {
         if (closeOpenItem !== close) throw new StreamOrderError('the message is done');
-        if (openPart && !openPart.isClosed()) throw new StreamOrderError('another content part of this message is still open');
+        if (openPart && !openPart.isClosed())
+          throw new StreamOrderError('another content part of this message is still open');
         const index = parts++;
-        emit({ type: 'response.content_part.added', item_id: id, output_index: outputIndex, content_index: index, part: kind === 'output_text' ? { type: 'output_text', text: '', annotations: [], logprobs: [] } : { type: 'refusal', refusal: '' } });
+        emit({
+          type: 'response.content_part.added',
+          item_id: id,
+          output_index: outputIndex,
+          content_index: index,
+          part:
+            kind === 'output_text'
+              ? { type: 'output_text', text: '', annotations: [], logprobs: [] }
+              : { type: 'refusal', refusal: '' },
+        });
         openPart = textPart(kind, { item_id: id, output_index: outputIndex, index }, () => {});
         return openPart.writer;
       };
@@ -205,10 +267,26 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     addFunctionCall(init) {
       const outputIndex = openItem('addFunctionCall');
       const id = init.id ?? ids.functionCall();
-      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'function_call', id, call_id: init.call_id, name: init.name, arguments: '', status: 'in_progress' } });
+      emit({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: {
+          type: 'function_call',
+          id,
+          call_id: init.call_id,
+          name: init.name,
+          arguments: '',
+          status: 'in_progress',
+        },
+      });
       let args = '';
       const close = (status: 'completed' | 'incomplete') => {
-        emit({ type: 'response.function_call_arguments.done', item_id: id, output_index: outputIndex, arguments: args });
+        emit({
+          type: 'response.function_call_arguments.done',
+          item_id: id,
+          output_index: outputIndex,
+          arguments: args,
+        });
         finishItem(outputIndex, status);
       };
       closeOpenItem = close;
@@ -230,15 +308,31 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     addReasoning(init = {}) {
       const outputIndex = openItem('addReasoning');
       const id = init.id ?? ids.reasoning();
-      emit({ type: 'response.output_item.added', output_index: outputIndex, item: { type: 'reasoning', id, summary: [] } });
+      emit({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: { type: 'reasoning', id, summary: [] },
+      });
       let summaries = 0;
       let openPart: ReturnType<typeof textPart> | undefined;
       let content: string | undefined;
       // Raw reasoning is streamable content, which the spec says MUST be backed by a content part.
       const finishContent = () => {
         if (content === undefined) return;
-        emit({ type: 'response.reasoning.done', item_id: id, output_index: outputIndex, content_index: 0, text: content });
-        emit({ type: 'response.content_part.done', item_id: id, output_index: outputIndex, content_index: 0, part: { type: 'reasoning_text', text: content } });
+        emit({
+          type: 'response.reasoning.done',
+          item_id: id,
+          output_index: outputIndex,
+          content_index: 0,
+          text: content,
+        });
+        emit({
+          type: 'response.content_part.done',
+          item_id: id,
+          output_index: outputIndex,
+          content_index: 0,
+          part: { type: 'reasoning_text', text: content },
+        });
       };
       const close = (status: 'completed' | 'incomplete', final: { encrypted_content?: string } = {}) => {
         if (openPart && !openPart.isClosed()) {
@@ -246,7 +340,11 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
           openPart.writer.done();
         }
         finishContent();
-        finishItem(outputIndex, status, final.encrypted_content !== undefined ? { encrypted_content: final.encrypted_content } : {});
+        finishItem(
+          outputIndex,
+          status,
+          final.encrypted_content !== undefined ? { encrypted_content: final.encrypted_content } : {},
+        );
       };
       closeOpenItem = close;
       return {
@@ -255,13 +353,26 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
           if (closeOpenItem !== close) throw new StreamOrderError('the reasoning item is done');
           if (openPart && !openPart.isClosed()) throw new StreamOrderError('another summary part is still open');
           const index = summaries++;
-          emit({ type: 'response.reasoning_summary_part.added', item_id: id, output_index: outputIndex, summary_index: index, part: { type: 'summary_text', text: '' } });
+          emit({
+            type: 'response.reasoning_summary_part.added',
+            item_id: id,
+            output_index: outputIndex,
+            summary_index: index,
+            part: { type: 'summary_text', text: '' },
+          });
           openPart = textPart('summary', { item_id: id, output_index: outputIndex, index }, () => {});
           return openPart.writer;
         },
         appendContent(delta: string) {
           if (closeOpenItem !== close) throw new StreamOrderError('appendContent after the reasoning item was done');
-          if (content === undefined) emit({ type: 'response.content_part.added', item_id: id, output_index: outputIndex, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+          if (content === undefined)
+            emit({
+              type: 'response.content_part.added',
+              item_id: id,
+              output_index: outputIndex,
+              content_index: 0,
+              part: { type: 'reasoning_text', text: '' },
+            });
           content = (content ?? '') + delta;
           emit({ type: 'response.reasoning.delta', item_id: id, output_index: outputIndex, content_index: 0, delta });
         },
@@ -274,8 +385,13 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
 
     addItem(item) {
       const outputIndex = openItem('addItem');
-      emit({ type: 'response.output_item.added', output_index: outputIndex, item: Object.assign(cloneJson(item), { status: 'in_progress' }) });
-      const close = (status: 'completed' | 'incomplete', final: Record<string, unknown> = {}) => finishItem(outputIndex, status, final);
+      emit({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: Object.assign(cloneJson(item), { status: 'in_progress' }),
+      });
+      const close = (status: 'completed' | 'incomplete', final: Record<string, unknown> = {}) =>
+        finishItem(outputIndex, status, final);
       closeOpenItem = close;
       return {
         id: item.id,
@@ -288,32 +404,50 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
 
     emitVendorEvent(event) {
       requireStreaming('emitVendorEvent');
-      if (!isVendorType(event.type)) throw new StreamOrderError(`vendor event types carry a slug prefix (acme:thing), got "${event.type}"`);
+      if (!isVendorType(event.type))
+        throw new StreamOrderError(`vendor event types carry a slug prefix (acme:thing), got "${event.type}"`);
       emit(Object.assign({}, event));
     },
 
     complete(patch = {}) {
       requireStreaming('complete');
       if (closeOpenItem) throw new StreamOrderError('complete() while an item is still open');
-      return end('response.completed', Object.assign({}, patch, { status: 'completed', completed_at: now(), incomplete_details: null, error: null }));
+      return end(
+        'response.completed',
+        Object.assign({}, patch, { status: 'completed', completed_at: now(), incomplete_details: null, error: null }),
+      );
     },
 
     incomplete(reason, patch = {}) {
       requireStreaming('incomplete');
       closeOpenItem?.('incomplete');
-      return end('response.incomplete', Object.assign({}, patch, { status: 'incomplete', incomplete_details: { reason }, error: null }));
+      return end(
+        'response.incomplete',
+        Object.assign({}, patch, { status: 'incomplete', incomplete_details: { reason }, error: null }),
+      );
     },
 
     fail(error) {
       requireStreaming('fail');
-      const payload: ErrorPayload = { type: error.type, code: error.code, message: error.message, param: error.param ?? null };
+      const payload: ErrorPayload = {
+        type: error.type,
+        code: error.code,
+        message: error.message,
+        param: error.param ?? null,
+      };
       emit({ type: 'error', error: payload });
       closeOpenItem = undefined;
-      return end('response.failed', { status: 'failed', error: { code: error.code ?? error.type, message: error.message } });
+      return end('response.failed', {
+        status: 'failed',
+        error: { code: error.code ?? error.type, message: error.message },
+      });
     },
   };
 
-  const end = (type: 'response.completed' | 'response.incomplete' | 'response.failed', patch: Partial<ResponseResource>): ResponseResource => {
+  const end = (
+    type: 'response.completed' | 'response.incomplete' | 'response.failed',
+    patch: Partial<ResponseResource>,
+  ): ResponseResource => {
     const response = Object.assign({}, snapshot(), patch, { output: snapshot().output as ItemField[] });
     phase = 'ended';
     // The accumulator copies `output` into its new snapshot; this array is no longer mutated by anyone.

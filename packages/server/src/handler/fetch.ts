@@ -2,7 +2,9 @@ import { Cancellation } from '../responses/cancellation.js';
 import type { ServiceRequest, ServiceResponse } from './http.js';
 
 /** The fetch-style transport: a web `Request` in, a web `Response` out (SSE as a byte stream). */
-export function toFetchHandler(handle: (request: ServiceRequest) => Promise<ServiceResponse>): (request: Request) => Promise<Response> {
+export function toFetchHandler(
+  handle: (request: ServiceRequest) => Promise<ServiceResponse>,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     // Both ways a client goes away: the request aborts, or the response stream is cancelled.
     const cancellation = Cancellation.following(request.signal);
@@ -20,10 +22,12 @@ export function toFetchHandler(handle: (request: ServiceRequest) => Promise<Serv
     let cancelled = false;
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        events.pipe((chunk) => !cancelled && controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk)).then(
-          () => !cancelled && controller.close(),
-          (error: unknown) => !cancelled && controller.error(error),
-        );
+        events
+          .pipe((chunk) => !cancelled && controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk))
+          .then(
+            () => !cancelled && controller.close(),
+            (error: unknown) => !cancelled && controller.error(error),
+          );
       },
       cancel() {
         cancelled = true;

@@ -46,7 +46,12 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
 export async function readBody(request: ServiceRequest, maxBytes: number): Promise<unknown> {
   const type = (request.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && type !== 'application/x-www-form-urlencoded') {
-    throw invalidRequest('unsupported_media_type', `Content-Type must be application/json or application/x-www-form-urlencoded, got '${type || 'none'}'.`, null, 415);
+    throw invalidRequest(
+      'unsupported_media_type',
+      `Content-Type must be application/json or application/x-www-form-urlencoded, got '${type || 'none'}'.`,
+      null,
+      415,
+    );
   }
   const declared = Number(request.header('content-length') ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
@@ -61,7 +66,8 @@ export async function readBody(request: ServiceRequest, maxBytes: number): Promi
   }
 }
 
-const tooLarge = (maxBytes: number) => invalidRequest('request_too_large', `The request body is larger than ${maxBytes} bytes.`, null, 413);
+const tooLarge = (maxBytes: number) =>
+  invalidRequest('request_too_large', `The request body is larger than ${maxBytes} bytes.`, null, 413);
 
 /** Form fields are strings; values that are JSON (arrays, objects, numbers, booleans) are parsed. */
 function fromForm(text: string): Record<string, unknown> {
@@ -86,5 +92,9 @@ export function constantTimeEqual(a: string, b: string): boolean {
 }
 
 export function unauthorized(): ResponsesError {
-  return new ResponsesError('authentication_error', 'invalid_api_key', 'Missing or invalid API key: send Authorization: Bearer <key>.');
+  return new ResponsesError(
+    'authentication_error',
+    'invalid_api_key',
+    'Missing or invalid API key: send Authorization: Bearer <key>.',
+  );
 }

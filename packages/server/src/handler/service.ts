@@ -11,7 +11,15 @@ import { createSealer, type Sealer } from '../responses/sealed.js';
 import { prepareTurn, runTurn, type TurnDependencies, type TurnResult } from '../responses/turn.js';
 import { InMemoryResponseStore, type ResponseStore } from '../stores/store.js';
 import { toFetchHandler } from './fetch.js';
-import { constantTimeEqual, errorResponse, json, readBody, unauthorized, type ServiceRequest, type ServiceResponse } from './http.js';
+import {
+  constantTimeEqual,
+  errorResponse,
+  json,
+  readBody,
+  unauthorized,
+  type ServiceRequest,
+  type ServiceResponse,
+} from './http.js';
 
 export interface ResponsesServiceOptions {
   /** Accepted bearer keys; none means the server is open (the Node entry warns at startup). */
@@ -96,26 +104,46 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   const versionOf = (header: string | null): SpecVersion => {
     if (!header) return LATEST_SPEC_VERSION;
     if ((SPEC_VERSIONS as readonly string[]).includes(header.trim())) return header.trim() as SpecVersion;
-    throw invalidRequest('unsupported_version', `OpenResponses-Version '${header}' is not supported; this server speaks ${SPEC_VERSIONS.join(', ')}.`, null);
+    throw invalidRequest(
+      'unsupported_version',
+      `OpenResponses-Version '${header}' is not supported; this server speaks ${SPEC_VERSIONS.join(', ')}.`,
+      null,
+    );
   };
 
   const checkOutgoing = (version: SpecVersion, response: unknown) => {
     if (!options.validateOutgoing) return;
-    const result = validate((options.registry?.schemas.ResponseResource ?? versions[version].exact.ResponseResourceSchema) as Parameters<typeof validate>[0], response);
-    if (!result.success) throw new Error(`Server bug: an outgoing response breaks the ${version} schema: ${JSON.stringify(result.issues)}`);
+    const result = validate(
+      (options.registry?.schemas.ResponseResource ?? versions[version].exact.ResponseResourceSchema) as Parameters<
+        typeof validate
+      >[0],
+      response,
+    );
+    if (!result.success)
+      throw new Error(
+        `Server bug: an outgoing response breaks the ${version} schema: ${JSON.stringify(result.issues)}`,
+      );
   };
 
   /** Phase one of a turn: validation and context (errors here become plain JSON errors); phase two runs it. */
   const beginTurn = async (raw: unknown, turnOptions: TurnOptions) => {
-    const prepared = await prepareTurn(raw, turnOptions.version, { ...deps, lookupResponse: turnOptions.lookupResponse ?? deps.lookupResponse }, turnOptions.schema);
+    const prepared = await prepareTurn(
+      raw,
+      turnOptions.version,
+      { ...deps, lookupResponse: turnOptions.lookupResponse ?? deps.lookupResponse },
+      turnOptions.schema,
+    );
     return async (onEvent?: (event: AnyStreamingEvent) => void) => {
-      const checker = options.validateOutgoing ? (options.registry?.createStreamChecker() ?? createStreamChecker()) : undefined;
+      const checker = options.validateOutgoing
+        ? (options.registry?.createStreamChecker() ?? createStreamChecker())
+        : undefined;
       const result = await runTurn(prepared, deps, {
         cancellation: turnOptions.cancellation,
         wholeDeltas: onEvent === undefined,
         onEvent: (event) => {
           const violations = checker?.push(event).filter((v) => v.severity === 'error') ?? [];
-          if (violations.length > 0) throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
+          if (violations.length > 0)
+            throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
           onEvent?.(event);
         },
       });
@@ -125,7 +153,8 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     };
   };
 
-  const turn: ResponsesService['turn'] = async (raw, turnOptions) => (await beginTurn(raw, turnOptions))(turnOptions.onEvent);
+  const turn: ResponsesService['turn'] = async (raw, turnOptions) =>
+    (await beginTurn(raw, turnOptions))(turnOptions.onEvent);
 
   const createResponse = async (request: ServiceRequest, version: SpecVersion): Promise<ServiceResponse> => {
     const body = await readBody(request, maxBodyBytes);
@@ -148,26 +177,52 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
         write(SSE_DONE);
       },
     };
-    return { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...corsHeaders }, body: events };
+    return {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...corsHeaders },
+      body: events,
+    };
   };
 
   const compact = async (request: ServiceRequest, version: SpecVersion): Promise<ServiceResponse> => {
     const raw = await readBody(request, maxBodyBytes);
-    const schema = (versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0] | undefined>).CompactResponseMethodPublicBodySchema;
-    if (!schema) throw new ResponsesError('not_found', 'unsupported_endpoint', `POST ${base}/responses/compact is not part of spec ${version}.`);
+    const schema = (versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0] | undefined>)
+      .CompactResponseMethodPublicBodySchema;
+    if (!schema)
+      throw new ResponsesError(
+        'not_found',
+        'unsupported_endpoint',
+        `POST ${base}/responses/compact is not part of spec ${version}.`,
+      );
     const result = validate(schema, acceptClientShapes(raw));
     if (!result.success) {
       const issue = result.issues[0]!;
-      throw invalidRequest(issue.path === 'model' ? 'missing_required_parameter' : 'invalid_value', `Invalid request: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`, issue.path || null);
+      throw invalidRequest(
+        issue.path === 'model' ? 'missing_required_parameter' : 'invalid_value',
+        `Invalid request: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`,
+        issue.path || null,
+      );
     }
-    const body = result.data as { model: string; input?: unknown; previous_response_id?: string | null; instructions?: string | null };
-    if (!providers.some((p) => p.supports(body.model))) throw invalidRequest('model_not_found', `The model '${body.model}' does not exist on this server.`, 'model');
-    const history = body.previous_response_id ? await historyOf(body.previous_response_id, deps.lookupResponse, sealer) : [];
+    const body = result.data as {
+      model: string;
+      input?: unknown;
+      previous_response_id?: string | null;
+      instructions?: string | null;
+    };
+    if (!providers.some((p) => p.supports(body.model)))
+      throw invalidRequest('model_not_found', `The model '${body.model}' does not exist on this server.`, 'model');
+    const history = body.previous_response_id
+      ? await historyOf(body.previous_response_id, deps.lookupResponse, sealer)
+      : [];
     const { expanded } = await normalizeInput(body.input as never, deps.lookupItem, sealer);
     const window = [...history, ...expanded];
     const kept = window.filter((item) => item.type === 'message' && (item as { role: string }).role === 'user');
     const sealed = window.filter((item) => !kept.includes(item));
-    const compaction = { type: 'compaction', id: randomId('cmp'), encrypted_content: await sealer.seal(sealed) } as ItemField;
+    const compaction = {
+      type: 'compaction',
+      id: randomId('cmp'),
+      encrypted_content: await sealer.seal(sealed),
+    } as ItemField;
     const inputTokens = window.reduce((n, item) => n + countTokens(itemText(item)), 0);
     const outputTokens = kept.reduce((n, item) => n + countTokens(itemText(item)), 0) + 1;
     const resource: CompactResource = {
@@ -175,7 +230,13 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       object: 'response.compaction',
       output: [...kept, compaction],
       created_at: Math.floor(Date.now() / 1000),
-      usage: { input_tokens: inputTokens, output_tokens: outputTokens, total_tokens: inputTokens + outputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+      usage: {
+        input_tokens: inputTokens,
+        output_tokens: outputTokens,
+        total_tokens: inputTokens + outputTokens,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens_details: { reasoning_tokens: 0 },
+      },
     };
     return json(200, resource, corsHeaders);
   };
@@ -203,11 +264,27 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     if (match) {
       const id = decodeURIComponent(match[1]!);
       const stored = await store.get(id);
-      if (!stored) throw new ResponsesError('not_found', 'response_not_found', `Response with id '${id}' not found.`, 'response_id');
+      if (!stored)
+        throw new ResponsesError(
+          'not_found',
+          'response_not_found',
+          `Response with id '${id}' not found.`,
+          'response_id',
+        );
       if (match[2]) {
         if (request.method !== 'GET') throw methodNotAllowed(request.method, path);
         const data = stored.input;
-        return json(200, { object: 'list', data, first_id: (data[0] as { id?: string } | undefined)?.id ?? null, last_id: (data.at(-1) as { id?: string } | undefined)?.id ?? null, has_more: false }, corsHeaders);
+        return json(
+          200,
+          {
+            object: 'list',
+            data,
+            first_id: (data[0] as { id?: string } | undefined)?.id ?? null,
+            last_id: (data.at(-1) as { id?: string } | undefined)?.id ?? null,
+            has_more: false,
+          },
+          corsHeaders,
+        );
       }
       if (request.method === 'GET') return json(200, stored.response, corsHeaders);
       if (request.method === 'DELETE') {
@@ -260,5 +337,16 @@ function injectedFault(request: ServiceRequest, faults: Map<string, number>): Se
   const status = Number(statusText);
   const type = status === 429 ? 'too_many_requests' : status >= 500 ? 'server_error' : 'invalid_request';
   const headers: Record<string, string> = settings['retry-after'] ? { 'retry-after': settings['retry-after'] } : {};
-  return json(status, { error: { type, code: 'injected_fault', param: null, message: `Injected test fault ${seen + 1} of ${settings.times ?? 1}.` } }, headers);
+  return json(
+    status,
+    {
+      error: {
+        type,
+        code: 'injected_fault',
+        param: null,
+        message: `Injected test fault ${seen + 1} of ${settings.times ?? 1}.`,
+      },
+    },
+    headers,
+  );
 }

@@ -1,5 +1,12 @@
 import type { FunctionToolParam, ItemField } from '@openresponses/types';
-import { itemText, lastUserMessage, lastUserText, type ModelProvider, type ModelRequest, type ModelStep } from './provider.js';
+import {
+  itemText,
+  lastUserMessage,
+  lastUserText,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelStep,
+} from './provider.js';
 
 export const DETERMINISTIC_MODEL = 'openresponses-deterministic';
 
@@ -47,13 +54,22 @@ function plan(request: ModelRequest): ModelStep[] {
   const steps: ModelStep[] = [];
   const last = request.items.at(-1);
   const userText = lastUserText(request.items);
-  if (userText.includes(TRIGGERS.fail)) return [{ type: 'error', code: 'model_failed', message: `The embedded model failed on request (the ${TRIGGERS.fail} trigger).` }];
+  if (userText.includes(TRIGGERS.fail))
+    return [
+      {
+        type: 'error',
+        code: 'model_failed',
+        message: `The embedded model failed on request (the ${TRIGGERS.fail} trigger).`,
+      },
+    ];
 
   const effort = request.reasoning?.effort;
   if (userText.includes(TRIGGERS.think) || (effort && effort !== 'none')) {
     steps.push({
       type: 'reasoning',
-      summary: [`The user wrote ${quote(userText, 60)}; I answer from the conversation${request.tools.length ? ' and the available tools' : ''}.`],
+      summary: [
+        `The user wrote ${quote(userText, 60)}; I answer from the conversation${request.tools.length ? ' and the available tools' : ''}.`,
+      ],
       content: `Reading the latest message, then checking ${request.items.length} context item(s) for facts to use.`,
     });
   }
@@ -61,8 +77,15 @@ function plan(request: ModelRequest): ModelStep[] {
   // After tool outputs, read them back instead of calling again.
   if (last?.type === 'function_call_output') {
     const outputs = trailing(request.items, 'function_call_output');
-    const calls = new Map(request.items.filter((i) => i.type === 'function_call').map((c) => [(c as { call_id: string }).call_id, (c as { name: string }).name]));
-    const parts = outputs.map((o) => `${calls.get((o as { call_id: string }).call_id) ?? 'the tool'} returned ${typeof (o as { output: unknown }).output === 'string' ? (o as { output: string }).output : JSON.stringify((o as { output: unknown }).output)}`);
+    const calls = new Map(
+      request.items
+        .filter((i) => i.type === 'function_call')
+        .map((c) => [(c as { call_id: string }).call_id, (c as { name: string }).name]),
+    );
+    const parts = outputs.map(
+      (o) =>
+        `${calls.get((o as { call_id: string }).call_id) ?? 'the tool'} returned ${typeof (o as { output: unknown }).output === 'string' ? (o as { output: string }).output : JSON.stringify((o as { output: unknown }).output)}`,
+    );
     steps.push({ type: 'message', text: `Here is what I found: ${parts.join('; ')}.`, phase: 'final_answer' });
     return steps;
   }
@@ -70,13 +93,24 @@ function plan(request: ModelRequest): ModelStep[] {
   const calls = chooseToolCalls(request, userText);
   if (calls.length > 0) return [...steps, ...calls];
 
-  if (userText.includes(TRIGGERS.refuse)) return [...steps, { type: 'refusal', text: 'I can’t help with that request.' }];
-  steps.push({ type: 'message', text: answer(request, userText), phase: 'final_answer', ...(userText.includes(TRIGGERS.slow) ? { delayMs: 25 } : {}) });
+  if (userText.includes(TRIGGERS.refuse))
+    return [...steps, { type: 'refusal', text: 'I can’t help with that request.' }];
+  steps.push({
+    type: 'message',
+    text: answer(request, userText),
+    phase: 'final_answer',
+    ...(userText.includes(TRIGGERS.slow) ? { delayMs: 25 } : {}),
+  });
   return steps;
 }
 
 function answer(request: ModelRequest, userText: string): string {
-  const directive = [request.instructions ?? '', ...request.items.filter((i) => i.type === 'message' && ['system', 'developer'].includes((i as { role: string }).role)).map(itemText)]
+  const directive = [
+    request.instructions ?? '',
+    ...request.items
+      .filter((i) => i.type === 'message' && ['system', 'developer'].includes((i as { role: string }).role))
+      .map(itemText),
+  ]
     .map((text) => /(?:respond|reply|answer) (?:only )?with ["“']([^"”']+)["”']/i.exec(text)?.[1])
     .find(Boolean);
   if (directive) return directive;
@@ -87,9 +121,12 @@ function answer(request: ModelRequest, userText: string): string {
   const name = /what(?:'s| is) my name/i.test(userText) && facts.name;
   if (name) return `Your name is ${name}.`;
   const favorite = /what(?:'s| is) my favou?rite ([\w-]+)/i.exec(userText);
-  if (favorite && facts.favorites.has(favorite[1]!.toLowerCase())) return `Your favorite ${favorite[1]} is ${facts.favorites.get(favorite[1]!.toLowerCase())}.`;
-  if (/what did i ask you to remember|what should you remember/i.test(userText) && facts.remembered.length) return `You asked me to remember: ${facts.remembered.join('; ')}.`;
-  const images = lastUserMessage(request.items)?.content?.filter((p) => (p as { type: string }).type === 'input_image').length ?? 0;
+  if (favorite && facts.favorites.has(favorite[1]!.toLowerCase()))
+    return `Your favorite ${favorite[1]} is ${facts.favorites.get(favorite[1]!.toLowerCase())}.`;
+  if (/what did i ask you to remember|what should you remember/i.test(userText) && facts.remembered.length)
+    return `You asked me to remember: ${facts.remembered.join('; ')}.`;
+  const images =
+    lastUserMessage(request.items)?.content?.filter((p) => (p as { type: string }).type === 'input_image').length ?? 0;
   if (images > 0) return `I see ${images} image${images > 1 ? 's' : ''}. You wrote: ${quote(userText, 200)}.`;
   if (!userText) return 'Hello! How can I help?';
   return `You said: ${quote(userText, 400)}.`;
@@ -109,7 +146,8 @@ function recall(items: ItemField[]): Facts {
     const text = itemText(item);
     const name = /my name is ([\p{L}][\p{L}'-]*)/iu.exec(text);
     if (name) facts.name = name[1];
-    for (const match of text.matchAll(/my favou?rite ([\w-]+) is ([\p{L}\d' -]+?)(?:[.!,;]|$)/giu)) facts.favorites.set(match[1]!.toLowerCase(), match[2]!.trim());
+    for (const match of text.matchAll(/my favou?rite ([\w-]+) is ([\p{L}\d' -]+?)(?:[.!,;]|$)/giu))
+      facts.favorites.set(match[1]!.toLowerCase(), match[2]!.trim());
     const remember = /remember (?:that )?(.+?)(?:[.!]|$)/i.exec(text);
     if (remember && !/what did i ask you to remember/i.test(text)) facts.remembered.push(remember[1]!.trim());
   }
@@ -128,29 +166,42 @@ function chooseToolCalls(request: ModelRequest, userText: string): ModelStep[] {
     if (chosen.length === 0 && toolPolicy.mode === 'required') chosen = tools.slice(0, 1);
   }
   if (!request.parallelToolCalls) chosen = chosen.slice(0, 1);
-  return chosen.map((tool) => ({ type: 'function_call', name: tool.name, arguments: JSON.stringify(argumentsFor(tool, userText)) }));
+  return chosen.map((tool) => ({
+    type: 'function_call',
+    name: tool.name,
+    arguments: JSON.stringify(argumentsFor(tool, userText)),
+  }));
 }
 
 /** A tool is mentioned when its name, or a distinctive word of it (`weather` in `get_weather`), appears. */
 function mentions(text: string, name: string): boolean {
   if (text.includes(name.toLowerCase())) return true;
-  const words = name.toLowerCase().split(/[_\-\s]+|(?=[A-Z])/).filter((w) => w.length > 3 && !['get', 'set', 'list', 'fetch', 'call', 'tool'].includes(w));
+  const words = name
+    .toLowerCase()
+    .split(/[_\-\s]+|(?=[A-Z])/)
+    .filter((w) => w.length > 3 && !['get', 'set', 'list', 'fetch', 'call', 'tool'].includes(w));
   return words.some((w) => new RegExp(`\\b${w}`, 'i').test(text));
 }
 
 /** Arguments that satisfy the tool's JSON Schema, filled from the user's words where possible. */
 function argumentsFor(tool: FunctionToolParam, text: string): Record<string, unknown> {
-  const schema = (tool.parameters ?? {}) as { properties?: Record<string, { type?: string | string[]; enum?: unknown[] }>; required?: string[] };
+  const schema = (tool.parameters ?? {}) as {
+    properties?: Record<string, { type?: string | string[]; enum?: unknown[] }>;
+    required?: string[];
+  };
   const out: Record<string, unknown> = {};
   const properties = schema.properties ?? {};
   const names = schema.required?.length ? schema.required : Object.keys(properties);
-  const place = /\b(?:in|for|at|to|from|about)\s+([A-Z][\p{L}'-]*(?:\s+[A-Z][\p{L}'-]*)*)/u.exec(text)?.[1] ?? /(?<!^|[.!?]\s)\b([A-Z][\p{L}'-]+)/u.exec(text)?.[1];
+  const place =
+    /\b(?:in|for|at|to|from|about)\s+([A-Z][\p{L}'-]*(?:\s+[A-Z][\p{L}'-]*)*)/u.exec(text)?.[1] ??
+    /(?<!^|[.!?]\s)\b([A-Z][\p{L}'-]+)/u.exec(text)?.[1];
   const number = /-?\d+(?:\.\d+)?/.exec(text)?.[0];
   for (const name of names) {
     const property = properties[name] ?? {};
     const type = Array.isArray(property.type) ? property.type[0] : property.type;
     if (property.enum?.length) out[name] = property.enum[0];
-    else if (type === 'number' || type === 'integer') out[name] = number ? (type === 'integer' ? Math.trunc(Number(number)) : Number(number)) : 1;
+    else if (type === 'number' || type === 'integer')
+      out[name] = number ? (type === 'integer' ? Math.trunc(Number(number)) : Number(number)) : 1;
     else if (type === 'boolean') out[name] = true;
     else if (type === 'array') out[name] = [];
     else if (type === 'object') out[name] = {};

@@ -66,17 +66,30 @@ export function countTokens(text: string): number {
 function isSpace(code: number): boolean {
   if (code <= 32) return code === 32 || (code >= 9 && code <= 13);
   if (code < 160) return false;
-  return code === 160 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+  return (
+    code === 160 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 export function itemText(item: ItemField): string {
   const record = item as Record<string, unknown>;
   if (Array.isArray(record.content)) {
-    return (record.content as Array<Record<string, unknown>>).map((part) => (typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : '')).join(' ');
+    return (record.content as Array<Record<string, unknown>>)
+      .map((part) => (typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : ''))
+      .join(' ');
   }
   if (typeof record.arguments === 'string') return `${String(record.name)} ${record.arguments}`;
   if (typeof record.output === 'string') return record.output;
-  if (Array.isArray(record.summary)) return (record.summary as Array<{ text?: string }>).map((s) => s.text ?? '').join(' ');
+  if (Array.isArray(record.summary))
+    return (record.summary as Array<{ text?: string }>).map((s) => s.text ?? '').join(' ');
   return '';
 }
 
@@ -84,7 +97,8 @@ export function itemText(item: ItemField): string {
 export function lastUserMessage(items: readonly ItemField[]): (ItemField & { content?: unknown[] }) | undefined {
   for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i]!;
-    if (item.type === 'message' && (item as { role: string }).role === 'user') return item as ItemField & { content?: unknown[] };
+    if (item.type === 'message' && (item as { role: string }).role === 'user')
+      return item as ItemField & { content?: unknown[] };
   }
   return undefined;
 }

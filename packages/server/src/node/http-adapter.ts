@@ -21,11 +21,18 @@ export function toNodeListener(target: NodeListenerTarget, options: { maxBodyByt
     });
     let response: ServiceResponse;
     try {
-      response = typeof target === 'function' ? await fromWebResponse(await target(await webRequest(req, maxBodyBytes, cancellation.signal)), cancellation) : await target.handle(nodeRequest(req, cancellation));
+      response =
+        typeof target === 'function'
+          ? await fromWebResponse(await target(await webRequest(req, maxBodyBytes, cancellation.signal)), cancellation)
+          : await target.handle(nodeRequest(req, cancellation));
     } catch (error) {
       console.error(error);
-      const body = JSON.stringify({ error: { type: 'server_error', code: 'internal_error', param: null, message: 'Unexpected server failure.' } });
-      res.writeHead(500, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }).end(body);
+      const body = JSON.stringify({
+        error: { type: 'server_error', code: 'internal_error', param: null, message: 'Unexpected server failure.' },
+      });
+      res
+        .writeHead(500, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) })
+        .end(body);
       return;
     }
     const { status, headers, body } = response;
@@ -103,7 +110,8 @@ async function webRequest(req: IncomingMessage, maxBodyBytes: number, signal: Ab
 async function fromWebResponse(response: Response, cancellation: Cancellation): Promise<ServiceResponse> {
   const headers = Object.fromEntries(response.headers);
   if (!response.body) return { status: response.status, headers, body: null };
-  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return { status: response.status, headers, body: await response.text() };
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream'))
+    return { status: response.status, headers, body: await response.text() };
   const reader = response.body.getReader();
   return {
     status: response.status,

@@ -26,7 +26,8 @@ export interface RunningServer {
 /** Starts the reference server: HTTP (JSON and SSE) and WebSocket on the same `/v1/responses` path. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const service = createResponsesService(options);
-  if (service.open) (options.warn ?? console.warn)('openresponses-server: no API keys configured; the server accepts every request.');
+  if (service.open)
+    (options.warn ?? console.warn)('openresponses-server: no API keys configured; the server accepts every request.');
   const server = createServer(toNodeListener(service, { maxBodyBytes: options.maxBodyBytes }));
   const sockets = new WebSocketServer({ noServer: true });
   const base = (options.basePath ?? '/v1').replace(/\/$/, '');
@@ -37,8 +38,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       return;
     }
     if (!service.authorize(request.headers.authorization ?? null)) {
-      const body = JSON.stringify({ error: { type: 'authentication_error', code: 'invalid_api_key', param: null, message: 'Missing or invalid API key: send Authorization: Bearer <key>.' } });
-      socket.end(`HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      const body = JSON.stringify({
+        error: {
+          type: 'authentication_error',
+          code: 'invalid_api_key',
+          param: null,
+          message: 'Missing or invalid API key: send Authorization: Bearer <key>.',
+        },
+      });
+      socket.end(
+        `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
       return;
     }
     sockets.handleUpgrade(request, socket, head, (ws) => serveResponsesSocket(ws, request, service, options));

@@ -16,7 +16,12 @@ export interface WebSocketOptions {
  * connection-local state so `store: false` responses can be continued on the same socket, eviction of
  * the referenced response when a continuation fails, and the connection time limit.
  */
-export function serveResponsesSocket(socket: WebSocket, request: IncomingMessage, service: ResponsesService, options: WebSocketOptions = {}): void {
+export function serveResponsesSocket(
+  socket: WebSocket,
+  request: IncomingMessage,
+  service: ResponsesService,
+  options: WebSocketOptions = {},
+): void {
   const local = new Map<string, StoredResponse>();
   const cacheSize = options.localCacheSize ?? 32;
   let queue = Promise.resolve();
@@ -24,7 +29,12 @@ export function serveResponsesSocket(socket: WebSocket, request: IncomingMessage
   const send = (payload: unknown) => {
     if (!closed && socket.readyState === socket.OPEN) socket.send(JSON.stringify(payload));
   };
-  const sendError = (error: ResponsesError) => send({ type: 'error', status: error.status, error: { type: error.type, code: error.code, message: error.message, param: error.param } });
+  const sendError = (error: ResponsesError) =>
+    send({
+      type: 'error',
+      status: error.status,
+      error: { type: error.type, code: error.code, message: error.message, param: error.param },
+    });
 
   let version: ReturnType<ResponsesService['versionOf']>;
   try {
@@ -35,13 +45,24 @@ export function serveResponsesSocket(socket: WebSocket, request: IncomingMessage
     return;
   }
 
-  const limit = setTimeout(() => {
-    // Wait for the in-flight turn, then tell the client why the connection ends.
-    queue = queue.then(() => {
-      sendError(new ResponsesError('invalid_request', 'websocket_connection_limit_reached', `WebSocket connections are limited to ${Math.round((options.connectionLimitMs ?? 3_600_000) / 60_000)} minutes; open a new connection.`, null, 400));
-      socket.close(1000, 'connection limit reached');
-    });
-  }, options.connectionLimitMs ?? 60 * 60 * 1000);
+  const limit = setTimeout(
+    () => {
+      // Wait for the in-flight turn, then tell the client why the connection ends.
+      queue = queue.then(() => {
+        sendError(
+          new ResponsesError(
+            'invalid_request',
+            'websocket_connection_limit_reached',
+            `WebSocket connections are limited to ${Math.round((options.connectionLimitMs ?? 3_600_000) / 60_000)} minutes; open a new connection.`,
+            null,
+            400,
+          ),
+        );
+        socket.close(1000, 'connection limit reached');
+      });
+    },
+    options.connectionLimitMs ?? 60 * 60 * 1000,
+  );
   limit.unref?.();
 
   const lookupResponse = async (id: string) => local.get(id) ?? (await service.store.get(id));
@@ -54,10 +75,20 @@ export function serveResponsesSocket(socket: WebSocket, request: IncomingMessage
       throw invalidRequest('invalid_json', 'The message is not valid JSON.');
     }
     const type = (message as { type?: unknown } | null)?.type;
-    if (type !== 'response.create') throw invalidRequest('unsupported_event_type', `Expected a "response.create" message, got ${JSON.stringify(type ?? null)}.`, 'type');
+    if (type !== 'response.create')
+      throw invalidRequest(
+        'unsupported_event_type',
+        `Expected a "response.create" message, got ${JSON.stringify(type ?? null)}.`,
+        'type',
+      );
     const previous = (message as { previous_response_id?: unknown }).previous_response_id;
     try {
-      const result = await service.turn(message, { version, lookupResponse, onEvent: send, schema: 'WebSocketResponseCreateEventSchema' });
+      const result = await service.turn(message, {
+        version,
+        lookupResponse,
+        onEvent: send,
+        schema: 'WebSocketResponseCreateEventSchema',
+      });
       if (result.error && typeof previous === 'string') local.delete(previous);
       local.set(result.response.id, { response: result.response, input: result.input });
       while (local.size > cacheSize) local.delete(local.keys().next().value!);
@@ -71,10 +102,12 @@ export function serveResponsesSocket(socket: WebSocket, request: IncomingMessage
   socket.on('message', (data, isBinary) => {
     const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
     // One in-flight response per connection: turns run strictly in arrival order.
-    queue = queue.then(() => handle(text).catch((error: unknown) => {
-      if (!(error instanceof ResponsesError)) console.error(error);
-      sendError(asResponsesError(error));
-    }));
+    queue = queue.then(() =>
+      handle(text).catch((error: unknown) => {
+        if (!(error instanceof ResponsesError)) console.error(error);
+        sendError(asResponsesError(error));
+      }),
+    );
   });
   socket.on('close', () => {
     closed = true;

@@ -7,7 +7,6 @@ import type { Sealer } from './sealed.js';
 export type LookupResponse = (id: string) => Promise<StoredResponse | undefined>;
 export type LookupItem = (id: string) => Promise<ItemField | undefined>;
 
-
 /**
  * What real clients send that the schema does not spell out, made explicit before validation
  * (returns a copy):
@@ -38,7 +37,11 @@ export function acceptClientShapes(body: unknown): unknown {
  * become text parts, item references are resolved, and our own compaction items expand into the
  * window they summarise. Earlier turns' reasoning items are accepted as they are, with or without ids.
  */
-export async function normalizeInput(input: CreateResponseBody['input'], lookupItem: LookupItem, sealer: Sealer): Promise<{ input: ItemField[]; expanded: ItemField[] }> {
+export async function normalizeInput(
+  input: CreateResponseBody['input'],
+  lookupItem: LookupItem,
+  sealer: Sealer,
+): Promise<{ input: ItemField[]; expanded: ItemField[] }> {
   if (input === undefined || input === null) return { input: [], expanded: [] };
   if (typeof input === 'string') {
     const message = userMessage(input);
@@ -51,15 +54,30 @@ export async function normalizeInput(input: CreateResponseBody['input'], lookupI
     const param = `input[${index}]`;
     if (item.type === 'item_reference' || item.type === undefined || item.type === null) {
       const found = await lookupItem(item.id as string);
-      if (!found) throw new ResponsesError('not_found', 'item_not_found', `Item '${String(item.id)}' referenced by ${param} was not found.`, `${param}.id`);
+      if (!found)
+        throw new ResponsesError(
+          'not_found',
+          'item_not_found',
+          `Item '${String(item.id)}' referenced by ${param} was not found.`,
+          `${param}.id`,
+        );
       out.push(found);
       expanded.push(found);
       continue;
     }
     if (item.type === 'compaction') {
       const window = await sealer.open<ItemField[]>(String(item.encrypted_content));
-      if (!window) throw invalidRequest('invalid_encrypted_content', `${param}.encrypted_content was not issued by this server or was altered.`, `${param}.encrypted_content`);
-      const compaction = { type: 'compaction', id: (item.id as string | undefined) ?? randomId('cmp'), encrypted_content: String(item.encrypted_content) } as ItemField;
+      if (!window)
+        throw invalidRequest(
+          'invalid_encrypted_content',
+          `${param}.encrypted_content was not issued by this server or was altered.`,
+          `${param}.encrypted_content`,
+        );
+      const compaction = {
+        type: 'compaction',
+        id: (item.id as string | undefined) ?? randomId('cmp'),
+        encrypted_content: String(item.encrypted_content),
+      } as ItemField;
       out.push(compaction);
       expanded.push(...window);
       continue;
@@ -72,7 +90,13 @@ export async function normalizeInput(input: CreateResponseBody['input'], lookupI
 }
 
 function userMessage(text: string): ItemField {
-  return { type: 'message', id: randomId('msg'), status: 'completed', role: 'user', content: [{ type: 'input_text', text }] } as ItemField;
+  return {
+    type: 'message',
+    id: randomId('msg'),
+    status: 'completed',
+    role: 'user',
+    content: [{ type: 'input_text', text }],
+  } as ItemField;
 }
 
 function normalizeItem(item: Record<string, unknown>): ItemField {
@@ -81,17 +105,39 @@ function normalizeItem(item: Record<string, unknown>): ItemField {
       const role = item.role as string;
       const content =
         typeof item.content === 'string'
-          ? [role === 'assistant' ? { type: 'output_text', text: item.content, annotations: [] } : { type: 'input_text', text: item.content }]
-          : (item.content as Array<Record<string, unknown>>).map((part) => (part.type === 'output_text' && !Array.isArray(part.annotations) ? { ...part, annotations: [] } : part));
-      return Object.assign({}, item, { id: (item.id as string | null) ?? randomId('msg'), status: (item.status as string | null) ?? 'completed', role, content }) as unknown as ItemField;
+          ? [
+              role === 'assistant'
+                ? { type: 'output_text', text: item.content, annotations: [] }
+                : { type: 'input_text', text: item.content },
+            ]
+          : (item.content as Array<Record<string, unknown>>).map((part) =>
+              part.type === 'output_text' && !Array.isArray(part.annotations) ? { ...part, annotations: [] } : part,
+            );
+      return Object.assign({}, item, {
+        id: (item.id as string | null) ?? randomId('msg'),
+        status: (item.status as string | null) ?? 'completed',
+        role,
+        content,
+      }) as unknown as ItemField;
     }
     case 'function_call':
-      return Object.assign({}, item, { id: (item.id as string | null) ?? randomId('fc'), status: (item.status as string | null) ?? 'completed' }) as unknown as ItemField;
+      return Object.assign({}, item, {
+        id: (item.id as string | null) ?? randomId('fc'),
+        status: (item.status as string | null) ?? 'completed',
+      }) as unknown as ItemField;
     case 'function_call_output':
-      return Object.assign({}, item, { id: (item.id as string | null) ?? randomId('fco'), status: (item.status as string | null) ?? 'completed' }) as unknown as ItemField;
+      return Object.assign({}, item, {
+        id: (item.id as string | null) ?? randomId('fco'),
+        status: (item.status as string | null) ?? 'completed',
+      }) as unknown as ItemField;
     case 'reasoning': {
       const { content: _nullContent, encrypted_content, ...rest } = item;
-      return Object.assign({}, rest, { id: (item.id as string | null) ?? randomId('rs') }, typeof encrypted_content === 'string' ? { encrypted_content } : {}) as unknown as ItemField;
+      return Object.assign(
+        {},
+        rest,
+        { id: (item.id as string | null) ?? randomId('rs') },
+        typeof encrypted_content === 'string' ? { encrypted_content } : {},
+      ) as unknown as ItemField;
     }
     default:
       return item as unknown as ItemField;
@@ -102,13 +148,21 @@ function normalizeItem(item: Record<string, unknown>): ItemField {
  * The context a continuation sees: `previous.input + previous.output`, recursively back to the first
  * turn, in order. Compactions in stored input expand into the window they stand for.
  */
-export async function historyOf(previousId: string, lookup: LookupResponse, sealer: Sealer, param = 'previous_response_id'): Promise<ItemField[]> {
+export async function historyOf(
+  previousId: string,
+  lookup: LookupResponse,
+  sealer: Sealer,
+  param = 'previous_response_id',
+): Promise<ItemField[]> {
   const chain: StoredResponse[] = [];
   let id: string | null = previousId;
   while (id) {
     const stored = await lookup(id);
     if (!stored) {
-      const which = id === previousId ? `Previous response with id '${id}' not found.` : `Response '${id}', an earlier turn of '${previousId}', is no longer stored.`;
+      const which =
+        id === previousId
+          ? `Previous response with id '${id}' not found.`
+          : `Response '${id}', an earlier turn of '${previousId}', is no longer stored.`;
       throw new ResponsesError('not_found', 'previous_response_not_found', which, param);
     }
     chain.unshift(stored);
@@ -117,7 +171,10 @@ export async function historyOf(previousId: string, lookup: LookupResponse, seal
   const items: ItemField[] = [];
   for (const stored of chain) {
     for (const item of stored.input) {
-      if (item.type === 'compaction') items.push(...((await sealer.open<ItemField[]>((item as { encrypted_content: string }).encrypted_content)) ?? []));
+      if (item.type === 'compaction')
+        items.push(
+          ...((await sealer.open<ItemField[]>((item as { encrypted_content: string }).encrypted_content)) ?? []),
+        );
       else items.push(item);
     }
     items.push(...stored.response.output);

@@ -12,7 +12,10 @@ export interface Sealer {
 }
 
 export function createSealer(secret: string = crypto.randomUUID()): Sealer {
-  const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ]);
   return {
     async seal(payload) {
       const body = toBase64Url(encoder.encode(JSON.stringify(payload)));
@@ -23,7 +26,9 @@ export function createSealer(secret: string = crypto.randomUUID()): Sealer {
       if (!text.startsWith(PREFIX)) return undefined;
       const [body, signature] = text.slice(PREFIX.length).split('.');
       if (!body || !signature) return undefined;
-      const valid = await crypto.subtle.verify('HMAC', await key, fromBase64Url(signature), encoder.encode(body)).catch(() => false);
+      const valid = await crypto.subtle
+        .verify('HMAC', await key, fromBase64Url(signature), encoder.encode(body))
+        .catch(() => false);
       if (!valid) return undefined;
       try {
         return JSON.parse(new TextDecoder().decode(fromBase64Url(body))) as T;

@@ -31,7 +31,12 @@ export interface PreparedTurn {
 }
 
 /** Validates and resolves a create request; every failure is a ResponsesError naming its `param`. */
-export async function prepareTurn(raw: unknown, version: SpecVersion, deps: TurnDependencies, schema: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema' = 'CreateResponseBodySchema'): Promise<PreparedTurn> {
+export async function prepareTurn(
+  raw: unknown,
+  version: SpecVersion,
+  deps: TurnDependencies,
+  schema: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema' = 'CreateResponseBodySchema',
+): Promise<PreparedTurn> {
   const shaped = acceptClientShapes(raw);
   const schemas = versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0]>;
   let target = schemas[schema] ?? schemas.CreateResponseBodySchema!;
@@ -41,7 +46,12 @@ export async function prepareTurn(raw: unknown, version: SpecVersion, deps: Turn
     if (schema === 'WebSocketResponseCreateEventSchema') {
       const { type: _type, ...rest } = shaped as Record<string, unknown>;
       const sent = ['stream', 'stream_options', 'background'].find((field) => field in rest);
-      if (sent) throw invalidRequest('invalid_value', `Invalid request: ${sent} must not be sent in a WebSocket response.create message.`, sent);
+      if (sent)
+        throw invalidRequest(
+          'invalid_value',
+          `Invalid request: ${sent} must not be sent in a WebSocket response.create message.`,
+          sent,
+        );
       body_ = rest;
     }
     target = deps.registry.schemas.CreateResponseBody as unknown as Parameters<typeof validate>[0];
@@ -49,29 +59,43 @@ export async function prepareTurn(raw: unknown, version: SpecVersion, deps: Turn
   const result = validate(target, body_);
   if (!result.success) {
     const issue = result.issues[0]!;
-    throw invalidRequest('invalid_value', `Invalid request: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`, issue.path || null);
+    throw invalidRequest(
+      'invalid_value',
+      `Invalid request: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`,
+      issue.path || null,
+    );
   }
   const body = result.data as CreateResponseBody;
   const model = body.model ?? deps.defaultModel;
   const provider = deps.providers.find((p) => p.supports(model));
-  if (!provider) throw invalidRequest('model_not_found', `The model '${model}' does not exist on this server.`, 'model');
+  if (!provider)
+    throw invalidRequest('model_not_found', `The model '${model}' does not exist on this server.`, 'model');
 
   const tools = (body.tools ?? []).filter((t): t is FunctionToolParam => t.type === 'function');
   const hostedTools = ((body.tools ?? []) as Array<{ type: string }>).filter((t) => t.type !== 'function');
   const toolPolicy = policyFor(body, tools);
-  const history = body.previous_response_id ? await historyOf(body.previous_response_id, deps.lookupResponse, deps.sealer) : [];
+  const history = body.previous_response_id
+    ? await historyOf(body.previous_response_id, deps.lookupResponse, deps.sealer)
+    : [];
   const { input, expanded } = await normalizeInput(body.input, deps.lookupItem, deps.sealer);
   let items = [...history, ...expanded];
-  const tokensOf = (list: ItemField[]) => list.reduce((n, item) => n + countTokens(itemText(item)), countTokens(body.instructions ?? ''));
+  const tokensOf = (list: ItemField[]) =>
+    list.reduce((n, item) => n + countTokens(itemText(item)), countTokens(body.instructions ?? ''));
   let inputTokens = tokensOf(items);
   if (inputTokens > provider.contextWindow) {
     if ((body.truncation ?? 'disabled') === 'disabled') {
-      throw invalidRequest('context_length_exceeded', `The input is ${inputTokens} tokens, over the model's context window of ${provider.contextWindow}; truncation is disabled.`, 'input');
+      throw invalidRequest(
+        'context_length_exceeded',
+        `The input is ${inputTokens} tokens, over the model's context window of ${provider.contextWindow}; truncation is disabled.`,
+        'input',
+      );
     }
     // truncation: auto drops the oldest items first, keeping system and developer messages.
     while (inputTokens > provider.contextWindow && items.length > 1) {
-      const drop = items.findIndex((i) => !(i.type === 'message' && ['system', 'developer'].includes((i as { role: string }).role)));
-      items = items.filter((_, k) => k !== (drop < 0 ? 0 : drop));
+      const drop = items.findIndex(
+        (i) => !(i.type === 'message' && ['system', 'developer'].includes((i as { role: string }).role)),
+      );
+      items = items.filter((_, k) => k !== Math.max(drop, 0));
       inputTokens = tokensOf(items);
     }
   }
@@ -93,17 +117,27 @@ function policyFor(body: CreateResponseBody, tools: FunctionToolParam[]): ToolPo
   const names = tools.map((t) => t.name);
   const choice = body.tool_choice ?? 'auto';
   const exists = (name: string, param: string) => {
-    if (!names.includes(name)) throw invalidRequest('unknown_tool', `tool_choice names '${name}', which is not among the request's tools.`, param);
+    if (!names.includes(name))
+      throw invalidRequest(
+        'unknown_tool',
+        `tool_choice names '${name}', which is not among the request's tools.`,
+        param,
+      );
   };
   if (choice === 'none' || choice === 'auto' || choice === 'required') {
-    if (choice === 'required' && names.length === 0) throw invalidRequest('tool_choice_without_tools', 'tool_choice "required" needs at least one tool.', 'tool_choice');
+    if (choice === 'required' && names.length === 0)
+      throw invalidRequest(
+        'tool_choice_without_tools',
+        'tool_choice "required" needs at least one tool.',
+        'tool_choice',
+      );
     return { mode: choice, allowed: choice === 'none' ? [] : names };
   }
   if (choice.type === 'function') {
     exists(choice.name, 'tool_choice.name');
     return { mode: 'required', allowed: [choice.name], forced: choice.name };
   }
-  choice.tools.forEach((t, i) => exists(t.name, `tool_choice.tools[${i}].name`));
+  for (const [i, t] of choice.tools.entries()) exists(t.name, `tool_choice.tools[${i}].name`);
   return { mode: choice.mode ?? 'auto', allowed: choice.tools.map((t) => t.name) };
 }
 
@@ -129,10 +163,18 @@ export interface TurnResult {
  * Runs a prepared turn through the model and the events writer (the one way events are made), so the
  * JSON answer, the SSE stream and the WebSocket stream of a turn are the same response.
  */
-export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, 'sealer'>, options: RunOptions = {}): Promise<TurnResult> {
+export async function runTurn(
+  turn: PreparedTurn,
+  deps: Pick<TurnDependencies, 'sealer'>,
+  options: RunOptions = {},
+): Promise<TurnResult> {
   const { body, request } = turn;
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
-  const writer = createStreamWriter({ response: initialResponse(turn, now()), onEvent: options.onEvent ?? (() => {}), now });
+  const writer = createStreamWriter({
+    response: initialResponse(turn, now()),
+    onEvent: options.onEvent ?? (() => {}),
+    now,
+  });
   writer.start();
   const budget = body.max_output_tokens ?? Infinity;
   const maxCalls = body.max_tool_calls ?? Infinity;
@@ -183,12 +225,16 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
   };
   /** The output budget ran out: the open item and the response end as incomplete. */
   const outOfTokens = (): TurnResult => ({ response: writer.incomplete('max_output_tokens', { usage: usage() }) });
-  const failWith = (error: ResponsesError): TurnResult => ({ response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }), error });
+  const failWith = (error: ResponsesError): TurnResult => ({
+    response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }),
+    error,
+  });
 
   try {
     const cancellation = options.cancellation;
     for await (const step of turn.provider.generate(new ProviderRequest(request, cancellation))) {
-      if (cancellation?.cancelled) return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
+      if (cancellation?.cancelled)
+        return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
       switch (step.type) {
         case 'error':
           return failWith(new ResponsesError('model_error', step.code, step.message));
@@ -200,7 +246,9 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
             part.done();
           }
           if (!appendText(step.content ?? '', (t) => reasoning.appendContent(t), true)) return outOfTokens();
-          reasoning.done({ encrypted_content: await deps.sealer.seal({ summary: step.summary, content: step.content ?? null }) });
+          reasoning.done({
+            encrypted_content: await deps.sealer.seal({ summary: step.summary, content: step.content ?? null }),
+          });
           break;
         }
         case 'message':
@@ -214,7 +262,8 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
             for (const word of words(step.text)) {
               if (!spend()) return outOfTokens();
               await new Promise((resolve) => setTimeout(resolve, delayMs));
-              if (cancellation?.cancelled) return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
+              if (cancellation?.cancelled)
+                return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
               part.append(word);
             }
           }
@@ -233,7 +282,13 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
         case 'function_call': {
           // tool_choice and allowed_tools are hard constraints, whatever the provider does.
           if (!request.toolPolicy.allowed.includes(step.name)) {
-            return failWith(new ResponsesError('model_error', 'tool_not_allowed', `The model called '${step.name}', which tool_choice does not allow.`));
+            return failWith(
+              new ResponsesError(
+                'model_error',
+                'tool_not_allowed',
+                `The model called '${step.name}', which tool_choice does not allow.`,
+              ),
+            );
           }
           if (calls >= maxCalls) break;
           calls++;
@@ -247,10 +302,20 @@ export async function runTurn(turn: PreparedTurn, deps: Pick<TurnDependencies, '
       }
     }
   } catch (error) {
-    return failWith(error instanceof ResponsesError ? error : new ResponsesError('model_error', 'model_failed', `The model failed: ${(error as Error).message}`));
+    return failWith(
+      error instanceof ResponsesError
+        ? error
+        : new ResponsesError('model_error', 'model_failed', `The model failed: ${(error as Error).message}`),
+    );
   }
   if (request.toolPolicy.mode === 'required' && calls === 0) {
-    return failWith(new ResponsesError('model_error', 'tool_call_required', 'tool_choice requires a tool call, and the model made none.'));
+    return failWith(
+      new ResponsesError(
+        'model_error',
+        'tool_call_required',
+        'tool_choice requires a tool call, and the model made none.',
+      ),
+    );
   }
   return { response: writer.complete({ usage: usage() }) };
 }
@@ -303,17 +368,34 @@ function initialResponse(turn: PreparedTurn, createdAt: number): ResponseResourc
     model: turn.model,
     previous_response_id: body.previous_response_id ?? null,
     instructions: body.instructions ?? null,
-    tools: [...turn.request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? false })), ...turn.request.hostedTools] as ResponseResource['tools'],
+    tools: [
+      ...turn.request.tools.map((t) => ({
+        type: 'function',
+        name: t.name,
+        description: t.description ?? null,
+        parameters: t.parameters ?? null,
+        strict: t.strict ?? false,
+      })),
+      ...turn.request.hostedTools,
+    ] as ResponseResource['tools'],
     tool_choice: echoToolChoice(body.tool_choice),
     truncation: body.truncation ?? 'disabled',
     parallel_tool_calls: body.parallel_tool_calls ?? true,
-    text: { format: textFormat(body), ...(body.text?.verbosity ? { verbosity: body.text.verbosity } : {}) } as ResponseResource['text'],
+    text: {
+      format: textFormat(body),
+      ...(body.text?.verbosity ? { verbosity: body.text.verbosity } : {}),
+    } as ResponseResource['text'],
     top_p: body.top_p ?? 1,
     presence_penalty: body.presence_penalty ?? 0,
     frequency_penalty: body.frequency_penalty ?? 0,
     top_logprobs: body.top_logprobs ?? 0,
     temperature: body.temperature ?? 1,
-    reasoning: body.reasoning ? ({ effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null } as ResponseResource['reasoning']) : null,
+    reasoning: body.reasoning
+      ? ({
+          effort: body.reasoning.effort ?? null,
+          summary: body.reasoning.summary ?? null,
+        } as ResponseResource['reasoning'])
+      : null,
     max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: body.max_tool_calls ?? null,
     store: body.store ?? true,
@@ -328,12 +410,22 @@ function initialResponse(turn: PreparedTurn, createdAt: number): ResponseResourc
 function textFormat(body: CreateResponseBody): ResponseResource['text']['format'] {
   const format = body.text?.format;
   if (format?.type !== 'json_schema') return { type: 'text' };
-  return { type: 'json_schema', name: format.name ?? 'response', description: format.description ?? null, schema: null, strict: format.strict ?? false };
+  return {
+    type: 'json_schema',
+    name: format.name ?? 'response',
+    description: format.description ?? null,
+    schema: null,
+    strict: format.strict ?? false,
+  };
 }
 
 /** The response's tool_choice shape requires `mode` on allowed_tools, which requests may omit. */
 function echoToolChoice(choice: CreateResponseBody['tool_choice']): ResponseResource['tool_choice'] {
   if (!choice) return 'auto';
   if (typeof choice === 'string' || choice.type === 'function') return choice as ResponseResource['tool_choice'];
-  return { type: 'allowed_tools', tools: choice.tools.map((t) => ({ type: 'function', name: t.name })), mode: choice.mode ?? 'auto' };
+  return {
+    type: 'allowed_tools',
+    tools: choice.tools.map((t) => ({ type: 'function', name: t.name })),
+    mode: choice.mode ?? 'auto',
+  };
 }

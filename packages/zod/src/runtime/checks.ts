@@ -30,20 +30,27 @@ export function maxCodePoints(maximum: number) {
 }
 
 export function minCodePoints(minimum: number) {
-  return z.refine<string>((value) => value.length >= minimum && (value.length >= 2 * minimum || codePointLength(value) >= minimum), {
-    message: `Too short: expected at least ${minimum} characters`,
-  });
+  return z.refine<string>(
+    (value) => value.length >= minimum && (value.length >= 2 * minimum || codePointLength(value) >= minimum),
+    {
+      message: `Too short: expected at least ${minimum} characters`,
+    },
+  );
 }
 
 /** JSON Schema's `integer`: any integral number, including ones beyond Number.MAX_SAFE_INTEGER (unlike z.int()). */
 export const jsonInteger = z.refine<number>((value) => Number.isInteger(value), { message: 'Expected an integer' });
 
 export function maxKeys(maximum: number) {
-  return z.refine<Record<string, unknown>>((value) => Object.keys(value).length <= maximum, { message: `Too many keys: expected at most ${maximum}` });
+  return z.refine<Record<string, unknown>>((value) => Object.keys(value).length <= maximum, {
+    message: `Too many keys: expected at most ${maximum}`,
+  });
 }
 
 export function minKeys(minimum: number) {
-  return z.refine<Record<string, unknown>>((value) => Object.keys(value).length >= minimum, { message: `Too few keys: expected at least ${minimum}` });
+  return z.refine<Record<string, unknown>>((value) => Object.keys(value).length >= minimum, {
+    message: `Too few keys: expected at least ${minimum}`,
+  });
 }
 
 /**
@@ -51,7 +58,9 @@ export function minKeys(minimum: number) {
  * loose at run time. Its static type lists only the known fields, like the `@openresponses/types`
  * type it mirrors: extra keys are still there, as TypeScript allows for any object type.
  */
-export function lossless<Shape extends z.core.$ZodLooseShape>(schema: z.ZodObject<Shape, z.core.$loose>): z.ZodObject<Shape, z.core.$strip> {
+export function lossless<Shape extends z.core.$ZodLooseShape>(
+  schema: z.ZodObject<Shape, z.core.$loose>,
+): z.ZodObject<Shape, z.core.$strip> {
   return schema as unknown as z.ZodObject<Shape, z.core.$strip>;
 }
 
@@ -62,11 +71,16 @@ export type OpaqueMemberSchema = z.ZodObject<{ type: z.ZodString }, z.core.$loos
  * A union that also accepts members of unknown `type` intact (clients MUST ignore what they do not know).
  * A known `type` with an invalid body still fails: only unknown types are opaque.
  */
-export function openUnion<Known extends z.ZodType>(known: Known, knownTypes: ReadonlyArray<string | null>): z.ZodUnion<[Known, OpaqueMemberSchema]> {
+export function openUnion<Known extends z.ZodType>(
+  known: Known,
+  knownTypes: ReadonlyArray<string | null>,
+): z.ZodUnion<[Known, OpaqueMemberSchema]> {
   const known_ = new Set<unknown>(knownTypes);
   const opaque = z.looseObject({
     // abort: a known type's own errors are the useful ones; Zod reports a lone non-aborted branch instead of the union.
-    type: z.string().refine((type) => !known_.has(type), { message: 'A known type must match its schema', abort: true }),
+    type: z
+      .string()
+      .refine((type) => !known_.has(type), { message: 'A known type must match its schema', abort: true }),
   });
   return z.union([known, opaque]);
 }

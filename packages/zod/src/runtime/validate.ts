@@ -40,14 +40,20 @@ function flattenIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[
 
 /** How far into the value a member got: the deepest path, looking inside nested union failures. */
 function depth(issues: readonly z.core.$ZodIssue[]): number {
-  return Math.max(0, ...issues.map((i) => i.path.length + (i.code === 'invalid_union' && 'errors' in i ? Math.max(0, ...i.errors.map(depth)) : 0)));
+  return Math.max(
+    0,
+    ...issues.map(
+      (i) => i.path.length + (i.code === 'invalid_union' && 'errors' in i ? Math.max(0, ...i.errors.map(depth)) : 0),
+    ),
+  );
 }
 
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const segment of path) {
     if (typeof segment === 'number') out += `[${segment}]`;
-    else if (typeof segment === 'string' && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment)) out += out === '' ? segment : `.${segment}`;
+    else if (typeof segment === 'string' && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment))
+      out += out === '' ? segment : `.${segment}`;
     else out += `[${JSON.stringify(String(segment))}]`;
   }
   return out;
