@@ -1,41 +1,59 @@
 #!/usr/bin/env node
-// openresponses-compliance --base-url URL [--api-key K] [--model M] [--filter ids] [--json] [--junit FILE]
-//   [--transport http,websocket] [--skip-model-dependent]
+// openresponses-compliance (npx @openresponses/compliance): runs the conformance suite against a base URL.
+// Add a flag by adding one entry to `options`.
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
+import { exitWithUsageError, parseCommandLine } from './command-line.js';
 import { formatJUnit, formatTable } from './report.js';
 import { runSuite } from './runner.js';
 
-const { values } = parseArgs({
+const name = 'openresponses-compliance';
+const values = parseCommandLine({
+  name,
+  packageJson: new URL('../package.json', import.meta.url),
+  summary:
+    'Checks an Open Responses server against the spec: schemas, event ordering, errors, multi-turn, tools, WebSocket.',
   options: {
-    'base-url': { type: 'string' },
-    'api-key': { type: 'string' },
-    model: { type: 'string', default: 'openresponses-deterministic' },
-    filter: { type: 'string' },
-    json: { type: 'boolean', default: false },
-    junit: { type: 'string' },
-    transport: { type: 'string', default: 'http,websocket' },
-    'skip-model-dependent': { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
+    'base-url': {
+      type: 'string',
+      placeholder: 'URL',
+      description: 'the API root, e.g. http://127.0.0.1:8080/v1 (required)',
+    },
+    'api-key': { type: 'string', placeholder: 'KEY', env: 'OPENRESPONSES_API_KEY', description: 'bearer key' },
+    model: { type: 'string', placeholder: 'MODEL', description: 'model to ask (default openresponses-deterministic)' },
+    filter: { type: 'string', placeholder: 'IDS', description: 'only these test ids or id prefixes, comma-separated' },
+    json: { type: 'boolean', description: 'print the report as JSON' },
+    junit: { type: 'string', placeholder: 'FILE', description: 'also write a JUnit XML report' },
+    transport: { type: 'string', placeholder: 'LIST', description: 'http,websocket (default both)' },
+    'skip-model-dependent': { type: 'boolean', description: 'skip tests that need the model to cooperate' },
   },
 });
-if (values.help || !values['base-url']) {
-  console.log(
-    'usage: openresponses-compliance --base-url URL [--api-key K] [--model M] [--filter id,id] [--json] [--junit FILE] [--transport http,websocket] [--skip-model-dependent]',
-  );
-  process.exit(values.help ? 0 : 2);
+const baseURL = values['base-url'];
+if (!baseURL) exitWithUsageError(name, 'missing --base-url URL');
+if (!URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
+  exitWithUsageError(name, `--base-url '${baseURL}' is not an http(s) URL`);
+const transports = (values.transport ?? 'http,websocket').split(',').map((t) => t.trim());
+const unknownTransport = transports.find((t) => t !== 'http' && t !== 'websocket');
+if (unknownTransport) exitWithUsageError(name, `unknown transport '${unknownTransport}' (http, websocket)`);
+
+// One clear message instead of every test failing on the same connection error.
+try {
+  await fetch(baseURL, { method: 'HEAD', signal: AbortSignal.timeout(10_000) });
+} catch (error) {
+  const reason = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
+  console.error(`${name}: cannot reach ${baseURL}: ${reason}`);
+  process.exit(1);
 }
-const transports = values.transport!.split(',').map((t) => t.trim()) as Array<'http' | 'websocket'>;
+
 const report = await runSuite({
-  baseURL: values['base-url'],
-  apiKey: values['api-key'] ?? process.env.OPENRESPONSES_API_KEY,
-  model: values.model!,
+  baseURL,
+  apiKey: values['api-key'],
+  model: values.model ?? 'openresponses-deterministic',
   filter: values.filter
     ?.split(',')
     .map((f) => f.trim())
     .filter(Boolean),
-  transports,
+  transports: transports as Array<'http' | 'websocket'>,
   skipModelDependent: values['skip-model-dependent'],
   WebSocket: WebSocket as never,
   onProgress: (result) =>

@@ -1,5 +1,7 @@
 // The CLI as a real child process: flags and env, the printed URL, key and curl line, /healthz, auth.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -30,6 +32,14 @@ function start(args: string[], env: Record<string, string> = {}): Promise<{ outp
     child.stderr!.on('data', read);
     child.once('exit', (code) => reject(new Error(`the CLI exited with ${code}: ${output}`)));
   });
+}
+/** Runs the CLI to completion: for flags that make it print and exit. */
+function runToExit(args: string[]) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 const urlOf = (output: string) => /on (http:\/\/127\.0\.0\.1:\d+)\/v1\/responses/.exec(output)![1]!;
 
@@ -78,5 +88,47 @@ describe('openresponses-server CLI', () => {
 
   test('an invalid port is refused', async () => {
     await expect(start(['--port', 'eighty'])).rejects.toThrow(/invalid port/);
+  });
+
+  test('--version prints the package version', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(runToExit(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  test('--help lists every flag with its environment variable', () => {
+    const { status, stdout } = runToExit(['--help']);
+    expect(status).toBe(0);
+    expect(stdout).toMatch(/^usage: openresponses-server \[options\]/);
+    expect(stdout).toMatch(/--port N .*\[env PORT\]/);
+    expect(stdout).toMatch(/--api-key KEY .*\(repeatable\) \[env OPENRESPONSES_API_KEYS\]/);
+  });
+
+  test('an unknown flag or a missing value is one line, not a stack trace', () => {
+    expect(runToExit(['--prot', '8080'])).toEqual({
+      status: 2,
+      stdout: '',
+      stderr: 'openresponses-server: unknown option --prot (see openresponses-server --help)\n',
+    });
+    const missing = runToExit(['--port']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe(
+      'openresponses-server: option --port needs a value (see openresponses-server --help)\n',
+    );
+  });
+
+  test('a busy port names the flag that changes it', async () => {
+    const occupant = createServer();
+    await new Promise<void>((resolve) => occupant.listen(0, '127.0.0.1', resolve));
+    const { port } = occupant.address() as { port: number };
+    try {
+      const { status, stderr } = runToExit(['--port', String(port), '--open']);
+      expect(status).toBe(1);
+      expect(stderr).toContain(
+        `openresponses-server: port ${port} on 127.0.0.1 is already in use; choose another with --port N`,
+      );
+      expect(stderr).not.toMatch(/EADDRINUSE|\n\s+at /);
+    } finally {
+      occupant.close();
+    }
   });
 });

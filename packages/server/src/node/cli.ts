@@ -1,38 +1,53 @@
 #!/usr/bin/env node
-// openresponses-server: the reference server on the embedded deterministic model.
-//   --port N (PORT)  --host H (HOST, default 127.0.0.1)  --api-key K, repeatable (OPENRESPONSES_API_KEYS=k1,k2)
-//   --open: no authentication (a warning is printed).  Without keys and without --open, a key is generated and printed.
-import { parseArgs } from 'node:util';
+// openresponses-server (npx @openresponses/server): the reference server on the embedded deterministic model.
+// Without keys and without --open, a key is generated and printed. Add a flag by adding one entry to `options`.
+import { exitWithUsageError, parseCommandLine } from './command-line.js';
 import { startServer } from './server.js';
 
-const { values } = parseArgs({
+const name = 'openresponses-server';
+const values = parseCommandLine({
+  name,
+  packageJson: new URL('../../package.json', import.meta.url),
+  summary: 'Serves /v1/responses (HTTP, SSE and WebSocket) on the embedded deterministic model.',
   options: {
-    port: { type: 'string' },
-    host: { type: 'string' },
-    'api-key': { type: 'string', multiple: true },
-    open: { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
+    port: {
+      type: 'string',
+      placeholder: 'N',
+      env: 'PORT',
+      description: 'port to listen on, 0 for a free one (default 8080)',
+    },
+    host: { type: 'string', placeholder: 'HOST', env: 'HOST', description: 'interface to bind (default 127.0.0.1)' },
+    'api-key': {
+      type: 'string',
+      multiple: true,
+      placeholder: 'KEY',
+      env: 'OPENRESPONSES_API_KEYS',
+      description: 'accepted bearer key, comma-separated in the environment',
+    },
+    open: { type: 'boolean', description: 'accept requests without a key (a warning is printed)' },
   },
 });
-if (values.help) {
-  console.log(
-    'usage: openresponses-server [--port N] [--host H] [--api-key K ...] [--open]\nenv: PORT, HOST, OPENRESPONSES_API_KEYS (comma-separated)',
-  );
-  process.exit(0);
-}
-const port = Number(values.port ?? process.env.PORT ?? 8080);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`openresponses-server: invalid port '${values.port ?? process.env.PORT}'`);
-  process.exit(2);
-}
-const envKeys = (process.env.OPENRESPONSES_API_KEYS ?? '')
-  .split(',')
-  .map((k) => k.trim())
-  .filter(Boolean);
-let apiKeys = [...(values['api-key'] ?? []), ...envKeys];
+
+const port = Number(values.port ?? 8080);
+if (!Number.isInteger(port) || port < 0 || port > 65535) exitWithUsageError(name, `invalid port '${values.port}'`);
+const host = values.host ?? '127.0.0.1';
+let apiKeys = values['api-key'];
 if (apiKeys.length === 0 && !values.open) apiKeys = [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`];
 
-const running = await startServer({ port, host: values.host ?? process.env.HOST ?? '127.0.0.1', apiKeys });
+const running = await startServer({ port, host, apiKeys }).catch((error: NodeJS.ErrnoException) => {
+  if (error.code === 'EADDRINUSE')
+    console.error(
+      `${name}: port ${port} on ${host} is already in use; choose another with --port N (or PORT=N), or --port 0 for a free one.`,
+    );
+  else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+    console.error(`${name}: cannot listen on ${host}; choose an address of this machine with --host (or HOST).`);
+  else if (error.code === 'EACCES')
+    console.error(
+      `${name}: not allowed to listen on port ${port}; choose a port above 1023 with --port N (or PORT=N).`,
+    );
+  else throw error;
+  process.exit(1);
+});
 const key = apiKeys[0];
 console.log(
   `Open Responses server on ${running.url}/v1/responses (HTTP, SSE and WebSocket), model openresponses-deterministic`,

@@ -1,0 +1,76 @@
+// The compliance CLI as a real child process: --version, usage errors, an unreachable server, and a real run.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '@openresponses/server/node';
+import { expect, test } from 'vitest';
+
+const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/cli.ts');
+
+function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
+}
+
+test('--version prints the package version', async () => {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  expect(await run(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
+});
+
+test('usage mistakes are one line with status 2', async () => {
+  const suffix = '(see openresponses-compliance --help)\n';
+  expect(await run(['--base-url', 'http://127.0.0.1:1/v1', '--jsn'])).toEqual({
+    status: 2,
+    stdout: '',
+    stderr: `openresponses-compliance: unknown option --jsn ${suffix}`,
+  });
+  expect((await run([])).stderr).toBe(`openresponses-compliance: missing --base-url URL ${suffix}`);
+  expect((await run(['--base-url', 'localhost:8080'])).stderr).toMatch(/is not an http\(s\) URL/);
+  expect((await run(['--base-url', 'http://127.0.0.1:1/v1', '--transport', 'grpc'])).stderr).toMatch(
+    /unknown transport 'grpc'/,
+  );
+});
+
+test('an unreachable server is one "cannot reach" message, not a failure per test', async () => {
+  // A port that was just free and is closed again: nothing listens there.
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  const { status, stdout, stderr } = await run(['--base-url', `http://127.0.0.1:${port}/v1`]);
+  expect(status).toBe(1);
+  expect(stdout).toBe('');
+  expect(stderr).toBe(
+    `openresponses-compliance: cannot reach http://127.0.0.1:${port}/v1: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+  );
+});
+
+test('a reachable server runs the selected tests and exits 0', async () => {
+  const server = await startServer({ apiKeys: ['cli-key'], warn: () => {} });
+  try {
+    const { status, stdout, stderr } = await run([
+      '--base-url',
+      `${server.url}/v1`,
+      '--api-key',
+      'cli-key',
+      '--filter',
+      'error-401',
+      '--transport',
+      'http',
+      '--json',
+    ]);
+    expect(stderr).toMatch(/✓ error-401/);
+    expect(status).toBe(0);
+    expect(JSON.parse(stdout).summary).toEqual({ passed: 1, failed: 0, skipped: 0 });
+  } finally {
+    await server.close();
+  }
+});
