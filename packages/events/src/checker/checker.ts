@@ -12,10 +12,15 @@ export const STREAM_RULES = {
   'duplicate-created': 'response.created is sent once.',
   'sequence-number-missing': 'Every event carries a sequence_number.',
   'sequence-number-order': 'sequence_number strictly increases.',
+  'sequence-number-gap': 'sequence_number increases by exactly one, so that clients can detect gaps.',
+  'in-progress-missing': 'response.in_progress follows response.created before any other event of the response.',
   'output-index-contiguous': 'Output items are added at output_index 0, 1, 2, … in order.',
   'item-not-added': 'An event names an output item only after response.output_item.added for it.',
   'item-added-twice': 'Each output_index is added once.',
   'item-id-mismatch': 'An event’s item_id is the id of the item at its output_index.',
+  'item-id-changed': 'An item keeps its id from response.output_item.added to response.output_item.done.',
+  'item-status':
+    'Every item carries a status: output_item.added shows it in progress, output_item.done in a terminal status.',
   'event-after-item-done': 'No event names an item after its response.output_item.done.',
   'part-not-added': 'Deltas and .done events of a content part follow its content_part.added.',
   'part-added-twice': 'Each content part is added once.',
@@ -33,6 +38,7 @@ export const STREAM_RULES = {
   'missing-terminal': 'Exactly one terminal event (completed, incomplete or failed) ends the stream.',
   'event-after-terminal': 'Nothing but [DONE] follows the terminal event.',
   'error-then-failed': 'An error event is followed by response.failed.',
+  'failed-error': 'response.failed carries a response whose error is an object with a code and a message.',
   'vendor-event-outside-response': 'Vendor events are sent only while the response is in progress.',
   'vendor-event-shape': 'Vendor events carry a type and an integer sequence_number.',
   'missing-done': 'The stream ends with data: [DONE].',
@@ -112,6 +118,7 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
   let pendingError: number | undefined;
   let incompleteItem: number | undefined;
   let nextOutputIndex = 0;
+  let inProgressChecked = false;
 
   const push = (raw: unknown): Violation[] => {
     index++;
@@ -126,6 +133,26 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
       return found;
     }
     let event = raw as Event;
+    // Sequence numbers, for every event including vendor ones. An event that breaks a rule still takes the
+    // next slot, so that one bad event is reported once and not again as a gap at the next one.
+    const sequence = event.sequence_number;
+    if (typeof sequence !== 'number') {
+      report('sequence-number-missing', `${event.type} has no sequence_number`, lenient ? 'warning' : 'error');
+      if (lenient) event = { ...event, sequence_number: (lastSequence ?? -1) + 1 };
+      lastSequence = (lastSequence ?? -1) + 1;
+    } else if (lastSequence !== undefined && sequence <= lastSequence) {
+      report('sequence-number-order', `sequence_number ${sequence} does not follow ${lastSequence}`);
+      lastSequence++;
+    } else {
+      if (lastSequence !== undefined && sequence > lastSequence + 1)
+        report(
+          'sequence-number-gap',
+          `sequence_number ${sequence} follows ${lastSequence}: ${sequence - lastSequence - 1} missing`,
+          lenient ? 'warning' : 'error',
+        );
+      lastSequence = sequence;
+    }
+
     const alias = PEER_EVENT_ALIASES[event.type];
     if (alias) {
       if (lenient) {
@@ -147,17 +174,6 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
       return found;
     }
 
-    // Sequence numbers, for every event including vendor ones.
-    const sequence = event.sequence_number;
-    if (typeof sequence !== 'number') {
-      report('sequence-number-missing', `${type} has no sequence_number`, lenient ? 'warning' : 'error');
-      if (lenient) event = { ...event, sequence_number: (lastSequence ?? -1) + 1 };
-    } else {
-      if (lastSequence !== undefined && sequence <= lastSequence)
-        report('sequence-number-order', `sequence_number ${sequence} does not follow ${lastSequence}`);
-      lastSequence = sequence;
-    }
-
     if (validateSchemas && !vendor) {
       // A missing sequence_number is reported once, by its own rule.
       const result = validate(
@@ -177,6 +193,16 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     if (index === 0 && type !== 'response.created')
       report('first-event', `the first event is ${type}, not response.created`);
     if (terminal) report('event-after-terminal', `${type} after ${terminal}`);
+    if (started && !inProgressChecked && !vendor) {
+      // The response moves to in_progress before anything happens in it, and the move is announced.
+      inProgressChecked = true;
+      if (type !== 'response.in_progress')
+        report(
+          'in-progress-missing',
+          `${type} follows response.created without response.in_progress`,
+          lenient ? 'warning' : 'error',
+        );
+    }
     if (vendor) {
       if (!started || terminal) report('vendor-event-outside-response', `${type} outside the response's lifetime`);
       accumulator.push(event as AnyStreamingEvent);
@@ -286,6 +312,11 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
         terminal = event.type;
         pendingError = undefined;
         const response = event.response as ResponseResource | undefined;
+        if (event.type === 'response.failed' && response) {
+          const error = response.error as { code?: unknown; message?: unknown } | null | undefined;
+          if (!error || typeof error.code !== 'string' || typeof error.message !== 'string')
+            report('failed-error', `response.failed carries error ${JSON.stringify(error ?? null)}`);
+        }
         const expected = event.type.slice('response.'.length);
         if (response && response.status !== expected)
           report('terminal-status', `${event.type} carries a response with status "${response.status}"`);
@@ -316,6 +347,8 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
         if (incompleteItem !== undefined)
           report('incomplete-item-last', `an item was added after output_index ${incompleteItem} ended incomplete`);
         const item = (event.item ?? {}) as Record<string, unknown>;
+        if (typeof item.status !== 'string')
+          report('item-status', `the item added at output_index ${outputIndex} has no status`);
         items.set(outputIndex, {
           id: item.id as string | undefined,
           type: String(item.type),
@@ -331,6 +364,16 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
         const state = itemFor(event, report);
         if (!state) return;
         const item = (event.item ?? {}) as Record<string, unknown>;
+        if (state.id !== undefined && item.id !== state.id)
+          report(
+            'item-id-changed',
+            `output_index ${event.output_index as number} was added as ${state.id} and is done as ${String(item.id)}`,
+          );
+        if (typeof item.status !== 'string' || item.status === 'in_progress')
+          report(
+            'item-status',
+            `the item done at output_index ${event.output_index as number} has status ${JSON.stringify(item.status ?? null)}`,
+          );
         for (const [key, part] of state.parts)
           if (!part.done)
             report(

@@ -136,7 +136,8 @@ const cases: Case[] = [
       const events = messageAndCall();
       return renumber([events[1]!, events[0]!, ...events.slice(2)]);
     },
-    errors: ['first-event'],
+    // response.created is then followed by an output item, not by response.in_progress.
+    errors: ['first-event', 'in-progress-missing'],
   },
   {
     rule: 'duplicate-created',
@@ -437,6 +438,85 @@ const cases: Case[] = [
       return [...events.slice(0, 2), vendorEvent(1.5), ...events.slice(2)];
     },
     errors: ['vendor-event-shape'],
+  },
+  {
+    rule: 'sequence-number-gap',
+    why: 'a sequence_number that skips one',
+    stream: () => messageAndCall().map((e, i) => (i >= 5 ? { ...e, sequence_number: i + 1 } : e)),
+    errors: ['sequence-number-gap'],
+  },
+  {
+    rule: 'sequence-number-gap',
+    why: 'the lenient profile downgrades a gap to a warning',
+    stream: () => messageAndCall().map((e, i) => (i >= 5 ? { ...e, sequence_number: i + 1 } : e)),
+    profile: 'lenient',
+    errors: [],
+    warnings: ['sequence-number-gap'],
+  },
+  {
+    rule: 'in-progress-missing',
+    why: 'no response.in_progress after response.created',
+    stream: () => dropAt(messageAndCall(), find(messageAndCall(), 'response.in_progress')),
+    errors: ['in-progress-missing'],
+  },
+  {
+    rule: 'item-id-changed',
+    why: 'output_item.done names the message with another id than output_item.added',
+    stream: () => {
+      const events = messageAndCall();
+      const at = find(events, 'response.output_item.done');
+      const renamed = (item: unknown) => ({ ...(item as Record<string, unknown>), id: 'msg_other' });
+      return events.map((e, i) => {
+        if (i === at) return { ...e, item: renamed(e.item) };
+        if (i !== terminal(events)) return e;
+        const response = e.response as { output: unknown[] };
+        return { ...e, response: { ...response, output: [renamed(response.output[0]), response.output[1]] } };
+      });
+    },
+    errors: ['item-id-changed'],
+  },
+  {
+    rule: 'item-status',
+    why: 'a reasoning item added without a status (the schema does not ask for one; the prose does)',
+    stream: () => {
+      const events = reasoningContent();
+      return replaceAt(events, find(events, 'response.output_item.added'), (e) => {
+        delete (e.item as Record<string, unknown>).status;
+        return e;
+      });
+    },
+    errors: ['item-status'],
+  },
+  {
+    rule: 'item-status',
+    why: 'an item done while still in_progress',
+    stream: () => {
+      const events = messageAndCall();
+      const at = find(events, 'response.output_item.done', 1);
+      const open = (item: unknown) => ({ ...(item as Record<string, unknown>), status: 'in_progress' });
+      return events.map((e, i) => {
+        if (i === at) return { ...e, item: open(e.item) };
+        if (i !== terminal(events)) return e;
+        const response = e.response as { output: unknown[] };
+        return { ...e, response: { ...response, output: [response.output[0], open(response.output[1])] } };
+      });
+    },
+    errors: ['item-status'],
+  },
+  {
+    rule: 'failed-error',
+    why: 'response.failed whose error is null',
+    stream: () => {
+      const events = record((writer) => {
+        writer.start();
+        writer.fail({ type: 'model_error', code: 'model_failed', message: 'broke' });
+      });
+      return replaceAt(events, terminal(events), (e) => ({
+        ...e,
+        response: { ...(e.response as Record<string, unknown>), error: null },
+      }));
+    },
+    errors: ['failed-error'],
   },
   {
     rule: 'missing-done',

@@ -311,7 +311,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       emit({
         type: 'response.output_item.added',
         output_index: outputIndex,
-        item: { type: 'reasoning', id, summary: [] },
+        item: { type: 'reasoning', id, summary: [], status: 'in_progress' },
       });
       let summaries = 0;
       let openPart: ReturnType<typeof textPart> | undefined;
