@@ -1,17 +1,16 @@
 // The client bundle in headless Chromium (Debian's chromium, driven by playwright-core) against the real
 // server with CORS enabled, from another origin: a response streams in the page. `.ci/run` installs
 // chromium; without it the test is skipped locally and fails in CI.
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startServer, type RunningServer } from '@openresponses/server/node';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { CHROMIUM, chromiumAvailable, launchChromium } from '../../../test-support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
+const available = chromiumAvailable();
 if (!available && process.env.CI)
   throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium for this test`);
 
@@ -47,19 +46,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
