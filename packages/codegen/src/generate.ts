@@ -106,11 +106,19 @@ export function generateVersionIndex(
       'latest.gen.ts': `${header}export * from './${latest}/index.gen.js';\n`,
       'versions.gen.ts': [
         header.trimEnd(),
+        ...versions.map((v) => `import type * as types_${ident(v.version)} from './${v.version}/index.gen.js';`),
         `/** Every spec version this package has types for, oldest first. */`,
         `export const SPEC_VERSIONS = [${list}] as const;`,
         `export type SpecVersion = (typeof SPEC_VERSIONS)[number];`,
         `/** The version the root export follows. */`,
         `export const LATEST_SPEC_VERSION = ${JSON.stringify(latest)} satisfies SpecVersion;`,
+        `/** Every version's named schemas (\`SchemaTypes\`) and openapi-typescript components, for code and tests over all versions. */`,
+        `export interface TypesByVersion {`,
+        ...versions.map(
+          (v) =>
+            `  ${JSON.stringify(v.version)}: { schemas: types_${ident(v.version)}.SchemaTypes; forward: types_${ident(v.version)}.Forward.SchemaTypes; components: types_${ident(v.version)}.components['schemas'] };`,
+        ),
+        `}`,
         '',
       ].join('\n'),
     },

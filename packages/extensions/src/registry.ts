@@ -1,5 +1,5 @@
 import { createAccumulator, createStreamChecker, type StreamCheckerOptions } from '@openresponses/events';
-import { openUnion, validate, versions, type SpecVersion } from '@openresponses/zod';
+import { LATEST_SPEC_VERSION, openUnion, validate, versions, type SpecVersion } from '@openresponses/zod';
 import { z } from 'zod';
 import type { EventDefinition, FieldsDefinition, ItemDefinition, ToolDefinition } from './define.js';
 
@@ -28,7 +28,7 @@ export function createRegistry<
   const E extends readonly EventDefinition[] = [],
   const T extends readonly ToolDefinition[] = [],
 >(input: RegistryInput<I, E, T>) {
-  const version = input.version ?? '2026-04-24';
+  const version = input.version ?? LATEST_SPEC_VERSION;
   const core = versions[version].exact;
   const items = [...(input.items ?? []), ...(input.tools ?? []).map((t) => t.item)] as ItemDefinition[];
   const events = [...(input.events ?? [])] as EventDefinition[];

@@ -9,7 +9,7 @@ import type {
   StreamingEventByType,
   StreamingEventType,
 } from './index.js';
-import type { SPEC_VERSION, STREAMING_EVENT_TYPES } from './index.js';
+import type { LATEST_SPEC_VERSION, SPEC_VERSION, SPEC_VERSIONS, STREAMING_EVENT_TYPES } from './index.js';
 import type * as V1 from './generated/2026-01-15/index.gen.js';
 
 test('streaming events are a discriminated union narrowed by type', () => {
@@ -34,8 +34,10 @@ test('forward-compatible unions admit opaque members; exact ones do not', () => 
 });
 
 test('versions are pinned side by side', () => {
-  expectTypeOf<typeof SPEC_VERSION>().toEqualTypeOf<'2026-04-24'>();
+  // The root export follows the manifest's latest version, whichever that is.
+  expectTypeOf<typeof SPEC_VERSION>().toEqualTypeOf<typeof LATEST_SPEC_VERSION>();
   expectTypeOf<typeof V1.SPEC_VERSION>().toEqualTypeOf<'2026-01-15'>();
+  expectTypeOf<'2026-01-15'>().toMatchTypeOf<(typeof SPEC_VERSIONS)[number]>();
   // 2026-04-24 added compaction items; 2026-01-15 has none.
   expectTypeOf<Extract<V1.ItemField, { type: 'compaction' }>>().toBeNever();
   expectTypeOf<Extract<ItemField, { type: 'compaction' }>['encrypted_content']>().toEqualTypeOf<string>();

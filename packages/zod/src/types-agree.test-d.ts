@@ -2,12 +2,10 @@
 // directions (type identity), for every spec version and both validation modes.
 import { expectTypeOf, test } from 'vitest';
 import type { z } from 'zod';
-import type * as TypesV1 from '@openresponses/types/2026-01-15';
+import type { SpecVersion, TypesByVersion } from '@openresponses/types';
 import type * as TypesV2 from '@openresponses/types/2026-04-24';
-import type * as ExactV1 from './generated/2026-01-15/exact.gen.js';
-import type * as ForwardV1 from './generated/2026-01-15/forward.gen.js';
+import type { versions } from './index.js';
 import type * as ExactV2 from './generated/2026-04-24/exact.gen.js';
-import type * as ForwardV2 from './generated/2026-04-24/forward.gen.js';
 
 type Equal<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false;
 
@@ -20,17 +18,17 @@ type Disagreements<Schemas, Types> = {
     : `missing schema for ${K & string}`;
 }[keyof Types];
 
-test('2026-01-15 spec-exact schemas infer exactly the named types', () => {
-  expectTypeOf<Disagreements<typeof ExactV1, TypesV1.SchemaTypes>>().toEqualTypeOf<never>();
+test('every spec version: spec-exact schemas infer exactly the named types', () => {
+  type ByVersion = {
+    [V in SpecVersion]: Disagreements<(typeof versions)[V]['exact'], TypesByVersion[V]['schemas']>;
+  };
+  expectTypeOf<ByVersion>().toEqualTypeOf<{ [V in SpecVersion]: never }>();
 });
-test('2026-01-15 forward-compatible schemas infer exactly the Forward types', () => {
-  expectTypeOf<Disagreements<typeof ForwardV1, TypesV1.Forward.SchemaTypes>>().toEqualTypeOf<never>();
-});
-test('2026-04-24 spec-exact schemas infer exactly the named types', () => {
-  expectTypeOf<Disagreements<typeof ExactV2, TypesV2.SchemaTypes>>().toEqualTypeOf<never>();
-});
-test('2026-04-24 forward-compatible schemas infer exactly the Forward types', () => {
-  expectTypeOf<Disagreements<typeof ForwardV2, TypesV2.Forward.SchemaTypes>>().toEqualTypeOf<never>();
+test('every spec version: forward-compatible schemas infer exactly the Forward types', () => {
+  type ByVersion = {
+    [V in SpecVersion]: Disagreements<(typeof versions)[V]['forward'], TypesByVersion[V]['forward']>;
+  };
+  expectTypeOf<ByVersion>().toEqualTypeOf<{ [V in SpecVersion]: never }>();
 });
 test('the check can fail: a wrong type is reported by name', () => {
   type Wrong = Omit<TypesV2.SchemaTypes, 'Usage'> & { Usage: { input_tokens: string } };

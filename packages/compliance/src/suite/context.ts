@@ -1,6 +1,6 @@
 import { checkStream, decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
-import { validate, versions } from '@openresponses/zod';
+import { ResponseResourceSchema, validate } from '@openresponses/zod';
 import { CheckFailed, Skip, type SuiteConfig } from '../types.js';
 
 export interface HttpResult {
@@ -53,7 +53,7 @@ export class TestContext {
   }
 
   checkResponse(body: unknown): ResponseResource {
-    const checked = validate(versions['2026-04-24'].exact.ResponseResourceSchema, body);
+    const checked = validate(ResponseResourceSchema, body);
     if (!checked.success)
       throw new CheckFailed(
         'schema',

@@ -135,7 +135,8 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     );
     return async (onEvent?: (event: AnyStreamingEvent) => void) => {
       const checker = options.validateOutgoing
-        ? (options.registry?.createStreamChecker() ?? createStreamChecker())
+        ? (options.registry?.createStreamChecker() ??
+          createStreamChecker({ eventSchema: versions[turnOptions.version].exact.StreamingEventSchema }))
         : undefined;
       const result = await runTurn(prepared, deps, {
         cancellation: turnOptions.cancellation,
