@@ -1,6 +1,6 @@
 import { type Project, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { ModelAnalysis } from '../model/analysis.js';
-import type { SchemaNode } from '../model/schema-model.js';
+import { type SchemaNode, useSiteAnnotations } from '../model/schema-model.js';
 import { docComment, docText, generatedHeader, printModule, propertyKey } from './docs.js';
 
 export type ValidationMode = 'exact' | 'forward';
@@ -207,7 +207,7 @@ export function typeText(node: SchemaNode, indent: string): string {
       const inner = `${indent}  `;
       const fields = node.properties.map((p) => {
         const optional = p.required && !p.disallowed ? '' : '?';
-        return `${docComment(p.node.annotations, inner)}${inner}${propertyKey(p.name)}${optional}: ${typeText(p.node, inner)};\n`;
+        return `${docComment(useSiteAnnotations(p.node), inner)}${inner}${propertyKey(p.name)}${optional}: ${typeText(p.node, inner)};\n`;
       });
       return `{\n${fields.join('')}${indent}}`;
     }

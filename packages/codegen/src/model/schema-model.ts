@@ -126,6 +126,22 @@ export interface SpecModel {
   streamingEventUnion: string;
 }
 
+/**
+ * The documentation a use site shows. The spec often puts a nullable field's description inside the
+ * non-null `anyOf` member (`{ anyOf: [{ type: 'string', description }, { type: 'null' }] }`), where
+ * it documents nothing: it belongs to the field. When the node says nothing itself, its described
+ * members speak for it (one: its annotations; several: a list of their descriptions).
+ */
+export function useSiteAnnotations(node: SchemaNode): Annotations {
+  if (node.annotations.description !== undefined || node.kind !== 'union') return node.annotations;
+  const described = node.members.map(useSiteAnnotations).filter((annotations) => annotations.description !== undefined);
+  if (described.length === 0) return node.annotations;
+  if (described.length === 1) return { ...described[0], ...node.annotations };
+  // Several described alternatives (a string or an array of parts): the field is any one of them.
+  const description = described.map((a) => `- ${a.description}`).join('\n');
+  return { ...node.annotations, description: `One of:\n${description}` };
+}
+
 export class UnsupportedSchemaError extends Error {
   constructor(
     readonly schemaPath: string,

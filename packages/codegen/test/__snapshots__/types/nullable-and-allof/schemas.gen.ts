@@ -6,7 +6,9 @@ export type Details = {
   };
 /** Resource */
 export type Resource = {
+    /** Why the response stopped early. */
     details: Details | null;
+    /** A note. */
     note?: string | null;
     only_null?: null;
     count?: number;
