@@ -1,29 +1,56 @@
-// npm run spec:diff -- <from> <to> [--changeset] — list added, removed and changed schemas and fields
-// between two synced spec versions, each marked breaking or not; --changeset writes the matching changeset.
-import { readFile, writeFile } from 'node:fs/promises';
+// npm run spec:diff -- [<from> <to>] [--json] [--changeset]: what changed between two synced spec versions
+// (default: the two newest), each change classified by the schema's flow (request, response, both) and marked
+// breaking or not. --json prints the changes as data; --changeset writes .changeset/spec-<to>.md.
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { changesetFor, diffSpecs, readManifest, readOpenApi, syncedDocumentPath } from '@openresponses/codegen';
+import { parseArgs } from 'node:util';
+import { changesetFor, diffSpecs, formatSpecChanges, readManifest, readSyncedVersion } from '@openresponses/codegen';
 import { repoRoot } from './repo-root.js';
 
-const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const manifest = await readManifest(repoRoot);
-const [from = manifest.versions.at(-2)?.version, to = manifest.latest] = args;
-if (!from || !to) {
-  console.error('usage: npm run spec:diff -- <from-version> <to-version> [--changeset]');
+const usage = 'usage: npm run spec:diff -- [<from-version> <to-version>] [--json] [--changeset]';
+let args: ReturnType<typeof parseSpecDiffArgs>;
+function parseSpecDiffArgs() {
+  return parseArgs({
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false }, changeset: { type: 'boolean', default: false } },
+  });
+}
+try {
+  args = parseSpecDiffArgs();
+} catch (error) {
+  console.error(`spec:diff: ${(error as Error).message}\n${usage}`);
   process.exit(2);
 }
-const load = async (version: string) => {
-  const entry = manifest.versions.find((v) => v.version === version);
-  if (!entry) throw new Error(`${version} is not in openapi/manifest.json`);
-  const document = JSON.parse(await readFile(syncedDocumentPath(repoRoot, version), 'utf8'));
-  return readOpenApi(document, { version, sha256: entry.sha256 });
-};
-const changes = diffSpecs(await load(from), await load(to));
-console.log(`${from} -> ${to}: ${changes.length} changes, ${changes.filter((c) => c.breaking).length} breaking`);
-for (const c of changes)
-  console.log(`${c.breaking ? 'BREAKING ' : '         '} ${c.kind.padEnd(20)} ${c.path}: ${c.detail}`);
-if (process.argv.includes('--changeset')) {
-  const file = path.join(repoRoot, '.changeset', `spec-${to}.md`);
-  await writeFile(file, changesetFor(from, to, changes));
-  console.log(`wrote ${path.relative(repoRoot, file)}`);
+const manifest = await readManifest(repoRoot);
+const versions = manifest.versions.map((v) => v.version).sort();
+const [from = versions.at(-2), to = versions.at(-1)] = args.positionals;
+if (!from || !to || args.positionals.length > 2) {
+  console.error(usage);
+  process.exit(2);
+}
+try {
+  const changes = diffSpecs(await readSyncedVersion(repoRoot, from), await readSyncedVersion(repoRoot, to));
+  console.log(
+    args.values.json
+      ? JSON.stringify(
+          changes.map(({ schema, path, change, direction, breaking }) => ({
+            schema,
+            path,
+            change,
+            direction,
+            breaking,
+          })),
+          null,
+          2,
+        )
+      : formatSpecChanges(from, to, changes),
+  );
+  if (args.values.changeset) {
+    const file = path.join(repoRoot, '.changeset', `spec-${to}.md`);
+    await writeFile(file, changesetFor(from, to, changes));
+    console.error(`wrote ${path.relative(repoRoot, file)}`);
+  }
+} catch (error) {
+  console.error(`spec:diff: ${(error as Error).message}`);
+  process.exit(1);
 }

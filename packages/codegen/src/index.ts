@@ -11,4 +11,14 @@ export { ModelAnalysis } from './model/analysis.js';
 export { UnsupportedSchemaError, type SchemaNode, type SpecModel, type NamedSchema } from './model/schema-model.js';
 export { syncSpecs, SpecSyncError, sha256Of, type SyncedDocument } from './sync/sync.js';
 export { readManifest, syncedDocumentPath, type SpecManifest, type ManifestEntry } from './sync/manifest.js';
-export { diffSpecs, changesetFor, type SpecChange } from './diff/spec-diff.js';
+export {
+  diffSpecs,
+  changesetFor,
+  formatSpecChanges,
+  GENERATED_PACKAGES,
+  readSyncedVersion,
+  type DiffInput,
+  type SpecChange,
+  type SpecChangeKind,
+} from './diff/spec-diff.js';
+export { schemaFlows, type SchemaFlow } from './diff/schema-flow.js';
