@@ -1,7 +1,7 @@
 // A hosted vendor tool: the request declares { type: 'acme:document_search', index }, the server runs the
 // search and returns an `acme:document_search_call` item with its results, then answers from them.
 import { createRegistry, defineTool, defineItem } from '@openresponses/extensions';
-import { lastUserText, type ModelProvider, type ModelRequest, type ModelStep } from '@openresponses/server';
+import { lastUserText, type ModelPart, type ModelProvider, type ModelRequest } from '@openresponses/server';
 import { z } from 'zod';
 
 export const documentSearchCall = defineItem('acme:document_search_call', {
@@ -30,7 +30,7 @@ export class DocumentSearchModel implements ModelProvider {
   supports(model: string) {
     return model === 'acme-search';
   }
-  async *generate(request: ModelRequest): AsyncIterable<ModelStep> {
+  async *generate(request: ModelRequest): AsyncIterable<ModelPart> {
     const question = lastUserText(request.items);
     const earlier = request.items.filter(
       (item) => (item as { type: string }).type === 'acme:document_search_call',
@@ -55,11 +55,12 @@ export class DocumentSearchModel implements ModelProvider {
       earlier.push(call);
     }
     const found = earlier.flatMap((call) => call.results);
-    yield {
-      type: 'message',
-      text: found.length
-        ? `From the documents: ${found.map((r) => r.snippet).join(' ')}`
-        : 'The documents say nothing about that.',
-    };
+    const answer = found.length
+      ? `From the documents: ${found.map((r) => r.snippet).join(' ')}`
+      : 'The documents say nothing about that.';
+    yield { type: 'text-start', id: 'answer' };
+    yield { type: 'text-delta', id: 'answer', delta: answer };
+    yield { type: 'text-end', id: 'answer' };
+    yield { type: 'finish', reason: 'stop', usage: { inputTokens: question.length, outputTokens: answer.length } };
   }
 }

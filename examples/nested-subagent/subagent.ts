@@ -11,7 +11,7 @@ import {
   type Violation,
 } from '@openresponses/events';
 import { createRegistry, defineEvent, defineItem, defineTool } from '@openresponses/extensions';
-import { lastUserText, type ModelProvider, type ModelRequest, type ModelStep } from '@openresponses/server';
+import { lastUserText, type ModelPart, type ModelProvider, type ModelRequest } from '@openresponses/server';
 import type { ResponseResource } from '@openresponses/types';
 import { z } from 'zod';
 
@@ -64,21 +64,31 @@ export class OrchestratorModel implements ModelProvider {
   supports(model: string) {
     return model === 'acme-orchestrator';
   }
-  async *generate(request: ModelRequest): AsyncIterable<ModelStep> {
+  async *generate(request: ModelRequest): AsyncIterable<ModelPart> {
     const tool = request.hostedTools.find((t) => t.type === 'acme:subagent') as { agent: string } | undefined;
     const prompt = lastUserText(request.items);
+    const usage = { inputTokens: prompt.length, outputTokens: 0 };
     if (!tool) {
-      yield { type: 'message', text: 'No sub-agent is available.' };
+      yield* say('No sub-agent is available.');
+      yield { type: 'finish', reason: 'stop', usage };
       return;
     }
     const callId = `call_${crypto.randomUUID().slice(0, 8)}`;
     const inner: AnyStreamingEvent[] = [];
     const result = runWeatherAgent(prompt, (event) => inner.push(event));
     for (const event of inner)
-      yield { type: 'vendor_event', event: { type: 'acme:subagent_event', call_id: callId, event } };
+      yield { type: 'vendor-event', event: { type: 'acme:subagent_event', call_id: callId, event } };
     yield { type: 'item', item: { type: 'acme:subagent_call', call_id: callId, agent: tool.agent, prompt, result } };
-    yield { type: 'message', text: `The ${tool.agent} says: ${result}` };
+    yield* say(`The ${tool.agent} says: ${result}`);
+    yield { type: 'finish', reason: 'stop', usage };
   }
+}
+
+/** A whole assistant message as stream parts. */
+function* say(text: string): Iterable<ModelPart> {
+  yield { type: 'text-start', id: 'answer' };
+  yield { type: 'text-delta', id: 'answer', delta: text };
+  yield { type: 'text-end', id: 'answer' };
 }
 
 /** The sub-agent: reasons, calls get_weather, reads the result, answers; its events go to `emit`. */

@@ -19,10 +19,15 @@ export class ResponsesError extends Error {
     message: string,
     readonly param: string | null = null,
     status?: number,
+    options: { headers?: Record<string, string>; cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = status ?? ERROR_STATUS[type];
+    this.headers = options.headers ?? {};
   }
+
+  /** Headers the HTTP answer carries (`retry-after` of a rate limit passed on from an upstream). */
+  readonly headers: Record<string, string>;
 
   toJSON() {
     return { error: { type: this.type, code: this.code, param: this.param, message: this.message } };

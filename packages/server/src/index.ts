@@ -13,9 +13,11 @@ export {
   lastUserMessage,
   itemText,
   countTokens,
+  type FinishReason,
+  type ModelPart,
   type ModelProvider,
   type ModelRequest,
-  type ModelStep,
+  type ModelUsage,
   type ToolPolicy,
 } from './models/provider.js';
 export {

@@ -160,7 +160,7 @@ describe('the Node entry', () => {
       supports: (model) => model === 'waiting-model',
       async *generate(request) {
         seen = request.signal;
-        yield { type: 'vendor_event', event: { type: 'acme:started' } };
+        yield { type: 'vendor-event', event: { type: 'acme:started' } };
         await new Promise((resolve) => seen!.addEventListener('abort', resolve, { once: true }));
       },
     };

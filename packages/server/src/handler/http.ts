@@ -36,7 +36,7 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): ServiceResponse {
   const failure = asResponsesError(error);
-  return json(failure.status, failure.toJSON(), headers);
+  return json(failure.status, failure.toJSON(), Object.assign({}, headers, failure.headers));
 }
 
 /**

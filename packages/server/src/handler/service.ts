@@ -8,7 +8,7 @@ import { countTokens, itemText, type ModelProvider } from '../models/provider.js
 import { acceptClientShapes, historyOf, normalizeInput, type LookupResponse } from '../responses/context.js';
 import type { Cancellation } from '../responses/cancellation.js';
 import { createSealer, type Sealer } from '../responses/sealed.js';
-import { prepareTurn, runTurn, type TurnDependencies, type TurnResult } from '../responses/turn.js';
+import { prepareTurn, startTurn, type TurnDependencies, type TurnResult } from '../responses/turn.js';
 import { InMemoryResponseStore, type ResponseStore } from '../stores/store.js';
 import { toFetchHandler } from './fetch.js';
 import {
@@ -125,28 +125,31 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       );
   };
 
-  /** Phase one of a turn: validation and context (errors here become plain JSON errors); phase two runs it. */
-  const beginTurn = async (raw: unknown, turnOptions: TurnOptions) => {
+  /**
+   * Phase one of a turn: validation, context, and the model's first part (errors here become plain
+   * JSON errors); phase two streams the rest. `watched`: a client sees the deltas as they come.
+   */
+  const beginTurn = async (raw: unknown, turnOptions: TurnOptions, watched: boolean) => {
     const prepared = await prepareTurn(
       raw,
       turnOptions.version,
       { ...deps, lookupResponse: turnOptions.lookupResponse ?? deps.lookupResponse },
       turnOptions.schema,
     );
+    const started = await startTurn(prepared, deps, {
+      cancellation: turnOptions.cancellation,
+      wholeDeltas: !watched,
+    });
     return async (onEvent?: (event: AnyStreamingEvent) => void) => {
       const checker = options.validateOutgoing
         ? (options.registry?.createStreamChecker() ??
           createStreamChecker({ eventSchema: versions[turnOptions.version].exact.StreamingEventSchema }))
         : undefined;
-      const result = await runTurn(prepared, deps, {
-        cancellation: turnOptions.cancellation,
-        wholeDeltas: onEvent === undefined,
-        onEvent: (event) => {
-          const violations = checker?.push(event).filter((v) => v.severity === 'error') ?? [];
-          if (violations.length > 0)
-            throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
-          onEvent?.(event);
-        },
+      const result = await started.run((event) => {
+        const violations = checker?.push(event).filter((v) => v.severity === 'error') ?? [];
+        if (violations.length > 0)
+          throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
+        onEvent?.(event);
       });
       checkOutgoing(turnOptions.version, result.response);
       if (prepared.body.store !== false) await store.put({ response: result.response, input: prepared.input });
@@ -155,12 +158,12 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   };
 
   const turn: ResponsesService['turn'] = async (raw, turnOptions) =>
-    (await beginTurn(raw, turnOptions))(turnOptions.onEvent);
+    (await beginTurn(raw, turnOptions, turnOptions.onEvent !== undefined))(turnOptions.onEvent);
 
   const createResponse = async (request: ServiceRequest, version: SpecVersion): Promise<ServiceResponse> => {
     const body = await readBody(request, maxBodyBytes);
-    const run = await beginTurn(body, { version, cancellation: request.cancellation });
     const streaming = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
+    const run = await beginTurn(body, { version, cancellation: request.cancellation }, streaming);
     if (!streaming) {
       const result = await run();
       if (result.error) return errorResponse(result.error, corsHeaders);

@@ -1,12 +1,22 @@
 import type { FunctionToolParam, ItemField } from '@openresponses/types';
 import {
+  countTokens,
   itemText,
   lastUserMessage,
   lastUserText,
+  type ModelPart,
   type ModelProvider,
   type ModelRequest,
-  type ModelStep,
 } from './provider.js';
+
+/** One thing the embedded model decided to say, before it is streamed as parts within the token budget. */
+type Step =
+  | { type: 'reasoning'; summary: string[]; content: string }
+  /** `delayMs` paces the deltas (the `[slow]` trigger). */
+  | { type: 'message'; text: string; phase: 'final_answer'; delayMs?: number }
+  | { type: 'refusal'; text: string }
+  | { type: 'function_call'; name: string; arguments: string }
+  | { type: 'error'; code: string; message: string };
 
 export const DETERMINISTIC_MODEL = 'openresponses-deterministic';
 
@@ -45,13 +55,101 @@ export class DeterministicModel implements ModelProvider {
     return model === DETERMINISTIC_MODEL || model.startsWith(`${DETERMINISTIC_MODEL}-`);
   }
 
-  async *generate(request: ModelRequest): AsyncIterable<ModelStep> {
-    yield* plan(request);
+  generate(request: ModelRequest): AsyncIterable<ModelPart> {
+    return stream(plan(request), request);
   }
 }
 
-function plan(request: ModelRequest): ModelStep[] {
-  const steps: ModelStep[] = [];
+/**
+ * Streams the planned steps as parts: word by word when a client watches (whole texts otherwise), one
+ * token per word or per 16 characters of arguments, until `max_output_tokens` runs out (then `finish`
+ * with `length`, leaving the open item for the turn runner to end as incomplete).
+ */
+async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<ModelPart> {
+  const budget = request.maxOutputTokens ?? Infinity;
+  const inputTokens = request.items.reduce(
+    (n, item) => n + countTokens(itemText(item)),
+    countTokens(request.instructions ?? ''),
+  );
+  let outputTokens = 0;
+  let reasoningTokens = 0;
+  const usage = () => ({ inputTokens, outputTokens, reasoningTokens });
+  const outOfTokens = (): ModelPart => ({ type: 'finish', reason: 'length', usage: usage() });
+  /** Spends `count` tokens if they fit. */
+  const spend = (count: number, reasoning: boolean) => {
+    if (outputTokens + count > budget) return false;
+    outputTokens += count;
+    if (reasoning) reasoningTokens += count;
+    return true;
+  };
+  /** The deltas of a text within the budget; `fits` is false when it ran out. */
+  const deltasOf = (pieces: string[], reasoning: boolean, whole: string): { deltas: string[]; fits: boolean } => {
+    if (!request.stream && spend(pieces.length, reasoning))
+      return { deltas: pieces.length > 0 ? [whole] : [], fits: true };
+    let fits = 0;
+    while (fits < pieces.length && spend(1, reasoning)) fits++;
+    const deltas = pieces.slice(0, fits);
+    return { deltas: request.stream || fits === 0 ? deltas : [deltas.join('')], fits: fits === pieces.length };
+  };
+  let index = 0;
+  for (const step of steps) {
+    const id = String(index++);
+    switch (step.type) {
+      case 'error':
+        yield { type: 'error', code: step.code, message: step.message };
+        return;
+      case 'reasoning': {
+        yield { type: 'reasoning-start', id };
+        for (const text of step.summary) {
+          yield { type: 'reasoning-summary-start', id };
+          const { deltas, fits } = deltasOf(words(text), true, text.trimEnd());
+          for (const delta of deltas) yield { type: 'reasoning-summary-delta', id, delta };
+          if (!fits) return yield outOfTokens();
+          yield { type: 'reasoning-summary-end', id };
+        }
+        const { deltas, fits } = deltasOf(words(step.content), true, step.content.trimEnd());
+        for (const delta of deltas) yield { type: 'reasoning-delta', id, delta };
+        if (!fits) return yield outOfTokens();
+        yield { type: 'reasoning-end', id };
+        break;
+      }
+      case 'message':
+      case 'refusal': {
+        const kind = step.type === 'message' ? 'text' : 'refusal';
+        yield step.type === 'message' ? { type: 'text-start', id, phase: step.phase } : { type: 'refusal-start', id };
+        const delayMs = step.type === 'message' ? step.delayMs : undefined;
+        const { deltas, fits } = deltasOf(words(step.text), false, step.text.trimEnd());
+        for (const delta of deltas) {
+          if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+          yield { type: `${kind}-delta`, id, delta };
+        }
+        if (!fits) return yield outOfTokens();
+        yield { type: `${kind}-end`, id };
+        break;
+      }
+      case 'function_call': {
+        yield { type: 'function-call-start', id, name: step.name };
+        const chunks: string[] = [];
+        for (let i = 0; i < step.arguments.length; i += 16) chunks.push(step.arguments.slice(i, i + 16));
+        const { deltas, fits } = deltasOf(chunks, false, step.arguments);
+        for (const delta of deltas) yield { type: 'function-call-delta', id, delta };
+        if (!fits) return yield outOfTokens();
+        yield { type: 'function-call-end', id };
+        break;
+      }
+    }
+  }
+  const called = steps.some((step) => step.type === 'function_call');
+  yield { type: 'finish', reason: called ? 'tool_calls' : 'stop', usage: usage() };
+}
+
+/** Text as streamed word by word, spaces kept with the following word. */
+function words(text: string): string[] {
+  return text.match(/\s*\S+/g) ?? [];
+}
+
+function plan(request: ModelRequest): Step[] {
+  const steps: Step[] = [];
   const last = request.items.at(-1);
   const userText = lastUserText(request.items);
   if (userText.includes(TRIGGERS.fail))
@@ -154,7 +252,7 @@ function recall(items: ItemField[]): Facts {
   return facts;
 }
 
-function chooseToolCalls(request: ModelRequest, userText: string): ModelStep[] {
+function chooseToolCalls(request: ModelRequest, userText: string): Step[] {
   const { toolPolicy } = request;
   if (toolPolicy.mode === 'none' || toolPolicy.allowed.length === 0) return [];
   const tools = request.tools.filter((t) => toolPolicy.allowed.includes(t.name));
@@ -166,8 +264,9 @@ function chooseToolCalls(request: ModelRequest, userText: string): ModelStep[] {
     if (chosen.length === 0 && toolPolicy.mode === 'required') chosen = tools.slice(0, 1);
   }
   if (!request.parallelToolCalls) chosen = chosen.slice(0, 1);
+  if (request.maxToolCalls !== null) chosen = chosen.slice(0, request.maxToolCalls);
   return chosen.map((tool) => ({
-    type: 'function_call',
+    type: 'function_call' as const,
     name: tool.name,
     arguments: JSON.stringify(argumentsFor(tool, userText)),
   }));

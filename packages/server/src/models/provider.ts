@@ -1,4 +1,4 @@
-import type { FunctionToolParam, ItemField } from '@openresponses/types';
+import type { CreateResponseBody, FunctionToolParam, ItemField } from '@openresponses/types';
 
 /** Which tools the model may call, after `tool_choice` and `allowed_tools` are applied. */
 export interface ToolPolicy {
@@ -9,6 +9,7 @@ export interface ToolPolicy {
   forced?: string;
 }
 
+/** Every generation setting of a `CreateResponseBody`, resolved (defaults applied where the spec sets one). */
 export interface ModelRequest {
   model: string;
   instructions: string | null;
@@ -19,24 +20,74 @@ export interface ModelRequest {
   hostedTools: Array<{ type: string; [key: string]: unknown }>;
   toolPolicy: ToolPolicy;
   parallelToolCalls: boolean;
+  /** Most function calls the response may hold (the turn runner drops calls past it). */
+  maxToolCalls: number | null;
   reasoning: { effort?: string | null; summary?: string | null } | null;
   maxOutputTokens: number | null;
+  temperature: number | null;
+  topP: number | null;
+  presencePenalty: number | null;
+  frequencyPenalty: number | null;
+  topLogprobs: number | null;
+  /** `text.format` (`text`, `json_schema` with its schema, `json_object`) and `text.verbosity`. */
+  text: NonNullable<CreateResponseBody['text']> | null;
+  metadata: Record<string, string>;
+  safetyIdentifier: string | null;
+  promptCacheKey: string | null;
+  serviceTier: string | null;
+  include: string[];
+  /**
+   * Whether a client watches the deltas as they come. When false (a JSON answer) a provider may send
+   * each text in one delta, or call its upstream without streaming.
+   */
+  stream: boolean;
   /** Aborted when the client goes away (made on first read: read it from the request object, not from a spread copy). */
   readonly signal?: AbortSignal;
 }
 
-/** What a model produces, step by step; the server turns steps into spec events. */
-export type ModelStep =
-  | { type: 'reasoning'; summary: string[]; content?: string }
-  /** `delayMs` paces the deltas (a provider simulating a slow model; the embedded model's `[slow]`). */
-  | { type: 'message'; text: string; phase?: 'commentary' | 'final_answer'; delayMs?: number }
-  | { type: 'refusal'; text: string }
-  | { type: 'function_call'; name: string; arguments: string; call_id?: string }
-  /** Any other output item, such as a hosted tool's vendor item (`acme:document_search_call`); streamed as added, then done. */
+/** Why the model stopped: `length` ends the response incomplete (`max_output_tokens`), `content_filter` too. */
+export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'error';
+
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Part of `outputTokens` spent on reasoning. */
+  reasoningTokens?: number;
+  /** Part of `inputTokens` served from a prompt cache. */
+  cachedInputTokens?: number;
+}
+
+/**
+ * What a model streams, in the style of the AI SDK's language-model stream parts. Items are keyed by
+ * the provider's own `id` (any string unique within the turn); the turn runner gives them spec ids.
+ * Items may interleave (several tool calls streamed at once): the turn runner streams one item at a
+ * time and holds the parts of the others until the open one ends. Every stream ends with `finish`
+ * (or `error`); a stream that just stops fails the response.
+ */
+export type ModelPart =
+  | { type: 'text-start'; id: string; phase?: 'commentary' | 'final_answer' }
+  | { type: 'text-delta'; id: string; delta: string }
+  | { type: 'text-end'; id: string }
+  | { type: 'refusal-start'; id: string }
+  | { type: 'refusal-delta'; id: string; delta: string }
+  | { type: 'refusal-end'; id: string }
+  | { type: 'reasoning-start'; id: string }
+  /** Raw reasoning text (the item's `reasoning_text` content). */
+  | { type: 'reasoning-delta'; id: string; delta: string }
+  /** Opens the next summary part of reasoning item `id`. */
+  | { type: 'reasoning-summary-start'; id: string }
+  | { type: 'reasoning-summary-delta'; id: string; delta: string }
+  | { type: 'reasoning-summary-end'; id: string }
+  | { type: 'reasoning-end'; id: string }
+  | { type: 'function-call-start'; id: string; name: string; callId?: string }
+  | { type: 'function-call-delta'; id: string; delta: string }
+  | { type: 'function-call-end'; id: string }
+  /** A whole output item, such as a hosted tool's vendor item (`acme:document_search_call`); streamed as added, then done. */
   | { type: 'item'; item: { type: string; id?: string; [key: string]: unknown } }
   /** A vendor streaming event (`acme:progress`), sent while the response is in progress. */
-  | { type: 'vendor_event'; event: { type: `${string}:${string}`; [key: string]: unknown } }
-  /** The model failed: the response fails with a `model_error`. */
+  | { type: 'vendor-event'; event: { type: `${string}:${string}`; [key: string]: unknown } }
+  | { type: 'finish'; reason: FinishReason; usage: ModelUsage }
+  /** The model failed: the response fails with a `model_error` (throw a `ResponsesError` for another type). */
   | { type: 'error'; code: string; message: string };
 
 /** A source of model output. The embedded deterministic model is one; an upstream adapter is another. */
@@ -44,13 +95,20 @@ export interface ModelProvider {
   readonly name: string;
   /** Whether this provider serves `model`. */
   supports(model: string): boolean;
-  generate(request: ModelRequest): AsyncIterable<ModelStep>;
+  /**
+   * Streams the parts of one turn. A `ResponsesError` thrown before the first part (an upstream's 429,
+   * say) is answered as that error, with its headers, instead of a started response.
+   */
+  generate(request: ModelRequest): AsyncIterable<ModelPart>;
   /** Tokens of context the model accepts (for `truncation`). */
   readonly contextWindow: number;
+  /** Model names to list on `GET /v1/models` (default: none). */
+  listModels?(): Promise<string[]> | string[];
 }
 
-/** Word-ish tokens: what the embedded model counts for usage, budgets and the context window. */
-/** Whitespace-separated words (what `/\S+/g` matches, counted without building the matches). */
+/**
+ * Word-ish tokens: what the embedded model counts for usage and budgets, and the estimate `truncation`
+ * uses for every provider. Whitespace-separated words (what `/\S+/g` matches, counted without building the matches). */
 export function countTokens(text: string): number {
   let count = 0;
   let inWord = false;

@@ -3,7 +3,15 @@ import type { CreateResponseBody, FunctionToolParam, ItemField, ResponseResource
 import { versions, validate, type SpecVersion } from '@openresponses/zod';
 import type { Registry } from '@openresponses/extensions';
 import { invalidRequest, ResponsesError } from '../errors.js';
-import { countTokens, itemText, type ModelProvider, type ModelRequest, type ToolPolicy } from '../models/provider.js';
+import {
+  countTokens,
+  itemText,
+  type ModelPart,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelUsage,
+  type ToolPolicy,
+} from '../models/provider.js';
 import { acceptClientShapes, historyOf, normalizeInput, type LookupItem, type LookupResponse } from './context.js';
 import type { Cancellation } from './cancellation.js';
 import type { Sealer } from './sealed.js';
@@ -107,8 +115,21 @@ export async function prepareTurn(
     hostedTools,
     toolPolicy,
     parallelToolCalls: body.parallel_tool_calls ?? true,
+    maxToolCalls: body.max_tool_calls ?? null,
     reasoning: body.reasoning ?? null,
     maxOutputTokens: body.max_output_tokens ?? null,
+    temperature: body.temperature ?? null,
+    topP: body.top_p ?? null,
+    presencePenalty: body.presence_penalty ?? null,
+    frequencyPenalty: body.frequency_penalty ?? null,
+    topLogprobs: body.top_logprobs ?? null,
+    text: body.text ?? null,
+    metadata: (body.metadata ?? {}) as Record<string, string>,
+    safetyIdentifier: body.safety_identifier ?? null,
+    promptCacheKey: body.prompt_cache_key ?? null,
+    serviceTier: body.service_tier ?? null,
+    include: (body.include ?? []) as string[],
+    stream: body.stream === true,
   };
   return { body, model, provider, input, request, inputTokens };
 }
@@ -144,8 +165,8 @@ function policyFor(body: CreateResponseBody, tools: FunctionToolParam[]): ToolPo
 export interface RunOptions {
   onEvent?: (event: AnyStreamingEvent) => void;
   /**
-   * Nobody watches the deltas (a non-streaming answer): each part's text goes to the writer as one delta
-   * instead of word by word. The response is the same; a fraction of the events are made.
+   * Nobody watches the deltas (a non-streaming answer): providers are told (`request.stream: false`)
+   * and may send each text whole. The response is the same; a fraction of the events are made.
    */
   wholeDeltas?: boolean;
   /** Stops the turn when the client goes away. */
@@ -159,6 +180,35 @@ export interface TurnResult {
   error?: ResponsesError;
 }
 
+/** A turn whose model stream has begun: its first part has arrived (or the stream ended at once). */
+export interface StartedTurn {
+  /** Streams the rest of the turn through the events writer. */
+  run(onEvent?: (event: AnyStreamingEvent) => void): Promise<TurnResult>;
+}
+
+/**
+ * Starts the model on a prepared turn and waits for its first part, so that a provider failing before
+ * it produced anything (an upstream's 429 with `Retry-After`, a refused key) is answered as a plain
+ * error (thrown here) instead of a response that starts and then fails.
+ */
+export async function startTurn(
+  turn: PreparedTurn,
+  deps: Pick<TurnDependencies, 'sealer'>,
+  options: Omit<RunOptions, 'onEvent'> = {},
+): Promise<StartedTurn> {
+  const iterator = turn.provider
+    .generate(new ProviderRequest(turn.request, options.cancellation, !options.wholeDeltas))
+    [Symbol.asyncIterator]();
+  let first: IteratorResult<ModelPart> | Error;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    if (error instanceof ResponsesError) throw error;
+    first = error as Error;
+  }
+  return { run: (onEvent) => streamTurn(turn, deps, options, onEvent, iterator, first) };
+}
+
 /**
  * Runs a prepared turn through the model and the events writer (the one way events are made), so the
  * JSON answer, the SSE stream and the WebSocket stream of a turn are the same response.
@@ -168,156 +218,247 @@ export async function runTurn(
   deps: Pick<TurnDependencies, 'sealer'>,
   options: RunOptions = {},
 ): Promise<TurnResult> {
-  const { body, request } = turn;
+  return (await startTurn(turn, deps, options)).run(options.onEvent);
+}
+
+/** One output item the model streams: open in the writer, or waiting (its parts held) while another is open. */
+interface Lane {
+  key: string;
+  /** Starts the item in the writer; returns how parts reach it and how it ends (nothing for a whole item). */
+  begin(): { apply(part: ModelPart): void; close(): void | Promise<void> } | undefined;
+  /** Parts that arrived while the lane was waiting, replayed when it opens. */
+  held: ModelPart[];
+}
+
+/** `text-delta` -> `text`, `reasoning-summary-end` -> `reasoning` (summary parts belong to their reasoning item). */
+const laneKey = (part: { type: string; id: string }) => `${part.type.slice(0, part.type.indexOf('-'))}:${part.id}`;
+const isItemEnd = (type: string) => type.endsWith('-end') && type !== 'reasoning-summary-end';
+
+async function streamTurn(
+  turn: PreparedTurn,
+  deps: Pick<TurnDependencies, 'sealer'>,
+  options: Omit<RunOptions, 'onEvent'>,
+  onEvent: ((event: AnyStreamingEvent) => void) | undefined,
+  iterator: AsyncIterator<ModelPart>,
+  first: IteratorResult<ModelPart> | Error,
+): Promise<TurnResult> {
+  const { request } = turn;
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
-  const writer = createStreamWriter({
-    response: initialResponse(turn, now()),
-    onEvent: options.onEvent ?? (() => {}),
-    now,
-  });
+  const writer = createStreamWriter({ response: initialResponse(turn, now()), onEvent: onEvent ?? (() => {}), now });
   writer.start();
-  const budget = body.max_output_tokens ?? Infinity;
-  const maxCalls = body.max_tool_calls ?? Infinity;
-  let outputTokens = 0;
-  let reasoningTokens = 0;
+  const maxCalls = request.maxToolCalls ?? Infinity;
   let calls = 0;
-  const usage = (): Usage => ({
-    input_tokens: turn.inputTokens,
-    output_tokens: outputTokens,
-    total_tokens: turn.inputTokens + outputTokens,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens_details: { reasoning_tokens: reasoningTokens },
-  });
-  /** Spends one token; false when the budget is gone (the caller ends the response as incomplete). */
-  const spend = (reasoning = false) => {
-    if (outputTokens >= budget) return false;
-    outputTokens++;
-    if (reasoning) reasoningTokens++;
-    return true;
-  };
-  /** Appends pieces while the output budget lasts; false when it ran out. */
-  const appendWithin = (pieces: string[], append: (text: string) => void, reasoning = false): boolean => {
-    if (!options.wholeDeltas) {
-      for (const piece of pieces) {
-        if (!spend(reasoning)) return false;
-        append(piece);
-      }
-      return true;
-    }
-    let fits = 0;
-    while (fits < pieces.length && spend(reasoning)) fits++;
-    if (fits > 0) append(pieces.slice(0, fits).join(''));
-    return fits === pieces.length;
-  };
-  /** A text, word by word (or whole, when nobody watches the deltas), while the budget lasts; false when it ran out. */
-  const appendText = (text: string, append: (text: string) => void, reasoning = false): boolean => {
-    if (options.wholeDeltas) {
-      const count = countTokens(text);
-      if (outputTokens + count <= budget) {
-        outputTokens += count;
-        if (reasoning) reasoningTokens += count;
-        // The words joined are the text without its trailing whitespace.
-        if (count > 0) append(text.trimEnd());
-        return true;
-      }
-    }
-    return appendWithin(words(text), append, reasoning);
-  };
-  /** The output budget ran out: the open item and the response end as incomplete. */
-  const outOfTokens = (): TurnResult => ({ response: writer.incomplete('max_output_tokens', { usage: usage() }) });
+  /** Lanes started and not ended, by key; `null` marks a call dropped past `max_tool_calls`. */
+  const lanes = new Map<string, Lane | null>();
+  /** Lanes waiting for the open one to end, in the order they started. */
+  const waiting: Lane[] = [];
+  let open: { lane: Lane; apply(part: ModelPart): void; close(): void | Promise<void> } | undefined;
+
   const failWith = (error: ResponsesError): TurnResult => ({
     response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }),
     error,
   });
 
-  try {
-    const cancellation = options.cancellation;
-    for await (const step of turn.provider.generate(new ProviderRequest(request, cancellation))) {
-      if (cancellation?.cancelled)
-        return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
-      switch (step.type) {
-        case 'error':
-          return failWith(new ResponsesError('model_error', step.code, step.message));
-        case 'reasoning': {
+  /** Opens lanes from the queue until one stays open (a whole item, or one whose end was held, closes at once). */
+  const openNext = async (): Promise<void> => {
+    while (!open) {
+      const lane = waiting.shift();
+      if (!lane) return;
+      const streaming = lane.begin();
+      if (!streaming) continue;
+      open = { lane, apply: streaming.apply, close: streaming.close };
+      for (const part of lane.held.splice(0)) await deliver(part);
+    }
+  };
+
+  /** Sends a part to the open lane; its end closes it and opens the next waiting lane. */
+  const deliver = async (part: ModelPart): Promise<void> => {
+    const current = open!;
+    if (!isItemEnd(part.type)) {
+      current.apply(part);
+      return;
+    }
+    await current.close();
+    lanes.delete(current.lane.key);
+    open = undefined;
+    await openNext();
+  };
+
+  const enqueue = async (lane: Lane) => {
+    waiting.push(lane);
+    if (!open) await openNext();
+  };
+
+  const laneFor = (start: ModelPart): Lane['begin'] => {
+    switch (start.type) {
+      case 'text-start':
+      case 'refusal-start':
+        return () => {
+          const message = writer.addMessage(start.type === 'text-start' && start.phase ? { phase: start.phase } : {});
+          const part = start.type === 'text-start' ? message.addOutputText() : message.addRefusal();
+          return {
+            apply: (p) => part.append((p as { delta: string }).delta),
+            close: () => {
+              part.done();
+              message.done();
+            },
+          };
+        };
+      case 'reasoning-start':
+        return () => {
           const reasoning = writer.addReasoning();
-          for (const text of step.summary) {
-            const part = reasoning.addSummaryPart();
-            if (!appendText(text, (t) => part.append(t), true)) return outOfTokens();
-            part.done();
-          }
-          if (!appendText(step.content ?? '', (t) => reasoning.appendContent(t), true)) return outOfTokens();
-          reasoning.done({
-            encrypted_content: await deps.sealer.seal({ summary: step.summary, content: step.content ?? null }),
-          });
-          break;
-        }
-        case 'message':
-        case 'refusal': {
-          const message = writer.addMessage(step.type === 'message' && step.phase ? { phase: step.phase } : {});
-          const part = step.type === 'message' ? message.addOutputText() : message.addRefusal();
-          const delayMs = step.type === 'message' ? step.delayMs : undefined;
-          if (!delayMs) {
-            if (!appendText(step.text, (t) => part.append(t))) return outOfTokens();
-          } else {
-            for (const word of words(step.text)) {
-              if (!spend()) return outOfTokens();
-              await new Promise((resolve) => setTimeout(resolve, delayMs));
-              if (cancellation?.cancelled)
-                return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
-              part.append(word);
-            }
-          }
-          part.done();
-          message.done();
-          break;
-        }
-        case 'item': {
-          const { id, ...rest } = step.item;
-          writer.addItem(Object.assign({}, rest, { id: id ?? randomId('item') })).done();
-          break;
-        }
-        case 'vendor_event':
-          writer.emitVendorEvent(step.event);
-          break;
-        case 'function_call': {
+          const summaries: string[] = [];
+          let content: string | null = null;
+          let summary: ReturnType<typeof reasoning.addSummaryPart> | undefined;
+          const openSummary = () => {
+            summary = reasoning.addSummaryPart();
+            summaries.push('');
+            return summary;
+          };
+          return {
+            apply: (p) => {
+              if (p.type === 'reasoning-summary-start') openSummary();
+              else if (p.type === 'reasoning-summary-delta') {
+                (summary ?? openSummary()).append(p.delta);
+                summaries[summaries.length - 1] += p.delta;
+              } else if (p.type === 'reasoning-summary-end') {
+                summary?.done();
+                summary = undefined;
+              } else if (p.type === 'reasoning-delta') {
+                reasoning.appendContent(p.delta);
+                content = (content ?? '') + p.delta;
+              }
+            },
+            close: async () => {
+              summary?.done();
+              reasoning.done({ encrypted_content: await deps.sealer.seal({ summary: summaries, content }) });
+            },
+          };
+        };
+      case 'function-call-start':
+        return () => {
+          const call = writer.addFunctionCall({ name: start.name, call_id: start.callId ?? randomId('call') });
+          return { apply: (p) => call.appendArguments((p as { delta: string }).delta), close: () => call.done() };
+        };
+      default:
+        throw new Error(`not a start part: ${start.type}`);
+    }
+  };
+
+  /** Handles one part; returns the result when the turn ended. */
+  const handle = async (part: ModelPart): Promise<TurnResult | undefined> => {
+    switch (part.type) {
+      case 'finish': {
+        if (part.reason === 'length' || part.reason === 'content_filter')
+          return {
+            response: writer.incomplete(part.reason === 'length' ? 'max_output_tokens' : 'content_filter', {
+              usage: usageOf(part.usage),
+            }),
+          };
+        if (part.reason === 'error')
+          return failWith(new ResponsesError('model_error', 'model_failed', 'The model stopped with an error.'));
+        // What the provider left open ends here, in order.
+        while (open) await deliver({ type: 'text-end', id: '' });
+        if (request.toolPolicy.mode === 'required' && calls === 0)
+          return failWith(
+            new ResponsesError(
+              'model_error',
+              'tool_call_required',
+              'tool_choice requires a tool call, and the model made none.',
+            ),
+          );
+        return { response: writer.complete({ usage: usageOf(part.usage) }) };
+      }
+      case 'error':
+        return failWith(new ResponsesError('model_error', part.code, part.message));
+      case 'vendor-event':
+        writer.emitVendorEvent(part.event);
+        return undefined;
+      case 'item': {
+        const { id, ...rest } = part.item;
+        const item = Object.assign({}, rest, { id: id ?? randomId('item') });
+        await enqueue({ key: '', held: [], begin: () => void writer.addItem(item).done() });
+        return undefined;
+      }
+      case 'text-start':
+      case 'refusal-start':
+      case 'reasoning-start':
+      case 'function-call-start': {
+        const key = laneKey(part);
+        if (lanes.has(key)) throw invalidStream(`The model started '${part.id}' (${part.type}) twice.`);
+        if (part.type === 'function-call-start') {
           // tool_choice and allowed_tools are hard constraints, whatever the provider does.
-          if (!request.toolPolicy.allowed.includes(step.name)) {
+          if (!request.toolPolicy.allowed.includes(part.name))
             return failWith(
               new ResponsesError(
                 'model_error',
                 'tool_not_allowed',
-                `The model called '${step.name}', which tool_choice does not allow.`,
+                `The model called '${part.name}', which tool_choice does not allow.`,
               ),
             );
+          if (calls >= maxCalls) {
+            lanes.set(key, null);
+            return undefined;
           }
-          if (calls >= maxCalls) break;
           calls++;
-          const call = writer.addFunctionCall({ name: step.name, call_id: step.call_id ?? randomId('call') });
-          const chunks: string[] = [];
-          for (let i = 0; i < step.arguments.length; i += 16) chunks.push(step.arguments.slice(i, i + 16));
-          if (!appendWithin(chunks, (t) => call.appendArguments(t))) return outOfTokens();
-          call.done();
-          break;
         }
+        const lane: Lane = { key, held: [], begin: laneFor(part) };
+        lanes.set(key, lane);
+        await enqueue(lane);
+        return undefined;
+      }
+      default: {
+        const key = laneKey(part);
+        const lane = lanes.get(key);
+        if (lane === undefined)
+          throw invalidStream(`The model sent ${part.type} for '${part.id}', which it had not started.`);
+        if (lane === null) {
+          if (isItemEnd(part.type)) lanes.delete(key);
+        } else if (open?.lane === lane) await deliver(part);
+        else lane.held.push(part);
+        return undefined;
+      }
+    }
+  };
+
+  const cancellation = options.cancellation;
+  try {
+    for (let next = first; ; next = await iterator.next().catch((error: Error) => error)) {
+      if (next instanceof Error) throw next;
+      if (cancellation?.cancelled) {
+        void iterator.return?.()?.catch(() => {});
+        return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
+      }
+      if (next.done) break;
+      const result = await handle(next.value);
+      if (result) {
+        void iterator.return?.()?.catch(() => {});
+        return result;
       }
     }
   } catch (error) {
+    void iterator.return?.()?.catch(() => {});
     return failWith(
       error instanceof ResponsesError
         ? error
         : new ResponsesError('model_error', 'model_failed', `The model failed: ${(error as Error).message}`),
     );
   }
-  if (request.toolPolicy.mode === 'required' && calls === 0) {
-    return failWith(
-      new ResponsesError(
-        'model_error',
-        'tool_call_required',
-        'tool_choice requires a tool call, and the model made none.',
-      ),
-    );
-  }
-  return { response: writer.complete({ usage: usage() }) };
+  return failWith(
+    new ResponsesError('model_error', 'model_stream_ended', 'The model stream ended without a finish part.'),
+  );
+}
+
+const invalidStream = (message: string) => new ResponsesError('model_error', 'invalid_model_stream', message);
+
+function usageOf(usage: ModelUsage): Usage {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+  };
 }
 
 /**
@@ -333,11 +474,24 @@ class ProviderRequest implements ModelRequest {
   readonly hostedTools: ModelRequest['hostedTools'];
   readonly toolPolicy: ToolPolicy;
   readonly parallelToolCalls: boolean;
+  readonly maxToolCalls: number | null;
   readonly reasoning: ModelRequest['reasoning'];
   readonly maxOutputTokens: number | null;
+  readonly temperature: number | null;
+  readonly topP: number | null;
+  readonly presencePenalty: number | null;
+  readonly frequencyPenalty: number | null;
+  readonly topLogprobs: number | null;
+  readonly text: ModelRequest['text'];
+  readonly metadata: Record<string, string>;
+  readonly safetyIdentifier: string | null;
+  readonly promptCacheKey: string | null;
+  readonly serviceTier: string | null;
+  readonly include: string[];
+  readonly stream: boolean;
   readonly #cancellation: Cancellation | undefined;
 
-  constructor(request: ModelRequest, cancellation: Cancellation | undefined) {
+  constructor(request: ModelRequest, cancellation: Cancellation | undefined, stream: boolean) {
     this.model = request.model;
     this.instructions = request.instructions;
     this.items = request.items;
@@ -345,19 +499,27 @@ class ProviderRequest implements ModelRequest {
     this.hostedTools = request.hostedTools;
     this.toolPolicy = request.toolPolicy;
     this.parallelToolCalls = request.parallelToolCalls;
+    this.maxToolCalls = request.maxToolCalls;
     this.reasoning = request.reasoning;
     this.maxOutputTokens = request.maxOutputTokens;
+    this.temperature = request.temperature;
+    this.topP = request.topP;
+    this.presencePenalty = request.presencePenalty;
+    this.frequencyPenalty = request.frequencyPenalty;
+    this.topLogprobs = request.topLogprobs;
+    this.text = request.text;
+    this.metadata = request.metadata;
+    this.safetyIdentifier = request.safetyIdentifier;
+    this.promptCacheKey = request.promptCacheKey;
+    this.serviceTier = request.serviceTier;
+    this.include = request.include;
+    this.stream = stream;
     this.#cancellation = cancellation;
   }
 
   get signal(): AbortSignal | undefined {
     return this.#cancellation?.signal;
   }
-}
-
-/** Text as streamed word by word, spaces kept with the following word. */
-function words(text: string): string[] {
-  return text.match(/\s*\S+/g) ?? [];
 }
 
 function initialResponse(turn: PreparedTurn, createdAt: number): ResponseResource {
