@@ -1,0 +1,95 @@
+// A temporary copy of the repository for tests that change it (spec:add, changeset version, publish): the files
+// git tracks or would track, the synced spec documents, and a node_modules of links to this checkout's
+// dependencies, except that the workspace's own packages link to the copy's packages.
+import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface RepoCopy {
+  dir: string;
+  /** Runs a command in the copy (or `cwd` inside it) and returns its stdout; throws with stderr on failure. */
+  run(command: string, args: string[], options?: ExecFileSyncOptions & { cwd?: string }): string;
+  json<T = Record<string, unknown>>(file: string): T;
+  remove(): void;
+}
+
+interface WorkspacePackage {
+  name: string;
+  dir: string;
+}
+
+function workspacePackages(root: string): WorkspacePackage[] {
+  const { workspaces } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { workspaces: string[] };
+  return workspaces.flatMap((pattern) => {
+    const parent = path.join(root, pattern.replace(/\/\*$/, ''));
+    return readdirSync(parent).flatMap((entry) => {
+      try {
+        const { name } = JSON.parse(readFileSync(path.join(parent, entry, 'package.json'), 'utf8')) as { name: string };
+        return [{ name, dir: path.join(parent, entry) }];
+      } catch {
+        return [];
+      }
+    });
+  });
+}
+
+export function copyRepository(prefix: string, environment: NodeJS.ProcessEnv = process.env): RepoCopy {
+  const dir = mkdtempSync(path.join(tmpdir(), `${prefix}-`));
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  })
+    .split('\0')
+    .filter(Boolean);
+  for (const file of files) {
+    try {
+      cpSync(path.join(repoRoot, file), path.join(dir, file));
+    } catch (error) {
+      // A file deleted in the working tree but still in the index is simply not copied.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  cpSync(path.join(repoRoot, 'openapi/documents'), path.join(dir, 'openapi/documents'), { recursive: true });
+
+  const modules = path.join(dir, 'node_modules');
+  mkdirSync(path.join(modules, '@openresponses'), { recursive: true });
+  const own = new Set(workspacePackages(repoRoot).map((p) => p.name));
+  for (const entry of readdirSync(path.join(repoRoot, 'node_modules'))) {
+    if (entry === '@openresponses') continue;
+    symlinkSync(path.join(repoRoot, 'node_modules', entry), path.join(modules, entry));
+  }
+  for (const entry of readdirSync(path.join(repoRoot, 'node_modules/@openresponses'))) {
+    if (own.has(`@openresponses/${entry}`)) continue;
+    symlinkSync(path.join(repoRoot, 'node_modules/@openresponses', entry), path.join(modules, '@openresponses', entry));
+  }
+  for (const pkg of workspacePackages(dir)) symlinkSync(pkg.dir, path.join(modules, pkg.name));
+
+  const run: RepoCopy['run'] = (command, args, options = {}) => {
+    try {
+      return execFileSync(command, args, {
+        env: environment,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        maxBuffer: 64 * 1024 * 1024,
+        ...options,
+        cwd: options.cwd ? path.resolve(dir, options.cwd) : dir,
+      }) as string;
+    } catch (error) {
+      const { stdout, stderr, message } = error as { stdout?: string; stderr?: string; message: string };
+      throw new Error(`${command} ${args.join(' ')} failed: ${message}\n${stdout ?? ''}\n${stderr ?? ''}`, {
+        cause: error,
+      });
+    }
+  };
+  return {
+    dir,
+    run,
+    json: (file) => JSON.parse(readFileSync(path.join(dir, file), 'utf8')),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
