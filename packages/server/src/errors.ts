@@ -1,3 +1,5 @@
+import { StoreEntryTooLargeError, StoreUnavailableError } from './stores/contract.js';
+
 /** Error types of the spec, each with its HTTP status (plus authentication, which the spec leaves to servers). */
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -40,6 +42,17 @@ export const invalidRequest = (code: string, message: string, param: string | nu
 /** Anything thrown that is not a ResponsesError is a server bug: report it without leaking internals. */
 export function asResponsesError(error: unknown): ResponsesError {
   if (error instanceof ResponsesError) return error;
+  if (error instanceof StoreUnavailableError)
+    return new ResponsesError(
+      'server_error',
+      'store_unavailable',
+      'The response store is unavailable; nothing was stored. The request can be retried.',
+      null,
+      503,
+      { cause: error },
+    );
+  if (error instanceof StoreEntryTooLargeError)
+    return new ResponsesError('invalid_request', 'response_too_large', error.message, null, 413, { cause: error });
   return new ResponsesError(
     'server_error',
     'internal_error',

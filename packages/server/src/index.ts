@@ -21,8 +21,14 @@ export {
   type ToolPolicy,
 } from './models/provider.js';
 export {
-  InMemoryResponseStore,
+  FINAL_STATUSES,
+  StoreEntryTooLargeError,
+  StoreUnavailableError,
+  findItem,
+  forEachItem,
   type ResponseStore,
+  type StoredChain,
   type StoredResponse,
-  type InMemoryStoreOptions,
-} from './stores/store.js';
+} from './stores/contract.js';
+export { InMemoryResponseStore, type InMemoryStoreOptions } from './stores/memory.js';
+export { ConnectionCache } from './stores/connection-cache.js';

@@ -45,9 +45,10 @@ describe('whole deltas (non-streaming) and word-by-word deltas (streaming)', () 
       const events: string[] = [];
       const wordByWord = await service.turn(raw, {
         version: '2026-04-24',
+        owner: 'open',
         onEvent: (event) => events.push(event.type),
       });
-      const whole = await service.turn(raw, { version: '2026-04-24' });
+      const whole = await service.turn(raw, { version: '2026-04-24', owner: 'open' });
       expect(comparable(whole.response as never)).toEqual(comparable(wordByWord.response as never));
       // The streaming turn really did stream word by word (so the comparison compares two paths).
       if (

@@ -1,15 +1,16 @@
 import { createStreamChecker, encodeEvent, randomId, SSE_DONE, type AnyStreamingEvent } from '@openresponses/events';
-import type { CompactResource, ItemField } from '@openresponses/types';
+import type { CompactResource, ItemField, ResponseResource } from '@openresponses/types';
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS, validate, versions, type SpecVersion } from '@openresponses/zod';
 import type { Registry } from '@openresponses/extensions';
-import { invalidRequest, ResponsesError } from '../errors.js';
+import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
 import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic.js';
 import { countTokens, itemText, type ModelProvider } from '../models/provider.js';
-import { acceptClientShapes, historyOf, normalizeInput, type LookupResponse } from '../responses/context.js';
+import { acceptClientShapes, historyOf, normalizeInput } from '../responses/context.js';
 import type { Cancellation } from '../responses/cancellation.js';
 import { createSealer, type Sealer } from '../responses/sealed.js';
 import { prepareTurn, startTurn, type TurnDependencies, type TurnResult } from '../responses/turn.js';
-import { InMemoryResponseStore, type ResponseStore } from '../stores/store.js';
+import type { ResponseStore } from '../stores/contract.js';
+import { InMemoryResponseStore } from '../stores/memory.js';
 import { toFetchHandler } from './fetch.js';
 import {
   constantTimeEqual,
@@ -24,6 +25,11 @@ import {
 export interface ResponsesServiceOptions {
   /** Accepted bearer keys; none means the server is open (the Node entry warns at startup). */
   apiKeys?: readonly string[];
+  /**
+   * The tenant of each API key (key -> tenant name). Stored responses are visible only to the tenant that
+   * created them; keys that share a tenant share responses. By default each key is its own tenant.
+   */
+  tenants?: Readonly<Record<string, string>>;
   /** Model providers, tried in order by `model`; default: the embedded deterministic model. */
   providers?: ModelProvider[];
   /** The model used when a request names none (default `openresponses-deterministic`). */
@@ -50,7 +56,10 @@ export interface ResponsesServiceOptions {
 
 interface TurnOptions {
   version: SpecVersion;
-  lookupResponse?: LookupResponse;
+  /** The tenant the turn runs for (`ownerOf`): it sees and stores only its own responses. */
+  owner: string;
+  /** Where this turn's context is read and its response stored (default the service's store; WebSocket sessions layer their cache over it). */
+  store?: ResponseStore;
   onEvent?: (event: AnyStreamingEvent) => void;
   cancellation?: Cancellation;
   schema?: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema';
@@ -65,6 +74,8 @@ export interface ResponsesService {
   /** Runs one `response.create` turn: validation, context, model, events; stores it when `store` allows. */
   turn(raw: unknown, options: TurnOptions): Promise<TurnResult & { input: ItemField[] }>;
   authorize(header: string | null): boolean;
+  /** The tenant of an `Authorization` header, or undefined when it carries no accepted key. */
+  ownerOf(header: string | null): Promise<string | undefined>;
   readonly store: ResponseStore;
   readonly open: boolean;
   versionOf(header: string | null): SpecVersion;
@@ -77,14 +88,16 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   const base = (options.basePath ?? '/v1').replace(/\/$/, '');
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const keys = options.apiKeys ?? [];
-  const deps: TurnDependencies = {
+  const defaultModel = options.defaultModel ?? DETERMINISTIC_MODEL;
+  /** What a turn needs, reading only `owner`'s responses. */
+  const depsFor = (owner: string, from: ResponseStore = store): TurnDependencies => ({
     providers,
-    defaultModel: options.defaultModel ?? DETERMINISTIC_MODEL,
-    lookupResponse: (id) => store.get(id),
-    lookupItem: (id) => store.getItem(id),
+    defaultModel,
+    loadChain: (id) => from.getChain(id, owner),
+    lookupItem: (id) => from.getItem(id, owner),
     sealer,
     registry: options.registry,
-  };
+  });
   const corsHeaders: Record<string, string> = options.cors
     ? {
         'access-control-allow-origin': options.cors === true ? '*' : options.cors.origin,
@@ -94,11 +107,24 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     : {};
   const faults = new Map<string, number>();
 
-  const authorize = (header: string | null) => {
-    if (keys.length === 0) return true;
+  /** The accepted key an `Authorization` header carries ('' when the server is open), or undefined. */
+  const matchKey = (header: string | null): string | undefined => {
+    if (keys.length === 0) return '';
     const token = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '';
     // Compare against every key so timing does not reveal which one matched.
-    return keys.reduce((ok, key) => constantTimeEqual(token, key) || ok, false);
+    let matched: string | undefined;
+    for (const key of keys) if (constantTimeEqual(token, key)) matched = key;
+    return matched;
+  };
+  const authorize = (header: string | null) => matchKey(header) !== undefined;
+  // Tenants are named by configuration or by a digest of the key: stores never hold the keys themselves.
+  const tenants = Promise.all(
+    keys.map(async (key) => [key, options.tenants?.[key] ?? `key_${await digestHex(key)}`] as const),
+  ).then((pairs) => new Map<string, string>(pairs));
+  const ownerOf = async (header: string | null) => {
+    const key = matchKey(header);
+    if (key === undefined) return undefined;
+    return key === '' ? 'open' : (await tenants).get(key);
   };
 
   const versionOf = (header: string | null): SpecVersion => {
@@ -130,12 +156,10 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
    * JSON errors); phase two streams the rest. `watched`: a client sees the deltas as they come.
    */
   const beginTurn = async (raw: unknown, turnOptions: TurnOptions, watched: boolean) => {
-    const prepared = await prepareTurn(
-      raw,
-      turnOptions.version,
-      { ...deps, lookupResponse: turnOptions.lookupResponse ?? deps.lookupResponse },
-      turnOptions.schema,
-    );
+    const target = turnOptions.store ?? store;
+    const deps = depsFor(turnOptions.owner, target);
+    const prepared = await prepareTurn(raw, turnOptions.version, deps, turnOptions.schema);
+    const stored = prepared.body.store !== false;
     const started = await startTurn(prepared, deps, {
       cancellation: turnOptions.cancellation,
       wholeDeltas: !watched,
@@ -145,14 +169,34 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
         ? (options.registry?.createStreamChecker() ??
           createStreamChecker({ eventSchema: versions[turnOptions.version].exact.StreamingEventSchema }))
         : undefined;
-      const result = await started.run((event) => {
+      const emit = (event: AnyStreamingEvent) => {
         const violations = checker?.push(event).filter((v) => v.severity === 'error') ?? [];
         if (violations.length > 0)
           throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
         onEvent?.(event);
-      });
+      };
+      // A stored turn's last event waits until the response is stored: a client never sees a response end
+      // that a later GET or continuation cannot find.
+      let last: AnyStreamingEvent | undefined;
+      const result = await started.run(
+        stored
+          ? (event) => {
+              if (TERMINAL_EVENTS.has(event.type)) last = event;
+              else emit(event);
+            }
+          : emit,
+      );
       checkOutgoing(turnOptions.version, result.response);
-      if (prepared.body.store !== false) await store.put({ response: result.response, input: prepared.input });
+      if (stored) {
+        try {
+          await target.put({ response: result.response, input: prepared.input }, turnOptions.owner);
+        } catch (error) {
+          const failure = asResponsesError(error);
+          if (last) for (const event of failedInstead(last, failure)) emit(event);
+          throw failure;
+        }
+        if (last) emit(last);
+      }
       return { response: result.response, error: result.error, input: prepared.input };
     };
   };
@@ -160,10 +204,14 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   const turn: ResponsesService['turn'] = async (raw, turnOptions) =>
     (await beginTurn(raw, turnOptions, turnOptions.onEvent !== undefined))(turnOptions.onEvent);
 
-  const createResponse = async (request: ServiceRequest, version: SpecVersion): Promise<ServiceResponse> => {
+  const createResponse = async (
+    request: ServiceRequest,
+    version: SpecVersion,
+    owner: string,
+  ): Promise<ServiceResponse> => {
     const body = await readBody(request, maxBodyBytes);
     const streaming = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
-    const run = await beginTurn(body, { version, cancellation: request.cancellation }, streaming);
+    const run = await beginTurn(body, { version, owner, cancellation: request.cancellation }, streaming);
     if (!streaming) {
       const result = await run();
       if (result.error) return errorResponse(result.error, corsHeaders);
@@ -174,9 +222,12 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
         try {
           await run((event) => write(encodeEvent(event)));
         } catch (error) {
-          // A failure inside a started stream is a server bug (model failures end in response.failed).
-          console.error(error);
-          throw error;
+          // The store failing has already been told to the client (error, response.failed); anything else
+          // inside a started stream is a server bug (model failures end in response.failed).
+          if (!(error instanceof ResponsesError)) {
+            console.error(error);
+            throw error;
+          }
         }
         write(SSE_DONE);
       },
@@ -188,7 +239,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     };
   };
 
-  const compact = async (request: ServiceRequest, version: SpecVersion): Promise<ServiceResponse> => {
+  const compact = async (request: ServiceRequest, version: SpecVersion, owner: string): Promise<ServiceResponse> => {
     const raw = await readBody(request, maxBodyBytes);
     const schema = (versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0] | undefined>)
       .CompactResponseMethodPublicBodySchema;
@@ -215,9 +266,8 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     };
     if (!providers.some((p) => p.supports(body.model)))
       throw invalidRequest('model_not_found', `The model '${body.model}' does not exist on this server.`, 'model');
-    const history = body.previous_response_id
-      ? await historyOf(body.previous_response_id, deps.lookupResponse, sealer)
-      : [];
+    const deps = depsFor(owner);
+    const history = body.previous_response_id ? await historyOf(body.previous_response_id, deps.loadChain, sealer) : [];
     const { expanded } = await normalizeInput(body.input as never, deps.lookupItem, sealer);
     const window = [...history, ...expanded];
     const kept = window.filter((item) => item.type === 'message' && (item as { role: string }).role === 'user');
@@ -250,7 +300,8 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     const path = request.path.replace(/\/+$/, '') || '/';
     if (path === '/healthz' && request.method === 'GET') return json(200, { status: 'ok' }, corsHeaders);
     if (request.method === 'OPTIONS' && options.cors) return { status: 204, headers: corsHeaders, body: null };
-    if (!authorize(request.header('authorization'))) throw unauthorized();
+    const owner = await ownerOf(request.header('authorization'));
+    if (owner === undefined) throw unauthorized();
     if (options.testHooks) {
       const fault = injectedFault(request, faults);
       if (fault) return fault;
@@ -258,16 +309,16 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     const version = versionOf(request.header('openresponses-version'));
     if (path === `${base}/responses`) {
       if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
-      return createResponse(request, version);
+      return createResponse(request, version, owner);
     }
     if (path === `${base}/responses/compact`) {
       if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
-      return compact(request, version);
+      return compact(request, version, owner);
     }
     const match = storedRoute.exec(path);
     if (match) {
       const id = decodeURIComponent(match[1]!);
-      const stored = await store.get(id);
+      const stored = await store.get(id, owner);
       if (!stored)
         throw new ResponsesError(
           'not_found',
@@ -292,7 +343,14 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       }
       if (request.method === 'GET') return json(200, stored.response, corsHeaders);
       if (request.method === 'DELETE') {
-        await store.delete(id);
+        // Gone meanwhile (another request deleted it, or it expired): as if it had never been there.
+        if (!(await store.delete(id, owner)))
+          throw new ResponsesError(
+            'not_found',
+            'response_not_found',
+            `Response with id '${id}' not found.`,
+            'response_id',
+          );
         return json(200, { id, object: 'response.deleted', deleted: true }, corsHeaders);
       }
       throw methodNotAllowed(request.method, path);
@@ -314,6 +372,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     handle,
     turn,
     authorize,
+    ownerOf,
     store,
     open: keys.length === 0,
     versionOf,
@@ -323,6 +382,33 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
 /** The fetch-style handler: `(request: Request) => Promise<Response>`, mountable in any runtime. */
 export function createResponsesHandler(options: ResponsesServiceOptions = {}): (request: Request) => Promise<Response> {
   return createResponsesService(options).fetch;
+}
+
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+/** The events that end a stream whose response could not be stored, in place of its last event. */
+function failedInstead(last: AnyStreamingEvent, failure: ResponsesError): AnyStreamingEvent[] {
+  const { sequence_number, response } = last as unknown as { sequence_number: number; response: ResponseResource };
+  const error = { type: failure.type, code: failure.code, message: failure.message, param: failure.param };
+  return [
+    { type: 'error', sequence_number, error } as unknown as AnyStreamingEvent,
+    {
+      type: 'response.failed',
+      sequence_number: sequence_number + 1,
+      response: Object.assign({}, response, {
+        status: 'failed',
+        completed_at: null,
+        incomplete_details: null,
+        error: { code: failure.code, message: failure.message },
+      }),
+    } as unknown as AnyStreamingEvent,
+  ];
+}
+
+/** Hex SHA-256 of a text, first 32 digits (web crypto, so the service runs in any runtime). */
+async function digestHex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest).subarray(0, 16), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 function methodNotAllowed(method: string, path: string): ResponsesError {

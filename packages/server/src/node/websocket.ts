@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
 import type { ResponsesService } from '../handler/service.js';
-import type { StoredResponse } from '../stores/store.js';
+import { ConnectionCache } from '../stores/connection-cache.js';
 
 export interface WebSocketOptions {
   /** How long a connection may stay open (the spec's 60 minutes by default). */
@@ -22,8 +22,7 @@ export function serveResponsesSocket(
   service: ResponsesService,
   options: WebSocketOptions = {},
 ): void {
-  const local = new Map<string, StoredResponse>();
-  const cacheSize = options.localCacheSize ?? 32;
+  const local = new ConnectionCache(service.store, { maxEntries: options.localCacheSize ?? 32 });
   let queue = Promise.resolve();
   let closed = false;
   const send = (payload: unknown) => {
@@ -37,6 +36,8 @@ export function serveResponsesSocket(
     });
 
   let version: ReturnType<ResponsesService['versionOf']>;
+  // The upgrade was authorized with this header: every turn on the connection runs for its tenant.
+  const owner = service.ownerOf(header(request, 'authorization'));
   try {
     version = service.versionOf(header(request, 'openresponses-version'));
   } catch (error) {
@@ -65,8 +66,6 @@ export function serveResponsesSocket(
   );
   limit.unref?.();
 
-  const lookupResponse = async (id: string) => local.get(id) ?? (await service.store.get(id));
-
   const handle = async (data: string) => {
     let message: unknown;
     try {
@@ -82,19 +81,20 @@ export function serveResponsesSocket(
         'type',
       );
     const previous = (message as { previous_response_id?: unknown }).previous_response_id;
+    const tenant = (await owner) ?? 'open';
     try {
       const result = await service.turn(message, {
         version,
-        lookupResponse,
+        owner: tenant,
+        store: local,
         onEvent: send,
         schema: 'WebSocketResponseCreateEventSchema',
       });
-      if (result.error && typeof previous === 'string') local.delete(previous);
-      local.set(result.response.id, { response: result.response, input: result.input });
-      while (local.size > cacheSize) local.delete(local.keys().next().value!);
+      if (result.error && typeof previous === 'string') await local.forget(previous, tenant);
+      await local.remember({ response: result.response, input: result.input }, tenant);
     } catch (error) {
       // A failed continuation evicts what it continued from (the spec's rule for 4xx and 5xx failures).
-      if (typeof previous === 'string') local.delete(previous);
+      if (typeof previous === 'string') await local.forget(previous, tenant);
       throw error;
     }
   };

@@ -1,10 +1,11 @@
 import { randomId } from '@openresponses/events';
 import type { CreateResponseBody, ItemField, ItemParam } from '@openresponses/types';
 import { invalidRequest, ResponsesError } from '../errors.js';
-import type { StoredResponse } from '../stores/store.js';
+import type { StoredChain } from '../stores/contract.js';
 import type { Sealer } from './sealed.js';
 
-export type LookupResponse = (id: string) => Promise<StoredResponse | undefined>;
+/** Loads the chain ending at a response id (for `previous_response_id`), in one call. */
+export type LoadChain = (id: string) => Promise<StoredChain>;
 export type LookupItem = (id: string) => Promise<ItemField | undefined>;
 
 /**
@@ -150,23 +151,17 @@ function normalizeItem(item: Record<string, unknown>): ItemField {
  */
 export async function historyOf(
   previousId: string,
-  lookup: LookupResponse,
+  loadChain: LoadChain,
   sealer: Sealer,
   param = 'previous_response_id',
 ): Promise<ItemField[]> {
-  const chain: StoredResponse[] = [];
-  let id: string | null = previousId;
-  while (id) {
-    const stored = await lookup(id);
-    if (!stored) {
-      const which =
-        id === previousId
-          ? `Previous response with id '${id}' not found.`
-          : `Response '${id}', an earlier turn of '${previousId}', is no longer stored.`;
-      throw new ResponsesError('not_found', 'previous_response_not_found', which, param);
-    }
-    chain.unshift(stored);
-    id = stored.response.previous_response_id;
+  const { chain, missing } = await loadChain(previousId);
+  if (missing !== undefined) {
+    const which =
+      missing === previousId
+        ? `Previous response with id '${missing}' not found.`
+        : `Response '${missing}', an earlier turn of '${previousId}', is no longer stored.`;
+    throw new ResponsesError('not_found', 'previous_response_not_found', which, param);
   }
   const items: ItemField[] = [];
   for (const stored of chain) {

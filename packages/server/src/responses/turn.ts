@@ -12,7 +12,7 @@ import {
   type ModelUsage,
   type ToolPolicy,
 } from '../models/provider.js';
-import { acceptClientShapes, historyOf, normalizeInput, type LookupItem, type LookupResponse } from './context.js';
+import { acceptClientShapes, historyOf, normalizeInput, type LoadChain, type LookupItem } from './context.js';
 import type { Cancellation } from './cancellation.js';
 import type { Sealer } from './sealed.js';
 
@@ -22,7 +22,7 @@ export interface TurnDependencies {
   providers: ModelProvider[];
   /** The model used when a request names none. */
   defaultModel: string;
-  lookupResponse: LookupResponse;
+  loadChain: LoadChain;
   lookupItem: LookupItem;
   sealer: Sealer;
 }
@@ -83,7 +83,7 @@ export async function prepareTurn(
   const hostedTools = ((body.tools ?? []) as Array<{ type: string }>).filter((t) => t.type !== 'function');
   const toolPolicy = policyFor(body, tools);
   const history = body.previous_response_id
-    ? await historyOf(body.previous_response_id, deps.lookupResponse, deps.sealer)
+    ? await historyOf(body.previous_response_id, deps.loadChain, deps.sealer)
     : [];
   const { input, expanded } = await normalizeInput(body.input, deps.lookupItem, deps.sealer);
   let items = [...history, ...expanded];

@@ -1,0 +1,89 @@
+import type { ItemField, ResponseResource } from '@openresponses/types';
+
+/** What a server keeps of a response so that later turns can continue from it. */
+export interface StoredResponse {
+  response: ResponseResource;
+  /** The turn's own input, normalised to items with ids (what `GET …/input_items` lists). */
+  input: ItemField[];
+}
+
+/** A chain of `previous_response_id` links as one call loads it. */
+export interface StoredChain {
+  /** The responses found, oldest first, ending with the one asked for. */
+  chain: StoredResponse[];
+  /**
+   * The id of the first link that is not stored (absent, expired, deleted or another owner's); the chain
+   * then holds only the turns after it. Undefined when the whole chain was found.
+   */
+  missing?: string;
+}
+
+/**
+ * Where responses live between turns: the one contract every backend (memory, Redis, yours) implements
+ * and `@openresponses/server/testing`'s `describeStoreContract` checks.
+ *
+ * - **Ownership.** Every call names the `owner` (the tenant of the API key that made the request). A
+ *   response, its chain links and its items are visible only to the owner that stored it: for anyone
+ *   else they do not exist (reads answer undefined, `delete` false).
+ * - **Copy semantics.** `put` stores a snapshot: changing the object afterwards does not change what is
+ *   stored. Every read returns a fresh copy that the caller owns and may change.
+ * - **Atomicity.** A response and its items are stored together or not at all; `update` is an atomic
+ *   read-modify-write, also across processes sharing a backend.
+ * - **Finality.** A `cancelled` response is final: `put` does not replace it (and answers false).
+ * - **TTL.** Entries expire `ttlMs` after they were last written or read.
+ * - **Failures.** A backend that cannot answer throws `StoreUnavailableError` (the service answers 503
+ *   `server_error`) and leaves nothing half-written.
+ */
+export interface ResponseStore {
+  get(id: string, owner: string): Promise<StoredResponse | undefined>;
+  /** The chain that ends at `id`, following `previous_response_id`, in one call (one round trip for networked stores). */
+  getChain(id: string, owner: string): Promise<StoredChain>;
+  /** An input or output item of any stored response of `owner`, for `item_reference`. */
+  getItem(id: string, owner: string): Promise<ItemField | undefined>;
+  /** Stores (or replaces) a response with its items; false when a `cancelled` response with this id is stored. */
+  put(entry: StoredResponse, owner: string): Promise<boolean>;
+  /**
+   * Atomically replaces the stored response with `change(current)`; `change` answering undefined leaves
+   * it as it is. Answers what is stored afterwards, or undefined when there is nothing to change.
+   */
+  update(
+    id: string,
+    owner: string,
+    change: (current: StoredResponse) => StoredResponse | undefined,
+  ): Promise<StoredResponse | undefined>;
+  delete(id: string, owner: string): Promise<boolean>;
+  /** Releases connections and timers. */
+  close?(): Promise<void>;
+}
+
+/** The backend cannot answer now (unreachable, timed out); retrying later can succeed. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
+
+/** A response too large for the store's budget: it is not stored (the service answers 413). */
+export class StoreEntryTooLargeError extends Error {
+  override name = 'StoreEntryTooLargeError';
+}
+
+/** Statuses after which a response no longer changes. */
+export const FINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'incomplete', 'cancelled']);
+
+/** Every input and output item of a stored response that has an id. */
+export function forEachItem(entry: StoredResponse, visit: (item: ItemField, itemId: string) => void): void {
+  for (const list of [entry.input, entry.response.output]) {
+    for (const item of list) {
+      const itemId = (item as { id?: string }).id;
+      if (itemId) visit(item, itemId);
+    }
+  }
+}
+
+/** The item with this id in a stored response, if any. */
+export function findItem(entry: StoredResponse, itemId: string): ItemField | undefined {
+  let found: ItemField | undefined;
+  forEachItem(entry, (item, id) => {
+    if (id === itemId && !found) found = item;
+  });
+  return found;
+}

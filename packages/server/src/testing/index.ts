@@ -1,0 +1,2 @@
+export { describeStoreContract, sampleEntry, type StoreContractOptions } from './store-contract.js';
+export { describeTenantIsolation, socketTurn, type IsolationTarget } from './isolation.js';
