@@ -1,4 +1,4 @@
-import type { CreateResponseBody, FunctionToolParam, ItemField } from '@openresponses/types';
+import type { Annotation, CreateResponseBody, FunctionToolParam, ItemField } from '@openresponses/types';
 
 /** Which tools the model may call, after `tool_choice` and `allowed_tools` are applied. */
 export interface ToolPolicy {
@@ -71,6 +71,10 @@ export type ModelPart =
   | { type: 'refusal-start'; id: string }
   | { type: 'refusal-delta'; id: string; delta: string }
   | { type: 'refusal-end'; id: string }
+  /** Ends the open part of message `id` (started by text-start or refusal-start) and opens another part in it. */
+  | { type: 'message-part-start'; id: string; kind: 'text' | 'refusal' }
+  /** An annotation (a URL citation, …) on the open text part of message `id`. */
+  | { type: 'text-annotation'; id: string; annotation: Annotation }
   | { type: 'reasoning-start'; id: string }
   /** Raw reasoning text (the item's `reasoning_text` content). */
   | { type: 'reasoning-delta'; id: string; delta: string }

@@ -231,7 +231,11 @@ interface Lane {
 }
 
 /** `text-delta` -> `text`, `reasoning-summary-end` -> `reasoning` (summary parts belong to their reasoning item). */
-const laneKey = (part: { type: string; id: string }) => `${part.type.slice(0, part.type.indexOf('-'))}:${part.id}`;
+/** A lane per started item; the text and refusal parts of one message share its lane. */
+const laneKey = (part: { type: string; id: string }) => {
+  const kind = part.type.slice(0, part.type.indexOf('-'));
+  return `${kind === 'refusal' || kind === 'message' ? 'text' : kind}:${part.id}`;
+};
 const isItemEnd = (type: string) => type.endsWith('-end') && type !== 'reasoning-summary-end';
 
 async function streamTurn(
@@ -295,9 +299,15 @@ async function streamTurn(
       case 'refusal-start':
         return () => {
           const message = writer.addMessage(start.type === 'text-start' && start.phase ? { phase: start.phase } : {});
-          const part = start.type === 'text-start' ? message.addOutputText() : message.addRefusal();
+          let part = start.type === 'text-start' ? message.addOutputText() : message.addRefusal();
           return {
-            apply: (p) => part.append((p as { delta: string }).delta),
+            apply: (p) => {
+              if (p.type === 'message-part-start') {
+                part.done();
+                part = p.kind === 'text' ? message.addOutputText() : message.addRefusal();
+              } else if (p.type === 'text-annotation') part.annotate(p.annotation);
+              else part.append((p as { delta: string }).delta);
+            },
             close: () => {
               part.done();
               message.done();

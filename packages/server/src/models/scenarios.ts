@@ -1,0 +1,341 @@
+// Scenario files: a scriptable test double. A JSON file lists scenarios; each matches requests (by model,
+// text of the last user message, turn index, tool outputs) and scripts the answer (output items in order,
+// usage, how it ends, HTTP-level errors with headers, pacing and chunk sizes) or replays recorded parts
+// exactly. The format is documented in the server README ("Scenario files") and validated here with
+// messages that name the path of the mistake.
+import { isVendorType } from '@openresponses/events';
+import type { Annotation } from '@openresponses/types';
+import { z } from 'zod';
+import { ResponsesError, type ErrorType, ERROR_STATUS } from '../errors.js';
+import {
+  countTokens,
+  itemText,
+  lastUserText,
+  type FinishReason,
+  type ModelPart,
+  type ModelProvider,
+  type ModelRequest,
+} from './provider.js';
+
+export const SCENARIO_MODEL = 'openresponses-scenario';
+
+const errorTypes = Object.keys(ERROR_STATUS) as [ErrorType, ...ErrorType[]];
+const vendorType = z
+  .templateLiteral([z.string(), ':', z.string()])
+  .refine(isVendorType, 'a vendor type is "slug:name"');
+
+const textPart = z.strictObject({
+  text: z.string(),
+  annotations: z.array(z.looseObject({ type: z.string() })).optional(),
+});
+const refusalPart = z.strictObject({ refusal: z.string() });
+
+const outputSchema = z.union([
+  z.strictObject({
+    type: z.literal('message'),
+    /** Shorthand for one output_text part. */
+    text: z.string().optional(),
+    content: z
+      .array(z.union([textPart, refusalPart]))
+      .min(1)
+      .optional(),
+    phase: z.enum(['commentary', 'final_answer']).optional(),
+  }),
+  z.strictObject({
+    type: z.literal('reasoning'),
+    summary: z.array(z.string()).default([]),
+    content: z.string().optional(),
+  }),
+  z.strictObject({
+    type: z.literal('function_call'),
+    name: z.string().min(1),
+    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
+    call_id: z.string().min(1).optional(),
+  }),
+  z.strictObject({ type: z.literal('event'), event: z.looseObject({ type: vendorType }) }),
+  z.looseObject({ type: vendorType }),
+]);
+
+const endSchema = z.union([
+  z.literal('completed'),
+  z.strictObject({ incomplete: z.enum(['max_output_tokens', 'content_filter']) }),
+  z.strictObject({
+    failed: z.strictObject({
+      code: z.string().default('model_failed'),
+      message: z.string().default('The scripted model failed.'),
+      /** Fail after this many deltas (text, refusal, reasoning, arguments) of the outputs above; default: after all of them. */
+      afterDeltas: z.number().int().nonnegative().optional(),
+    }),
+  }),
+]);
+
+const modelPartSchema = z.looseObject({ type: z.string() }) as unknown as z.ZodType<ModelPart>;
+
+const scenarioSchema = z
+  .strictObject({
+    name: z.string().min(1),
+    match: z
+      .strictObject({
+        model: z.string().optional(),
+        /** A substring of the last user message. */
+        text: z.string().optional(),
+        /** The turn: 1 for the first user message of a conversation, 2 for the second, … */
+        turn: z.number().int().positive().optional(),
+        /** true: only when the input ends with function_call_output items; false: only when it does not. */
+        toolOutputs: z.boolean().optional(),
+      })
+      .default({}),
+    /** How many requests this scenario answers before later scenarios take over (default: all). */
+    times: z.number().int().positive().optional(),
+    /** An HTTP-level error instead of a response (a 429 with Retry-After, a 500, …). */
+    error: z
+      .strictObject({
+        status: z.number().int().min(400).max(599),
+        type: z.enum(errorTypes).optional(),
+        code: z.string().default('scripted_error'),
+        message: z.string().default('Scripted error.'),
+        param: z.string().nullable().default(null),
+        headers: z.record(z.string(), z.string()).default({}),
+      })
+      .optional(),
+    output: z.array(outputSchema).optional(),
+    /** Recorded model parts, replayed exactly (what record mode writes). */
+    parts: z.array(modelPartSchema).optional(),
+    usage: z
+      .strictObject({
+        input_tokens: z.number().int().nonnegative(),
+        output_tokens: z.number().int().nonnegative(),
+        reasoning_tokens: z.number().int().nonnegative().optional(),
+        cached_tokens: z.number().int().nonnegative().optional(),
+      })
+      .optional(),
+    end: endSchema.default('completed'),
+    pacing: z
+      .strictObject({
+        /** Milliseconds before each part. */
+        delayMs: z.number().nonnegative().default(0),
+        /** Characters per delta; default: word by word. */
+        chunkSize: z.number().int().positive().optional(),
+      })
+      .default({ delayMs: 0 }),
+  })
+  .refine((s) => [s.error, s.output, s.parts].filter(Boolean).length === 1, {
+    message: 'a scenario has exactly one of error, output or parts',
+  });
+
+const fileSchema = z.strictObject({
+  /** The model name the scenarios serve when a scenario names none (default `openresponses-scenario`). */
+  model: z.string().min(1).default(SCENARIO_MODEL),
+  scenarios: z.array(scenarioSchema).min(1),
+});
+
+export type ScenarioFile = z.input<typeof fileSchema>;
+export type Scenario = z.output<typeof scenarioSchema>;
+type Output = z.output<typeof outputSchema>;
+
+/** Thrown for a scenario file that does not follow the format; the message names each mistake's path. */
+export class ScenarioFileError extends Error {
+  override readonly name = 'ScenarioFileError';
+}
+
+/** Validates a parsed scenario file. */
+export function parseScenarioFile(value: unknown): z.output<typeof fileSchema> {
+  const result = fileSchema.safeParse(value);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  throw new ScenarioFileError(`Invalid scenario file:\n${lines.join('\n')}`, { cause: result.error });
+}
+
+/** Serves the scenarios of a file, first match first; a request no scenario matches is a clear 400. */
+export class ScenarioProvider implements ModelProvider {
+  readonly name = 'scenarios';
+  readonly contextWindow = 1_000_000;
+  private readonly file: z.output<typeof fileSchema>;
+  private readonly used = new Map<Scenario, number>();
+
+  constructor(file: unknown) {
+    this.file = parseScenarioFile(file);
+  }
+
+  supports(model: string): boolean {
+    return model === this.file.model || this.file.scenarios.some((s) => s.match.model === model);
+  }
+
+  listModels(): string[] {
+    return [...new Set([this.file.model, ...this.file.scenarios.flatMap((s) => s.match.model ?? [])])];
+  }
+
+  async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {
+    const scenario = this.select(request);
+    const { delayMs } = scenario.pacing;
+    const parts = scenario.parts ?? scriptedParts(scenario, request);
+    for (const part of parts) {
+      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (request.signal?.aborted) return;
+      yield part;
+    }
+  }
+
+  private select(request: ModelRequest): Scenario {
+    const scenario = this.file.scenarios.find((s) => this.matches(s, request));
+    if (!scenario)
+      throw new ResponsesError(
+        'invalid_request',
+        'no_matching_scenario',
+        `No scenario matches this request (model ${request.model}, turn ${turnOf(request)}); scenarios: ${this.file.scenarios.map((s) => s.name).join(', ')}.`,
+        null,
+      );
+    this.used.set(scenario, (this.used.get(scenario) ?? 0) + 1);
+    if (scenario.error) {
+      const { status, type, code, message, param, headers } = scenario.error;
+      throw new ResponsesError(type ?? errorTypeOf(status), code, message, param, status, { headers });
+    }
+    return scenario;
+  }
+
+  private matches(scenario: Scenario, request: ModelRequest): boolean {
+    const { match } = scenario;
+    if (scenario.times !== undefined && (this.used.get(scenario) ?? 0) >= scenario.times) return false;
+    if ((match.model ?? this.file.model) !== request.model) return false;
+    if (match.text !== undefined && !lastUserText(request.items).includes(match.text)) return false;
+    if (match.turn !== undefined && turnOf(request) !== match.turn) return false;
+    if (match.toolOutputs !== undefined && endsWithToolOutputs(request) !== match.toolOutputs) return false;
+    return true;
+  }
+}
+
+function turnOf(request: ModelRequest): number {
+  return request.items.filter((item) => item.type === 'message' && (item as { role?: string }).role === 'user').length;
+}
+
+function endsWithToolOutputs(request: ModelRequest): boolean {
+  return request.items.at(-1)?.type === 'function_call_output';
+}
+
+function errorTypeOf(status: number): ErrorType {
+  const byStatus = errorTypes.find((type) => ERROR_STATUS[type] === status);
+  return byStatus ?? (status >= 500 ? 'server_error' : 'invalid_request');
+}
+
+/** The parts of a scripted answer: each output in order, deltas by chunk size or word, then the end. */
+function scriptedParts(scenario: Scenario, request: ModelRequest): ModelPart[] {
+  const parts: ModelPart[] = [];
+  const chunk = (text: string) => chunks(text, scenario.pacing.chunkSize);
+  const failAfter = typeof scenario.end === 'object' && 'failed' in scenario.end ? scenario.end.failed : undefined;
+  let deltas = 0;
+  let outputTokens = 0;
+  let reasoningTokens = 0;
+  /** Pushes a delta part; false once the scripted failure point is reached. */
+  const delta = (part: ModelPart & { delta: string }, reasoning = false) => {
+    if (failAfter?.afterDeltas !== undefined && deltas >= failAfter.afterDeltas) return false;
+    deltas++;
+    const tokens = countTokens(part.delta);
+    outputTokens += tokens;
+    if (reasoning) reasoningTokens += tokens;
+    parts.push(part);
+    return true;
+  };
+  const fail = () => parts.push({ type: 'error', code: failAfter!.code, message: failAfter!.message });
+
+  for (const [index, output] of (scenario.output ?? []).entries()) {
+    const id = String(index);
+    if (!emitOutput(output, id, parts, chunk, delta, scenario.pacing.chunkSize)) {
+      fail();
+      return parts;
+    }
+  }
+  if (failAfter) {
+    fail();
+    return parts;
+  }
+  const inputTokens = request.items.reduce(
+    (n, item) => n + countTokens(itemText(item)),
+    countTokens(request.instructions ?? ''),
+  );
+  const usage = scenario.usage
+    ? {
+        inputTokens: scenario.usage.input_tokens,
+        outputTokens: scenario.usage.output_tokens,
+        reasoningTokens: scenario.usage.reasoning_tokens,
+        cachedInputTokens: scenario.usage.cached_tokens,
+      }
+    : { inputTokens, outputTokens, reasoningTokens };
+  const reason: FinishReason =
+    scenario.end === 'completed'
+      ? (scenario.output ?? []).some((o) => o.type === 'function_call')
+        ? 'tool_calls'
+        : 'stop'
+      : 'incomplete' in scenario.end
+        ? scenario.end.incomplete === 'content_filter'
+          ? 'content_filter'
+          : 'length'
+        : 'error';
+  parts.push({ type: 'finish', reason, usage });
+  return parts;
+}
+
+type DeltaSink = (part: ModelPart & { delta: string }, reasoning?: boolean) => boolean;
+
+/** Pushes one output's parts; false when the scripted failure point was reached inside it. */
+function emitOutput(
+  output: Output,
+  id: string,
+  parts: ModelPart[],
+  chunk: (text: string) => string[],
+  delta: DeltaSink,
+  chunkSize: number | undefined,
+): boolean {
+  switch (output.type) {
+    case 'message': {
+      const content = output.content ?? [{ text: output.text ?? '' }];
+      for (const [index, part] of content.entries()) {
+        const kind = 'refusal' in part ? 'refusal' : 'text';
+        if (index === 0)
+          parts.push(kind === 'text' ? { type: 'text-start', id, phase: output.phase } : { type: 'refusal-start', id });
+        else parts.push({ type: 'message-part-start', id, kind });
+        const text = 'refusal' in part ? part.refusal : part.text;
+        for (const piece of chunk(text)) if (!delta({ type: `${kind}-delta`, id, delta: piece })) return false;
+        if ('text' in part)
+          for (const annotation of part.annotations ?? [])
+            parts.push({ type: 'text-annotation', id, annotation: annotation as unknown as Annotation });
+      }
+      parts.push({ type: 'refusal' in content.at(-1)! ? 'refusal-end' : 'text-end', id });
+      return true;
+    }
+    case 'reasoning': {
+      parts.push({ type: 'reasoning-start', id });
+      for (const summary of output.summary) {
+        parts.push({ type: 'reasoning-summary-start', id });
+        for (const piece of chunk(summary))
+          if (!delta({ type: 'reasoning-summary-delta', id, delta: piece }, true)) return false;
+        parts.push({ type: 'reasoning-summary-end', id });
+      }
+      for (const piece of chunk(output.content ?? ''))
+        if (!delta({ type: 'reasoning-delta', id, delta: piece }, true)) return false;
+      parts.push({ type: 'reasoning-end', id });
+      return true;
+    }
+    case 'function_call': {
+      parts.push({ type: 'function-call-start', id, name: output.name, callId: output.call_id });
+      const args = typeof output.arguments === 'string' ? output.arguments : JSON.stringify(output.arguments);
+      for (const piece of chunks(args, chunkSize ?? 16))
+        if (!delta({ type: 'function-call-delta', id, delta: piece })) return false;
+      parts.push({ type: 'function-call-end', id });
+      return true;
+    }
+    case 'event':
+      parts.push({ type: 'vendor-event', event: output.event });
+      return true;
+    default:
+      parts.push({ type: 'item', item: output });
+      return true;
+  }
+}
+
+/** A text as deltas: fixed-size chunks, or word by word (spaces kept with the following word). */
+function chunks(text: string, size: number | undefined): string[] {
+  if (!size) return text.match(/\s*\S+\s*$|\s*\S+/g) ?? (text ? [text] : []);
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
