@@ -1,20 +1,17 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import openapiTS, { astToString } from 'openapi-typescript';
 import { IndentationText, Project } from 'ts-morph';
-import { generatedHeader } from './emit/docs.js';
-import { emitTypesIndex, emitTypesModule } from './emit/emit-types.js';
-import { emitZodModule } from './emit/emit-zod.js';
 import { ModelAnalysis } from './model/analysis.js';
 import { readOpenApi } from './model/read-openapi.js';
 import { readManifest, syncedDocumentPath } from './sync/manifest.js';
 import { sha256Of } from './sync/sync.js';
+import { type GeneratedFiles, TARGETS } from './targets/index.js';
+import type { GenerateVersionOptions } from './targets/target.js';
 
-/** Files of one spec version, keyed by path relative to the package's `src/generated/` folder. */
+/** Files of one spec version, by target name, keyed by path relative to the target package's `src/generated/`. */
 export interface VersionOutput {
   version: string;
-  types: Record<string, string>;
-  zod: Record<string, string>;
+  files: Record<string, GeneratedFiles>;
 }
 
 export interface DocumentInput {
@@ -23,10 +20,10 @@ export interface DocumentInput {
   document: unknown;
 }
 
-/** Generates every module of one spec version from its OpenAPI document. Pure: no file system access. */
+/** Generates every target's modules of one spec version from its OpenAPI document. Pure: no file system access. */
 export async function generateVersion(
   input: DocumentInput,
-  options: { openapiTypescript?: boolean } = {},
+  options: GenerateVersionOptions = {},
 ): Promise<VersionOutput> {
   const model = readOpenApi(input.document, { version: input.version, sha256: input.sha256 });
   const analysis = new ModelAnalysis(model);
@@ -35,115 +32,18 @@ export async function generateVersion(
     skipAddingFilesFromTsConfig: true,
     manipulationSettings: { indentationText: IndentationText.TwoSpaces },
   });
-  const v = input.version;
-  const types: Record<string, string> = {
-    [`${v}/schemas.gen.ts`]: emitTypesModule(project, analysis, 'exact', `/types/${v}/schemas.gen.ts`),
-    [`${v}/forward.gen.ts`]: emitTypesModule(project, analysis, 'forward', `/types/${v}/forward.gen.ts`),
-    [`${v}/index.gen.ts`]: emitTypesIndex(project, analysis, `/types/${v}/index.gen.ts`),
-  };
-  if (options.openapiTypescript !== false) {
-    const ast = await openapiTS(withoutDiscriminators(structuredClone(input.document)) as never, {
-      silent: true,
-      emptyObjectsUnknown: true,
-    });
-    types[`${v}/openapi.gen.ts`] =
-      `${generatedHeader(v, input.sha256)}// openapi-typescript output, for openapi-fetch style clients.\n\n${astToString(ast)}`;
-  }
-  const zod: Record<string, string> = {
-    [`${v}/exact.gen.ts`]: emitZodModule(
-      project,
-      analysis,
-      'exact',
-      `/zod/${v}/exact.gen.ts`,
-      `@openresponses/types/${v}`,
-    ),
-    [`${v}/forward.gen.ts`]: emitZodModule(
-      project,
-      analysis,
-      'forward',
-      `/zod/${v}/forward.gen.ts`,
-      `@openresponses/types/${v}`,
-    ),
-    [`${v}/index.gen.ts`]: [
-      generatedHeader(v, input.sha256),
-      `export * from './exact.gen.js';`,
-      `/** The same schemas in forward-compatible mode: open unions also accept members of unknown \`type\`, kept intact. */`,
-      `export * as forward from './forward.gen.js';`,
-      `export { validate, type ValidationResult, type ValidationIssue } from '../../runtime/validate.js';`,
-      `/** The spec version these schemas were generated from. */`,
-      `export const SPEC_VERSION = ${JSON.stringify(v)};`,
-      '',
-    ].join('\n'),
-  };
-  return { version: v, types, zod };
+  const files: Record<string, GeneratedFiles> = {};
+  for (const target of TARGETS) files[target.name] = await target.emitVersion({ ...input, analysis, project, options });
+  return { version: input.version, files };
 }
 
-/**
- * openapi-typescript reads a `discriminator` without `mapping` as OpenAPI's implicit mapping and
- * replaces each member's `type` with its schema name (`"ResponseOutputTextDeltaStreamingEvent"`
- * instead of `"response.output_text.delta"`), rewriting the document in place. The discriminator is
- * only a hint (`oneOf` decides what is valid), so its input goes without them.
- */
-function withoutDiscriminators(node: unknown): unknown {
-  if (Array.isArray(node)) node.forEach(withoutDiscriminators);
-  else if (node && typeof node === 'object') {
-    delete (node as Record<string, unknown>).discriminator;
-    Object.values(node).forEach(withoutDiscriminators);
-  }
-  return node;
-}
-
-/** The cross-version modules: the latest-version re-export and the version table. */
+/** Every target's cross-version modules: latest-version entry points and version tables. */
 export function generateVersionIndex(
   versions: Array<{ version: string; sha256: string }>,
   latest: string,
-): { types: Record<string, string>; zod: Record<string, string> } {
+): Record<string, GeneratedFiles> {
   const header = `// Generated by @openresponses/codegen from openapi/manifest.json (${versions.map((v) => `${v.version} sha256 ${v.sha256}`).join(', ')}). Do not edit.\n`;
-  const ident = (v: string) => v.replace(/-/g, '_');
-  const list = versions.map((v) => JSON.stringify(v.version)).join(', ');
-  return {
-    types: {
-      'latest.gen.ts': `${header}export * from './${latest}/index.gen.js';\n`,
-      'versions.gen.ts': [
-        header.trimEnd(),
-        ...versions.map((v) => `import type * as types_${ident(v.version)} from './${v.version}/index.gen.js';`),
-        `/** Every spec version this package has types for, oldest first. */`,
-        `export const SPEC_VERSIONS = [${list}] as const;`,
-        `export type SpecVersion = (typeof SPEC_VERSIONS)[number];`,
-        `/** The version the root export follows. */`,
-        `export const LATEST_SPEC_VERSION = ${JSON.stringify(latest)} satisfies SpecVersion;`,
-        `/** Every version's named schemas (\`SchemaTypes\`) and openapi-typescript components, for code and tests over all versions. */`,
-        `export interface TypesByVersion {`,
-        ...versions.map(
-          (v) =>
-            `  ${JSON.stringify(v.version)}: { schemas: types_${ident(v.version)}.SchemaTypes; forward: types_${ident(v.version)}.Forward.SchemaTypes; components: types_${ident(v.version)}.components['schemas'] };`,
-        ),
-        `}`,
-        '',
-      ].join('\n'),
-    },
-    zod: {
-      'latest.gen.ts': `${header}export * from './${latest}/index.gen.js';\n`,
-      'versions.gen.ts': [
-        header.trimEnd(),
-        `import type { SpecVersion } from '@openresponses/types';`,
-        ...versions.flatMap((v) => [
-          `import * as exact_${ident(v.version)} from './${v.version}/exact.gen.js';`,
-          `import * as forward_${ident(v.version)} from './${v.version}/forward.gen.js';`,
-        ]),
-        `export { SPEC_VERSIONS, LATEST_SPEC_VERSION, type SpecVersion } from '@openresponses/types';`,
-        ``,
-        `/** Every version's schemas, in both modes: pick one at run time (e.g. from an \`OpenResponses-Version\` header). */`,
-        `export const versions = {`,
-        ...versions.map(
-          (v) =>
-            `  ${JSON.stringify(v.version)}: { exact: exact_${ident(v.version)}, forward: forward_${ident(v.version)} },`,
-        ),
-        `} as const satisfies Record<SpecVersion, { exact: object; forward: object }>;`,
-        '',
-      ].join('\n'),
-    },
-  };
+  return Object.fromEntries(TARGETS.map((target) => [target.name, target.emitIndex({ versions, latest, header })]));
 }
 
 export interface GenerateOptions {
@@ -175,15 +75,17 @@ export async function generateAll(options: GenerateOptions): Promise<GenerateRep
   }
   const outputs = await Promise.all(inputs.map((input) => generateVersion(input)));
   const index = generateVersionIndex(inputs, manifest.latest);
-  const targets = {
-    types: path.join(options.repoRoot, 'packages', 'types', 'src', 'generated'),
-    zod: path.join(options.repoRoot, 'packages', 'zod', 'src', 'generated'),
-  };
   const report: GenerateReport = { versions: inputs.map((i) => i.version), written: [], unchanged: 0, removed: [] };
-  for (const pkg of ['types', 'zod'] as const) {
-    const files: Record<string, string> = Object.assign({}, index[pkg], ...outputs.map((o) => o[pkg]));
-    await writeTree(targets[pkg], files, report);
+  // Several targets can write into one package (zod and zod mini): gather each package's files first,
+  // since writing a package's tree removes what it does not list.
+  const byPackage = new Map<string, GeneratedFiles>();
+  for (const target of TARGETS) {
+    const files = byPackage.get(target.packageName) ?? {};
+    Object.assign(files, index[target.name], ...outputs.map((o) => o.files[target.name]));
+    byPackage.set(target.packageName, files);
   }
+  for (const [packageName, files] of byPackage)
+    await writeTree(path.join(options.repoRoot, 'packages', packageName, 'src', 'generated'), files, report);
   return report;
 }
 

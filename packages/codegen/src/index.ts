@@ -7,7 +7,14 @@ export {
   type VersionOutput,
 } from './generate.js';
 export { readOpenApi, STREAMING_EVENT_UNION } from './model/read-openapi.js';
-export { ModelAnalysis } from './model/analysis.js';
+export { ModelAnalysis, type ValidationMode, type UnionShape } from './model/analysis.js';
+export {
+  TARGETS,
+  type GeneratorTarget,
+  type GeneratedFiles,
+  type VersionContext,
+  type IndexContext,
+} from './targets/index.js';
 export { UnsupportedSchemaError, type SchemaNode, type SpecModel, type NamedSchema } from './model/schema-model.js';
 export { syncSpecs, SpecSyncError, sha256Of, type SyncedDocument } from './sync/sync.js';
 export { readManifest, syncedDocumentPath, type SpecManifest, type ManifestEntry } from './sync/manifest.js';

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { generateVersion, readOpenApi, sha256Of, UnsupportedSchemaError } from '../src/index.js';
+import { generateVersion, readOpenApi, sha256Of, TARGETS, UnsupportedSchemaError } from '../src/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = readdirSync(path.join(here, 'fixtures'))
@@ -21,17 +21,18 @@ function load(file: string) {
 
 describe.each(fixtures)('fixture %s', (file) => {
   const { name, input } = load(file);
-  test('output matches the snapshot files', async () => {
+  test.each(TARGETS.map((t) => t.name))('target %s: output matches the snapshot files', async (target) => {
     const output = await generateVersion(input);
-    for (const [relative, content] of Object.entries(output.types))
-      await expect(content).toMatchFileSnapshot(`__snapshots__/types/${relative}`);
-    for (const [relative, content] of Object.entries(output.zod))
-      await expect(content).toMatchFileSnapshot(`__snapshots__/zod/${relative}`);
+    const files = Object.entries(output.files[target]!);
+    expect(files.length).toBeGreaterThan(0);
+    for (const [relative, content] of files)
+      await expect(content).toMatchFileSnapshot(`__snapshots__/${target}/${relative}`);
   });
   test('generation is deterministic', async () => {
     const [a, b] = [await generateVersion(input), await generateVersion(input)];
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
-    expect(Object.keys(a.types)).toContain(`${name}/openapi.gen.ts`);
+    expect(Object.keys(a.files.types!)).toContain(`${name}/openapi.gen.ts`);
+    expect(Object.keys(a.files)).toEqual(TARGETS.map((t) => t.name));
   });
 });
 
@@ -81,10 +82,16 @@ describe('unsupported schemas fail generation with their path', () => {
       /allOf can only merge object schemas/,
     ],
   ];
-  test.each(cases)('%s', (_label, schema, message) => {
+  test.each(cases)('%s', async (_label, schema, message) => {
     expect(() => readOpenApi(withSchema(schema), { version: 'x', sha256: '0'.repeat(64) })).toThrow(
       UnsupportedSchemaError,
     );
-    expect(() => readOpenApi(withSchema(schema), { version: 'x', sha256: '0'.repeat(64) })).toThrow(message);
+    // Every target works from the model, so generation as a whole (all targets) fails the same way.
+    const generation = generateVersion(
+      { version: 'x', sha256: '0'.repeat(64), document: withSchema(schema) },
+      { openapiTypescript: false },
+    );
+    await expect(generation).rejects.toThrow(UnsupportedSchemaError);
+    await expect(generation).rejects.toThrow(message);
   });
 });

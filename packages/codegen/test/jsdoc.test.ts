@@ -53,7 +53,7 @@ describe.each(manifest.versions.map((v) => v.version))('spec %s', (version) => {
 
   test('every described property of every component has a JSDoc in the emitted types', async () => {
     const output = await generateVersion({ version, sha256: sha256Of(bytes), document }, { openapiTypescript: false });
-    const source = output.types[`${version}/schemas.gen.ts`]!;
+    const source = output.files.types![`${version}/schemas.gen.ts`]!;
     const project = new Project({ useInMemoryFileSystem: true });
     const file = project.createSourceFile('schemas.ts', source);
     const missing: string[] = [];

@@ -1,9 +1,7 @@
 import { type Project, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
-import type { ModelAnalysis } from '../model/analysis.js';
+import type { ModelAnalysis, ValidationMode } from '../model/analysis.js';
 import { type SchemaNode, useSiteAnnotations } from '../model/schema-model.js';
 import { docComment, docText, generatedHeader, printModule, propertyKey } from './docs.js';
-
-export type ValidationMode = 'exact' | 'forward';
 
 /** The name of the type forward-compatible mode gives unknown members of open unions. */
 export const OPAQUE_MEMBER = 'OpaqueMember';

@@ -1,13 +1,39 @@
 import { type Project, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
-import { ABSENT, type DiscriminationPlan, type ModelAnalysis } from '../model/analysis.js';
+import type { DiscriminationPlan, ModelAnalysis, ValidationMode } from '../model/analysis.js';
 import type { SchemaNode } from '../model/schema-model.js';
 import { docText, generatedHeader, printModule, propertyKey } from './docs.js';
-import type { ValidationMode } from './emit-types.js';
 
 export const schemaConstName = (name: string) => `${name}Schema`;
 
-/** Where the generated modules import their hand-written building blocks from (relative to a version folder). */
-const RUNTIME_MODULE = '../../runtime/checks.js';
+/**
+ * Zod 4 classic (methods on schemas) or Zod mini (functions and `.check()`, tree-shakable). Both are
+ * imported through their `zod/v4…` subpaths, which zod 3.25 and zod 4 both ship (zod is a peer).
+ */
+export interface ZodFlavour {
+  name: 'classic' | 'mini';
+  module: string;
+  /** The hand-written building blocks, relative to a generated version folder. */
+  runtimeModule: string;
+  /** The Zod type name for a classic name (`ZodString` -> `ZodMiniString`). */
+  typeName(classic: string): string;
+}
+
+export const ZOD_CLASSIC: ZodFlavour = {
+  name: 'classic',
+  module: 'zod/v4',
+  runtimeModule: '../../runtime/checks.js',
+  typeName: (classic) => `z.${classic}`,
+};
+
+export const ZOD_MINI: ZodFlavour = {
+  name: 'mini',
+  module: 'zod/v4/mini',
+  runtimeModule: '../../../runtime/mini.js',
+  typeName: (classic) => `z.${classic.replace(/^Zod/, 'ZodMini')}`,
+};
+
+/** Every call in generated code is marked pure, so bundlers drop the schemas a program does not import. */
+const PURE = '/*#__PURE__*/ ';
 
 /**
  * Emits one module of Zod 4 schemas, equivalent to the JSON Schema: discriminated unions where
@@ -20,10 +46,11 @@ export function emitZodModule(
   mode: ValidationMode,
   fileName: string,
   typesModule: string,
+  flavour: ZodFlavour = ZOD_CLASSIC,
 ): string {
   const { model } = analysis;
   const { order, cyclic } = analysis.declarationOrder();
-  const emitter = new ZodExpressionEmitter(analysis, cyclic);
+  const emitter = new ZodExpressionEmitter(analysis, cyclic, flavour);
   const declarations: StatementStructures[] = [];
   const reused: string[] = [];
   for (const schema of order) {
@@ -34,10 +61,10 @@ export function emitZodModule(
     let expression = emitter.expression(schema.node);
     let type = emitter.typeExpression(schema.node);
     if (mode === 'forward' && schema.open) {
-      const values = knownTypes(analysis, schema.node);
+      const values = analysis.openUnionTypes(schema.node);
       emitter.use('openUnion');
-      expression = `openUnion(${expression}, ${JSON.stringify(values)})`;
-      type = `z.ZodUnion<[${type}, ${emitter.use('OpaqueMemberSchema')}]>`;
+      expression = `${PURE}openUnion(${expression}, ${JSON.stringify(values)})`;
+      type = `${flavour.typeName('ZodUnion')}<[${type}, ${emitter.use('OpaqueMemberSchema')}]>`;
     }
     const description = docText(schema.node.annotations);
     declarations.push({
@@ -51,14 +78,14 @@ export function emitZodModule(
           // Spelled-out types keep declarations small (references stay \`typeof XSchema\` instead of being
           // inlined), which is what makes type-checking consumers cheap. Recursive schemas are typed by
           // their named type, as TypeScript cannot infer a self-referencing initializer.
-          type: cyclic.has(schema.name) ? `z.ZodType<T.${schema.name}>` : type,
+          type: cyclic.has(schema.name) ? `${flavour.typeName('ZodType')}<T.${schema.name}>` : type,
           initializer: expression,
         },
       ],
     });
   }
   const statements: StatementStructures[] = [
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: 'zod', namedImports: ['z'] },
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: flavour.module, namespaceImport: 'z' },
     {
       kind: StructureKind.ImportDeclaration,
       moduleSpecifier: typesModule,
@@ -70,7 +97,7 @@ export function emitZodModule(
     const namedImports = [...emitter.runtimeImports]
       .sort()
       .map((name) => (name === 'OpaqueMemberSchema' ? { name, isTypeOnly: true } : { name }));
-    statements.push({ kind: StructureKind.ImportDeclaration, moduleSpecifier: RUNTIME_MODULE, namedImports });
+    statements.push({ kind: StructureKind.ImportDeclaration, moduleSpecifier: flavour.runtimeModule, namedImports });
   }
   // Schemas without an open union are the same in both modes: reuse the exact instances.
   if (reused.length > 0)
@@ -79,18 +106,12 @@ export function emitZodModule(
     statements.push({
       kind: StructureKind.VariableStatement,
       declarationKind: VariableDeclarationKind.Const,
-      declarations: [{ name, initializer: `new RegExp(${JSON.stringify(pattern)}, 'u')` }],
+      declarations: [{ name, initializer: `${PURE}new RegExp(${JSON.stringify(pattern)}, 'u')` }],
     });
   }
   statements.push(...declarations);
   if (reused.length > 0) statements.push({ kind: StructureKind.ExportDeclaration, namedExports: reused });
   return printModule(project, fileName, generatedHeader(model.version, model.sha256), statements);
-}
-
-function knownTypes(analysis: ModelAnalysis, node: SchemaNode): Array<string | null> {
-  if (node.kind !== 'union') throw new Error('Only unions are open');
-  const values = node.members.flatMap((m) => analysis.discriminatorValues(m, 'type') ?? []);
-  return [...new Set(values.filter((v): v is string | null => v !== ABSENT && (typeof v === 'string' || v === null)))];
 }
 
 class ZodExpressionEmitter {
@@ -101,7 +122,25 @@ class ZodExpressionEmitter {
   constructor(
     private readonly analysis: ModelAnalysis,
     private readonly cyclic: Set<string>,
+    private readonly flavour: ZodFlavour,
   ) {}
+
+  private get mini(): boolean {
+    return this.flavour.name === 'mini';
+  }
+
+  /** A refinement or constraint added to `base`: a method in classic, a `.check()` with a function in mini. */
+  private constrain(base: string, method: string, check: string, argument: string): string {
+    return this.mini ? `${base}.check(${PURE}z.${check}(${argument}))` : `${base}.${method}(${argument})`;
+  }
+
+  private wrap(inner: string, wrapper: 'optional' | 'nullable'): string {
+    return this.mini ? `${PURE}z.${wrapper}(${inner})` : `${inner}.${wrapper}()`;
+  }
+
+  private t(classic: string): string {
+    return this.flavour.typeName(classic);
+  }
 
   use(helper: string): string {
     this.runtimeImports.add(helper);
@@ -111,38 +150,41 @@ class ZodExpressionEmitter {
   expression(node: SchemaNode): string {
     switch (node.kind) {
       case 'ref':
-        return this.cyclic.has(node.name) ? `z.lazy(() => ${schemaConstName(node.name)})` : schemaConstName(node.name);
+        return this.cyclic.has(node.name)
+          ? `${PURE}z.lazy(() => ${schemaConstName(node.name)})`
+          : schemaConstName(node.name);
       case 'string': {
         if (node.enum) return literals(node.enum);
-        let out = 'z.string()';
+        let out = `${PURE}z.string()`;
         if (node.minLength !== undefined && node.minLength > 0)
-          out += `.check(${this.use('minCodePoints')}(${node.minLength}))`;
-        if (node.maxLength !== undefined) out += `.check(${this.use('maxCodePoints')}(${node.maxLength}))`;
-        if (node.pattern !== undefined) out += `.regex(${this.pattern(node.pattern)})`;
+          out += `.check(${PURE}${this.use('minCodePoints')}(${node.minLength}))`;
+        if (node.maxLength !== undefined) out += `.check(${PURE}${this.use('maxCodePoints')}(${node.maxLength}))`;
+        if (node.pattern !== undefined) out = this.constrain(out, 'regex', 'regex', this.pattern(node.pattern));
         return out;
       }
       case 'number': {
         if (node.enum) return literals(node.enum);
-        let out = 'z.number()';
+        let out = `${PURE}z.number()`;
         if (node.integer) out += `.check(${this.use('jsonInteger')})`;
-        if (node.minimum !== undefined) out += `.gte(${node.minimum})`;
-        if (node.maximum !== undefined) out += `.lte(${node.maximum})`;
-        if (node.exclusiveMinimum !== undefined) out += `.gt(${node.exclusiveMinimum})`;
-        if (node.exclusiveMaximum !== undefined) out += `.lt(${node.exclusiveMaximum})`;
+        if (node.minimum !== undefined) out = this.constrain(out, 'gte', 'gte', String(node.minimum));
+        if (node.maximum !== undefined) out = this.constrain(out, 'lte', 'lte', String(node.maximum));
+        if (node.exclusiveMinimum !== undefined) out = this.constrain(out, 'gt', 'gt', String(node.exclusiveMinimum));
+        if (node.exclusiveMaximum !== undefined) out = this.constrain(out, 'lt', 'lt', String(node.exclusiveMaximum));
         return out;
       }
       case 'boolean':
-        return node.enum ? literals(node.enum) : 'z.boolean()';
+        return node.enum ? literals(node.enum) : `${PURE}z.boolean()`;
       case 'null':
-        return 'z.null()';
+        return `${PURE}z.null()`;
       case 'any':
-        return 'z.unknown()';
+        return `${PURE}z.unknown()`;
       case 'never':
-        return 'z.never()';
+        return `${PURE}z.never()`;
       case 'array': {
-        let out = `z.array(${this.expression(node.items)})`;
-        if (node.minItems !== undefined && node.minItems > 0) out += `.min(${node.minItems})`;
-        if (node.maxItems !== undefined) out += `.max(${node.maxItems})`;
+        let out = `${PURE}z.array(${this.expression(node.items)})`;
+        if (node.minItems !== undefined && node.minItems > 0)
+          out = this.constrain(out, 'min', 'minLength', String(node.minItems));
+        if (node.maxItems !== undefined) out = this.constrain(out, 'max', 'maxLength', String(node.maxItems));
         return out;
       }
       case 'object':
@@ -157,58 +199,67 @@ class ZodExpressionEmitter {
     switch (node.kind) {
       case 'ref':
         return this.cyclic.has(node.name)
-          ? `z.ZodLazy<z.ZodType<T.${node.name}>>`
+          ? `${this.t('ZodLazy')}<${this.t('ZodType')}<T.${node.name}>>`
           : `typeof ${schemaConstName(node.name)}`;
       case 'string':
-        return node.enum ? literalsType(node.enum) : 'z.ZodString';
+        return node.enum ? this.literalsType(node.enum) : this.t('ZodString');
       case 'number':
-        return node.enum ? literalsType(node.enum) : 'z.ZodNumber';
+        return node.enum ? this.literalsType(node.enum) : this.t('ZodNumber');
       case 'boolean':
-        return node.enum ? literalsType(node.enum) : 'z.ZodBoolean';
+        return node.enum ? this.literalsType(node.enum) : this.t('ZodBoolean');
       case 'null':
-        return 'z.ZodNull';
+        return this.t('ZodNull');
       case 'any':
-        return 'z.ZodUnknown';
+        return this.t('ZodUnknown');
       case 'never':
-        return 'z.ZodNever';
+        return this.t('ZodNever');
       case 'array':
-        return `z.ZodArray<${this.typeExpression(node.items)}>`;
+        return `${this.t('ZodArray')}<${this.typeExpression(node.items)}>`;
       case 'object': {
         if (node.properties.length === 0) {
-          if (node.additional === 'none') return 'z.ZodObject<{}, z.core.$strict>';
-          return `z.ZodRecord<z.ZodString, ${node.additional === 'any' ? 'z.ZodUnknown' : this.typeExpression(node.additional)}>`;
+          if (node.additional === 'none') return `${this.t('ZodObject')}<{}, z.core.$strict>`;
+          return `${this.t('ZodRecord')}<${this.t('ZodString')}, ${node.additional === 'any' ? this.t('ZodUnknown') : this.typeExpression(node.additional)}>`;
         }
         const fields = node.properties.map((p) => {
-          let value = p.disallowed ? 'z.ZodNever' : this.typeExpression(p.node);
-          if (!p.required || p.disallowed) value = `z.ZodOptional<${value}>`;
+          let value = p.disallowed ? this.t('ZodNever') : this.typeExpression(p.node);
+          if (!p.required || p.disallowed) value = `${this.t('ZodOptional')}<${value}>`;
           return `${propertyKey(p.name)}: ${value}`;
         });
-        return `z.ZodObject<{\n${fields.map((f) => `  ${f};`).join('\n')}\n}, z.core.${node.additional === 'none' ? '$strict' : '$strip'}>`;
+        return `${this.t('ZodObject')}<{\n${fields.map((f) => `  ${f};`).join('\n')}\n}, z.core.${node.additional === 'none' ? '$strict' : '$strip'}>`;
       }
       case 'union': {
-        const shape = this.unionShape(node);
+        const shape = this.analysis.unionShape(node);
         switch (shape.kind) {
           case 'never':
-            return 'z.ZodNever';
+            return this.t('ZodNever');
           case 'single':
             return this.typeExpression(shape.member);
           case 'nullable':
-            return `z.ZodNullable<${this.typeExpression(shape.member)}>`;
+            return `${this.t('ZodNullable')}<${this.typeExpression(shape.member)}>`;
           case 'discriminated':
             return this.discriminatedType(shape.plan);
           case 'union':
           case 'xor':
-            return `${shape.kind === 'xor' ? 'z.ZodXor' : 'z.ZodUnion'}<readonly [${shape.members.map((m) => this.typeExpression(m)).join(', ')}]>`;
+            return `${this.t(shape.kind === 'xor' ? 'ZodXor' : 'ZodUnion')}<readonly [${shape.members.map((m) => this.typeExpression(m)).join(', ')}]>`;
         }
       }
     }
+  }
+
+  private literalsType(values: Array<string | number | boolean>): string {
+    const unique = [...new Set(values)];
+    if (unique.length === 0) return this.t('ZodNever');
+    if (unique.length === 1) return `${this.t('ZodLiteral')}<${JSON.stringify(unique[0])}>`;
+    if (unique.every((v) => typeof v === 'string'))
+      return `${this.t('ZodEnum')}<{ ${unique.map((v) => `${propertyKey(v as string)}: ${JSON.stringify(v)}`).join('; ')} }>`;
+    return `${this.t('ZodUnion')}<readonly [${unique.map((v) => `${this.t('ZodLiteral')}<${JSON.stringify(v)}>`).join(', ')}]>`;
   }
 
   private discriminatedType(plan: DiscriminationPlan): string {
     const branches = plan.branches.map((branch) =>
       'member' in branch ? this.typeExpression(branch.member) : this.discriminatedType(branch.nested),
     );
-    return `z.ZodDiscriminatedUnion<[${branches.join(', ')}], ${JSON.stringify(plan.key)}>`;
+    return `${this.t('ZodDiscriminatedUnion')}<[${branches.join(', ')}], ${JSON.stringify(plan.key)}>`;
   }
 
   private pattern(pattern: string): string {
@@ -223,67 +274,41 @@ class ZodExpressionEmitter {
   private object(node: Extract<SchemaNode, { kind: 'object' }>): string {
     let out: string;
     if (node.properties.length === 0) {
-      if (node.additional === 'none') out = 'z.strictObject({})';
+      if (node.additional === 'none') out = `${PURE}z.strictObject({})`;
       else
-        out = `z.record(z.string(), ${node.additional === 'any' ? 'z.unknown()' : this.expression(node.additional)})`;
+        out = `${PURE}z.record(${PURE}z.string(), ${node.additional === 'any' ? `${PURE}z.unknown()` : this.expression(node.additional)})`;
     } else {
       const fields = node.properties.map((p) => {
-        let value = p.disallowed ? 'z.never()' : this.expression(p.node);
-        if (!p.required || p.disallowed) value += '.optional()';
+        let value = p.disallowed ? `${PURE}z.never()` : this.expression(p.node);
+        if (!p.required || p.disallowed) value = this.wrap(value, 'optional');
         return `${propertyKey(p.name)}: ${value}`;
       });
       const shape = `{\n${fields.map((f) => `  ${f},`).join('\n')}\n}`;
       out =
-        node.additional === 'none' ? `z.strictObject(${shape})` : `${this.use('lossless')}(z.looseObject(${shape}))`;
+        node.additional === 'none'
+          ? `${PURE}z.strictObject(${shape})`
+          : `${PURE}${this.use('lossless')}(${PURE}z.looseObject(${shape}))`;
     }
     if (node.minProperties !== undefined && node.minProperties > 0)
-      out += `.check(${this.use('minKeys')}(${node.minProperties}))`;
-    if (node.maxProperties !== undefined) out += `.check(${this.use('maxKeys')}(${node.maxProperties}))`;
+      out += `.check(${PURE}${this.use('minKeys')}(${node.minProperties}))`;
+    if (node.maxProperties !== undefined) out += `.check(${PURE}${this.use('maxKeys')}(${node.maxProperties}))`;
     return out;
   }
 
-  /** How a union is emitted; shared by the value and the type emitters so they cannot drift apart. */
-  private unionShape(
-    node: Extract<SchemaNode, { kind: 'union' }>,
-  ):
-    | { kind: 'never' }
-    | { kind: 'single' | 'nullable'; member: SchemaNode }
-    | { kind: 'discriminated'; plan: DiscriminationPlan }
-    | { kind: 'union' | 'xor'; members: SchemaNode[] } {
-    const members = node.members.filter((m) => m.kind !== 'never');
-    if (members.length === 0) return { kind: 'never' };
-    if (members.length === 1) return { kind: 'single', member: members[0]! };
-    const nonNull = members.filter((m) => m.kind !== 'null');
-    if (nonNull.length === members.length - 1 && nonNull.length === 1) return { kind: 'nullable', member: nonNull[0]! };
-    if (node.mode === 'oneOf' || node.discriminator) {
-      const plan = this.analysis.discriminate(members, node.discriminator);
-      if (plan) return { kind: 'discriminated', plan };
-      if (node.discriminator) {
-        throw new Error(
-          `The union discriminated by "${node.discriminator}" has members that cannot be told apart by it`,
-        );
-      }
-    }
-    if (node.mode === 'anyOf') return { kind: 'union', members };
-    // oneOf means exactly one member matches: a plain union is exact only when members cannot overlap.
-    const overlapping = members.some((a, i) => members.slice(i + 1).some((b) => this.analysis.mayOverlap(a, b)));
-    return { kind: overlapping ? 'xor' : 'union', members };
-  }
-
   private union(node: Extract<SchemaNode, { kind: 'union' }>): string {
-    const shape = this.unionShape(node);
+    const shape = this.analysis.unionShape(node);
     switch (shape.kind) {
       case 'never':
-        return 'z.never()';
+        return `${PURE}z.never()`;
       case 'single':
         return this.expression(shape.member);
       case 'nullable':
-        return `${this.expression(shape.member)}.nullable()`;
+        return this.wrap(this.expression(shape.member), 'nullable');
       case 'discriminated':
         return this.discriminated(shape.plan);
       case 'union':
       case 'xor':
-        return `z.${shape.kind}([${shape.members.map((m) => this.expression(m)).join(', ')}])`;
+        return `${PURE}z.${shape.kind}([${shape.members.map((m) => this.expression(m)).join(', ')}])`;
     }
   }
 
@@ -291,23 +316,14 @@ class ZodExpressionEmitter {
     const branches = plan.branches.map((branch) =>
       'member' in branch ? this.expression(branch.member) : this.discriminated(branch.nested),
     );
-    return `z.discriminatedUnion(${JSON.stringify(plan.key)}, [${branches.join(', ')}])`;
+    return `${PURE}z.discriminatedUnion(${JSON.stringify(plan.key)}, [${branches.join(', ')}])`;
   }
-}
-
-function literalsType(values: Array<string | number | boolean>): string {
-  const unique = [...new Set(values)];
-  if (unique.length === 0) return 'z.ZodNever';
-  if (unique.length === 1) return `z.ZodLiteral<${JSON.stringify(unique[0])}>`;
-  if (unique.every((v) => typeof v === 'string'))
-    return `z.ZodEnum<{ ${unique.map((v) => `${propertyKey(v as string)}: ${JSON.stringify(v)}`).join('; ')} }>`;
-  return `z.ZodUnion<readonly [${unique.map((v) => `z.ZodLiteral<${JSON.stringify(v)}>`).join(', ')}]>`;
 }
 
 function literals(values: Array<string | number | boolean>): string {
   const unique = [...new Set(values)];
-  if (unique.length === 0) return 'z.never()';
-  if (unique.length === 1) return `z.literal(${JSON.stringify(unique[0])})`;
-  if (unique.every((v) => typeof v === 'string')) return `z.enum(${JSON.stringify(unique)})`;
-  return `z.union([${unique.map((v) => `z.literal(${JSON.stringify(v)})`).join(', ')}])`;
+  if (unique.length === 0) return `${PURE}z.never()`;
+  if (unique.length === 1) return `${PURE}z.literal(${JSON.stringify(unique[0])})`;
+  if (unique.every((v) => typeof v === 'string')) return `${PURE}z.enum(${JSON.stringify(unique)})`;
+  return `${PURE}z.union([${unique.map((v) => `${PURE}z.literal(${JSON.stringify(v)})`).join(', ')}])`;
 }

@@ -1,4 +1,18 @@
-import type { NamedSchema, ObjectNode, SchemaNode, SpecModel } from './schema-model.js';
+import type { NamedSchema, ObjectNode, SchemaNode, SpecModel, UnionNode } from './schema-model.js';
+
+/** Spec-exact (what the JSON Schema accepts) or forward-compatible (open unions also take unknown `type`s). */
+export type ValidationMode = 'exact' | 'forward';
+
+/**
+ * How a union is lowered, the same for every validator target: a nullable member, a (nested)
+ * discriminated union, a plain union where members cannot overlap, or an exclusive one (`oneOf` whose
+ * members may overlap: exactly one must match).
+ */
+export type UnionShape =
+  | { kind: 'never' }
+  | { kind: 'single' | 'nullable'; member: SchemaNode }
+  | { kind: 'discriminated'; plan: DiscriminationPlan }
+  | { kind: 'union' | 'xor'; members: SchemaNode[] };
 
 export type JsonType = 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
 const ALL_JSON_TYPES: JsonType[] = ['string', 'number', 'boolean', 'null', 'object', 'array'];
@@ -166,6 +180,36 @@ export class ModelAnalysis {
     }
     if (shared.length === 1 && shared[0] === 'object') return this.discriminate([a, b], undefined) === undefined;
     return true;
+  }
+
+  unionShape(node: UnionNode): UnionShape {
+    const members = node.members.filter((m) => m.kind !== 'never');
+    if (members.length === 0) return { kind: 'never' };
+    if (members.length === 1) return { kind: 'single', member: members[0]! };
+    const nonNull = members.filter((m) => m.kind !== 'null');
+    if (nonNull.length === members.length - 1 && nonNull.length === 1) return { kind: 'nullable', member: nonNull[0]! };
+    if (node.mode === 'oneOf' || node.discriminator) {
+      const plan = this.discriminate(members, node.discriminator);
+      if (plan) return { kind: 'discriminated', plan };
+      if (node.discriminator) {
+        throw new Error(
+          `The union discriminated by "${node.discriminator}" has members that cannot be told apart by it`,
+        );
+      }
+    }
+    if (node.mode === 'anyOf') return { kind: 'union', members };
+    // oneOf means exactly one member matches: a plain union is exact only when members cannot overlap.
+    const overlapping = members.some((a, i) => members.slice(i + 1).some((b) => this.mayOverlap(a, b)));
+    return { kind: overlapping ? 'xor' : 'union', members };
+  }
+
+  /** The `type` values an open union's members declare: forward-compatible mode treats any other as unknown. */
+  openUnionTypes(node: SchemaNode): Array<string | null> {
+    if (node.kind !== 'union') throw new Error('Only unions are open');
+    const values = node.members.flatMap((m) => this.discriminatorValues(m, 'type') ?? []);
+    return [
+      ...new Set(values.filter((v): v is string | null => v !== ABSENT && (typeof v === 'string' || v === null))),
+    ];
   }
 
   /** Whether a schema (transitively) contains a union that forward-compatible mode opens. */

@@ -1,57 +1,9 @@
 /**
- * Building blocks the generated schemas use where Zod's own checks differ from JSON Schema:
- * string lengths count Unicode code points (not UTF-16 units), `integer` means any integral number
- * (not only safe integers), and objects keep keys they do not know.
+ * Building blocks of the generated classic schemas: the JSON Schema checks, lossless objects and open unions.
  */
-import { z } from 'zod';
+import * as z from 'zod/v4';
 
-function codePointLength(value: string): number {
-  let length = 0;
-  for (let i = 0; i < value.length; i++) {
-    const unit = value.charCodeAt(i);
-    // A high surrogate followed by a low surrogate is one code point.
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < value.length) {
-      const next = value.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    length++;
-  }
-  return length;
-}
-
-// Checks are plain refinements, not superRefine: superRefine attaches `addIssue` to Zod's internal payload
-// objects, which makes every later parse in the process polymorphic and about twice as slow.
-
-export function maxCodePoints(maximum: number) {
-  // `value.length` bounds the code-point count from above, so the exact count is rarely needed.
-  return z.refine<string>((value) => value.length <= maximum || codePointLength(value) <= maximum, {
-    message: `Too long: expected at most ${maximum} characters`,
-  });
-}
-
-export function minCodePoints(minimum: number) {
-  return z.refine<string>(
-    (value) => value.length >= minimum && (value.length >= 2 * minimum || codePointLength(value) >= minimum),
-    {
-      message: `Too short: expected at least ${minimum} characters`,
-    },
-  );
-}
-
-/** JSON Schema's `integer`: any integral number, including ones beyond Number.MAX_SAFE_INTEGER (unlike z.int()). */
-export const jsonInteger = z.refine<number>((value) => Number.isInteger(value), { message: 'Expected an integer' });
-
-export function maxKeys(maximum: number) {
-  return z.refine<Record<string, unknown>>((value) => Object.keys(value).length <= maximum, {
-    message: `Too many keys: expected at most ${maximum}`,
-  });
-}
-
-export function minKeys(minimum: number) {
-  return z.refine<Record<string, unknown>>((value) => Object.keys(value).length >= minimum, {
-    message: `Too few keys: expected at least ${minimum}`,
-  });
-}
+export { jsonInteger, maxCodePoints, maxKeys, minCodePoints, minKeys } from './json-checks.js';
 
 /**
  * Objects in the spec allow unknown keys, and parsing must not drop vendor fields, so every object is

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import * as core from 'zod/v4/core';
 
 export interface ValidationIssue {
   /** Where the problem is, in JavaScript accessor form: `input[2].content[0].text` (empty for the root). */
@@ -15,14 +15,15 @@ export type ValidationResult<T> = { success: true; data: T } | { success: false;
  * so unknown and vendor fields, and key order, survive byte for byte when it is serialised again.
  * (The schemas are pure validators: no defaults or transforms, so the parsed copy would be equal anyway.)
  */
-export function validate<S extends z.ZodType>(schema: S, value: unknown): ValidationResult<z.output<S>> {
-  const result = schema.safeParse(value);
-  if (result.success) return { success: true, data: value as z.output<S> };
+export function validate<S extends core.$ZodType>(schema: S, value: unknown): ValidationResult<core.output<S>> {
+  // core's safeParse serves classic and mini schemas alike (and keeps classic Zod out of mini bundles).
+  const result = core.safeParse(schema, value);
+  if (result.success) return { success: true, data: value as core.output<S> };
   return { success: false, issues: flattenIssues(result.error.issues) };
 }
 
 /** Union failures carry one issue list per member; report the member that got furthest instead of "invalid input". */
-function flattenIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): ValidationIssue[] {
+function flattenIssues(issues: readonly core.$ZodIssue[], prefix: PropertyKey[] = []): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
@@ -39,7 +40,7 @@ function flattenIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[
 }
 
 /** How far into the value a member got: the deepest path, looking inside nested union failures. */
-function depth(issues: readonly z.core.$ZodIssue[]): number {
+function depth(issues: readonly core.$ZodIssue[]): number {
   return Math.max(
     0,
     ...issues.map(
