@@ -9,6 +9,12 @@ export { Cancellation } from './responses/cancellation.js';
 export { ResponsesError, ERROR_STATUS, type ErrorType } from './errors.js';
 export { DeterministicModel, DETERMINISTIC_MODEL, TRIGGERS } from './models/deterministic.js';
 export {
+  ChatCompletionsProvider,
+  toChatRequest,
+  type ChatCompletionsProviderOptions,
+  type ChatRequestSettings,
+} from './models/chat-completions/index.js';
+export {
   lastUserText,
   lastUserMessage,
   itemText,

@@ -1,0 +1,303 @@
+import { createParser } from 'eventsource-parser';
+import { ResponsesError } from '../../errors.js';
+import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
+import { toChatRequest, type ChatRequestSettings } from './request.js';
+import { ChunkTranslator, completionParts } from './response.js';
+import type { ChatChunk, ChatCompletion } from './wire.js';
+
+export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings, 'upstreamModel'> {
+  /** Base URL of the upstream API, ending in `/v1` (`http://127.0.0.1:11434/v1` for Ollama). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer …`; never echoed in errors. */
+  apiKey?: string;
+  /**
+   * Which model names this provider serves: `{ model }` one name (sent upstream as `upstreamModel`, or
+   * unchanged), `{ prefix }` every name starting with it (sent without the prefix, `ollama/llama3.2` ->
+   * `llama3.2`), `'any'` every name, unchanged (default).
+   */
+  route?: { model: string; upstreamModel?: string } | { prefix: string } | 'any';
+  /** Name shown in logs and `GET /v1/models` (`owned_by`); default `chat-completions`. */
+  name?: string;
+  /** How long to wait for the upstream's answer to start, and then between two chunks (default 300 s). */
+  timeoutMs?: number;
+  /** Tokens of context the upstream model takes, for `truncation: "auto"` (default 128,000). */
+  contextWindow?: number;
+  /** Extra headers for every upstream request. */
+  headers?: Record<string, string>;
+  /** The fetch to use (default the global one). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A Chat Completions upstream (any OpenAI-compatible server: OpenAI, Ollama, vLLM, llama.cpp's server,
+ * LM Studio, OpenRouter) as a model provider. A streamed turn streams upstream too, and each chunk
+ * becomes parts at once; a JSON turn asks for a whole completion. Upstream failures become spec errors:
+ * refused credentials are the gateway's `server_error` (the key is never shown), 429 stays
+ * `too_many_requests` with its `Retry-After`, 5xx and broken streams are `model_error`, timeouts and
+ * unreachable upstreams `server_error`. The upstream request is aborted when the client goes away.
+ */
+export class ChatCompletionsProvider implements ModelProvider {
+  readonly name: string;
+  readonly contextWindow: number;
+  private readonly endpoint: string;
+  private readonly route: NonNullable<ChatCompletionsProviderOptions['route']>;
+  private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: ChatCompletionsProviderOptions) {
+    this.name = options.name ?? 'chat-completions';
+    this.contextWindow = options.contextWindow ?? 128_000;
+    const base = options.baseUrl.replace(/\/+$/, '');
+    this.endpoint = `${base}/chat/completions`;
+    this.route = options.route ?? 'any';
+    this.timeoutMs = options.timeoutMs ?? 300_000;
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.headers = Object.assign(
+      { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+      options.headers,
+    );
+  }
+
+  supports(model: string): boolean {
+    const route = this.route;
+    if (route === 'any') return true;
+    return 'prefix' in route
+      ? model.startsWith(route.prefix) && model.length > route.prefix.length
+      : model === route.model;
+  }
+
+  /** The name the upstream knows `model` by. */
+  upstreamModel(model: string): string {
+    const route = this.route;
+    if (route === 'any') return model;
+    return 'prefix' in route ? model.slice(route.prefix.length) : (route.upstreamModel ?? model);
+  }
+
+  /** One name for a `{ model }` route; for the others, what the upstream's `GET /models` lists (none when it cannot be asked). */
+  async listModels(): Promise<string[]> {
+    const route = this.route;
+    if (route !== 'any' && 'model' in route) return [route.model];
+    const prefix = route === 'any' ? '' : route.prefix;
+    try {
+      const response = await this.fetch(this.endpoint.replace(/\/chat\/completions$/, '/models'), {
+        headers: this.headers,
+        signal: AbortSignal.timeout(Math.min(this.timeoutMs, 10_000)),
+      });
+      if (!response.ok) return [];
+      const body = (await response.json()) as { data?: Array<{ id?: unknown }> };
+      return (body.data ?? []).flatMap((m) => (typeof m.id === 'string' ? [`${prefix}${m.id}`] : []));
+    } catch {
+      return [];
+    }
+  }
+
+  async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {
+    const body = toChatRequest(request, {
+      upstreamModel: this.upstreamModel(request.model),
+      defaults: this.options.defaults,
+      maxTokensField: this.options.maxTokensField,
+      nativeAllowedTools: this.options.nativeAllowedTools,
+    });
+    const upstream = new AbortController();
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    /** The timeout covers the wait for the answer to start, then each wait between chunks. */
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        upstream.abort();
+      }, this.timeoutMs);
+    };
+    const client = request.signal;
+    const onClientGone = () => upstream.abort();
+    client?.addEventListener('abort', onClientGone, { once: true });
+    let finished = false;
+    const failure = (error: unknown): ResponsesError => {
+      if (error instanceof ResponsesError) return error;
+      if (timedOut)
+        return new ResponsesError(
+          'server_error',
+          'upstream_timeout',
+          `The upstream model did not answer within ${this.timeoutMs} ms.`,
+          null,
+          undefined,
+          { cause: error },
+        );
+      return new ResponsesError(
+        'server_error',
+        'upstream_unavailable',
+        `The upstream model could not be reached (${this.redact((error as Error).message)}).`,
+        null,
+        undefined,
+        { cause: error },
+      );
+    };
+    try {
+      arm();
+      let response: Response;
+      try {
+        response = await this.fetch(this.endpoint, {
+          method: 'POST',
+          headers: this.headers,
+          body: JSON.stringify(body),
+          signal: upstream.signal,
+        });
+      } catch (error) {
+        throw failure(error);
+      }
+      if (!response.ok) throw await this.httpError(response);
+      if (!body.stream) {
+        let completion: ChatCompletion;
+        try {
+          completion = (await response.json()) as ChatCompletion;
+        } catch (error) {
+          throw timedOut
+            ? failure(error)
+            : new ResponsesError(
+                'model_error',
+                'upstream_invalid_response',
+                'The upstream answer is not valid JSON.',
+                null,
+                undefined,
+                { cause: error },
+              );
+        }
+        finished = true;
+        yield* completionParts(completion);
+        return;
+      }
+      if (!response.body)
+        throw new ResponsesError('model_error', 'upstream_invalid_response', 'The upstream answered without a body.');
+      const translator = new ChunkTranslator();
+      const parts: ModelPart[] = [];
+      let sawDone = false;
+      let broken: ResponsesError | undefined;
+      const parser = createParser({
+        onEvent: (event) => {
+          if (sawDone || broken) return;
+          if (event.data === '[DONE]') {
+            sawDone = true;
+            return;
+          }
+          try {
+            translator.push(JSON.parse(event.data) as ChatChunk, parts);
+          } catch (error) {
+            broken =
+              error instanceof ResponsesError
+                ? new ResponsesError(error.type, error.code, this.redact(error.message))
+                : new ResponsesError(
+                    'model_error',
+                    'upstream_invalid_chunk',
+                    `The upstream sent a chunk that is not valid JSON: ${this.redact(event.data.slice(0, 120))}`,
+                  );
+          }
+        },
+      });
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      try {
+        for (;;) {
+          let next: ReadableStreamReadResult<Uint8Array>;
+          try {
+            next = await reader.read();
+          } catch (error) {
+            // An upstream that said [DONE] and then hung or dropped the connection has still answered.
+            if (sawDone) break;
+            if (client?.aborted) return;
+            if (timedOut) throw failure(error);
+            throw new ResponsesError(
+              'model_error',
+              'upstream_stream_cut',
+              'The upstream connection broke mid-stream; the answer is incomplete.',
+              null,
+              undefined,
+              { cause: error },
+            );
+          }
+          if (next.done) break;
+          arm();
+          parser.feed(decoder.decode(next.value, { stream: true }));
+          if (parts.length > 0) {
+            for (const part of parts) yield part;
+            parts.length = 0;
+          }
+          if (broken) throw broken;
+        }
+      } finally {
+        reader.releaseLock();
+      }
+      parser.reset({ consume: true });
+      if (broken) throw broken;
+      translator.finish(parts);
+      finished = true;
+      yield* parts;
+    } finally {
+      clearTimeout(timer);
+      client?.removeEventListener('abort', onClientGone);
+      // Stopped early (the client went away, the turn ended, a failure): the upstream stops too.
+      if (!finished) upstream.abort();
+    }
+  }
+
+  /** An upstream's HTTP failure as a spec error, without its credentials. */
+  private async httpError(response: Response): Promise<ResponsesError> {
+    const text = await response.text().catch(() => '');
+    let message = text.slice(0, 500);
+    let param: string | null = null;
+    try {
+      const error = (JSON.parse(text) as { error?: unknown; message?: unknown }).error ?? JSON.parse(text);
+      if (typeof error === 'string') message = error;
+      else if (error && typeof error === 'object') {
+        const record = error as { message?: unknown; param?: unknown };
+        if (typeof record.message === 'string') message = record.message;
+        if (typeof record.param === 'string') param = record.param;
+      }
+    } catch {
+      // Not JSON: the text is the message.
+    }
+    message = this.redact(message);
+    const status = response.status;
+    if (status === 401 || status === 403)
+      return new ResponsesError(
+        'server_error',
+        'upstream_authentication_failed',
+        `The upstream provider refused the gateway's credentials (HTTP ${status}); the gateway's configuration needs fixing.`,
+      );
+    if (status === 429) {
+      const headers: Record<string, string> = {};
+      for (const name of ['retry-after', 'retry-after-ms']) {
+        const value = response.headers.get(name);
+        if (value) headers[name] = value;
+      }
+      return new ResponsesError(
+        'too_many_requests',
+        'rate_limited',
+        `The upstream provider is rate limiting: ${message}`,
+        null,
+        429,
+        { headers },
+      );
+    }
+    if (status >= 400 && status < 500 && status !== 408)
+      return new ResponsesError(
+        'invalid_request',
+        'upstream_rejected_request',
+        `The upstream provider rejected the request (HTTP ${status}): ${message}`,
+        param,
+        400,
+      );
+    return new ResponsesError(
+      'model_error',
+      'upstream_error',
+      `The upstream model failed (HTTP ${status}): ${message}`,
+    );
+  }
+
+  private redact(text: string): string {
+    const key = this.options.apiKey;
+    return key ? text.split(key).join('[redacted]') : text;
+  }
+}

@@ -1,0 +1,172 @@
+import { ResponsesError } from '../../errors.js';
+import type { FinishReason, ModelPart, ModelUsage } from '../provider.js';
+import type { ChatChunk, ChatCompletion, ChatUsage } from './wire.js';
+
+const REASONING = 'reasoning';
+const TEXT = 'text';
+const REFUSAL = 'refusal';
+
+/**
+ * Turns streamed `chat.completion.chunk`s into provider parts as they arrive: `reasoning_content` (or
+ * `reasoning`) deltas into a reasoning item, `content` into a message, `refusal` into a refusal,
+ * `tool_calls` fragments into function calls keyed by their `index` (several may interleave; a call
+ * starts once its name is known). Usage arrives in the last chunk (`stream_options.include_usage`).
+ */
+export class ChunkTranslator {
+  private readonly open = new Set<string>();
+  private readonly calls = new Map<
+    number,
+    { id: string | undefined; name: string | undefined; held: string; started: boolean }
+  >();
+  private reason: FinishReason | undefined;
+  private usage: ChatUsage | undefined;
+
+  /** The parts one chunk makes (appended to `out`). */
+  push(chunk: ChatChunk, out: ModelPart[]): void {
+    if (chunk.error) throw upstreamStreamError(chunk.error);
+    if (chunk.usage) this.usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    const delta = choice.delta;
+    if (delta) {
+      const reasoning = delta.reasoning_content ?? delta.reasoning;
+      if (typeof reasoning === 'string' && reasoning !== '') this.text(REASONING, reasoning, out);
+      if (typeof delta.content === 'string' && delta.content !== '') this.text(TEXT, delta.content, out);
+      if (typeof delta.refusal === 'string' && delta.refusal !== '') this.text(REFUSAL, delta.refusal, out);
+      if (delta.tool_calls) {
+        this.end(REASONING, out);
+        for (const fragment of delta.tool_calls) {
+          const index = fragment.index ?? 0;
+          let call = this.calls.get(index);
+          if (!call) this.calls.set(index, (call = { id: undefined, name: undefined, held: '', started: false }));
+          if (fragment.id) call.id = fragment.id;
+          if (fragment.function?.name) call.name = (call.name ?? '') + fragment.function.name;
+          const args = fragment.function?.arguments ?? '';
+          const id = `call:${index}`;
+          if (!call.started && call.name) {
+            call.started = true;
+            out.push(
+              Object.assign(
+                { type: 'function-call-start' as const, id, name: call.name },
+                call.id ? { callId: call.id } : {},
+              ),
+            );
+            if (call.held) out.push({ type: 'function-call-delta', id, delta: call.held });
+            call.held = '';
+          }
+          if (args === '') continue;
+          if (call.started) out.push({ type: 'function-call-delta', id, delta: args });
+          else call.held += args;
+        }
+      }
+    }
+    if (choice.finish_reason) this.reason = finishReason(choice.finish_reason);
+  }
+
+  /** The end of the stream: closes what is open and finishes; a stream without a finish reason was cut. */
+  finish(out: ModelPart[]): void {
+    if (this.reason === undefined)
+      throw new ResponsesError(
+        'model_error',
+        'upstream_stream_cut',
+        'The upstream model stream ended before the model finished; the answer is incomplete.',
+      );
+    if (this.reason === 'length' || this.reason === 'content_filter') {
+      // Cut short: what is open stays open, and the turn runner ends it as incomplete.
+      out.push({ type: 'finish', reason: this.reason, usage: usageOf(this.usage) });
+      return;
+    }
+    this.end(REASONING, out);
+    this.end(TEXT, out);
+    this.end(REFUSAL, out);
+    for (const [index, call] of [...this.calls].sort(([a], [b]) => a - b)) {
+      if (!call.started)
+        throw new ResponsesError(
+          'model_error',
+          'upstream_invalid_tool_call',
+          `The upstream streamed tool call ${index} without a name.`,
+        );
+      out.push({ type: 'function-call-end', id: `call:${index}` });
+    }
+    out.push({ type: 'finish', reason: this.reason, usage: usageOf(this.usage) });
+  }
+
+  private text(kind: typeof REASONING | typeof TEXT | typeof REFUSAL, delta: string, out: ModelPart[]): void {
+    // Reasoning comes first; once the answer starts, the reasoning item is done.
+    if (kind !== REASONING) this.end(REASONING, out);
+    if (!this.open.has(kind)) {
+      this.open.add(kind);
+      out.push({ type: `${kind}-start`, id: kind });
+    }
+    out.push({ type: `${kind}-delta`, id: kind, delta });
+  }
+
+  private end(kind: string, out: ModelPart[]): void {
+    if (!this.open.delete(kind)) return;
+    out.push({ type: `${kind as typeof TEXT}-end`, id: kind });
+  }
+}
+
+/** A whole completion as parts, in the order a stream would have given them. */
+export function completionParts(completion: ChatCompletion): ModelPart[] {
+  const choice = completion.choices?.[0];
+  if (!choice?.message)
+    throw new ResponsesError('model_error', 'upstream_invalid_response', 'The upstream answered without a choice.');
+  const { message } = choice;
+  const translator = new ChunkTranslator();
+  const out: ModelPart[] = [];
+  translator.push(
+    {
+      choices: [
+        {
+          delta: {
+            reasoning_content: message.reasoning_content ?? message.reasoning ?? null,
+            content: message.content ?? null,
+            refusal: message.refusal ?? null,
+            tool_calls: (message.tool_calls ?? []).map((call, index) => ({
+              index,
+              id: call.id,
+              function: { name: call.function.name, arguments: call.function.arguments },
+            })),
+          },
+          finish_reason: choice.finish_reason ?? 'stop',
+        },
+      ],
+      usage: completion.usage ?? null,
+    },
+    out,
+  );
+  translator.finish(out);
+  return out;
+}
+
+function finishReason(reason: string): FinishReason {
+  switch (reason) {
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'content_filter';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_calls';
+    default:
+      return 'stop';
+  }
+}
+
+function usageOf(usage: ChatUsage | undefined): ModelUsage {
+  return {
+    inputTokens: usage?.prompt_tokens ?? 0,
+    outputTokens: usage?.completion_tokens ?? 0,
+    reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens ?? 0,
+    cachedInputTokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+  };
+}
+
+function upstreamStreamError(error: NonNullable<ChatChunk['error']>): ResponsesError {
+  return new ResponsesError(
+    'model_error',
+    'upstream_error',
+    `The upstream model failed mid-stream: ${error.message ?? 'no message'}`,
+  );
+}

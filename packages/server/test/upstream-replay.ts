@@ -1,0 +1,141 @@
+// A Chat Completions upstream on 127.0.0.1 that replays recorded streams (test/__fixtures__/upstream,
+// written from the documented wire formats of OpenAI, Ollama and vLLM) and records every request it
+// receives, so tests assert both what the client saw and what the gateway sent.
+//
+// Which recording: the model name when a fixture has that name (`vllm-reasoning`, `status-429`, …);
+// otherwise it is chosen from the request the way a model would answer (a tool call for the first
+// tool offered unless tool_choice is none, a cut stream when the user wrote [fail], text otherwise).
+// `: replay cut` in a recording drops the connection there; `: replay hold` holds the stream until
+// `release()`. `delayMs` paces every event (a slow upstream); `hang` never answers.
+import { readFileSync, existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const FIXTURES = new URL('./__fixtures__/upstream/', import.meta.url);
+
+export interface ReceivedRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Record<string, unknown>;
+  /** Whether the gateway closed the connection before the answer was complete. */
+  aborted: boolean;
+}
+
+export interface ReplayUpstream {
+  /** The API root, `http://127.0.0.1:<port>/v1`. */
+  baseUrl: string;
+  received: ReceivedRequest[];
+  /** Ends a `: replay hold`. */
+  release(): void;
+  /** Paces every SSE event by this many ms (0 by default). */
+  delayMs: number;
+  close(): Promise<void>;
+}
+
+export async function startReplayUpstream(): Promise<ReplayUpstream> {
+  const received: ReceivedRequest[] = [];
+  let releaseHold: () => void = () => {};
+  let held = new Promise<void>((resolve) => {
+    releaseHold = resolve;
+  });
+  const upstream: ReplayUpstream = {
+    baseUrl: '',
+    received,
+    delayMs: 0,
+    release: () => {
+      releaseHold();
+      held = new Promise<void>((resolve) => {
+        releaseHold = resolve;
+      });
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+    const record: ReceivedRequest = { path: req.url ?? '', headers: req.headers, body, aborted: false };
+    received.push(record);
+    res.on('close', () => {
+      if (!res.writableFinished) record.aborted = true;
+    });
+    if (req.url === '/v1/models') {
+      json(res, 200, { object: 'list', data: [{ id: 'llama3.2', object: 'model', created: 0, owned_by: 'library' }] });
+      return;
+    }
+    if (req.url !== '/v1/chat/completions') {
+      json(res, 404, { error: { message: `no route ${req.url}` } });
+      return;
+    }
+    const name = fixtureFor(body);
+    if (name === 'hang') return; // never answers: the gateway's timeout ends it
+    if (name.startsWith('status-')) {
+      const key = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+      const scenario = JSON.parse(fixture(`${name}.json`).replaceAll('{{key}}', key)) as {
+        status: number;
+        headers: Record<string, string>;
+        body: unknown;
+      };
+      json(res, scenario.status, scenario.body, scenario.headers);
+      return;
+    }
+    if (body.stream !== true) {
+      const whole = existsSync(new URL(`${name}.json`, FIXTURES)) ? `${name}.json` : 'openai-text.json';
+      res.writeHead(200, { 'content-type': 'application/json' }).end(fixture(whole));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    for (const block of fixture(`${name}.sse`).split(/\n\n/)) {
+      if (block.trim() === '') continue;
+      if (block.trim() === ': replay cut') {
+        // Let what was written reach the gateway, then drop the connection without ending the response.
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        res.destroy();
+        return;
+      }
+      if (block.trim() === ': replay hold') {
+        await held;
+        continue;
+      }
+      if (upstream.delayMs) await new Promise((resolve) => setTimeout(resolve, upstream.delayMs));
+      if (res.destroyed) return;
+      res.write(`${block}\n\n`);
+    }
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  upstream.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return upstream;
+}
+
+function fixture(file: string): string {
+  return readFileSync(new URL(file, FIXTURES), 'utf8');
+}
+
+function fixtureFor(body: Record<string, unknown>): string {
+  const model = String(body.model ?? '');
+  if (
+    model === 'hang' ||
+    existsSync(new URL(`${model}.sse`, FIXTURES)) ||
+    existsSync(new URL(`${model}.json`, FIXTURES))
+  )
+    return model;
+  const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  if (JSON.stringify(lastUser?.content ?? '').includes('[fail]')) return 'cut';
+  const tools = (body.tools ?? []) as Array<{ function: { name: string } }>;
+  const last = messages.at(-1);
+  if (tools.length > 0 && body.tool_choice !== 'none' && last?.role !== 'tool') {
+    const name = tools[0]!.function.name;
+    if (existsSync(new URL(`openai-tool-${name}.sse`, FIXTURES))) return `openai-tool-${name}`;
+  }
+  return 'openai-text';
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}
