@@ -15,6 +15,8 @@ export type ErrorType = keyof typeof ERROR_STATUS;
 export class ResponsesError extends Error {
   override name = 'ResponsesError';
   readonly status: number;
+  /** Seconds a client should wait before retrying (sent as `Retry-After` on 429s). */
+  readonly retryAfterSeconds?: number;
   constructor(
     readonly type: ErrorType,
     readonly code: string,
@@ -36,8 +38,13 @@ export class ResponsesError extends Error {
   }
 }
 
-export const invalidRequest = (code: string, message: string, param: string | null = null, status = 400) =>
-  new ResponsesError('invalid_request', code, message, param, status);
+export const invalidRequest = (
+  code: string,
+  message: string,
+  param: string | null = null,
+  status = 400,
+  options?: { cause?: unknown },
+) => new ResponsesError('invalid_request', code, message, param, status, options);
 
 /** Anything thrown that is not a ResponsesError is a server bug: report it without leaking internals. */
 export function asResponsesError(error: unknown): ResponsesError {

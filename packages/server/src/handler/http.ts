@@ -1,4 +1,5 @@
 import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
+import { checkJsonDepth, type ServerLimits } from '../limits.js';
 import type { Cancellation } from '../responses/cancellation.js';
 
 /**
@@ -18,10 +19,18 @@ export interface ServiceRequest {
   cancellation?: Cancellation;
 }
 
-/** An event stream: `pipe(write)` writes SSE text (or its bytes) in order and settles when the stream has ended. */
+/**
+ * An event stream: `pipe(write)` writes SSE text (or its bytes) in order and settles when the stream has ended.
+ * A transport that can tell when its client falls behind passes `backpressure`: the turn awaits what it
+ * returns between steps (a promise while the client's unread bytes are over the high-water mark; undefined
+ * when it keeps up), and the transport ends the stream, cancelling the turn, when its client stalls.
+ */
 export interface ServiceEventStream {
-  pipe(write: (chunk: string | Uint8Array) => void): Promise<void>;
+  pipe(write: (chunk: string | Uint8Array) => void, backpressure?: Backpressure): Promise<void>;
 }
+
+/** Undefined while the client keeps up; otherwise a promise that settles when it has read enough (or was dropped). */
+export type Backpressure = () => Promise<void> | undefined;
 
 export interface ServiceResponse {
   status: number;
@@ -43,7 +52,11 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
  * Reads a request body as the OpenAPI declares it: `application/json` or
  * `application/x-www-form-urlencoded` (fields holding JSON are parsed), within a size limit.
  */
-export async function readBody(request: ServiceRequest, maxBytes: number): Promise<unknown> {
+export async function readBody(
+  request: ServiceRequest,
+  limits: Pick<ServerLimits, 'maxBodyBytes' | 'maxJsonDepth'>,
+): Promise<unknown> {
+  const maxBytes = limits.maxBodyBytes;
   const type = (request.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && type !== 'application/x-www-form-urlencoded') {
     throw invalidRequest(
@@ -57,12 +70,20 @@ export async function readBody(request: ServiceRequest, maxBytes: number): Promi
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const text = await request.text(maxBytes);
   if (text === null) throw tooLarge(maxBytes);
-  if (type === 'application/x-www-form-urlencoded') return fromForm(text);
+  if (type === 'application/x-www-form-urlencoded') return fromForm(text, limits);
   if (text.trim() === '') throw invalidRequest('invalid_json', 'The request body is empty; expected a JSON object.');
+  return parseJson(text, limits, 'The request body');
+}
+
+/** JSON text as a value: too deep a nesting or a syntax error is a 400 naming `what`. */
+export function parseJson(text: string, limits: Pick<ServerLimits, 'maxJsonDepth'>, what: string): unknown {
+  checkJsonDepth(text, limits, what);
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw invalidRequest('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`);
+    throw invalidRequest('invalid_json', `${what} is not valid JSON: ${(error as Error).message}`, null, 400, {
+      cause: error,
+    });
   }
 }
 
@@ -70,9 +91,10 @@ const tooLarge = (maxBytes: number) =>
   invalidRequest('request_too_large', `The request body is larger than ${maxBytes} bytes.`, null, 413);
 
 /** Form fields are strings; values that are JSON (arrays, objects, numbers, booleans) are parsed. */
-function fromForm(text: string): Record<string, unknown> {
+function fromForm(text: string, limits: Pick<ServerLimits, 'maxJsonDepth'>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of new URLSearchParams(text)) {
+    checkJsonDepth(value, limits, `The form field '${key}'`);
     try {
       out[key] = /^[[{]|^(true|false|null|-?\d)/.test(value.trim()) ? JSON.parse(value) : value;
     } catch {

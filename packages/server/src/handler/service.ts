@@ -3,6 +3,7 @@ import type { CompactResource, ItemField, ResponseResource } from '@openresponse
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS, validate, versions, type SpecVersion } from '@openresponses/zod';
 import type { Registry } from '@openresponses/extensions';
 import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
+import { checkRequestBudgets, resolveLimits, type ServerLimits } from '../limits.js';
 import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic.js';
 import { countTokens, itemText, type ModelProvider } from '../models/provider.js';
 import { acceptClientShapes, historyOf, normalizeInput } from '../responses/context.js';
@@ -18,6 +19,7 @@ import {
   json,
   readBody,
   unauthorized,
+  type Backpressure,
   type ServiceRequest,
   type ServiceResponse,
 } from './http.js';
@@ -35,8 +37,10 @@ export interface ResponsesServiceOptions {
   /** The model used when a request names none (default `openresponses-deterministic`). */
   defaultModel?: string;
   store?: ResponseStore;
-  /** Largest request body in bytes (default 16 MiB, above the spec's 10 MiB input strings). */
+  /** Largest request body in bytes (default 16 MiB, above the spec's 10 MiB input strings); the same as `limits.maxBodyBytes`. */
   maxBodyBytes?: number;
+  /** Budgets for what clients send and make the server hold (see `ServerLimits`; every one has a safe default). */
+  limits?: Partial<ServerLimits>;
   /** Path prefix of the API (default `/v1`). */
   basePath?: string;
   /** Adds CORS headers (`true`: any origin). */
@@ -62,6 +66,8 @@ interface TurnOptions {
   store?: ResponseStore;
   onEvent?: (event: AnyStreamingEvent) => void;
   cancellation?: Cancellation;
+  /** Pauses the turn while the client is behind on reading. */
+  backpressure?: Backpressure;
   schema?: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema';
 }
 
@@ -78,6 +84,8 @@ export interface ResponsesService {
   ownerOf(header: string | null): Promise<string | undefined>;
   readonly store: ResponseStore;
   readonly open: boolean;
+  /** The limits in force, defaults filled in. */
+  readonly limits: ServerLimits;
   versionOf(header: string | null): SpecVersion;
 }
 
@@ -86,7 +94,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   const providers = options.providers ?? [new DeterministicModel()];
   const sealer: Sealer = createSealer(options.secret);
   const base = (options.basePath ?? '/v1').replace(/\/$/, '');
-  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  const limits = resolveLimits(Object.assign({ maxBodyBytes: options.maxBodyBytes }, options.limits));
   const keys = options.apiKeys ?? [];
   const defaultModel = options.defaultModel ?? DETERMINISTIC_MODEL;
   /** What a turn needs, reading only `owner`'s responses. */
@@ -97,6 +105,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     lookupItem: (id) => from.getItem(id, owner),
     sealer,
     registry: options.registry,
+    limits,
   });
   const corsHeaders: Record<string, string> = options.cors
     ? {
@@ -164,7 +173,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       cancellation: turnOptions.cancellation,
       wholeDeltas: !watched,
     });
-    return async (onEvent?: (event: AnyStreamingEvent) => void) => {
+    return async (onEvent?: (event: AnyStreamingEvent) => void, backpressure = turnOptions.backpressure) => {
       const checker = options.validateOutgoing
         ? (options.registry?.createStreamChecker() ??
           createStreamChecker({ eventSchema: versions[turnOptions.version].exact.StreamingEventSchema }))
@@ -185,6 +194,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
               else emit(event);
             }
           : emit,
+        backpressure,
       );
       checkOutgoing(turnOptions.version, result.response);
       if (stored) {
@@ -209,7 +219,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     version: SpecVersion,
     owner: string,
   ): Promise<ServiceResponse> => {
-    const body = await readBody(request, maxBodyBytes);
+    const body = await readBody(request, limits);
     const streaming = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
     const run = await beginTurn(body, { version, owner, cancellation: request.cancellation }, streaming);
     if (!streaming) {
@@ -218,9 +228,9 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       return json(200, result.response, corsHeaders);
     }
     const events = {
-      pipe: async (write: (chunk: string) => void) => {
+      pipe: async (write: (chunk: string) => void, backpressure?: Backpressure) => {
         try {
-          await run((event) => write(encodeEvent(event)));
+          await run((event) => write(encodeEvent(event)), backpressure);
         } catch (error) {
           // The store failing has already been told to the client (error, response.failed); anything else
           // inside a started stream is a server bug (model failures end in response.failed).
@@ -240,7 +250,8 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   };
 
   const compact = async (request: ServiceRequest, version: SpecVersion, owner: string): Promise<ServiceResponse> => {
-    const raw = await readBody(request, maxBodyBytes);
+    const raw = await readBody(request, limits);
+    checkRequestBudgets(raw, limits);
     const schema = (versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0] | undefined>)
       .CompactResponseMethodPublicBodySchema;
     if (!schema)
@@ -269,9 +280,12 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     const deps = depsFor(owner);
     const history = body.previous_response_id ? await historyOf(body.previous_response_id, deps.loadChain, sealer) : [];
     const { expanded } = await normalizeInput(body.input as never, deps.lookupItem, sealer);
-    const window = [...history, ...expanded];
-    const kept = window.filter((item) => item.type === 'message' && (item as { role: string }).role === 'user');
-    const sealed = window.filter((item) => !kept.includes(item));
+    const window = history.concat(expanded);
+    // One pass into both lists (a `kept.includes` per item was quadratic).
+    const kept: ItemField[] = [];
+    const sealed: ItemField[] = [];
+    for (const item of window)
+      (item.type === 'message' && (item as { role: string }).role === 'user' ? kept : sealed).push(item);
     const compaction = {
       type: 'compaction',
       id: randomId('cmp'),
@@ -317,7 +331,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     }
     const match = storedRoute.exec(path);
     if (match) {
-      const id = decodeURIComponent(match[1]!);
+      const id = decodePathSegment(match[1]!);
       const stored = await store.get(id, owner);
       if (!stored)
         throw new ResponsesError(
@@ -375,6 +389,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     ownerOf,
     store,
     open: keys.length === 0,
+    limits,
     versionOf,
   };
 }
@@ -409,6 +424,17 @@ function failedInstead(last: AnyStreamingEvent, failure: ResponsesError): AnyStr
 async function digestHex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
   return Array.from(new Uint8Array(digest).subarray(0, 16), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** A percent-decoded path segment; a malformed escape (`%`, `%zz`) is the client's mistake, not a URIError. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch (error) {
+    throw invalidRequest('invalid_path', `The path segment '${segment}' is not valid percent-encoding.`, null, 400, {
+      cause: error,
+    });
+  }
 }
 
 function methodNotAllowed(method: string, path: string): ResponsesError {

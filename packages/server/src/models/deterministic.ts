@@ -89,7 +89,10 @@ async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<Mod
     let fits = 0;
     while (fits < pieces.length && spend(1, reasoning)) fits++;
     const deltas = pieces.slice(0, fits);
-    return { deltas: request.stream || fits === 0 ? deltas : [deltas.join('')], fits: fits === pieces.length };
+    return {
+      deltas: fits === 0 ? deltas : request.stream ? groupDeltas(deltas) : [deltas.join('')],
+      fits: fits === pieces.length,
+    };
   };
   let index = 0;
   for (const step of steps) {
@@ -141,6 +144,18 @@ async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<Mod
   }
   const called = steps.some((step) => step.type === 'function_call');
   yield { type: 'finish', reason: called ? 'tool_calls' : 'stop', usage: usage() };
+}
+
+/** Most deltas one text or call streams: a delta event costs ~150 bytes besides its text, so one per word would multiply a long input many times over. */
+const MAX_DELTAS_PER_PART = 1024;
+
+/** The pieces as at most MAX_DELTAS_PER_PART deltas (several pieces per delta for long texts). */
+function groupDeltas(pieces: string[]): string[] {
+  if (pieces.length <= MAX_DELTAS_PER_PART) return pieces;
+  const perDelta = Math.ceil(pieces.length / MAX_DELTAS_PER_PART);
+  const grouped: string[] = [];
+  for (let i = 0; i < pieces.length; i += perDelta) grouped.push(pieces.slice(i, i + perDelta).join(''));
+  return grouped;
 }
 
 /** Text as streamed word by word, spaces kept with the following word. */
@@ -295,6 +310,9 @@ function argumentsFor(tool: FunctionToolParam, text: string): Record<string, unk
     /\b(?:in|for|at|to|from|about)\s+([A-Z][\p{L}'-]*(?:\s+[A-Z][\p{L}'-]*)*)/u.exec(text)?.[1] ??
     /(?<!^|[.!?]\s)\b([A-Z][\p{L}'-]+)/u.exec(text)?.[1];
   const number = /-?\d+(?:\.\d+)?/.exec(text)?.[0];
+  // Bounded: a string argument is at most ARGUMENT_CHARS of the user's words, so a long message with a
+  // many-property schema cannot multiply into a huge answer.
+  const words = clip(place ?? (text.trim() || 'example'), ARGUMENT_CHARS);
   for (const name of names) {
     const property = properties[name] ?? {};
     const type = Array.isArray(property.type) ? property.type[0] : property.type;
@@ -304,7 +322,7 @@ function argumentsFor(tool: FunctionToolParam, text: string): Record<string, unk
     else if (type === 'boolean') out[name] = true;
     else if (type === 'array') out[name] = [];
     else if (type === 'object') out[name] = {};
-    else out[name] = place ?? (text.trim() || 'example');
+    else out[name] = words;
   }
   return out;
 }
@@ -315,7 +333,12 @@ function trailing(items: ItemField[], type: string): ItemField[] {
   return out;
 }
 
+const ARGUMENT_CHARS = 200;
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
 function quote(text: string, max: number): string {
-  const clipped = text.length > max ? `${text.slice(0, max - 1)}…` : text;
-  return `"${clipped}"`;
+  return `"${clip(text, max)}"`;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // openresponses-server (npx @openresponses/server): the reference server on the embedded deterministic model.
 // Without keys and without --open, a key is generated and printed. Add a flag by adding one entry to `options`.
+import { limitsFromEnv } from '../limits.js';
 import { exitWithUsageError, parseCommandLine } from './command-line.js';
 import { startServer } from './server.js';
 
@@ -34,20 +35,23 @@ const host = values.host ?? '127.0.0.1';
 let apiKeys = values['api-key'];
 if (apiKeys.length === 0 && !values.open) apiKeys = [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`];
 
-const running = await startServer({ port, host, apiKeys }).catch((error: NodeJS.ErrnoException) => {
-  if (error.code === 'EADDRINUSE')
-    console.error(
-      `${name}: port ${port} on ${host} is already in use; choose another with --port N (or PORT=N), or --port 0 for a free one.`,
-    );
-  else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
-    console.error(`${name}: cannot listen on ${host}; choose an address of this machine with --host (or HOST).`);
-  else if (error.code === 'EACCES')
-    console.error(
-      `${name}: not allowed to listen on port ${port}; choose a port above 1023 with --port N (or PORT=N).`,
-    );
-  else throw error;
-  process.exit(1);
-});
+// Limits (OPENRESPONSES_MAX_BODY_BYTES, …: every ServerLimits field) come from the environment; see the README.
+const running = await startServer({ port, host, apiKeys, limits: limitsFromEnv(process.env) }).catch(
+  (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE')
+      console.error(
+        `${name}: port ${port} on ${host} is already in use; choose another with --port N (or PORT=N), or --port 0 for a free one.`,
+      );
+    else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+      console.error(`${name}: cannot listen on ${host}; choose an address of this machine with --host (or HOST).`);
+    else if (error.code === 'EACCES')
+      console.error(
+        `${name}: not allowed to listen on port ${port}; choose a port above 1023 with --port N (or PORT=N).`,
+      );
+    else throw error;
+    process.exit(1);
+  },
+);
 const key = apiKeys[0];
 console.log(
   `Open Responses server on ${running.url}/v1/responses (HTTP, SSE and WebSocket), model openresponses-deterministic`,

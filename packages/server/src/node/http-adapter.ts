@@ -1,10 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServiceRequest, ServiceResponse } from '../handler/http.js';
+import { resolveLimits, type ServerLimits } from '../limits.js';
 import { Cancellation } from '../responses/cancellation.js';
 
 type FetchHandler = (request: Request) => Promise<Response>;
 /** What serves requests: a `ResponsesService` (or anything with its `handle`), or any fetch-style handler. */
-export type NodeListenerTarget = FetchHandler | { handle(request: ServiceRequest): Promise<ServiceResponse> };
+export type NodeListenerTarget =
+  | FetchHandler
+  | { handle(request: ServiceRequest): Promise<ServiceResponse>; readonly limits?: Partial<ServerLimits> };
 
 /**
  * Serves a handler from node:http, cancelling the request when the client goes away. A `ResponsesService`
@@ -12,8 +15,10 @@ export type NodeListenerTarget = FetchHandler | { handle(request: ServiceRequest
  * a whole turn of the embedded model); a fetch-style handler gets a web `Request`. Event streams are
  * written chunk by chunk as they are produced; other answers at once, with their length.
  */
-export function toNodeListener(target: NodeListenerTarget, options: { maxBodyBytes?: number } = {}) {
-  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+export function toNodeListener(target: NodeListenerTarget, options: { limits?: Partial<ServerLimits> } = {}) {
+  const limits = resolveLimits(
+    Object.assign({}, typeof target === 'function' ? undefined : target.limits, options.limits),
+  );
   return async (req: IncomingMessage, res: ServerResponse) => {
     const cancellation = new Cancellation();
     res.on('close', () => {
@@ -23,7 +28,10 @@ export function toNodeListener(target: NodeListenerTarget, options: { maxBodyByt
     try {
       response =
         typeof target === 'function'
-          ? await fromWebResponse(await target(await webRequest(req, maxBodyBytes, cancellation.signal)), cancellation)
+          ? await fromWebResponse(
+              await target(await webRequest(req, limits.maxBodyBytes, cancellation.signal)),
+              cancellation,
+            )
           : await target.handle(nodeRequest(req, cancellation));
     } catch (error) {
       console.error(error);
@@ -35,23 +43,85 @@ export function toNodeListener(target: NodeListenerTarget, options: { maxBodyByt
         .end(body);
       return;
     }
+    // A body read only in part (past the limit) is not read on: the connection closes after the answer.
+    if (!req.complete) closeAfterAnswer(req, res);
     const { status, headers, body } = response;
     if (body === null || typeof body === 'string') {
       if (body !== null) res.setHeader('content-length', Buffer.byteLength(body));
       res.writeHead(status, headers).end(body ?? undefined);
+      dropIfStalled(res, limits);
       return;
     }
     res.writeHead(status, headers);
     try {
-      // The socket buffers what the client has not read yet; a client that went away stops the turn through the cancellation.
-      await body.pipe((chunk) => {
-        if (!res.destroyed) res.write(chunk);
-      });
+      await body.pipe(
+        (chunk) => {
+          if (!res.destroyed) res.write(chunk);
+        },
+        () => waitForReader(res, limits),
+      );
       res.end();
+      dropIfStalled(res, limits);
     } catch {
       res.destroy();
     }
   };
+}
+
+/**
+ * Undefined while the client reads; otherwise a promise that settles once the socket has drained, or once
+ * the client has read nothing for `stalledWriteMs` (the response is destroyed, which cancels the turn).
+ */
+function waitForReader(res: ServerResponse, limits: ServerLimits): Promise<void> | undefined {
+  if (res.destroyed || res.writableLength <= limits.writeHighWaterBytes) return undefined;
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      res.destroy();
+      done();
+    }, limits.stalledWriteMs);
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * An answer that is written but not yet read holds its bytes in memory: if the client reads none of them
+ * for `stalledWriteMs`, the connection is destroyed. (Small answers fit in the kernel's socket buffers and
+ * never start the timer.)
+ */
+function dropIfStalled(res: ServerResponse, limits: ServerLimits): void {
+  if (res.writableFinished || res.destroyed || res.writableLength === 0) return;
+  let unread = res.writableLength;
+  const timer = setInterval(() => {
+    if (res.writableFinished || res.destroyed) clearInterval(timer);
+    else if (res.writableLength >= unread) {
+      clearInterval(timer);
+      res.destroy();
+    } else unread = res.writableLength;
+  }, limits.stalledWriteMs);
+  timer.unref();
+  res.once('close', () => clearInterval(timer));
+}
+
+/**
+ * Ends the connection once the answer is written, without reading the rest of the body (Node would
+ * otherwise read, and throw away, whatever the client keeps sending: gigabytes of a chunked upload).
+ */
+function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  res.setHeader('connection', 'close');
+  const socket = req.socket;
+  res.once('finish', () => {
+    // FIN first so the client can read the answer; a client still sending after a grace period is cut off.
+    socket.end();
+    setTimeout(() => socket.destroy(), 1000).unref();
+  });
 }
 
 function nodeRequest(req: IncomingMessage, cancellation: Cancellation): ServiceRequest {
@@ -72,20 +142,32 @@ function nodeRequest(req: IncomingMessage, cancellation: Cancellation): ServiceR
   };
 }
 
-/** The first `keep` bytes of the body and its whole size (the rest is drained, not kept). Plain events: an async iterator per request costs more. */
+/**
+ * The body, or its first `keep` bytes when it is longer (`size` is then over `keep`): reading stops as soon
+ * as the limit is crossed, and the request stays paused (TCP flow control holds the client back) until the
+ * answer closes the connection. Plain events: an async iterator per request costs more.
+ */
 function readCapped(req: IncomingMessage, keep: number): Promise<{ body: Buffer; size: number }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let kept = 0;
-    req.on('data', (chunk: Buffer) => {
+    const finish = () => {
+      req.off('data', onData);
+      req.off('end', finish);
+      req.off('error', reject);
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      resolve({ body: size > keep ? body.subarray(0, keep) : body, size });
+    };
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (kept >= keep) return;
-      const part = chunk.length > keep - kept ? chunk.subarray(0, keep - kept) : chunk;
-      chunks.push(part);
-      kept += part.length;
-    });
-    req.on('end', () => resolve({ body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), size }));
+      chunks.push(chunk);
+      if (size > keep) {
+        req.pause();
+        finish();
+      }
+    };
+    req.on('data', onData);
+    req.on('end', finish);
     req.on('error', reject);
   });
 }

@@ -1,6 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { ResponsesError } from '../errors.js';
+import { unauthorized } from '../handler/http.js';
+import { originAllowed, originRefused } from '../handler/origin.js';
 import { createResponsesService, type ResponsesService, type ResponsesServiceOptions } from '../handler/service.js';
 import { toNodeListener } from './http-adapter.js';
 import { serveResponsesSocket, type WebSocketOptions } from './websocket.js';
@@ -28,27 +32,40 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const service = createResponsesService(options);
   if (service.open)
     (options.warn ?? console.warn)('openresponses-server: no API keys configured; the server accepts every request.');
-  const server = createServer(toNodeListener(service, { maxBodyBytes: options.maxBodyBytes }));
-  const sockets = new WebSocketServer({ noServer: true });
+  const server = createServer(toNodeListener(service));
+  // Node answers malformed requests, header overflows and timeouts itself; the body gets the spec's shape.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket));
+  // Frames past the body limit close the socket with 1009; ws checks the declared length before buffering.
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: service.limits.maxBodyBytes });
+  sockets.on('error', (error) => console.error('openresponses-server: WebSocket server error', error));
+  sockets.on('wsClientError', (error, socket) => {
+    socket.on('error', () => socket.destroy());
+    rawAnswer(
+      socket,
+      400,
+      new ResponsesError(
+        'invalid_request',
+        'invalid_websocket_handshake',
+        `Invalid WebSocket handshake: ${error.message}`,
+      ),
+    );
+  });
   const base = (options.basePath ?? '/v1').replace(/\/$/, '');
-  server.on('upgrade', (request, socket, head) => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '');
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A peer that resets during the handshake must not take the process down.
+    socket.on('error', () => socket.destroy());
+    const path = (request.url ?? '/').split('?')[0]!.replace(/\/+$/, '');
     if (path !== `${base}/responses`) {
-      socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
+      rawAnswer(socket, 404, new ResponsesError('not_found', 'unknown_path', `No WebSocket route at ${path}.`));
+      return;
+    }
+    const origin = request.headers.origin ?? null;
+    if (origin !== null && !originAllowed(origin, request.headers.host ?? null, options.cors)) {
+      rawAnswer(socket, 403, originRefused(origin));
       return;
     }
     if (!service.authorize(request.headers.authorization ?? null)) {
-      const body = JSON.stringify({
-        error: {
-          type: 'authentication_error',
-          code: 'invalid_api_key',
-          param: null,
-          message: 'Missing or invalid API key: send Authorization: Bearer <key>.',
-        },
-      });
-      socket.end(
-        `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-      );
+      rawAnswer(socket, 401, unauthorized());
       return;
     }
     sockets.handleUpgrade(request, socket, head, (ws) => serveResponsesSocket(ws, request, service, options));
@@ -71,4 +88,33 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Writes a whole HTTP answer with a spec-shaped error body on a raw socket, then closes it. */
+function rawAnswer(socket: Duplex, status: number, error: ResponsesError): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(error.toJSON());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+/** Node's own protocol errors (400 malformed, 408 timeout, 431 headers too large), with the spec's error body. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // Node's default handler makes the same checks: nothing to answer on a reset socket or after a response began.
+  const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (error.code === 'ECONNRESET' || started || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'The request headers are larger than this server accepts.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'The request was not received in time.']
+        : [400, 'malformed_request', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}).`];
+  rawAnswer(socket, status, new ResponsesError('invalid_request', code, message, null, status));
 }

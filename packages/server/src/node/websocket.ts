@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
+import { parseJson } from '../handler/http.js';
 import type { ResponsesService } from '../handler/service.js';
 import { ConnectionCache } from '../stores/connection-cache.js';
 
@@ -22,6 +23,9 @@ export function serveResponsesSocket(
   service: ResponsesService,
   options: WebSocketOptions = {},
 ): void {
+  // ws reports bad frames (unmasked, reserved bits, unknown opcodes, invalid UTF-8, oversize) as errors and
+  // closes with the matching code (1002, 1007, 1009); without a listener the error would end the process.
+  socket.on('error', (error) => console.error(`openresponses-server: WebSocket closed: ${error.message}`));
   const local = new ConnectionCache(service.store, { maxEntries: options.localCacheSize ?? 32 });
   let queue = Promise.resolve();
   let closed = false;
@@ -67,12 +71,7 @@ export function serveResponsesSocket(
   limit.unref?.();
 
   const handle = async (data: string) => {
-    let message: unknown;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      throw invalidRequest('invalid_json', 'The message is not valid JSON.');
-    }
+    const message = parseJson(data, service.limits, 'The message');
     const type = (message as { type?: unknown } | null)?.type;
     if (type !== 'response.create')
       throw invalidRequest(

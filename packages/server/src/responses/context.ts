@@ -80,7 +80,8 @@ export async function normalizeInput(
         encrypted_content: String(item.encrypted_content),
       } as ItemField;
       out.push(compaction);
-      expanded.push(...window);
+      // A loop, not push(...window): spreading a long window as arguments overflows the stack.
+      for (const windowItem of window) expanded.push(windowItem);
       continue;
     }
     const normalized = normalizeItem(item);
@@ -163,16 +164,18 @@ export async function historyOf(
         : `Response '${missing}', an earlier turn of '${previousId}', is no longer stored.`;
     throw new ResponsesError('not_found', 'previous_response_not_found', which, param);
   }
+  // Loops, not push(...list): long lists overflow the stack as arguments.
   const items: ItemField[] = [];
   for (const stored of chain) {
     for (const item of stored.input) {
-      if (item.type === 'compaction')
-        items.push(
-          ...((await sealer.open<ItemField[]>((item as { encrypted_content: string }).encrypted_content)) ?? []),
-        );
-      else items.push(item);
+      if (item.type !== 'compaction') {
+        items.push(item);
+        continue;
+      }
+      const window = await sealer.open<ItemField[]>((item as { encrypted_content: string }).encrypted_content);
+      for (const windowItem of window ?? []) items.push(windowItem);
     }
-    items.push(...stored.response.output);
+    for (const item of stored.response.output) items.push(item);
   }
   return items;
 }

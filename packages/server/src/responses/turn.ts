@@ -3,6 +3,8 @@ import type { CreateResponseBody, FunctionToolParam, ItemField, ResponseResource
 import { versions, validate, type SpecVersion } from '@openresponses/zod';
 import type { Registry } from '@openresponses/extensions';
 import { invalidRequest, ResponsesError } from '../errors.js';
+import type { Backpressure } from '../handler/http.js';
+import { checkRequestBudgets, DEFAULT_LIMITS, utf8Length, type ServerLimits } from '../limits.js';
 import {
   countTokens,
   itemText,
@@ -25,6 +27,8 @@ export interface TurnDependencies {
   loadChain: LoadChain;
   lookupItem: LookupItem;
   sealer: Sealer;
+  /** Budgets for request fields and output (default: `DEFAULT_LIMITS`). */
+  limits?: ServerLimits;
 }
 
 /** A validated request, resolved against stored state, ready to run. */
@@ -45,6 +49,7 @@ export async function prepareTurn(
   deps: TurnDependencies,
   schema: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema' = 'CreateResponseBodySchema',
 ): Promise<PreparedTurn> {
+  checkRequestBudgets(raw, deps.limits ?? DEFAULT_LIMITS);
   const shaped = acceptClientShapes(raw);
   const schemas = versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0]>;
   let target = schemas[schema] ?? schemas.CreateResponseBodySchema!;
@@ -86,10 +91,10 @@ export async function prepareTurn(
     ? await historyOf(body.previous_response_id, deps.loadChain, deps.sealer)
     : [];
   const { input, expanded } = await normalizeInput(body.input, deps.lookupItem, deps.sealer);
-  let items = [...history, ...expanded];
-  const tokensOf = (list: ItemField[]) =>
-    list.reduce((n, item) => n + countTokens(itemText(item)), countTokens(body.instructions ?? ''));
-  let inputTokens = tokensOf(items);
+  let items = history.length === 0 ? expanded : history.concat(expanded);
+  // Each item is counted once; truncation subtracts what it drops (re-counting after each drop was quadratic).
+  const itemTokens = items.map((item) => countTokens(itemText(item)));
+  let inputTokens = itemTokens.reduce((n, count) => n + count, countTokens(body.instructions ?? ''));
   if (inputTokens > provider.contextWindow) {
     if ((body.truncation ?? 'disabled') === 'disabled') {
       throw invalidRequest(
@@ -98,14 +103,9 @@ export async function prepareTurn(
         'input',
       );
     }
-    // truncation: auto drops the oldest items first, keeping system and developer messages.
-    while (inputTokens > provider.contextWindow && items.length > 1) {
-      const drop = items.findIndex(
-        (i) => !(i.type === 'message' && ['system', 'developer'].includes((i as { role: string }).role)),
-      );
-      items = items.filter((_, k) => k !== Math.max(drop, 0));
-      inputTokens = tokensOf(items);
-    }
+    const truncated = truncateOldest(items, itemTokens, inputTokens, provider.contextWindow);
+    items = truncated.items;
+    inputTokens = truncated.tokens;
   }
   const request: ModelRequest = {
     model,
@@ -132,6 +132,36 @@ export async function prepareTurn(
     stream: body.stream === true,
   };
   return { body, model, provider, input, request, inputTokens };
+}
+
+const isInstruction = (item: ItemField) =>
+  item.type === 'message' && ['system', 'developer'].includes((item as { role: string }).role);
+
+/**
+ * truncation: auto. Drops the oldest items first, keeping system and developer messages (and, when only
+ * those are left, the oldest of them), until the context fits or one item is left. Linear: two cursors
+ * over the items, each moving forward only.
+ */
+function truncateOldest(
+  items: ItemField[],
+  itemTokens: number[],
+  tokens: number,
+  window: number,
+): { items: ItemField[]; tokens: number } {
+  const dropped = new Uint8Array(items.length);
+  let left = items.length;
+  let nextOrdinary = 0;
+  let nextAny = 0;
+  while (tokens > window && left > 1) {
+    while (nextOrdinary < items.length && (dropped[nextOrdinary] || isInstruction(items[nextOrdinary]!)))
+      nextOrdinary++;
+    while (dropped[nextAny]) nextAny++;
+    const drop = nextOrdinary < items.length ? nextOrdinary : nextAny;
+    dropped[drop] = 1;
+    left--;
+    tokens -= itemTokens[drop]!;
+  }
+  return { items: items.filter((_, index) => !dropped[index]), tokens };
 }
 
 function policyFor(body: CreateResponseBody, tools: FunctionToolParam[]): ToolPolicy {
@@ -171,6 +201,8 @@ export interface RunOptions {
   wholeDeltas?: boolean;
   /** Stops the turn when the client goes away. */
   cancellation?: Cancellation;
+  /** Awaited before each part: pauses the turn while the client is behind on reading (see `ServiceEventStream`). */
+  backpressure?: Backpressure;
   now?: () => number;
 }
 
@@ -183,7 +215,7 @@ export interface TurnResult {
 /** A turn whose model stream has begun: its first part has arrived (or the stream ended at once). */
 export interface StartedTurn {
   /** Streams the rest of the turn through the events writer. */
-  run(onEvent?: (event: AnyStreamingEvent) => void): Promise<TurnResult>;
+  run(onEvent?: (event: AnyStreamingEvent) => void, backpressure?: Backpressure): Promise<TurnResult>;
 }
 
 /**
@@ -193,7 +225,7 @@ export interface StartedTurn {
  */
 export async function startTurn(
   turn: PreparedTurn,
-  deps: Pick<TurnDependencies, 'sealer'>,
+  deps: Pick<TurnDependencies, 'sealer' | 'limits'>,
   options: Omit<RunOptions, 'onEvent'> = {},
 ): Promise<StartedTurn> {
   const iterator = turn.provider
@@ -206,7 +238,10 @@ export async function startTurn(
     if (error instanceof ResponsesError) throw error;
     first = error as Error;
   }
-  return { run: (onEvent) => streamTurn(turn, deps, options, onEvent, iterator, first) };
+  return {
+    run: (onEvent, backpressure) =>
+      streamTurn(turn, deps, options, onEvent, iterator, first, backpressure ?? options.backpressure),
+  };
 }
 
 /**
@@ -215,7 +250,7 @@ export async function startTurn(
  */
 export async function runTurn(
   turn: PreparedTurn,
-  deps: Pick<TurnDependencies, 'sealer'>,
+  deps: Pick<TurnDependencies, 'sealer' | 'limits'>,
   options: RunOptions = {},
 ): Promise<TurnResult> {
   return (await startTurn(turn, deps, options)).run(options.onEvent);
@@ -240,11 +275,12 @@ const isItemEnd = (type: string) => type.endsWith('-end') && type !== 'reasoning
 
 async function streamTurn(
   turn: PreparedTurn,
-  deps: Pick<TurnDependencies, 'sealer'>,
+  deps: Pick<TurnDependencies, 'sealer' | 'limits'>,
   options: Omit<RunOptions, 'onEvent'>,
   onEvent: ((event: AnyStreamingEvent) => void) | undefined,
   iterator: AsyncIterator<ModelPart>,
   first: IteratorResult<ModelPart> | Error,
+  backpressure: Backpressure | undefined,
 ): Promise<TurnResult> {
   const { request } = turn;
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
@@ -432,14 +468,30 @@ async function streamTurn(
   };
 
   const cancellation = options.cancellation;
+  const maxOutputBytes = (deps.limits ?? DEFAULT_LIMITS).maxOutputBytes;
+  let outputBytes = 0;
+  let outputTokens = 0;
   try {
     for (let next = first; ; next = await iterator.next().catch((error: Error) => error)) {
       if (next instanceof Error) throw next;
+      const behind = backpressure?.();
+      if (behind) await behind;
       if (cancellation?.cancelled) {
         void iterator.return?.()?.catch(() => {});
         return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
       }
       if (next.done) break;
+      // The server's cap on one response's output ends it as max_output_tokens does, whatever the provider sends.
+      const delta = (next.value as { delta?: unknown }).delta;
+      if (typeof delta === 'string') {
+        outputBytes += utf8Length(delta);
+        outputTokens += countTokens(delta);
+      } else if (next.value.type === 'item') outputBytes += utf8Length(JSON.stringify(next.value.item));
+      if (outputBytes > maxOutputBytes) {
+        void iterator.return?.()?.catch(() => {});
+        const usage = { inputTokens: turn.inputTokens, outputTokens };
+        return { response: writer.incomplete('max_output_tokens', { usage: usageOf(usage) }) };
+      }
       const result = await handle(next.value);
       if (result) {
         void iterator.return?.()?.catch(() => {});

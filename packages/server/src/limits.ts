@@ -1,0 +1,191 @@
+import { invalidRequest, ResponsesError } from './errors.js';
+
+/**
+ * Every budget the server enforces against what a client sends or makes it hold, in one place. The
+ * defaults are safe for a server on the open internet and generous for real clients; each is a
+ * spec-shaped 4xx (or 429) when exceeded, never a crash. The server README lists them.
+ */
+export interface ServerLimits {
+  /** Largest HTTP request body and WebSocket message, in bytes (16 MiB: above the spec's 10 MiB input strings). */
+  maxBodyBytes: number;
+  /** Deepest nesting of arrays and objects in a request body (128). */
+  maxJsonDepth: number;
+  /** Largest `instructions`, in UTF-8 bytes (1 MiB; the spec gives no limit). */
+  maxInstructionsBytes: number;
+  /** Most items in one request's `input` (20,000). */
+  maxInputItems: number;
+  /** Most tools in one request (256). */
+  maxTools: number;
+  /** Largest JSON Schema of one tool (`parameters`), in bytes of JSON (64 KiB). */
+  maxToolSchemaBytes: number;
+  /** Deepest nesting of one tool's JSON Schema (32). */
+  maxToolSchemaDepth: number;
+  /** Largest output of one response: the text, arguments and items a model produces, in bytes (4 MiB). */
+  maxOutputBytes: number;
+  /** Turns running at once over the whole server (256); more are a 429. */
+  maxTurnsInFlight: number;
+  /** Turns running at once for one API key (or for everyone, on an open server) (32); more are a 429. */
+  maxTurnsInFlightPerKey: number;
+  /** Requests per second per API key (a token bucket); 0 turns rate limiting off (the default). */
+  rateLimitPerSecond: number;
+  /** Requests a key may make at once before the rate applies (the bucket's size; default: one second's worth). */
+  rateLimitBurst: number;
+  /** Bytes a client may leave unread in a stream before its turn pauses (1 MiB). */
+  writeHighWaterBytes: number;
+  /** How long a paused stream waits for its client to read before the server ends it, in ms (30 s). */
+  stalledWriteMs: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
+  maxBodyBytes: 16 * 1024 * 1024,
+  maxJsonDepth: 128,
+  maxInstructionsBytes: 1024 * 1024,
+  maxInputItems: 20_000,
+  maxTools: 256,
+  maxToolSchemaBytes: 64 * 1024,
+  maxToolSchemaDepth: 32,
+  maxOutputBytes: 4 * 1024 * 1024,
+  maxTurnsInFlight: 256,
+  maxTurnsInFlightPerKey: 32,
+  rateLimitPerSecond: 0,
+  rateLimitBurst: 0,
+  writeHighWaterBytes: 1024 * 1024,
+  stalledWriteMs: 30_000,
+});
+
+/** The defaults with `overrides` applied; a negative, fractional or non-numeric limit is a configuration error. */
+export function resolveLimits(overrides: Partial<ServerLimits> = {}): ServerLimits {
+  const limits: ServerLimits = Object.assign({}, DEFAULT_LIMITS);
+  for (const [name, value] of Object.entries(overrides))
+    if (value !== undefined) limits[name as keyof ServerLimits] = value;
+  for (const [name, value] of Object.entries(limits)) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      throw new TypeError(`limits.${name} must be a non-negative finite number, got ${String(value)}.`);
+  }
+  if (limits.rateLimitBurst === 0) limits.rateLimitBurst = Math.max(1, Math.ceil(limits.rateLimitPerSecond));
+  return limits;
+}
+
+/** Environment variables the Node CLI reads into limits (`OPENRESPONSES_MAX_BODY_BYTES=…`, …). */
+export function limitsFromEnv(env: Record<string, string | undefined>): Partial<ServerLimits> {
+  const out: Partial<ServerLimits> = {};
+  for (const name of Object.keys(DEFAULT_LIMITS) as Array<keyof ServerLimits>) {
+    const value = env[`OPENRESPONSES_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`];
+    if (value !== undefined && value.trim() !== '') out[name] = Number(value);
+  }
+  return out;
+}
+
+/** Exact UTF-8 length of a string. */
+export const utf8Length = (text: string) => {
+  // Exact UTF-8 length without encoding (a 10 MiB string would otherwise be copied once more).
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
+};
+
+/**
+ * The deepest nesting of arrays and objects in JSON text, scanning at most until `limit` is passed
+ * (strings are skipped, escapes honoured). Linear and allocation-free, so it runs before `JSON.parse`
+ * and before anything recursive (`JSON.stringify`, validators) sees the value.
+ */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  if (text.length <= limit) return false; // each level needs at least one character
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22 /* " */) {
+      for (i++; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 0x5c /* \ */) i++;
+        else if (c === 0x22) break;
+      }
+    } else if (code === 0x7b /* { */ || code === 0x5b /* [ */) {
+      if (++depth > limit) return true;
+    } else if (code === 0x7d /* } */ || code === 0x5d /* ] */) depth--;
+  }
+  return false;
+}
+
+/** The deepest nesting of a parsed value, walking iteratively (a recursive walk is what deep input breaks). */
+function depthOf(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Refuses JSON text nested deeper than the limit, before it is parsed. */
+export function checkJsonDepth(
+  text: string,
+  limits: Pick<ServerLimits, 'maxJsonDepth'>,
+  what = 'The request body',
+): void {
+  if (jsonDepthExceeds(text, limits.maxJsonDepth))
+    throw invalidRequest(
+      'nesting_too_deep',
+      `${what} nests arrays and objects more than ${limits.maxJsonDepth} levels deep.`,
+      null,
+    );
+}
+
+/**
+ * The per-field budgets of a create request that the spec leaves open: `instructions`, input item
+ * count, tool count and each tool's schema size and depth. Runs on the raw body, before validation.
+ */
+export function checkRequestBudgets(body: unknown, limits: ServerLimits): void {
+  if (!body || typeof body !== 'object') return;
+  const { instructions, input, tools } = body as { instructions?: unknown; input?: unknown; tools?: unknown };
+  if (typeof instructions === 'string' && utf8Length(instructions) > limits.maxInstructionsBytes)
+    throw invalidRequest(
+      'string_above_max_length',
+      `instructions is longer than this server's limit of ${limits.maxInstructionsBytes} bytes.`,
+      'instructions',
+    );
+  if (Array.isArray(input) && input.length > limits.maxInputItems)
+    throw invalidRequest(
+      'array_above_max_length',
+      `input has ${input.length} items, more than this server's limit of ${limits.maxInputItems}.`,
+      'input',
+    );
+  if (!Array.isArray(tools)) return;
+  if (tools.length > limits.maxTools)
+    throw invalidRequest(
+      'array_above_max_length',
+      `tools has ${tools.length} entries, more than this server's limit of ${limits.maxTools}.`,
+      'tools',
+    );
+  for (const [index, tool] of tools.entries()) {
+    const schema = (tool as { parameters?: unknown } | null)?.parameters;
+    if (schema === null || typeof schema !== 'object') continue;
+    const param = `tools[${index}].parameters`;
+    if (depthOf(schema, limits.maxToolSchemaDepth) > limits.maxToolSchemaDepth)
+      throw invalidRequest(
+        'schema_too_deep',
+        `${param} nests more than ${limits.maxToolSchemaDepth} levels deep.`,
+        param,
+      );
+    if (utf8Length(JSON.stringify(schema)) > limits.maxToolSchemaBytes)
+      throw invalidRequest(
+        'schema_too_large',
+        `${param} is larger than this server's limit of ${limits.maxToolSchemaBytes} bytes.`,
+        param,
+      );
+  }
+}
+
+/** 429 for a budget of concurrent work or of rate, with how long to wait (whole seconds, at least 1). */
+export function tooManyRequests(code: string, message: string, retryAfterSeconds: number): ResponsesError {
+  return new ResponsesError('too_many_requests', code, message, null, 429, {
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+  });
+}
