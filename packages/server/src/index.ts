@@ -38,3 +38,4 @@ export {
 } from './stores/contract.js';
 export { InMemoryResponseStore, type InMemoryStoreOptions } from './stores/memory.js';
 export { ConnectionCache } from './stores/connection-cache.js';
+export { DEFAULT_LIMITS, limitsFromEnv, type ServerLimits } from './limits.js';
