@@ -1,6 +1,6 @@
 import type { AnyStreamingEvent } from '@openresponses/events';
 import type { FunctionCall, FunctionToolParam, ItemParam, ResponseResource } from '@openresponses/types';
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import type { CreateBody, OpenResponsesClient } from './client.js';
 import { OpenResponsesError } from './errors.js';
 import { functionCalls, sanitizeReplayedHistory, toolOutputs } from './history.js';

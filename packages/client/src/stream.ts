@@ -8,7 +8,7 @@ import {
   type StreamingEventType,
 } from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
-import { validate, versions, type SpecVersion } from '@openresponses/zod';
+import { validate, versions, type SpecVersion } from '@openresponses/zod/mini';
 import { InvalidPayloadError, ResponseFailedError } from './errors.js';
 
 export interface EventPolicy {

@@ -135,7 +135,10 @@ class ZodExpressionEmitter {
   }
 
   private wrap(inner: string, wrapper: 'optional' | 'nullable'): string {
-    return this.mini ? `${PURE}z.${wrapper}(${inner})` : `${inner}.${wrapper}()`;
+    // A method chain is one call for the pure annotation, which must then stand before the whole chain.
+    return this.mini
+      ? `${PURE}z.${wrapper}(${inner})`
+      : `${PURE}${inner.replace(/^\/\*#__PURE__\*\/ /, '')}.${wrapper}()`;
   }
 
   private t(classic: string): string {

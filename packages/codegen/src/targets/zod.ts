@@ -10,48 +10,49 @@ export const zodTarget: GeneratorTarget = {
   emitIndex({ versions, latest, header }) {
     return {
       'latest.gen.ts': `${header}export * from './${latest}/index.gen.js';\n`,
-      'versions.gen.ts': [
-        header.trimEnd(),
-        `import type { SpecVersion } from '@openresponses/types';`,
-        ...versions.flatMap((v) => [
-          `import * as exact_${ident(v.version)} from './${v.version}/exact.gen.js';`,
-          `import * as forward_${ident(v.version)} from './${v.version}/forward.gen.js';`,
-        ]),
-        `export { SPEC_VERSIONS, LATEST_SPEC_VERSION, type SpecVersion } from '@openresponses/types';`,
-        ``,
-        `/** Every version's schemas, in both modes: pick one at run time (e.g. from an \`OpenResponses-Version\` header). */`,
-        `export const versions = {`,
-        ...versions.map(
-          (v) =>
-            `  ${JSON.stringify(v.version)}: { exact: exact_${ident(v.version)}, forward: forward_${ident(v.version)} },`,
-        ),
-        `} as const satisfies Record<SpecVersion, { exact: object; forward: object }>;`,
-        '',
-      ].join('\n'),
+      'versions.gen.ts': `${header}${versionTable(versions)}`,
     };
   },
 };
 
 /**
  * `@openresponses/zod/mini` and `@openresponses/zod/mini/<version>`: the same schemas in zod mini, whose
- * functions tree-shake (a program bundles only the schemas it imports). No run-time version table:
- * it would keep every schema of every version alive.
+ * functions tree-shake (a program bundles only the schemas it imports; an unused `versions` table is
+ * dropped too, since it is a plain object literal).
  */
 export const zodMiniTarget: GeneratorTarget = {
   name: 'zod-mini',
   packageName: 'zod',
   emitVersion: (context) => zodVersion(context, ZOD_MINI, 'mini/', '../../../runtime'),
-  emitIndex({ latest, header }) {
+  emitIndex({ versions, latest, header }) {
     return {
-      'mini/index.gen.ts': [
-        header.trimEnd(),
-        `export * from './${latest}/index.gen.js';`,
-        `export { SPEC_VERSIONS, LATEST_SPEC_VERSION, type SpecVersion } from '@openresponses/types';`,
-        '',
-      ].join('\n'),
+      'mini/index.gen.ts': [header.trimEnd(), `export * from './${latest}/index.gen.js';`, versionTable(versions)].join(
+        '\n',
+      ),
     };
   },
 };
+
+/** The run-time table of every version's schemas, both modes (imports, re-exported constants, `versions`). */
+function versionTable(versions: Array<{ version: string }>): string {
+  return [
+    `import type { SpecVersion } from '@openresponses/types';`,
+    ...versions.flatMap((v) => [
+      `import * as exact_${ident(v.version)} from './${v.version}/exact.gen.js';`,
+      `import * as forward_${ident(v.version)} from './${v.version}/forward.gen.js';`,
+    ]),
+    `export { SPEC_VERSIONS, LATEST_SPEC_VERSION, type SpecVersion } from '@openresponses/types';`,
+    ``,
+    `/** Every version's schemas, in both modes: pick one at run time (e.g. from an \`OpenResponses-Version\` header). */`,
+    `export const versions = {`,
+    ...versions.map(
+      (v) =>
+        `  ${JSON.stringify(v.version)}: { exact: exact_${ident(v.version)}, forward: forward_${ident(v.version)} },`,
+    ),
+    `} as const satisfies Record<SpecVersion, { exact: object; forward: object }>;`,
+    '',
+  ].join('\n');
+}
 
 function zodVersion(
   { version: v, sha256, analysis, project }: Parameters<GeneratorTarget['emitVersion']>[0],

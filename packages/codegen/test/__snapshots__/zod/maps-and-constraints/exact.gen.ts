@@ -21,7 +21,7 @@ export const ToolSchema: z.ZodObject<{
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     name: /*#__PURE__*/ z.string().check(/*#__PURE__*/ minCodePoints(1)).check(/*#__PURE__*/ maxCodePoints(64)).regex(PATTERN_1),
     tags: /*#__PURE__*/ z.array(/*#__PURE__*/ z.string()).min(1).max(3).optional(),
-    metadata: MetadataSchema.optional(),
+    metadata: /*#__PURE__*/ MetadataSchema.optional(),
     added: /*#__PURE__*/ z.boolean().optional(),
   }));
 /** Validates {@link T.PingEvent}. */

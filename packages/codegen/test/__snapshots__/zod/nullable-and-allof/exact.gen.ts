@@ -21,7 +21,7 @@ export const ResourceSchema: z.ZodObject<{
     count: z.ZodOptional<z.ZodNumber>;
     ratio: z.ZodOptional<z.ZodNumber>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
-    details: DetailsSchema.nullable(),
+    details: /*#__PURE__*/ DetailsSchema.nullable(),
     note: /*#__PURE__*/ z.string().nullable().optional(),
     only_null: /*#__PURE__*/ z.null().optional(),
     count: /*#__PURE__*/ z.number().check(jsonInteger).gte(0).lte(10).optional(),
