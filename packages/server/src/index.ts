@@ -15,6 +15,15 @@ export {
   type ChatRequestSettings,
 } from './models/chat-completions/index.js';
 export {
+  ScenarioProvider,
+  ScenarioFileError,
+  SCENARIO_MODEL,
+  parseScenarioFile,
+  type Scenario,
+  type ScenarioFile,
+} from './models/scenarios.js';
+export { ScenarioRecorder } from './models/recording.js';
+export {
   lastUserText,
   lastUserMessage,
   itemText,

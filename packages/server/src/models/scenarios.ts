@@ -177,12 +177,13 @@ export class ScenarioProvider implements ModelProvider {
   }
 
   private select(request: ModelRequest): Scenario {
-    const scenario = this.file.scenarios.find((s) => this.matches(s, request));
+    const facts = matchFactsOf(request);
+    const scenario = this.file.scenarios.find((s) => this.matches(s, facts));
     if (!scenario)
       throw new ResponsesError(
         'invalid_request',
         'no_matching_scenario',
-        `No scenario matches this request (model ${request.model}, turn ${turnOf(request)}); scenarios: ${this.file.scenarios.map((s) => s.name).join(', ')}.`,
+        `No scenario matches this request (model ${facts.model}, turn ${facts.turn}, tool outputs: ${facts.toolOutputs}); scenarios: ${this.file.scenarios.map((s) => s.name).join(', ')}.`,
         null,
       );
     this.used.set(scenario, (this.used.get(scenario) ?? 0) + 1);
@@ -193,23 +194,26 @@ export class ScenarioProvider implements ModelProvider {
     return scenario;
   }
 
-  private matches(scenario: Scenario, request: ModelRequest): boolean {
+  private matches(scenario: Scenario, facts: ReturnType<typeof matchFactsOf>): boolean {
     const { match } = scenario;
     if (scenario.times !== undefined && (this.used.get(scenario) ?? 0) >= scenario.times) return false;
-    if ((match.model ?? this.file.model) !== request.model) return false;
-    if (match.text !== undefined && !lastUserText(request.items).includes(match.text)) return false;
-    if (match.turn !== undefined && turnOf(request) !== match.turn) return false;
-    if (match.toolOutputs !== undefined && endsWithToolOutputs(request) !== match.toolOutputs) return false;
+    if ((match.model ?? this.file.model) !== facts.model) return false;
+    if (match.text !== undefined && !facts.text.includes(match.text)) return false;
+    if (match.turn !== undefined && facts.turn !== match.turn) return false;
+    if (match.toolOutputs !== undefined && facts.toolOutputs !== match.toolOutputs) return false;
     return true;
   }
 }
 
-function turnOf(request: ModelRequest): number {
-  return request.items.filter((item) => item.type === 'message' && (item as { role?: string }).role === 'user').length;
-}
-
-function endsWithToolOutputs(request: ModelRequest): boolean {
-  return request.items.at(-1)?.type === 'function_call_output';
+/** What scenarios match on, as one request shows it (record mode writes the same facts). */
+export function matchFactsOf(request: ModelRequest) {
+  return {
+    model: request.model,
+    text: lastUserText(request.items),
+    /** 1 for the first user message of a conversation, 2 for the second, … */
+    turn: request.items.filter((item) => item.type === 'message' && (item as { role?: string }).role === 'user').length,
+    toolOutputs: request.items.at(-1)?.type === 'function_call_output',
+  };
 }
 
 function errorTypeOf(status: number): ErrorType {

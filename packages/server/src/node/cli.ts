@@ -3,6 +3,10 @@
 // Without keys and without --open, a key is generated and printed. Add a flag by adding one entry to `options`.
 import { limitsFromEnv } from '../limits.js';
 import { exitWithUsageError, parseCommandLine } from './command-line.js';
+import { DeterministicModel } from '../models/deterministic.js';
+import type { ModelProvider } from '../models/provider.js';
+import { ScenarioRecorder } from '../models/recording.js';
+import { readScenarioFile, scenarioFileWriter } from './scenario-files.js';
 import { startServer } from './server.js';
 
 const name = 'openresponses-server';
@@ -26,6 +30,17 @@ const values = parseCommandLine({
       description: 'accepted bearer key, comma-separated in the environment',
     },
     open: { type: 'boolean', description: 'accept requests without a key (a warning is printed)' },
+    scenarios: {
+      type: 'string',
+      placeholder: 'FILE',
+      env: 'OPENRESPONSES_SCENARIOS',
+      description: 'also serve the scripted answers of a scenario file (JSON; see the README)',
+    },
+    record: {
+      type: 'string',
+      placeholder: 'FILE',
+      description: 'record every turn the models serve into a scenario file that --scenarios replays',
+    },
   },
 });
 
@@ -36,7 +51,10 @@ let apiKeys = values['api-key'];
 if (apiKeys.length === 0 && !values.open) apiKeys = [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`];
 
 // Limits (OPENRESPONSES_MAX_BODY_BYTES, …: every ServerLimits field) come from the environment; see the README.
-const running = await startServer({ port, host, apiKeys, limits: limitsFromEnv(process.env) }).catch(
+const providers = await modelProviders(values.scenarios, values.record).catch((error: Error) =>
+  exitWithUsageError(name, error.message),
+);
+const running = await startServer({ port, host, apiKeys, providers, limits: limitsFromEnv(process.env) }).catch(
   (error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE')
       console.error(
@@ -64,3 +82,12 @@ console.log(
 const stop = () => void running.close().then(() => process.exit(0));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
+
+/** The embedded model, after a scenario file's models when one is given; all recorded with --record. */
+async function modelProviders(scenarios: string | undefined, record: string | undefined): Promise<ModelProvider[]> {
+  const providers: ModelProvider[] = [new DeterministicModel()];
+  if (scenarios) providers.unshift(await readScenarioFile(scenarios));
+  if (!record) return providers;
+  const recorder = new ScenarioRecorder(scenarioFileWriter(record));
+  return providers.map((provider) => recorder.wrap(provider));
+}

@@ -1,0 +1,48 @@
+// The server CLI as a real child process (sources through tsx), stopped after each test.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
+
+const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/node/cli.ts');
+const running: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of running.splice(0)) child.kill('SIGTERM');
+});
+
+/** Starts the CLI and resolves once it printed its banner (the curl line). */
+export function startCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ output: string; child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`the CLI did not start: ${output}`)), 20_000);
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Try: curl')) {
+        clearTimeout(timer);
+        resolve({ output, child, url: urlOf(output) });
+      }
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.once('exit', (code) => reject(new Error(`the CLI exited with ${code}: ${output}`)));
+  });
+}
+
+/** Runs the CLI to completion: for flags that make it print and exit. */
+export function runCliToExit(args: string[]) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+export const urlOf = (output: string) => /on (http:\/\/127\.0\.0\.1:\d+)\/v1\/responses/.exec(output)![1]!;
