@@ -24,6 +24,13 @@ export {
 } from './models/scenarios.js';
 export { ScenarioRecorder } from './models/recording.js';
 export {
+  providersFromConfig,
+  gatewayConfigSchema,
+  GatewayConfigError,
+  type GatewayConfig,
+  type GatewayRoute,
+} from './models/routes.js';
+export {
   lastUserText,
   lastUserMessage,
   itemText,

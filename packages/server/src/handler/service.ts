@@ -12,7 +12,9 @@ import { createSealer, type Sealer } from '../responses/sealed.js';
 import { prepareTurn, startTurn, type TurnDependencies, type TurnResult } from '../responses/turn.js';
 import type { ResponseStore } from '../stores/contract.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
+import { serveChatCompletions } from './chat-completions.js';
 import { toFetchHandler } from './fetch.js';
+import { listModels } from './models.js';
 import {
   constantTimeEqual,
   errorResponse,
@@ -54,6 +56,8 @@ export interface ResponsesServiceOptions {
   testHooks?: boolean;
   /** Secret that signs reasoning `encrypted_content` and compaction items (default: random per process). */
   secret?: string;
+  /** Also serve the legacy `POST /v1/chat/completions` from the Responses pipeline (off by default; the Node entry warns). */
+  chatCompletionsEndpoint?: boolean;
   /** Vendor extensions (from `@openresponses/extensions`): requests, responses and streams validate with the extended schemas. */
   registry?: Registry;
 }
@@ -321,6 +325,18 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       if (fault) return fault;
     }
     const version = versionOf(request.header('openresponses-version'));
+    if (path === `${base}/models`) {
+      if (request.method !== 'GET') throw methodNotAllowed(request.method, path);
+      return json(200, await listModels(providers), corsHeaders);
+    }
+    if (path === `${base}/chat/completions` && options.chatCompletionsEndpoint) {
+      if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
+      return serveChatCompletions(
+        await readBody(request, limits),
+        (body, watched) => beginTurn(body, { version, owner, cancellation: request.cancellation }, watched),
+        corsHeaders,
+      );
+    }
     if (path === `${base}/responses`) {
       if (request.method !== 'POST') throw methodNotAllowed(request.method, path);
       return createResponse(request, version, owner);

@@ -51,6 +51,10 @@ export class DeterministicModel implements ModelProvider {
     this.contextWindow = options.contextWindow ?? 128_000;
   }
 
+  listModels(): string[] {
+    return [DETERMINISTIC_MODEL];
+  }
+
   supports(model: string): boolean {
     return model === DETERMINISTIC_MODEL || model.startsWith(`${DETERMINISTIC_MODEL}-`);
   }

@@ -3,9 +3,9 @@
 // Without keys and without --open, a key is generated and printed. Add a flag by adding one entry to `options`.
 import { limitsFromEnv } from '../limits.js';
 import { exitWithUsageError, parseCommandLine } from './command-line.js';
-import { DeterministicModel } from '../models/deterministic.js';
 import type { ModelProvider } from '../models/provider.js';
 import { ScenarioRecorder } from '../models/recording.js';
+import { gatewayProviders } from './gateway.js';
 import { readScenarioFile, scenarioFileWriter } from './scenario-files.js';
 import { startServer } from './server.js';
 
@@ -41,6 +41,28 @@ const values = parseCommandLine({
       placeholder: 'FILE',
       description: 'record every turn the models serve into a scenario file that --scenarios replays',
     },
+    'chat-completions-url': {
+      type: 'string',
+      placeholder: 'URL',
+      env: 'OPENRESPONSES_CHAT_COMPLETIONS_URL',
+      description: 'serve every other model name from this OpenAI-compatible upstream (base URL ending in /v1)',
+    },
+    'chat-completions-api-key': {
+      type: 'string',
+      placeholder: 'KEY',
+      env: 'OPENRESPONSES_CHAT_COMPLETIONS_API_KEY',
+      description: 'bearer key for that upstream',
+    },
+    config: {
+      type: 'string',
+      placeholder: 'PATH',
+      env: 'OPENRESPONSES_CONFIG',
+      description: 'JSON file routing model names or prefixes to upstreams (keys from named environment variables)',
+    },
+    'chat-completions': {
+      type: 'boolean',
+      description: 'also serve the legacy POST /v1/chat/completions (or OPENRESPONSES_CHAT_COMPLETIONS_ENDPOINT=1)',
+    },
   },
 });
 
@@ -54,26 +76,36 @@ if (apiKeys.length === 0 && !values.open) apiKeys = [`or-local-${crypto.randomUU
 const providers = await modelProviders(values.scenarios, values.record).catch((error: Error) =>
   exitWithUsageError(name, error.message),
 );
-const running = await startServer({ port, host, apiKeys, providers, limits: limitsFromEnv(process.env) }).catch(
-  (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EADDRINUSE')
-      console.error(
-        `${name}: port ${port} on ${host} is already in use; choose another with --port N (or PORT=N), or --port 0 for a free one.`,
-      );
-    else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
-      console.error(`${name}: cannot listen on ${host}; choose an address of this machine with --host (or HOST).`);
-    else if (error.code === 'EACCES')
-      console.error(
-        `${name}: not allowed to listen on port ${port}; choose a port above 1023 with --port N (or PORT=N).`,
-      );
-    else throw error;
-    process.exit(1);
-  },
-);
+const chatCompletionsEndpoint =
+  values['chat-completions'] || ['1', 'true'].includes(process.env.OPENRESPONSES_CHAT_COMPLETIONS_ENDPOINT ?? '');
+const running = await startServer({
+  port,
+  host,
+  apiKeys,
+  providers,
+  chatCompletionsEndpoint,
+  limits: limitsFromEnv(process.env),
+}).catch((error: NodeJS.ErrnoException) => {
+  if (error.code === 'EADDRINUSE')
+    console.error(
+      `${name}: port ${port} on ${host} is already in use; choose another with --port N (or PORT=N), or --port 0 for a free one.`,
+    );
+  else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND')
+    console.error(`${name}: cannot listen on ${host}; choose an address of this machine with --host (or HOST).`);
+  else if (error.code === 'EACCES')
+    console.error(
+      `${name}: not allowed to listen on port ${port}; choose a port above 1023 with --port N (or PORT=N).`,
+    );
+  else throw error;
+  process.exit(1);
+});
 const key = apiKeys[0];
 console.log(
   `Open Responses server on ${running.url}/v1/responses (HTTP, SSE and WebSocket), model openresponses-deterministic`,
 );
+if (values['chat-completions-url'])
+  console.log(`Every other model is served by the Chat Completions upstream ${values['chat-completions-url']}`);
+if (values.config) console.log(`Model routes from ${values.config}`);
 if (key) console.log(`API key: ${key}`);
 console.log(
   `Try: curl -s ${running.url}/v1/responses -H 'content-type: application/json'${key ? ` -H 'authorization: Bearer ${key}'` : ''} -d '{"model":"openresponses-deterministic","input":"Hello! My name is Ada."}'`,
@@ -83,9 +115,17 @@ const stop = () => void running.close().then(() => process.exit(0));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
-/** The embedded model, after a scenario file's models when one is given; all recorded with --record. */
+/**
+ * The embedded model, the configured routes and the catch-all upstream (see gatewayProviders), after a
+ * scenario file's models when one is given; all recorded with --record.
+ */
 async function modelProviders(scenarios: string | undefined, record: string | undefined): Promise<ModelProvider[]> {
-  const providers: ModelProvider[] = [new DeterministicModel()];
+  const providers = gatewayProviders({
+    chatCompletionsUrl: values['chat-completions-url'],
+    chatCompletionsApiKey: values['chat-completions-api-key'],
+    configPath: values.config,
+    env: process.env,
+  });
   if (scenarios) providers.unshift(await readScenarioFile(scenarios));
   if (!record) return providers;
   const recorder = new ScenarioRecorder(scenarioFileWriter(record));

@@ -2,3 +2,4 @@ export { startServer, type RunningServer, type StartServerOptions } from './serv
 export { toNodeListener, type NodeListenerTarget } from './http-adapter.js';
 export { serveResponsesSocket, type WebSocketOptions } from './websocket.js';
 export { readScenarioFile, scenarioFileWriter } from './scenario-files.js';
+export { gatewayProviders, type GatewayOptions } from './gateway.js';

@@ -30,8 +30,12 @@ export interface RunningServer {
 /** Starts the reference server: HTTP (JSON and SSE) and WebSocket on the same `/v1/responses` path. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const service = createResponsesService(options);
-  if (service.open)
-    (options.warn ?? console.warn)('openresponses-server: no API keys configured; the server accepts every request.');
+  const warn = options.warn ?? console.warn;
+  if (service.open) warn('openresponses-server: no API keys configured; the server accepts every request.');
+  if (options.chatCompletionsEndpoint)
+    warn(
+      'openresponses-server: POST /v1/chat/completions is on. It is a legacy compatibility layer served from the Responses pipeline; new clients should use /v1/responses.',
+    );
   const server = createServer(toNodeListener(service));
   // Node answers malformed requests, header overflows and timeouts itself; the body gets the spec's shape.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket));

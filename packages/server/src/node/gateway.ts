@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { ChatCompletionsProvider } from '../models/chat-completions/provider.js';
+import { DeterministicModel } from '../models/deterministic.js';
+import type { ModelProvider } from '../models/provider.js';
+import { GatewayConfigError, providersFromConfig } from '../models/routes.js';
+
+export interface GatewayOptions {
+  /** Base URL (ending in `/v1`) of a Chat Completions upstream that serves every model nothing else serves, by its own name. */
+  chatCompletionsUrl?: string;
+  chatCompletionsApiKey?: string;
+  /** A JSON routing file (see `GatewayConfig`); its keys are read from `env`. */
+  configPath?: string;
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * The providers of a gateway, in the order they are tried: the embedded model, the configuration's
+ * routes, then the catch-all upstream. Throws a `GatewayConfigError` naming what is wrong.
+ */
+export function gatewayProviders(options: GatewayOptions): ModelProvider[] {
+  const providers: ModelProvider[] = [new DeterministicModel()];
+  if (options.configPath) {
+    let text: string;
+    try {
+      text = readFileSync(options.configPath, 'utf8');
+    } catch (error) {
+      throw new GatewayConfigError(`cannot read ${options.configPath}: ${(error as Error).message}`, { cause: error });
+    }
+    let config: unknown;
+    try {
+      config = JSON.parse(text);
+    } catch (error) {
+      throw new GatewayConfigError(`${options.configPath} is not valid JSON: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    try {
+      providers.push(...providersFromConfig(config, options.env ?? {}));
+    } catch (error) {
+      if (error instanceof GatewayConfigError)
+        throw new GatewayConfigError(`${options.configPath}: ${error.message}`, { cause: error });
+      throw error;
+    }
+  }
+  if (options.chatCompletionsUrl) {
+    if (!URL.canParse(options.chatCompletionsUrl) || !/^https?:$/.test(new URL(options.chatCompletionsUrl).protocol))
+      throw new GatewayConfigError(
+        `the Chat Completions URL '${options.chatCompletionsUrl}' is not an http(s) URL (expected e.g. http://127.0.0.1:11434/v1)`,
+      );
+    providers.push(
+      new ChatCompletionsProvider({ baseUrl: options.chatCompletionsUrl, apiKey: options.chatCompletionsApiKey }),
+    );
+  }
+  return providers;
+}
