@@ -1,18 +1,17 @@
 // Routing and configuration: the config file's routes (exact names, prefixes, upstream names, defaults,
 // keys from named environment variables), its mistakes as clear messages, and the CLI's flags and
 // environment as a real child process in front of the replay upstream.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { GatewayConfigError, providersFromConfig } from '../src/index.js';
 import type { RunningServer } from '../src/node/index.js';
 import { gatewayProviders } from '../src/node/index.js';
+import { runCliToExit, startCli } from './cli-process.js';
 import { API_KEY, startTestServer } from './harness.js';
-import { startReplayUpstream, type ReplayUpstream } from './upstream-replay.js';
+import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
 
 let upstream: ReplayUpstream;
 let folder: string;
@@ -110,45 +109,14 @@ describe('config mistakes', () => {
 });
 
 describe('CLI', () => {
-  const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/node/cli.ts');
-  const children: ChildProcess[] = [];
-  afterEach(() => {
-    for (const child of children.splice(0)) child.kill('SIGTERM');
-  });
-  function run(args: string[], env: Record<string, string>): Promise<{ output: string; code: number | null }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    return new Promise((resolve, reject) => {
-      let output = '';
-      const timer = setTimeout(() => reject(new Error(`the CLI did not start: ${output}`)), 20_000);
-      const read = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Try: curl')) {
-          clearTimeout(timer);
-          resolve({ output, code: null });
-        }
-      };
-      child.stdout!.on('data', read);
-      child.stderr!.on('data', read);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        resolve({ output, code });
-      });
-    });
-  }
-
   test('OPENRESPONSES_CHAT_COMPLETIONS_URL/_API_KEY route other models upstream; the legacy endpoint from the environment warns', async () => {
-    const { output } = await run(['--port', '0', '--api-key', 'k'], {
+    const { output, url } = await startCli(['--port', '0', '--api-key', 'k'], {
       OPENRESPONSES_CHAT_COMPLETIONS_URL: upstream.baseUrl,
       OPENRESPONSES_CHAT_COMPLETIONS_API_KEY: 'sk-env-key',
       OPENRESPONSES_CHAT_COMPLETIONS_ENDPOINT: '1',
     });
     expect(output).toContain(`Every other model is served by the Chat Completions upstream ${upstream.baseUrl}`);
     expect(output).toMatch(/chat\/completions is on\. It is a legacy compatibility layer/);
-    const url = /on (http:\/\/127\.0\.0\.1:\d+)\/v1\/responses/.exec(output)![1]!;
     const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'k', maxRetries: 0 });
     const response = await client.responses.create({ model: 'ollama-thinking', input: 'hi' });
     expect(response.output_text).toBe('Hello from the upstream.');
@@ -166,19 +134,24 @@ describe('CLI', () => {
       file,
       JSON.stringify({ routes: [{ model: 'named', url: upstream.baseUrl, upstreamModel: 'openai-text' }] }),
     );
-    const { output } = await run(
-      ['--port', '0', '--open', '--chat-completions-url', upstream.baseUrl, '--config', file, '--chat-completions'],
-      {},
-    );
+    const { output, url } = await startCli([
+      '--port',
+      '0',
+      '--open',
+      '--chat-completions-url',
+      upstream.baseUrl,
+      '--config',
+      file,
+      '--chat-completions',
+    ]);
     expect(output).toContain(`Model routes from ${file}`);
-    const url = /on (http:\/\/127\.0\.0\.1:\d+)\/v1\/responses/.exec(output)![1]!;
     const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: Array<{ id: string }> };
     expect(models.data.map((m) => m.id)).toEqual(['openresponses-deterministic', 'named', 'llama3.2']);
     const bad = path.join(folder, 'cli-bad.json');
     writeFileSync(bad, JSON.stringify({ routes: [{ model: 'x', url: upstream.baseUrl, apiKey: 'sk-inline' }] }));
-    const failed = await run(['--port', '0', '--open', '--config', bad], {});
-    expect(failed.code).toBe(2);
-    expect(failed.output).toContain('routes[0].apiKey: keys are not written in the configuration');
-    expect(failed.output).not.toContain('sk-inline');
+    const failed = runCliToExit(['--port', '0', '--open', '--config', bad]);
+    expect(failed.status).toBe(2);
+    expect(failed.stderr).toContain('routes[0].apiKey: keys are not written in the configuration');
+    expect(failed.stderr).not.toContain('sk-inline');
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { ChatCompletionsProvider, DeterministicModel } from '../src/index.js';
 import type { RunningServer } from '../src/node/index.js';
 import { API_KEY, post, startTestServer, stream } from './harness.js';
-import { startReplayUpstream, type ReplayUpstream } from './upstream-replay.js';
+import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
 
 const UPSTREAM_KEY = 'sk-upstream-secret-4f9a2c';
 

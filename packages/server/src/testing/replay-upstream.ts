@@ -1,6 +1,6 @@
-// A Chat Completions upstream on 127.0.0.1 that replays recorded streams (test/__fixtures__/upstream,
-// written from the documented wire formats of OpenAI, Ollama and vLLM) and records every request it
-// receives, so tests assert both what the client saw and what the gateway sent.
+// A Chat Completions upstream on 127.0.0.1 that replays recorded streams (./recordings, written from the
+// documented wire formats of OpenAI, Ollama and vLLM, broken ones included) and records every request it
+// receives, so gateway tests assert both what the client saw and what the gateway sent.
 //
 // Which recording: the model name when a fixture has that name (`vllm-reasoning`, `status-429`, …);
 // otherwise it is chosen from the request the way a model would answer (a tool call for the first
@@ -11,7 +11,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-const FIXTURES = new URL('./__fixtures__/upstream/', import.meta.url);
+// From src/testing and from dist/testing alike (the recordings are published under src/).
+const FIXTURES = new URL('../../src/testing/recordings/', import.meta.url);
 
 export interface ReceivedRequest {
   path: string;

@@ -1,0 +1,43 @@
+// The suite against the reference server as a gateway: every model is served by a Chat Completions
+// upstream on 127.0.0.1 that replays recorded OpenAI-format streams (the server's testing replay
+// upstream), so only what the gateway does is under test. Model-dependent tests are skipped, as for any
+// server fronting a real model.
+import { ChatCompletionsProvider } from '@openresponses/server';
+import { startServer, type RunningServer } from '@openresponses/server/node';
+import { startReplayUpstream, type ReplayUpstream } from '@openresponses/server/testing';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import WebSocket from 'ws';
+import { formatTable, runSuite } from '../src/index.js';
+
+let upstream: ReplayUpstream;
+let gateway: RunningServer;
+beforeAll(async () => {
+  upstream = await startReplayUpstream();
+  gateway = await startServer({
+    apiKeys: ['suite-key'],
+    validateOutgoing: true,
+    warn: () => {},
+    providers: [new ChatCompletionsProvider({ baseUrl: upstream.baseUrl })],
+  });
+});
+afterAll(async () => {
+  await gateway.close();
+  await upstream.close();
+});
+
+test('a gateway in front of a Chat Completions upstream passes with --skip-model-dependent', async () => {
+  const report = await runSuite({
+    baseURL: `${gateway.url}/v1`,
+    apiKey: 'suite-key',
+    model: 'gpt-4o-mini',
+    skipModelDependent: true,
+    WebSocket: WebSocket as never,
+  });
+  expect(
+    report.results.filter((r) => r.status === 'fail'),
+    formatTable(report),
+  ).toEqual([]);
+  expect(report.results.filter((r) => r.status === 'pass').length).toBeGreaterThanOrEqual(20);
+  // The upstream really served the turns (the gateway did not answer them itself).
+  expect(upstream.received.filter((r) => r.path === '/v1/chat/completions').length).toBeGreaterThanOrEqual(15);
+});
