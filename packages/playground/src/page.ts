@@ -2,7 +2,7 @@
 // WebSocket with our client and events packages and shows the stream as it arrives: the answer, a
 // timeline of events, the tree of items and parts, and the stream checker's verdict for every rule.
 // Recorded SSE text (pasted or dropped) goes through the same view.
-import { createClient, type WebSocketConstructor } from '@openresponses/client';
+import { createClient } from '@openresponses/client';
 import { decodeSSE, SSEDecodeError, type StreamWarning } from '@openresponses/events';
 import { StreamInspector, type TimelineEntry, type TreeNode } from './inspector.js';
 
@@ -36,10 +36,12 @@ ui.apiKey.value = new URLSearchParams(location.hash.slice(1)).get('key') ?? '';
 let previousResponseId: string | undefined;
 
 /** Browsers cannot set headers on a WebSocket: the key travels as a subprotocol the server accepts. */
-const BrowserWebSocket = ((url: string, options?: { headers?: Record<string, string> }) => {
-  const key = options?.headers?.authorization?.replace(/^Bearer /, '');
-  return new WebSocket(url, key ? ['openresponses', `openresponses-api-key.${key}`] : ['openresponses']);
-}) as unknown as WebSocketConstructor;
+class KeyedWebSocket extends WebSocket {
+  constructor(url: string, options?: { headers?: Record<string, string> }) {
+    const key = options?.headers?.authorization?.replace(/^Bearer /, '');
+    super(url, key ? ['openresponses', `openresponses-api-key.${key}`] : ['openresponses']);
+  }
+}
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string) {
   const node = document.createElement(tag);
@@ -195,7 +197,7 @@ async function sendOverHttp(body: Record<string, unknown>, view: StreamView, sta
 }
 
 async function sendOverWebSocket(body: Record<string, unknown>, view: StreamView, start: number) {
-  const session = await client().responses.connect({ WebSocket: BrowserWebSocket });
+  const session = await client().responses.connect({ WebSocket: KeyedWebSocket });
   try {
     const stream = session.create(body as Parameters<typeof session.create>[0]);
     try {

@@ -94,4 +94,15 @@ describe('openresponses-server CLI', () => {
       occupant.close();
     }
   });
+
+  test('prints the playground URL with the key in the fragment, and serves the page there; --no-playground turns it off', async () => {
+    const { output, url } = await startCli(['--port', '0', '--api-key', 'k/one']);
+    expect(output).toContain(`Playground: ${url}/#key=k%2Fone`);
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Open Responses playground');
+    const off = await startCli(['--port', '0', '--api-key', 'k', '--no-playground']);
+    expect(off.output).not.toContain('Playground:');
+    expect((await fetch(`${off.url}/`)).status).toBe(401);
+  });
 });

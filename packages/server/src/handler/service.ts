@@ -15,6 +15,7 @@ import { InMemoryResponseStore } from '../stores/memory.js';
 import { serveChatCompletions } from './chat-completions.js';
 import { toFetchHandler } from './fetch.js';
 import { listModels } from './models.js';
+import { playgroundAsset } from './playground.js';
 import {
   constantTimeEqual,
   errorResponse,
@@ -60,6 +61,11 @@ export interface ResponsesServiceOptions {
   chatCompletionsEndpoint?: boolean;
   /** Vendor extensions (from `@openresponses/extensions`): requests, responses and streams validate with the extended schemas. */
   registry?: Registry;
+  /**
+   * Serves the playground and stream inspector page at `/` (from `@openresponses/playground`; default
+   * off here, on in the CLI). The page itself needs no key; its API calls use the key it is given.
+   */
+  playground?: boolean;
 }
 
 interface TurnOptions {
@@ -318,6 +324,10 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     const path = request.path.replace(/\/+$/, '') || '/';
     if (path === '/healthz' && request.method === 'GET') return json(200, { status: 'ok' }, corsHeaders);
     if (request.method === 'OPTIONS' && options.cors) return { status: 204, headers: corsHeaders, body: null };
+    if (options.playground && request.method === 'GET') {
+      const asset = await playgroundAsset(path, base);
+      if (asset) return asset;
+    }
     const owner = await ownerOf(request.header('authorization'));
     if (owner === undefined) throw unauthorized();
     if (options.testHooks) {

@@ -36,6 +36,7 @@ const values = parseCommandLine({
       env: 'OPENRESPONSES_SCENARIOS',
       description: 'also serve the scripted answers of a scenario file (JSON; see the README)',
     },
+    'no-playground': { type: 'boolean', description: 'do not serve the playground page at /' },
     record: {
       type: 'string',
       placeholder: 'FILE',
@@ -85,6 +86,7 @@ const running = await startServer({
   providers,
   chatCompletionsEndpoint,
   limits: limitsFromEnv(process.env),
+  playground: !values['no-playground'],
 }).catch((error: NodeJS.ErrnoException) => {
   if (error.code === 'EADDRINUSE')
     console.error(
@@ -107,6 +109,8 @@ if (values['chat-completions-url'])
   console.log(`Every other model is served by the Chat Completions upstream ${values['chat-completions-url']}`);
 if (values.config) console.log(`Model routes from ${values.config}`);
 if (key) console.log(`API key: ${key}`);
+// The key rides in the fragment: browsers never send it to the server with the page request.
+if (!values['no-playground']) console.log(`Playground: ${running.url}/${key ? `#key=${encodeURIComponent(key)}` : ''}`);
 console.log(
   `Try: curl -s ${running.url}/v1/responses -H 'content-type: application/json'${key ? ` -H 'authorization: Bearer ${key}'` : ''} -d '{"model":"openresponses-deterministic","input":"Hello! My name is Ada."}'`,
 );

@@ -68,6 +68,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       rawAnswer(socket, 403, originRefused(origin));
       return;
     }
+    acceptSubprotocolKey(request);
     if (!service.authorize(request.headers.authorization ?? null)) {
       rawAnswer(socket, 401, unauthorized());
       return;
@@ -93,6 +94,20 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     },
   };
 }
+
+/**
+ * Browsers cannot set headers on a WebSocket, so a key may come as the subprotocol
+ * `openresponses-api-key.<key>` beside `openresponses` (which the server selects: ws picks the first
+ * offered, and the key is never echoed). It is read into `authorization` once, so every later check
+ * (authentication, ownership) sees one credential.
+ */
+function acceptSubprotocolKey(request: IncomingMessage): void {
+  if (request.headers.authorization) return;
+  const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const key = offered.find((p) => p.startsWith(SUBPROTOCOL_KEY_PREFIX))?.slice(SUBPROTOCOL_KEY_PREFIX.length);
+  if (key) request.headers.authorization = `Bearer ${key}`;
+}
+const SUBPROTOCOL_KEY_PREFIX = 'openresponses-api-key.';
 
 /** Writes a whole HTTP answer with a spec-shaped error body on a raw socket, then closes it. */
 function rawAnswer(socket: Duplex, status: number, error: ResponsesError): void {
