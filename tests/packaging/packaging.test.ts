@@ -2,7 +2,7 @@
 // arethetypeswrong are clean, and a scratch project that installs the tarballs can import (at run time)
 // and type-check (with tsc, NodeNext) every entry point. Run after `build` (turbo does).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +109,8 @@ test('a scratch project installs the tarballs, imports every entry point and typ
     cwd: project,
     stdio: 'pipe',
   });
+  // zod comes in once, as the peer every package shares.
+  expect(zodCopies(project)).toHaveLength(1);
 
   const specifiers = packages.filter((p) => p.json.name !== '@openresponses/codegen').flatMap(entryPoints);
   const runtime = specifiers.map((s, i) => `import * as m${i} from ${JSON.stringify(s)};`).join('\n');
@@ -153,4 +155,116 @@ test('a scratch project installs the tarballs, imports every entry point and typ
   );
   const tsc = path.join(repoRoot, 'node_modules/typescript/bin/tsc');
   expect(() => execFileSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8', stdio: 'pipe' })).not.toThrow();
+});
+
+/** Every installed copy of zod in a project's tree (hoisted or nested), by version. */
+function zodCopies(project: string): string[] {
+  const found: string[] = [];
+  const visit = (modules: string) => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const dirs = entry.name.startsWith('@')
+        ? readdirSync(path.join(modules, entry.name)).map((n) => path.join(modules, entry.name, n))
+        : [path.join(modules, entry.name)];
+      for (const dir of dirs) {
+        const manifestFile = path.join(dir, 'package.json');
+        const manifest = existsSync(manifestFile) ? JSON.parse(readFileSync(manifestFile, 'utf8')) : undefined;
+        if (manifest?.name === 'zod') found.push(manifest.version);
+        visit(path.join(dir, 'node_modules'));
+      }
+    }
+  };
+  visit(path.join(project, 'node_modules'));
+  return found;
+}
+
+// zod is a peer (`^3.25.76 || ^4.1.8`, like the ai and openai packages): a project pinned to zod 3 keeps
+// its one copy (whose `zod/v4` our packages use) instead of getting nested zod 4 copies, and schemas it
+// builds with its own zod work with ours.
+test('a project pinned to zod 3 gets exactly one zod, and our packages work with it', () => {
+  const project = path.join(work, 'zod3-consumer');
+  execFileSync('mkdir', ['-p', project]);
+  const ours = Object.fromEntries(
+    [...tarballs].filter(([name]) => name !== '@openresponses/codegen').map(([name, file]) => [name, `file:${file}`]),
+  );
+  writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'zod3-consumer',
+        private: true,
+        type: 'module',
+        dependencies: { zod: '3.25.76', ...ours },
+        overrides: ours,
+      },
+      null,
+      2,
+    ),
+  );
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], {
+    cwd: project,
+    stdio: 'pipe',
+  });
+  expect(zodCopies(project)).toEqual(['3.25.76']);
+
+  writeFileSync(
+    path.join(project, 'check.mjs'),
+    [
+      `import * as z from 'zod/v4';`,
+      `import { UsageSchema, validate } from '@openresponses/zod';`,
+      `import * as mini from '@openresponses/zod/mini';`,
+      `import { createRegistry, defineItem } from '@openresponses/extensions';`,
+      `const usage = { input_tokens: 1, output_tokens: 2, total_tokens: 3, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };`,
+      `const registry = createRegistry({ items: [defineItem('acme:note', { text: z.string() })] });`,
+      `const note = { type: 'acme:note', id: 'n1', status: 'completed', text: 'hi' };`,
+      `console.log(JSON.stringify([`,
+      `  validate(UsageSchema, usage).success,`,
+      `  mini.validate(mini.UsageSchema, usage).success,`,
+      `  validate(UsageSchema, { ...usage, input_tokens: 'x' }).success,`,
+      `  validate(registry.schemas.ItemField, note).success,`,
+      `  validate(registry.schemas.ItemField, { ...note, text: 1 }).success,`,
+      `]));`,
+      '',
+    ].join('\n'),
+  );
+  const verdicts = JSON.parse(execFileSync(process.execPath, ['check.mjs'], { cwd: project, encoding: 'utf8' }));
+  expect(verdicts).toEqual([true, true, false, true, false]);
+
+  // The declarations type-check against zod 3.25's zod/v4 too, and infer the same types.
+  writeFileSync(
+    path.join(project, 'consumer.ts'),
+    [
+      `import type * as z from 'zod/v4';`,
+      `import type { Usage } from '@openresponses/types';`,
+      `import type { UsageSchema } from '@openresponses/zod';`,
+      `import type * as mini from '@openresponses/zod/mini';`,
+      `export const classic: z.infer<typeof UsageSchema> = {} as Usage;`,
+      `export const small: Usage = {} as z.infer<typeof mini.UsageSchema>;`,
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        target: 'ES2022',
+        strict: true,
+        noEmit: true,
+      },
+      files: ['consumer.ts'],
+    }),
+  );
+  let diagnostics = '';
+  try {
+    execFileSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', project], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
+  } catch (error) {
+    diagnostics = String((error as { stdout?: string }).stdout || error);
+  }
+  expect(diagnostics).toBe('');
 });

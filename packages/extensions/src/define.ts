@@ -1,5 +1,5 @@
 import type { ResponseResource } from '@openresponses/types';
-import { z } from 'zod';
+import * as z from 'zod/v4';
 
 /** The spec's rule for extension types: a provider slug, a colon, a name (`acme:search_result`). */
 export const VENDOR_TYPE_PATTERN = /^[a-z0-9_-]+:[a-z0-9_.-]+$/;

@@ -1,6 +1,6 @@
 import { createAccumulator, createStreamChecker, type StreamCheckerOptions } from '@openresponses/events';
 import { LATEST_SPEC_VERSION, openUnion, validate, versions, type SpecVersion } from '@openresponses/zod';
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import type { EventDefinition, FieldsDefinition, ItemDefinition, ToolDefinition } from './define.js';
 
 export interface RegistryInput<

@@ -29,7 +29,9 @@ export const ZOD_MINI: ZodFlavour = {
   name: 'mini',
   module: 'zod/v4/mini',
   runtimeModule: '../../../runtime/mini.js',
-  typeName: (classic) => `z.${classic.replace(/^Zod/, 'ZodMini')}`,
+  // Mini's primitive types default their input to `unknown`; zod 3.25's record keys need it spelled out.
+  typeName: (classic) =>
+    `z.${classic.replace(/^Zod/, 'ZodMini')}${({ ZodString: '<string>', ZodNumber: '<number>', ZodBoolean: '<boolean>' } as Record<string, string>)[classic] ?? ''}`,
 };
 
 /** Every call in generated code is marked pure, so bundlers drop the schemas a program does not import. */
@@ -262,7 +264,8 @@ class ZodExpressionEmitter {
     const branches = plan.branches.map((branch) =>
       'member' in branch ? this.typeExpression(branch.member) : this.discriminatedType(branch.nested),
     );
-    return `${this.t('ZodDiscriminatedUnion')}<[${branches.join(', ')}], ${JSON.stringify(plan.key)}>`;
+    // No discriminator type argument: zod 3.25's zod/v4 types take only the options (the peer range includes it).
+    return `${this.t('ZodDiscriminatedUnion')}<[${branches.join(', ')}]>`;
   }
 
   private pattern(pattern: string): string {

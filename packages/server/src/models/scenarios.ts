@@ -5,7 +5,7 @@
 // messages that name the path of the mistake.
 import { isVendorType } from '@openresponses/events';
 import type { Annotation } from '@openresponses/types';
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import { ResponsesError, type ErrorType, ERROR_STATUS } from '../errors.js';
 import {
   countTokens,

@@ -44,9 +44,9 @@ export const ReasoningSchema: z.ZodObject<{
  *
  * An input item; the two messages share `type` and differ by `role`.
  */
-export const ItemSchema: z.ZodDiscriminatedUnion<[typeof ItemReferenceSchema, z.ZodDiscriminatedUnion<[typeof UserMessageSchema, typeof SystemMessageSchema], "role">, typeof ReasoningSchema], "type"> = /*#__PURE__*/ z.discriminatedUnion("type", [ItemReferenceSchema, /*#__PURE__*/ z.discriminatedUnion("role", [UserMessageSchema, SystemMessageSchema]), ReasoningSchema]);
+export const ItemSchema: z.ZodDiscriminatedUnion<[typeof ItemReferenceSchema, z.ZodDiscriminatedUnion<[typeof UserMessageSchema, typeof SystemMessageSchema]>, typeof ReasoningSchema]> = /*#__PURE__*/ z.discriminatedUnion("type", [ItemReferenceSchema, /*#__PURE__*/ z.discriminatedUnion("role", [UserMessageSchema, SystemMessageSchema]), ReasoningSchema]);
 /** Validates {@link T.HolderPartsItem}. */
-export const HolderPartsItemSchema: z.ZodDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema], "type"> = /*#__PURE__*/ z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]);
+export const HolderPartsItemSchema: z.ZodDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema]> = /*#__PURE__*/ z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]);
 /** Validates {@link T.Holder}. */
 export const HolderSchema: z.ZodObject<{
     parts: z.ZodArray<typeof HolderPartsItemSchema>;

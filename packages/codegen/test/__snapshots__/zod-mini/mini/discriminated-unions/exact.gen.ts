@@ -6,7 +6,7 @@ import { jsonInteger, lossless, maxCodePoints, minCodePoints } from "../../../ru
 /** Validates {@link T.ItemReference}. */
 export const ItemReferenceSchema: z.ZodMiniObject<{
     type: z.ZodMiniOptional<z.ZodMiniNullable<z.ZodMiniLiteral<"item_reference">>>;
-    id: z.ZodMiniString;
+    id: z.ZodMiniString<string>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.optional(/*#__PURE__*/ z.nullable(/*#__PURE__*/ z.literal("item_reference"))),
     id: /*#__PURE__*/ z.string(),
@@ -15,7 +15,7 @@ export const ItemReferenceSchema: z.ZodMiniObject<{
 export const UserMessageSchema: z.ZodMiniObject<{
     type: z.ZodMiniLiteral<"message">;
     role: z.ZodMiniLiteral<"user">;
-    content: z.ZodMiniString;
+    content: z.ZodMiniString<string>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("message"),
     role: /*#__PURE__*/ z.literal("user"),
@@ -25,7 +25,7 @@ export const UserMessageSchema: z.ZodMiniObject<{
 export const SystemMessageSchema: z.ZodMiniObject<{
     type: z.ZodMiniLiteral<"message">;
     role: z.ZodMiniLiteral<"system">;
-    content: z.ZodMiniString;
+    content: z.ZodMiniString<string>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("message"),
     role: /*#__PURE__*/ z.literal("system"),
@@ -34,7 +34,7 @@ export const SystemMessageSchema: z.ZodMiniObject<{
 /** Validates {@link T.Reasoning}. */
 export const ReasoningSchema: z.ZodMiniObject<{
     type: z.ZodMiniLiteral<"reasoning">;
-    summary: z.ZodMiniArray<z.ZodMiniString>;
+    summary: z.ZodMiniArray<z.ZodMiniString<string>>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("reasoning"),
     summary: /*#__PURE__*/ z.array(/*#__PURE__*/ z.string()),
@@ -44,9 +44,9 @@ export const ReasoningSchema: z.ZodMiniObject<{
  *
  * An input item; the two messages share `type` and differ by `role`.
  */
-export const ItemSchema: z.ZodMiniDiscriminatedUnion<[typeof ItemReferenceSchema, z.ZodMiniDiscriminatedUnion<[typeof UserMessageSchema, typeof SystemMessageSchema], "role">, typeof ReasoningSchema], "type"> = /*#__PURE__*/ z.discriminatedUnion("type", [ItemReferenceSchema, /*#__PURE__*/ z.discriminatedUnion("role", [UserMessageSchema, SystemMessageSchema]), ReasoningSchema]);
+export const ItemSchema: z.ZodMiniDiscriminatedUnion<[typeof ItemReferenceSchema, z.ZodMiniDiscriminatedUnion<[typeof UserMessageSchema, typeof SystemMessageSchema]>, typeof ReasoningSchema]> = /*#__PURE__*/ z.discriminatedUnion("type", [ItemReferenceSchema, /*#__PURE__*/ z.discriminatedUnion("role", [UserMessageSchema, SystemMessageSchema]), ReasoningSchema]);
 /** Validates {@link T.HolderPartsItem}. */
-export const HolderPartsItemSchema: z.ZodMiniDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema], "type"> = /*#__PURE__*/ z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]);
+export const HolderPartsItemSchema: z.ZodMiniDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema]> = /*#__PURE__*/ z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]);
 /** Validates {@link T.Holder}. */
 export const HolderSchema: z.ZodMiniObject<{
     parts: z.ZodMiniArray<typeof HolderPartsItemSchema>;
@@ -58,11 +58,11 @@ export const ChoiceValueSchema: z.ZodMiniEnum<{ none: "none"; auto: "auto" }> = 
 /** Validates {@link T.Choice}. */
 export const ChoiceSchema: z.ZodMiniUnion<readonly [typeof ChoiceValueSchema, typeof ReasoningSchema]> = /*#__PURE__*/ z.union([ChoiceValueSchema, ReasoningSchema]);
 /** Validates {@link T.Overlapping}. */
-export const OverlappingSchema: z.ZodMiniXor<readonly [z.ZodMiniString, z.ZodMiniString]> = /*#__PURE__*/ z.xor([/*#__PURE__*/ z.string().check(/*#__PURE__*/ maxCodePoints(4)), /*#__PURE__*/ z.string().check(/*#__PURE__*/ minCodePoints(2))]);
+export const OverlappingSchema: z.ZodMiniXor<readonly [z.ZodMiniString<string>, z.ZodMiniString<string>]> = /*#__PURE__*/ z.xor([/*#__PURE__*/ z.string().check(/*#__PURE__*/ maxCodePoints(4)), /*#__PURE__*/ z.string().check(/*#__PURE__*/ minCodePoints(2))]);
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodMiniObject<{
     type: z.ZodMiniLiteral<"ping">;
-    sequence_number: z.ZodMiniNumber;
+    sequence_number: z.ZodMiniNumber<number>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),
     sequence_number: /*#__PURE__*/ z.number().check(jsonInteger),

@@ -9,9 +9,9 @@ import { ItemReferenceSchema, UserMessageSchema, SystemMessageSchema, ReasoningS
  *
  * An input item; the two messages share `type` and differ by `role`.
  */
-export const ItemSchema: z.ZodMiniUnion<[z.ZodMiniDiscriminatedUnion<[typeof ItemReferenceSchema, z.ZodMiniDiscriminatedUnion<[typeof UserMessageSchema, typeof SystemMessageSchema], "role">, typeof ReasoningSchema], "type">, OpaqueMemberSchema]> = /*#__PURE__*/ openUnion(/*#__PURE__*/ z.discriminatedUnion("type", [ItemReferenceSchema, /*#__PURE__*/ z.discriminatedUnion("role", [UserMessageSchema, SystemMessageSchema]), ReasoningSchema]), ["item_reference",null,"message","reasoning"]);
+export const ItemSchema: z.ZodMiniUnion<[z.ZodMiniDiscriminatedUnion<[typeof ItemReferenceSchema, z.ZodMiniDiscriminatedUnion<[typeof UserMessageSchema, typeof SystemMessageSchema]>, typeof ReasoningSchema]>, OpaqueMemberSchema]> = /*#__PURE__*/ openUnion(/*#__PURE__*/ z.discriminatedUnion("type", [ItemReferenceSchema, /*#__PURE__*/ z.discriminatedUnion("role", [UserMessageSchema, SystemMessageSchema]), ReasoningSchema]), ["item_reference",null,"message","reasoning"]);
 /** Validates {@link T.HolderPartsItem}. */
-export const HolderPartsItemSchema: z.ZodMiniUnion<[z.ZodMiniDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema], "type">, OpaqueMemberSchema]> = /*#__PURE__*/ openUnion(/*#__PURE__*/ z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]), ["reasoning","message"]);
+export const HolderPartsItemSchema: z.ZodMiniUnion<[z.ZodMiniDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema]>, OpaqueMemberSchema]> = /*#__PURE__*/ openUnion(/*#__PURE__*/ z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]), ["reasoning","message"]);
 /** Validates {@link T.Holder}. */
 export const HolderSchema: z.ZodMiniObject<{
     parts: z.ZodMiniArray<typeof HolderPartsItemSchema>;

@@ -9,15 +9,15 @@ const PATTERN_1 = /*#__PURE__*/ new RegExp("^[a-zA-Z0-9_-]+$", 'u');
  *
  * Up to 16 string pairs.
  */
-export const MetadataSchema: z.ZodMiniRecord<z.ZodMiniString, z.ZodMiniString> = /*#__PURE__*/ z.record(/*#__PURE__*/ z.string(), /*#__PURE__*/ z.string().check(/*#__PURE__*/ maxCodePoints(512))).check(/*#__PURE__*/ maxKeys(16));
+export const MetadataSchema: z.ZodMiniRecord<z.ZodMiniString<string>, z.ZodMiniString<string>> = /*#__PURE__*/ z.record(/*#__PURE__*/ z.string(), /*#__PURE__*/ z.string().check(/*#__PURE__*/ maxCodePoints(512))).check(/*#__PURE__*/ maxKeys(16));
 /** Validates {@link T.Params}. */
-export const ParamsSchema: z.ZodMiniRecord<z.ZodMiniString, z.ZodMiniUnknown> = /*#__PURE__*/ z.record(/*#__PURE__*/ z.string(), /*#__PURE__*/ z.unknown());
+export const ParamsSchema: z.ZodMiniRecord<z.ZodMiniString<string>, z.ZodMiniUnknown> = /*#__PURE__*/ z.record(/*#__PURE__*/ z.string(), /*#__PURE__*/ z.unknown());
 /** Validates {@link T.Tool}. */
 export const ToolSchema: z.ZodMiniObject<{
-    name: z.ZodMiniString;
-    tags: z.ZodMiniOptional<z.ZodMiniArray<z.ZodMiniString>>;
+    name: z.ZodMiniString<string>;
+    tags: z.ZodMiniOptional<z.ZodMiniArray<z.ZodMiniString<string>>>;
     metadata: z.ZodMiniOptional<typeof MetadataSchema>;
-    added: z.ZodMiniOptional<z.ZodMiniBoolean>;
+    added: z.ZodMiniOptional<z.ZodMiniBoolean<boolean>>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     name: /*#__PURE__*/ z.string().check(/*#__PURE__*/ minCodePoints(1)).check(/*#__PURE__*/ maxCodePoints(64)).check(/*#__PURE__*/ z.regex(PATTERN_1)),
     tags: /*#__PURE__*/ z.optional(/*#__PURE__*/ z.array(/*#__PURE__*/ z.string()).check(/*#__PURE__*/ z.minLength(1)).check(/*#__PURE__*/ z.maxLength(3))),
@@ -27,7 +27,7 @@ export const ToolSchema: z.ZodMiniObject<{
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodMiniObject<{
     type: z.ZodMiniLiteral<"ping">;
-    sequence_number: z.ZodMiniNumber;
+    sequence_number: z.ZodMiniNumber<number>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),
     sequence_number: /*#__PURE__*/ z.number().check(jsonInteger),

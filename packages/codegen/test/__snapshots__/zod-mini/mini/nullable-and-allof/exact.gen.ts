@@ -16,10 +16,10 @@ export const DetailsSchema: z.ZodMiniObject<{
  */
 export const ResourceSchema: z.ZodMiniObject<{
     details: z.ZodMiniNullable<typeof DetailsSchema>;
-    note: z.ZodMiniOptional<z.ZodMiniNullable<z.ZodMiniString>>;
+    note: z.ZodMiniOptional<z.ZodMiniNullable<z.ZodMiniString<string>>>;
     only_null: z.ZodMiniOptional<z.ZodMiniNull>;
-    count: z.ZodMiniOptional<z.ZodMiniNumber>;
-    ratio: z.ZodMiniOptional<z.ZodMiniNumber>;
+    count: z.ZodMiniOptional<z.ZodMiniNumber<number>>;
+    ratio: z.ZodMiniOptional<z.ZodMiniNumber<number>>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     details: /*#__PURE__*/ z.nullable(DetailsSchema),
     note: /*#__PURE__*/ z.optional(/*#__PURE__*/ z.nullable(/*#__PURE__*/ z.string())),
@@ -29,8 +29,8 @@ export const ResourceSchema: z.ZodMiniObject<{
   }));
 /** Validates {@link T.Create}. */
 export const CreateSchema: z.ZodMiniObject<{
-    model: z.ZodMiniString;
-    stream: z.ZodMiniOptional<z.ZodMiniBoolean>;
+    model: z.ZodMiniString<string>;
+    stream: z.ZodMiniOptional<z.ZodMiniBoolean<boolean>>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     model: /*#__PURE__*/ z.string(),
     stream: /*#__PURE__*/ z.optional(/*#__PURE__*/ z.boolean()),
@@ -44,7 +44,7 @@ export const CreateSchema: z.ZodMiniObject<{
 export const SocketCreateSchema: z.ZodMiniObject<{
     type: z.ZodMiniLiteral<"create">;
     stream: z.ZodMiniOptional<z.ZodMiniNever>;
-    model: z.ZodMiniString;
+    model: z.ZodMiniString<string>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("create"),
     stream: /*#__PURE__*/ z.optional(/*#__PURE__*/ z.never()),
@@ -53,7 +53,7 @@ export const SocketCreateSchema: z.ZodMiniObject<{
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodMiniObject<{
     type: z.ZodMiniLiteral<"ping">;
-    sequence_number: z.ZodMiniNumber;
+    sequence_number: z.ZodMiniNumber<number>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),
     sequence_number: /*#__PURE__*/ z.number().check(jsonInteger),

@@ -17,7 +17,7 @@ export const TreeSchema: z.ZodMiniObject<{
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodMiniObject<{
     type: z.ZodMiniLiteral<"ping">;
-    sequence_number: z.ZodMiniNumber;
+    sequence_number: z.ZodMiniNumber<number>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),
     sequence_number: /*#__PURE__*/ z.number().check(jsonInteger),
