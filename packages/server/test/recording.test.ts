@@ -2,10 +2,12 @@
 // a server replaying that file offline sends the same streams.
 import type { AnyStreamingEvent } from '@openresponses/events';
 import { describe, expect, test } from 'vitest';
+import { ChatCompletionsProvider } from '../src/models/chat-completions/index.js';
 import { DeterministicModel } from '../src/models/deterministic.js';
 import { ScenarioRecorder } from '../src/models/recording.js';
 import { ScenarioProvider, type ScenarioFile } from '../src/models/scenarios.js';
 import type { RunningServer } from '../src/node/index.js';
+import { startReplayUpstream } from '../src/testing/index.js';
 import { startTestServer, stream } from './harness.js';
 
 const weatherTool = {
@@ -99,5 +101,32 @@ describe('record mode', () => {
     expect(saved.at(-1)?.scenarios[0]).toMatchObject({
       error: { status: 429, type: 'too_many_requests', message: 'later', headers: { 'retry-after': '3' } },
     });
+  });
+
+  test('in front of a Chat Completions upstream: recorded traffic replays offline as the same streams', async () => {
+    const upstream = await startReplayUpstream();
+    const saved: ScenarioFile[] = [];
+    const recorder = new ScenarioRecorder((file) => void saved.push(file));
+    const gateway = await startTestServer({
+      providers: [recorder.wrap(new ChatCompletionsProvider({ baseUrl: upstream.baseUrl }))],
+    });
+    const ask = (server: RunningServer, input: string) =>
+      stream(server, { model: 'vllm-reasoning', input }).then((result) => {
+        expect(result.violations).toEqual([]);
+        return result.events;
+      });
+    const live = await ask(gateway, 'Why is the sky blue?').finally(async () => {
+      await gateway.close();
+      await upstream.close();
+    });
+    expect(upstream.received).toHaveLength(1);
+    expect(live.some((e) => e.type === 'response.reasoning.delta')).toBe(true);
+
+    // The upstream is gone: the file alone answers.
+    const replay = await startTestServer({
+      providers: [new ScenarioProvider(JSON.parse(JSON.stringify(saved.at(-1))))],
+    });
+    const replayed = await ask(replay, 'Why is the sky blue?').finally(() => replay.close());
+    expect(content(replayed)).toEqual(content(live));
   });
 });
