@@ -1,5 +1,7 @@
-// Bundles the page (src/page.ts with the client and events packages, from their sources) into
+// Bundles the page (src/page.ts with the client and events packages, from their workspace sources) into
 // dist/index.js, which exports the HTML document and its script as strings for a server to serve.
+// The client is bundled, not depended on: declaring it would close a cycle (the client's tests run the
+// server, which serves this page); turbo.json lists the client's sources among this build's inputs.
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { build } from 'esbuild';
 
