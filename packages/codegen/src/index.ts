@@ -17,6 +17,7 @@ export {
 } from './targets/index.js';
 export { UnsupportedSchemaError, type SchemaNode, type SpecModel, type NamedSchema } from './model/schema-model.js';
 export { syncSpecs, SpecSyncError, sha256Of, type SyncedDocument } from './sync/sync.js';
+export { addSpecVersion, SpecAddError, type AddSpecVersionOptions, type AddedSpecVersion } from './sync/add-version.js';
 export { readManifest, syncedDocumentPath, type SpecManifest, type ManifestEntry } from './sync/manifest.js';
 export {
   diffSpecs,

@@ -303,17 +303,25 @@ export const GENERATED_PACKAGES = ['@openresponses/types', '@openresponses/zod']
  * The changeset for a new spec version. Adding a version is a minor release (see the versioning policy in the
  * README): every older version stays at its subpath, and the root exports move to the new one.
  */
-export function changesetFor(from: string, to: string, changes: SpecChange[]): string {
+export function changesetFor(
+  from: string,
+  to: string,
+  changes: SpecChange[],
+  { movesLatest = true }: { movesLatest?: boolean } = {},
+): string {
   const breaking = changes.filter((c) => c.breaking);
   const line = (c: SpecChange) => `- \`${c.path}\` (${c.direction}): ${c.change}`;
+  const subpaths = (version: string) => `\`@openresponses/types/${version}\` and \`@openresponses/zod/${version}\``;
   return [
     '---',
     ...GENERATED_PACKAGES.map((name) => `"${name}": minor`),
     '---',
     '',
-    `Add Open Responses spec ${to}: \`@openresponses/types/${to}\` and \`@openresponses/zod/${to}\`, and the root exports now follow ${to}. ${from} stays available at \`@openresponses/types/${from}\` and \`@openresponses/zod/${from}\`.`,
+    movesLatest
+      ? `Add Open Responses spec ${to}: ${subpaths(to)}, and the root exports now follow ${to}. ${from} stays available at ${subpaths(from)}.`
+      : `Add Open Responses spec ${to} at ${subpaths(to)}; the root exports do not change.`,
     '',
-    `Changes since ${from}: ${changes.length}, ${breaking.length} breaking for code on the root export (pin the \`/${from}\` subpath to keep the old shapes).`,
+    `Changes since ${from}: ${changes.length}, ${breaking.length} breaking${movesLatest ? ` for code on the root export (pin the \`/${from}\` subpath to keep the old shapes)` : ''}.`,
     ...(breaking.length > 0 ? ['', 'Breaking:', '', ...breaking.map(line)] : []),
     ...(breaking.length < changes.length ? ['', 'Additive:', '', ...changes.filter((c) => !c.breaking).map(line)] : []),
     '',
