@@ -1,23 +1,43 @@
 // The versioning policy as configuration: every public package is in the one fixed group, every pending
 // changeset names packages that exist, and the publish guard refuses without an explicit registry. None of
 // these tests publishes anything or contacts a registry.
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import parseChangeset from '@changesets/parse';
-import { expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { repoRoot } from './repo-copy.js';
 
-const publicPackages = readdirSync(path.join(repoRoot, 'packages'))
-  .map((dir) => JSON.parse(readFileSync(path.join(repoRoot, 'packages', dir, 'package.json'), 'utf8')))
-  .filter((json) => !json.private)
-  .map((json) => json.name as string)
-  .sort();
+interface PublicPackage {
+  folder: string;
+  json: {
+    name: string;
+    files: string[];
+    repository: { url: string; directory: string };
+    homepage: string;
+    bugs: { url: string };
+    license: string;
+    bin?: Record<string, string>;
+  };
+}
+const packages: PublicPackage[] = readdirSync(path.join(repoRoot, 'packages'))
+  .map((dir) => ({
+    folder: `packages/${dir}`,
+    json: JSON.parse(readFileSync(path.join(repoRoot, 'packages', dir, 'package.json'), 'utf8')),
+  }))
+  .filter((p) => !p.json.private);
+const publicPackages = packages.map((p) => p.json.name).sort();
+const read = (file: string) => readFileSync(path.join(repoRoot, file), 'utf8');
 
 test('all public packages move together: one fixed group, exactly the public workspace packages', () => {
   const config = JSON.parse(readFileSync(path.join(repoRoot, '.changeset/config.json'), 'utf8'));
   expect(config.fixed).toEqual([publicPackages]);
   expect(config.linked).toEqual([]);
+});
+
+test('every public package is a devDependency of the release tests, so turbo builds it before they copy it', () => {
+  const own = JSON.parse(read('tests/release/package.json')) as { devDependencies: Record<string, string> };
+  expect(Object.keys(own.devDependencies).filter((name) => name.startsWith('@openresponses/'))).toEqual(publicPackages);
 });
 
 test('every pending changeset parses and releases only public packages', () => {
@@ -67,4 +87,39 @@ test('a registry setting that disagrees with --registry refuses, in any spelling
   }
   expect(release(['--registry', 'ftp://example/']).stderr).toMatch(/is not an http\(s\) URL/);
   expect(release(['--registyr', 'http://127.0.0.1:9/']).stderr).toMatch(/Unknown option '--registyr'/);
+});
+
+describe.each(packages.map((p) => [p.json.name, p] as const))('%s is ready to publish', (name, { folder, json }) => {
+  test('MIT LICENSE (the root one) in the package and in its files', () => {
+    expect(json.license).toBe('MIT');
+    expect(read(`${folder}/LICENSE`)).toBe(read('LICENSE'));
+    expect(json.files).toContain('LICENSE');
+  });
+
+  test('repository, homepage and bugs point at this repository and folder', () => {
+    const root = JSON.parse(read('package.json')) as { repository: { url: string } };
+    expect(json.repository).toEqual({ type: 'git', url: root.repository.url, directory: folder });
+    const web = root.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+    expect(json.homepage).toBe(`${web}/tree/main/${folder}#readme`);
+    expect(json.bugs).toEqual({ url: `${web}/issues` });
+  });
+
+  test('README: an install line, the ESM-only note, no internal background documents', () => {
+    const readme = read(`${folder}/README.md`);
+    expect(readme).toMatch(new RegExp(`npm install (--save-dev )?${name.replace('/', '\\/')}\\b`));
+    expect(readme).toContain('ESM only');
+    expect(readme).not.toMatch(/\bseed \d{3}\b|\.\.\/shared\//);
+    for (const bin of Object.keys(json.bin ?? {})) expect(readme).toContain(`npx ${name}`);
+  });
+});
+
+test('every command line names a package that exists: npx @openresponses/<name>, never an unscoped bin name', () => {
+  const markdown = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter((file) => file && !file.startsWith('.changeset/'));
+  expect(markdown.length).toBeGreaterThan(5);
+  for (const file of markdown) expect(read(file), file).not.toMatch(/npx openresponses-/);
 });

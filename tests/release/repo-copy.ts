@@ -1,8 +1,8 @@
 // A temporary copy of the repository for tests that change it (spec:add, changeset version, publish): the files
 // git tracks or would track, the synced spec documents, and a node_modules of links to this checkout's
 // dependencies, except that the workspace's own packages link to the copy's packages.
-import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,13 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 export interface RepoCopy {
   dir: string;
-  /** Runs a command in the copy (or `cwd` inside it) and returns its stdout; throws with stderr on failure. */
-  run(command: string, args: string[], options?: ExecFileSyncOptions & { cwd?: string }): string;
+  /** The environment its commands run with. */
+  environment: NodeJS.ProcessEnv;
+  /**
+   * Runs a command in the copy (or `cwd` inside it) and resolves with its stdout; rejects with its output on
+   * failure. Asynchronous, so that servers in this process (the test registry) keep answering meanwhile.
+   */
+  run(command: string, args: string[], options?: { cwd?: string; env?: NodeJS.ProcessEnv }): Promise<string>;
   json<T = Record<string, unknown>>(file: string): T;
   remove(): void;
 }
@@ -37,7 +42,19 @@ function workspacePackages(root: string): WorkspacePackage[] {
   });
 }
 
-export function copyRepository(prefix: string, environment: NodeJS.ProcessEnv = process.env): RepoCopy {
+export interface CopyOptions {
+  environment?: NodeJS.ProcessEnv;
+  /**
+   * Also copy each package's `dist/` with its `.tsbuildinfo`, as a maintainer's checkout has them after a build:
+   * the copy's build is then incremental (tsc checks that nothing changed instead of compiling everything).
+   */
+  withBuilds?: boolean;
+}
+
+export function copyRepository(
+  prefix: string,
+  { environment = process.env, withBuilds = false }: CopyOptions = {},
+): RepoCopy {
   const dir = mkdtempSync(path.join(tmpdir(), `${prefix}-`));
   const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
     cwd: repoRoot,
@@ -55,6 +72,11 @@ export function copyRepository(prefix: string, environment: NodeJS.ProcessEnv = 
     }
   }
   cpSync(path.join(repoRoot, 'openapi/documents'), path.join(dir, 'openapi/documents'), { recursive: true });
+  if (withBuilds)
+    for (const pkg of workspacePackages(repoRoot)) {
+      const built = path.join(pkg.dir, 'dist');
+      if (existsSync(built)) cpSync(built, path.join(dir, path.relative(repoRoot, built)), { recursive: true });
+    }
 
   const modules = path.join(dir, 'node_modules');
   mkdirSync(path.join(modules, '@openresponses'), { recursive: true });
@@ -69,25 +91,32 @@ export function copyRepository(prefix: string, environment: NodeJS.ProcessEnv = 
   }
   for (const pkg of workspacePackages(dir)) symlinkSync(pkg.dir, path.join(modules, pkg.name));
 
-  const run: RepoCopy['run'] = (command, args, options = {}) => {
-    try {
-      return execFileSync(command, args, {
-        env: environment,
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-        maxBuffer: 64 * 1024 * 1024,
-        ...options,
-        cwd: options.cwd ? path.resolve(dir, options.cwd) : dir,
-      }) as string;
-    } catch (error) {
-      const { stdout, stderr, message } = error as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`${command} ${args.join(' ')} failed: ${message}\n${stdout ?? ''}\n${stderr ?? ''}`, {
-        cause: error,
-      });
-    }
-  };
+  const run: RepoCopy['run'] = (command, args, options = {}) =>
+    new Promise((resolve, reject) => {
+      execFile(
+        command,
+        args,
+        {
+          env: environment,
+          encoding: 'utf8',
+          maxBuffer: 64 * 1024 * 1024,
+          ...options,
+          cwd: options.cwd ? path.resolve(dir, options.cwd) : dir,
+        },
+        (error, stdout, stderr) => {
+          if (error)
+            reject(
+              new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`, {
+                cause: error,
+              }),
+            );
+          else resolve(stdout);
+        },
+      );
+    });
   return {
     dir,
+    environment,
     run,
     json: (file) => JSON.parse(readFileSync(path.join(dir, file), 'utf8')),
     remove: () => rmSync(dir, { recursive: true, force: true }),
