@@ -1,0 +1,1 @@
+export { RedisResponseStore, type RedisStoreOptions } from './store.js';
