@@ -1,6 +1,6 @@
 // Tenant isolation on one server with the in-memory store (the Redis store runs the same suite across two
 // processes in @openresponses/store-redis), plus keys configured to share a tenant.
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../src/node/index.js';
 import { describeTenantIsolation } from '../src/testing/index.js';
 import { startTestServer } from './harness.js';
@@ -12,7 +12,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describeTenantIsolation('memory store', () => ({ urls: [server.url], keys: [KEYS[0], KEYS[1]] }));
+describeTenantIsolation('memory store', () => ({ urls: [server.url], keys: [KEYS[0], KEYS[1]] }), {
+  describe,
+  test,
+  expect,
+});
 
 test('keys configured for one tenant share its responses', async () => {
   const headers = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });

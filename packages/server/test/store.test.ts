@@ -5,7 +5,11 @@ import { describe, expect, test } from 'vitest';
 import { InMemoryResponseStore } from '../src/index.js';
 import { describeStoreContract, sampleEntry } from '../src/testing/index.js';
 
-describeStoreContract('memory', { create: async ({ ttlMs }) => new InMemoryResponseStore({ ttlMs }) });
+describeStoreContract(
+  'memory',
+  { create: async ({ ttlMs }) => new InMemoryResponseStore({ ttlMs }) },
+  { describe, test, expect },
+);
 
 const present = async (store: InMemoryResponseStore, candidates: string[]) => {
   const found: string[] = [];

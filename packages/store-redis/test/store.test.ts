@@ -16,9 +16,13 @@ afterAll(() => redis?.dispose());
 
 // Each store gets its own database, so tests cannot see each other's keys.
 const url = () => `redis://127.0.0.1:${redis.port}/${database++ % 16}`;
-describeStoreContract('redis', {
-  create: ({ ttlMs }) => RedisResponseStore.connect({ url: url(), ttlMs, prefix: `t${Math.random()}:` }),
-});
+describeStoreContract(
+  'redis',
+  {
+    create: ({ ttlMs }) => RedisResponseStore.connect({ url: url(), ttlMs, prefix: `t${Math.random()}:` }),
+  },
+  { describe, test, expect },
+);
 
 describe('RedisResponseStore', () => {
   test('a 50-turn chain loads in one round trip', async () => {

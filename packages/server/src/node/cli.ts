@@ -8,6 +8,7 @@ import { ScenarioRecorder } from '../models/recording.js';
 import { gatewayProviders } from './gateway.js';
 import { readScenarioFile, scenarioFileWriter } from './scenario-files.js';
 import { startServer } from './server.js';
+import { storeFromUrl } from './store-url.js';
 
 const name = 'openresponses-server';
 const values = parseCommandLine({
@@ -64,6 +65,26 @@ const values = parseCommandLine({
       type: 'boolean',
       description: 'also serve the legacy POST /v1/chat/completions (or OPENRESPONSES_CHAT_COMPLETIONS_ENDPOINT=1)',
     },
+    store: {
+      type: 'string',
+      placeholder: 'URL',
+      env: 'OPENRESPONSES_STORE_URL',
+      description: 'where responses are stored: memory (default) or redis://host:port/db, shared by every instance',
+    },
+    'store-max-bytes': {
+      type: 'string',
+      placeholder: 'N',
+      env: 'OPENRESPONSES_STORE_MAX_BYTES',
+      description:
+        'approximate bytes the in-memory store keeps before evicting the least recently used (default 256 MiB)',
+    },
+    'store-fallback': {
+      type: 'string',
+      placeholder: 'memory',
+      env: 'OPENRESPONSES_STORE_FALLBACK',
+      description:
+        'serve from memory (with a warning) when the store cannot be reached at start-up, instead of exiting',
+    },
   },
 });
 
@@ -74,6 +95,15 @@ let apiKeys = values['api-key'];
 if (apiKeys.length === 0 && !values.open) apiKeys = [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`];
 
 // Limits (OPENRESPONSES_MAX_BODY_BYTES, …: every ServerLimits field) come from the environment; see the README.
+const storeMaxBytes = values['store-max-bytes'] === undefined ? undefined : Number(values['store-max-bytes']);
+if (storeMaxBytes !== undefined && !(Number.isSafeInteger(storeMaxBytes) && storeMaxBytes > 0))
+  exitWithUsageError(name, `invalid --store-max-bytes '${values['store-max-bytes']}'`);
+const store = await storeFromUrl(values.store, { fallback: values['store-fallback'], maxBytes: storeMaxBytes }).catch(
+  (error: Error) => {
+    console.error(`${name}: ${error.message}`);
+    process.exit(1);
+  },
+);
 const providers = await modelProviders(values.scenarios, values.record).catch((error: Error) =>
   exitWithUsageError(name, error.message),
 );
@@ -84,6 +114,7 @@ const running = await startServer({
   host,
   apiKeys,
   providers,
+  store,
   chatCompletionsEndpoint,
   limits: limitsFromEnv(process.env),
   playground: !values['no-playground'],
@@ -115,7 +146,11 @@ console.log(
   `Try: curl -s ${running.url}/v1/responses -H 'content-type: application/json'${key ? ` -H 'authorization: Bearer ${key}'` : ''} -d '{"model":"openresponses-deterministic","input":"Hello! My name is Ada."}'`,
 );
 
-const stop = () => void running.close().then(() => process.exit(0));
+const stop = () =>
+  void running
+    .close()
+    .then(() => store.close?.())
+    .then(() => process.exit(0));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 

@@ -1,3 +1,4 @@
-export { describeStoreContract, sampleEntry, type StoreContractOptions } from './store-contract.js';
-export { describeTenantIsolation, socketTurn, type IsolationTarget } from './isolation.js';
-export { startReplayUpstream, type ReplayUpstream, type ReceivedRequest } from './replay-upstream.js';
+export type { TestFramework } from './framework.js';
+export { describeTenantIsolation, type IsolationTarget, socketTurn } from './isolation.js';
+export { type ReceivedRequest, type ReplayUpstream, startReplayUpstream } from './replay-upstream.js';
+export { describeStoreContract, type StoreContractOptions, sampleEntry } from './store-contract.js';

@@ -1,7 +1,7 @@
 // Tenant isolation as tests against running servers: a response is visible only to the tenant that
 // created it, over HTTP and WebSocket, in every endpoint and through previous_response_id,
 // item_reference and compaction. Any deployment (one instance or several on a shared store) can run it.
-import { describe, expect, test } from 'vitest';
+import type { TestFramework } from './framework.js';
 import WebSocket from 'ws';
 
 export interface IsolationTarget {
@@ -49,13 +49,19 @@ export async function socketTurn(url: string, key: string, body: Record<string, 
   }
 }
 
-const notFound = (result: { status: number; body: Payload }, code: string) => {
-  expect(result.status).toBe(404);
-  expect(result.body.error).toMatchObject({ type: 'not_found', code });
-};
-
-/** Registers the isolation tests (vitest); `target()` answers the running servers (started in your `beforeAll`). */
-export function describeTenantIsolation(name: string, target: () => IsolationTarget): void {
+/**
+ * Registers the isolation tests with your test framework's `describe`, `test` and `expect`; `target()`
+ * answers the running servers (started in your `beforeAll`).
+ */
+export function describeTenantIsolation(
+  name: string,
+  target: () => IsolationTarget,
+  { describe, test, expect }: TestFramework,
+): void {
+  const notFound = (result: { status: number; body: Payload }, code: string) => {
+    expect(result.status).toBe(404);
+    expect(result.body.error).toMatchObject({ type: 'not_found', code });
+  };
   describe(`${name}: tenant isolation`, () => {
     test('over HTTP another tenant cannot read, list, delete, continue, reference or compact a response', async () => {
       const { urls, keys } = target();

@@ -1,5 +1,5 @@
 // The store contract as tests: any backend passes it to be a ResponseStore (memory and Redis do).
-import { describe, expect, test } from 'vitest';
+import type { TestFramework } from './framework.js';
 import type { ResponseStore, StoredResponse } from '../stores/contract.js';
 
 export interface StoreContractOptions {
@@ -42,8 +42,12 @@ export function sampleEntry(options: { id?: string; previous?: string | null; st
   } as unknown as StoredResponse;
 }
 
-/** Registers the contract's tests (vitest) for one backend. */
-export function describeStoreContract(name: string, options: StoreContractOptions): void {
+/** Registers the contract's tests for one backend, with your test framework's `describe`, `test` and `expect` (vitest, jest). */
+export function describeStoreContract(
+  name: string,
+  options: StoreContractOptions,
+  { describe, test, expect }: TestFramework,
+): void {
   const ttlMs = options.ttlMs ?? 300;
   const withStore =
     (run: (store: ResponseStore) => Promise<void>, settings = { ttlMs: 60_000 }) =>

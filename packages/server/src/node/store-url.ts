@@ -1,0 +1,44 @@
+import type { ResponseStore } from '../stores/contract.js';
+import { InMemoryResponseStore } from '../stores/memory.js';
+
+/** The part of `@openresponses/store-redis` this module uses (it is an optional install). */
+interface RedisStoreModule {
+  RedisResponseStore: { connect(options: { url: string }): Promise<ResponseStore> };
+}
+
+/**
+ * The store a URL names: `memory` (the default), or `redis://host:port/db` (`rediss://` for TLS), which
+ * needs `@openresponses/store-redis` installed. When Redis cannot be reached this throws, unless
+ * `fallback` is `memory`: then it warns loudly and answers an in-memory store (responses are then
+ * neither shared with other instances nor kept across restarts). `maxBytes` bounds an in-memory store.
+ */
+export async function storeFromUrl(
+  url: string | undefined,
+  options: { fallback?: string; maxBytes?: number; warn?: (message: string) => void } = {},
+): Promise<ResponseStore> {
+  if (options.fallback !== undefined && options.fallback !== 'memory')
+    throw new Error(`unsupported store fallback '${options.fallback}' (the only one is 'memory')`);
+  if (url === undefined || url === '' || url === 'memory' || url === 'memory://')
+    return new InMemoryResponseStore({ maxBytes: options.maxBytes });
+  if (!/^rediss?:\/\//.test(url))
+    throw new Error(`unsupported store URL '${url.split('@').at(-1)}': use redis://host:port/db or memory`);
+  let module: RedisStoreModule;
+  try {
+    // A variable specifier: the Redis client stays an optional install that the server does not depend on.
+    const name = '@openresponses/store-redis';
+    module = (await import(name)) as RedisStoreModule;
+  } catch (error) {
+    throw new Error('a redis:// store needs the Redis store package: npm install @openresponses/store-redis', {
+      cause: error,
+    });
+  }
+  try {
+    return await module.RedisResponseStore.connect({ url });
+  } catch (error) {
+    if (options.fallback !== 'memory') throw error;
+    (options.warn ?? console.warn)(
+      `WARNING: ${(error as Error).message}. Serving with the in-memory store instead (--store-fallback memory): responses are NOT shared with other instances and are lost on restart.`,
+    );
+    return new InMemoryResponseStore({ maxBytes: options.maxBytes });
+  }
+}
