@@ -17,6 +17,14 @@ export interface SuiteConfig {
   failurePrompt?: string;
   /** A prompt that makes the model write more than max_output_tokens allows (default: the reference model's `[long]`). */
   longPrompt?: string;
+  /** A prompt that makes the model refuse (default: the reference model's `[refuse]`). */
+  refusalPrompt?: string;
+  /** A prompt whose answer takes a while to stream, for WebSocket ordering (default: the reference model's `[slow]`). */
+  slowPrompt?: string;
+  /** Words of input that overflow the model's context window, for `truncation` (default 140000, over the reference's 128k). */
+  contextOverflowWords?: number;
+  /** The server's WebSocket connection limit in ms, when short enough to wait for (otherwise that test is skipped). */
+  webSocketConnectionLimitMs?: number;
   onProgress?: (result: TestResult) => void;
 }
 

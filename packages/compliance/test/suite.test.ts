@@ -1,35 +1,53 @@
 // The suite against the reference server (all green, both transports) and against deliberately broken
-// servers: exactly the expected tests fail, each with the expected rule id.
-import { startServer, type RunningServer } from '@openresponses/server/node';
+// servers (test/mutants.ts): each is caught by the tests it names, with the rule ids it names. The whole
+// suite against every mutant is `npm run mutation` (scripts/mutation.ts), not part of npm test.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { COMPLIANCE_TESTS, formatJUnit, formatTable, runSuite } from '../src/index.js';
-import { BROKEN_SERVERS, serveBroken } from './broken-servers.js';
+import { MUTANT_API_KEY, MUTANTS, serve, type ServedServer } from './mutants.js';
 
-let reference: RunningServer;
+const LIMIT_MS = 400;
+const config = (baseURL: string) => ({
+  baseURL,
+  apiKey: MUTANT_API_KEY,
+  model: 'openresponses-deterministic',
+  WebSocket: WebSocket as never,
+});
+
+let reference: ServedServer;
 beforeAll(async () => {
-  reference = await startServer({ apiKeys: ['suite-key'], validateOutgoing: true, warn: () => {} });
+  reference = await serve();
 });
 afterAll(() => reference.close());
 
 test('the reference server passes every test on both transports', async () => {
-  const report = await runSuite({
-    baseURL: `${reference.url}/v1`,
-    apiKey: 'suite-key',
-    model: 'openresponses-deterministic',
-    WebSocket: WebSocket as never,
-  });
-  const failures = report.results.filter((r) => r.status !== 'pass');
-  expect(failures, formatTable(report)).toEqual([]);
+  const report = await runSuite({ ...config(reference.baseURL), filter: undefined });
+  const notPassed = report.results.filter((r) => r.status !== 'pass' && r.id !== 'ws-connection-limit');
+  expect(notPassed, formatTable(report)).toEqual([]);
   expect(report.results.map((r) => r.id)).toEqual(COMPLIANCE_TESTS.map((t) => t.id));
-  expect(report.results.filter((r) => r.transport === 'websocket').length).toBeGreaterThanOrEqual(6);
+  expect(report.results.filter((r) => r.transport === 'websocket').length).toBeGreaterThanOrEqual(12);
+});
+
+test('the reference server reports the WebSocket connection limit', async () => {
+  const limited = await serve(undefined, { connectionLimitMs: LIMIT_MS });
+  try {
+    const report = await runSuite({
+      ...config(limited.baseURL),
+      filter: ['ws-connection-limit'],
+      webSocketConnectionLimitMs: LIMIT_MS,
+    });
+    expect(
+      report.results.map((r) => [r.id, r.status]),
+      formatTable(report),
+    ).toEqual([['ws-connection-limit', 'pass']]);
+  } finally {
+    await limited.close();
+  }
 });
 
 test('filters, model-dependent skips and the JUnit report', async () => {
   const report = await runSuite({
-    baseURL: `${reference.url}/v1`,
-    apiKey: 'suite-key',
-    model: 'openresponses-deterministic',
+    ...config(reference.baseURL),
     filter: ['previous-response', 'error-401'],
     skipModelDependent: true,
     transports: ['http'],
@@ -42,53 +60,32 @@ test('filters, model-dependent skips and the JUnit report', async () => {
   expect(formatJUnit(report)).toMatch(/<testsuite name="openresponses-compliance" tests="3" failures="0" skipped="1">/);
 });
 
-const expectedFailures: Record<keyof typeof BROKEN_SERVERS, Record<string, string>> = {
-  'wrong-order': {
-    streaming: 'item-not-added',
-    'tool-calling': 'item-not-added',
-    'max-output-tokens-incomplete': 'item-not-added',
-  },
-  'repeated-sequence-numbers': {
-    streaming: 'sequence-number-order',
-    'tool-calling': 'sequence-number-order',
-    'max-output-tokens-incomplete': 'sequence-number-order',
-    'stream-error-then-failed': 'sequence-number-order',
-  },
-  'missing-done': {
-    streaming: 'missing-done',
-    'tool-calling': 'missing-done',
-    'max-output-tokens-incomplete': 'missing-done',
-    'stream-error-then-failed': 'missing-done',
-  },
-  'swallowed-error': { 'stream-error-then-failed': 'error-then-failed' },
-  'forgets-previous-response': {
-    'previous-response-id': 'previous-response',
-    'previous-response-recall': 'recall',
-    'store-false-not-retrievable': 'store-false',
-    'error-404-previous-response': 'error-404',
-  },
-  'ignores-allowed-tools': { 'allowed-tools': 'allowed-tools' },
-};
+describe.each(MUTANTS.map((m) => [m.id, m] as const))('a server with one bug: %s', (_id, mutant) => {
+  test(`caught by ${Object.keys(mutant.caughtBy).join(', ')} with the expected rule ids`, async () => {
+    const usesLimit = 'ws-connection-limit' in mutant.caughtBy;
+    const broken = await serve(mutant, usesLimit ? { connectionLimitMs: LIMIT_MS } : {});
+    try {
+      const report = await runSuite({
+        ...config(broken.baseURL),
+        filter: Object.keys(mutant.caughtBy),
+        ...(usesLimit ? { webSocketConnectionLimitMs: LIMIT_MS } : {}),
+      });
+      const failed = Object.fromEntries(
+        report.results.filter((r) => r.status === 'fail').map((r) => [r.id, r.failure!.rule]),
+      );
+      expect(failed, formatTable(report)).toEqual(mutant.caughtBy);
+    } finally {
+      await broken.close();
+    }
+  });
+});
 
-describe.each(Object.keys(BROKEN_SERVERS) as Array<keyof typeof BROKEN_SERVERS>)(
-  'a server that breaks one rule: %s',
-  (name) => {
-    test('exactly the expected tests fail, with the expected rule ids', async () => {
-      const broken = await serveBroken(name);
-      try {
-        const report = await runSuite({
-          baseURL: broken.baseURL,
-          apiKey: 'broken-key',
-          model: 'openresponses-deterministic',
-          transports: ['http'],
-        });
-        const failed = Object.fromEntries(
-          report.results.filter((r) => r.status === 'fail').map((r) => [r.id, r.failure!.rule]),
-        );
-        expect(failed, formatTable(report)).toEqual(expectedFailures[name]);
-      } finally {
-        await broken.close();
-      }
-    });
-  },
-);
+test('every compliance test and every stream rule is in the README requirements table', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { STREAM_RULES } = await import('@openresponses/events');
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const missing = [...COMPLIANCE_TESTS.map((t) => t.id), ...Object.keys(STREAM_RULES)].filter(
+    (id) => !readme.includes(`\`${id}\``),
+  );
+  expect(missing).toEqual([]);
+});

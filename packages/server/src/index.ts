@@ -55,3 +55,4 @@ export {
 export { InMemoryResponseStore, type InMemoryStoreOptions } from './stores/memory.js';
 export { ConnectionCache } from './stores/connection-cache.js';
 export { DEFAULT_LIMITS, limitsFromEnv, type ServerLimits } from './limits.js';
+export { generateEncryptionKey, parseEncryptionKeys, type EncryptionKey } from './responses/sealed.js';

@@ -105,4 +105,33 @@ describe('openresponses-server CLI', () => {
     expect(off.output).not.toContain('Playground:');
     expect((await fetch(`${off.url}/`)).status).toBe(401);
   });
+
+  test('the encryption key warning, and keys, limit and compatibility from flags', async () => {
+    const generated = await startCli(['--port', '0', '--open']);
+    expect(generated.output).toMatch(/no encryption key configured.*OPENRESPONSES_ENCRYPTION_KEYS=k\w+:[\w-]{43}/);
+    const key = `main:${Buffer.alloc(32, 7).toString('base64')}`;
+    const configured = await startCli(
+      ['--port', '0', '--open', '--websocket-connection-limit', '1s', '--compat', 'openai'],
+      { OPENRESPONSES_ENCRYPTION_KEYS: key },
+    );
+    expect(configured.output).not.toMatch(/encryption key/);
+    const url = /on (http:\/\/\S+)\/v1\/responses/.exec(configured.output)![1]!;
+    const response = await fetch(`${url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'hi [think]', include: ['reasoning.encrypted_content'] }),
+    });
+    const body = (await response.json()) as { output: Array<{ encrypted_content?: string }> };
+    expect(body.output[0]!.encrypted_content).toMatch(/^or2\.main\./);
+  });
+
+  test.each([
+    [['--websocket-connection-limit', 'soon'], /--websocket-connection-limit 'soon' is not a duration/],
+    [['--encryption-key', 'k:AAAA'], /--encryption-key: .*32 bytes/],
+    [['--compat', 'anthropic'], /--compat 'anthropic' is not supported/],
+  ])('%j is a usage error', (args, message) => {
+    const { status, stderr } = runCliToExit(['--open', ...args]);
+    expect(status).toBe(2);
+    expect(stderr).toMatch(message);
+  });
 });

@@ -129,12 +129,13 @@ describe('state', () => {
     const { body } = await create({
       input: 'My favorite city is Rome. [think]',
       reasoning: { effort: 'low', summary: 'auto' },
+      include: ['reasoning.encrypted_content'],
     });
     const reasoning = body.output.find((i) => i.type === 'reasoning') as {
       encrypted_content: string;
       summary: unknown[];
     };
-    expect(reasoning.encrypted_content).toMatch(/^or1\./);
+    expect(reasoning.encrypted_content).toMatch(/^or2\./);
     expect(reasoning.summary.length).toBeGreaterThan(0);
     const replay = await create({
       input: [

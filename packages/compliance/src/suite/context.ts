@@ -1,4 +1,4 @@
-import { checkStream, decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
+import { checkStream, decodeSSE, SSEDecodeError, type AnyStreamingEvent } from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
 import { ResponseResourceSchema, validate } from '@openresponses/zod';
 import { CheckFailed, Skip, type SuiteConfig } from '../types.js';
@@ -6,7 +6,18 @@ import { CheckFailed, Skip, type SuiteConfig } from '../types.js';
 export interface HttpResult {
   status: number;
   body: unknown;
+  contentType: string;
 }
+
+/** Rule ids of the strict decoder's errors (the checker's id where it has one). */
+const SSE_RULES: Partial<Record<string, string>> = {
+  event_type_mismatch: 'sse-event-name',
+  missing_event_field: 'sse-event-name',
+  missing_done: 'missing-done',
+};
+
+/** The media type of a content-type header, without parameters, lower case. */
+const mediaType = (header: string | null) => (header ?? '').split(';')[0]!.trim().toLowerCase();
 
 /** What tests use to talk to the server under test: raw HTTP, checked streams, WebSocket turns. */
 export class TestContext {
@@ -38,7 +49,14 @@ export class TestContext {
     } catch {
       // keep the text
     }
-    return { status: response.status, body: parsed };
+    const contentType = response.headers.get('content-type') ?? '';
+    // Every non-streaming answer, errors included, is JSON and says so.
+    if (text !== '' && mediaType(contentType) !== 'application/json')
+      throw new CheckFailed(
+        'content-type',
+        `${method} ${path} answered ${response.status} with content-type ${JSON.stringify(contentType)}, not application/json`,
+      );
+    return { status: response.status, body: parsed, contentType };
   }
 
   /** Creates a response (non-streaming), expecting 200 and a spec-exact ResponseResource. */
@@ -62,10 +80,14 @@ export class TestContext {
           .map((i) => `${i.path}: ${i.message}`)
           .join('; ')}`,
       );
+    checkItems(checked.data);
     return checked.data;
   }
 
-  /** Streams a response and runs the stream checker: any violation fails the test with its rule id. */
+  /**
+   * Streams a response, decodes it strictly (`event:` equals each body's `type`, no `id:` fields, `[DONE]` at
+   * the end) and runs the stream checker: any violation fails the test with its rule id.
+   */
   async stream(body: Record<string, unknown>): Promise<{ events: AnyStreamingEvent[]; final: ResponseResource }> {
     const response = await fetch(`${this.config.baseURL}/responses`, {
       method: 'POST',
@@ -74,20 +96,35 @@ export class TestContext {
     });
     if (response.status !== 200 || !response.body)
       throw new CheckFailed('status', `streaming POST /responses answered ${response.status}`);
-    if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream'))
+    if (mediaType(response.headers.get('content-type')) !== 'text/event-stream')
       throw new CheckFailed('content-type', `streaming content type is ${response.headers.get('content-type')}`);
-    const decoded = decodeSSE(response.body, { profile: 'lenient' });
+    const text = await response.text();
+    const idLine = /^id:/m.exec(text);
+    if (idLine) throw new CheckFailed('sse-id-field', 'the stream uses the SSE id: field, which servers should not');
+    const missingName: string[] = [];
+    const decoded = decodeSSE(once(new TextEncoder().encode(text)), {
+      profile: 'spec',
+      onWarning: (warning) => missingName.push(warning.message),
+    });
     const events: AnyStreamingEvent[] = [];
-    for await (const event of decoded) events.push(event);
+    try {
+      for await (const event of decoded) events.push(event);
+    } catch (error) {
+      if (!(error instanceof SSEDecodeError)) throw error;
+      const rule = SSE_RULES[error.code] ?? `sse-${error.code.replace(/_/g, '-')}`;
+      throw new CheckFailed(rule, error.message);
+    }
+    if (missingName[0]) throw new CheckFailed('sse-event-name', missingName[0]);
     const violation = checkStream(events, { sawDone: decoded.sawDone }).find((v) => v.severity === 'error');
     if (violation) throw new CheckFailed(violation.rule, `event ${violation.eventIndex}: ${violation.message}`);
     const final = (events.at(-1) as { response?: ResponseResource } | undefined)?.response;
     if (!final) throw new CheckFailed('missing-terminal', 'no terminal response');
+    checkItems(final);
     return { events, final };
   }
 
   /** Runs `use` with a fresh WebSocket connection, closing it afterwards. */
-  async withSocket<T>(use: (socket: Awaited<ReturnType<TestContext['socket']>>) => Promise<T>): Promise<T> {
+  async withSocket<T>(use: (socket: TestSocket) => Promise<T>): Promise<T> {
     const socket = await this.socket();
     try {
       return await use(socket);
@@ -96,11 +133,8 @@ export class TestContext {
     }
   }
 
-  /** A WebSocket connection with a helper to run one `response.create` turn. */
-  async socket(): Promise<{
-    turn(body: Record<string, unknown>): Promise<Array<Record<string, unknown>>>;
-    close(): void;
-  }> {
+  /** A WebSocket connection with helpers to run `response.create` turns and to wait for messages. */
+  async socket(): Promise<TestSocket> {
     const Impl = (this.config.WebSocket ?? (globalThis as { WebSocket?: unknown }).WebSocket) as
       | (new (
           url: string,
@@ -111,54 +145,115 @@ export class TestContext {
     const url = `${this.config.baseURL.replace(/^http/, 'ws')}/responses`;
     const socket = this.config.WebSocket ? new Impl(url, { headers: this.headers() }) : new Impl(url);
     const inbox: Array<Record<string, unknown>> = [];
+    let read = 0;
+    let closed = false;
     let wake: (() => void) | undefined;
     socket.addEventListener('message', (event: { data: unknown }) => {
       inbox.push(JSON.parse(String(event.data)) as Record<string, unknown>);
+      wake?.();
+    });
+    socket.addEventListener('close', () => {
+      closed = true;
       wake?.();
     });
     await new Promise<void>((resolve, reject) => {
       socket.addEventListener('open', () => resolve());
       socket.addEventListener('error', () => reject(new CheckFailed('websocket', `could not open ${url}`)));
     });
-    return {
-      turn: async (body) => {
-        const start = inbox.length;
-        socket.send(JSON.stringify({ type: 'response.create', model: this.config.model, ...body }));
-        const deadline = Date.now() + 15_000;
-        for (;;) {
-          const messages = inbox.slice(start);
-          const end = messages.findIndex(
-            (m) =>
-              ['response.completed', 'response.failed', 'response.incomplete'].includes(String(m.type)) ||
-              (m.type === 'error' && 'status' in m),
-          );
-          if (end >= 0) {
-            const turn = messages.slice(0, end + 1);
-            // A streamed turn (not an error envelope) must pass the same stream rules as SSE.
-            if (turn.at(-1)?.type !== 'error') {
-              const violation = checkStream(turn, {}).find((v) => v.severity === 'error');
-              if (violation)
-                throw new CheckFailed(violation.rule, `WebSocket event ${violation.eventIndex}: ${violation.message}`);
-            }
-            return turn;
-          }
-          if (Date.now() > deadline)
-            throw new CheckFailed('websocket', 'no terminal event or error envelope within 15 s');
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            setTimeout(resolve, 100);
-          });
+    const model = this.config.model;
+    /** Messages up to and including the `count`-th end of a turn (a terminal event or an error envelope). */
+    const until = async (count: number, timeoutMs = 15_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        let ends = 0;
+        const end = inbox.findIndex((m, i) => i >= read && endsTurn(m) && ++ends === count);
+        if (end >= 0) {
+          const messages = inbox.slice(read, end + 1);
+          read = end + 1;
+          return messages;
         }
+        if (closed || Date.now() > deadline)
+          throw new CheckFailed(
+            'websocket',
+            `${closed ? 'the connection closed' : `nothing within ${timeoutMs / 1000} s`} before the end of turn ${count}`,
+          );
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 50);
+        });
+      }
+    };
+    return {
+      send: (body) => socket.send(JSON.stringify({ type: 'response.create', model, ...body })),
+      until,
+      turn: async (body) => {
+        socket.send(JSON.stringify({ type: 'response.create', model, ...body }));
+        const turn = await until(1);
+        checkSocketTurn(turn);
+        return turn;
+      },
+      get closed() {
+        return closed;
       },
       close: () => socket.close(),
     };
   }
 }
 
+export interface TestSocket {
+  /** Sends a `response.create` message (the model is filled in) without waiting. */
+  send(body: Record<string, unknown>): void;
+  /** Messages not read yet, up to the end of the `count`-th turn. */
+  until(count: number, timeoutMs?: number): Promise<Array<Record<string, unknown>>>;
+  /** Sends one turn and returns its messages, checked: the stream rules, or the error envelope's shape. */
+  turn(body: Record<string, unknown>): Promise<Array<Record<string, unknown>>>;
+  readonly closed: boolean;
+  close(): void;
+}
+
+/** A turn ends with a terminal event, or with an error envelope (an `error` without a sequence_number). */
+export function endsTurn(message: Record<string, unknown>): boolean {
+  return (
+    ['response.completed', 'response.failed', 'response.incomplete'].includes(String(message.type)) ||
+    (message.type === 'error' && !('sequence_number' in message))
+  );
+}
+
+/** A streamed turn passes the same stream rules as SSE; an error envelope carries a status and an error code. */
+export function checkSocketTurn(turn: Array<Record<string, unknown>>): void {
+  const last = turn.at(-1)!;
+  if (last.type === 'error' && !('sequence_number' in last)) {
+    const error = last.error as { code?: unknown; message?: unknown } | undefined;
+    if (typeof last.status !== 'number' || typeof error?.code !== 'string' || typeof error.message !== 'string')
+      throw new CheckFailed(
+        'ws-error-envelope',
+        `the error envelope lacks a status or an error.code: ${JSON.stringify(last).slice(0, 160)}`,
+      );
+    return;
+  }
+  const violation = checkStream(turn, {}).find((v) => v.severity === 'error');
+  if (violation) throw new CheckFailed(violation.rule, `WebSocket event ${violation.eventIndex}: ${violation.message}`);
+  const final = (last as { response?: ResponseResource }).response;
+  if (final) checkItems(final);
+}
+
+async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
+}
+
 interface WebSocketish {
   send(data: string): void;
   close(): void;
   addEventListener(type: string, listener: (event: { data: unknown }) => void): void;
+}
+
+/** Every item of a response has an id, a type and a status (the prose's required item fields). */
+function checkItems(response: ResponseResource): void {
+  for (const [index, item] of response.output.entries()) {
+    const fields = item as { id?: unknown; status?: unknown };
+    if (typeof fields.id !== 'string' || typeof fields.status !== 'string')
+      throw new CheckFailed('item-status', `output[${index}] (${item.type}) lacks an id or a status`);
+  }
 }
 
 export function textOf(response: ResponseResource): string {

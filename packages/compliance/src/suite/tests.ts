@@ -1,6 +1,7 @@
-import type { FunctionCall, ResponseResource } from '@openresponses/types';
 import { Skip } from '../types.js';
 import { expect, expectError, textOf, type TestContext } from './context.js';
+import { calls, PIXEL, timeTool, user, weatherTool } from './helpers.js';
+import { PROTOCOL_TESTS } from './protocol-tests.js';
 
 export interface ComplianceTest {
   /** Stable id, used by --filter and in reports. */
@@ -11,24 +12,6 @@ export interface ComplianceTest {
   modelDependent?: boolean;
   run(context: TestContext): Promise<void>;
 }
-
-const weatherTool = {
-  type: 'function',
-  name: 'get_weather',
-  description: 'Current weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
-const timeTool = {
-  type: 'function',
-  name: 'get_time',
-  description: 'Local time for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
-const calls = (response: ResponseResource) =>
-  response.output.filter((i): i is FunctionCall => i.type === 'function_call');
-const user = (content: unknown) => ({ type: 'message', role: 'user', content });
-const PIXEL =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 export const COMPLIANCE_TESTS: ComplianceTest[] = [
   {
@@ -233,6 +216,13 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
         'incomplete',
         `incomplete_details ${JSON.stringify(final.incomplete_details)}`,
       );
+      // The item being written when the budget ran out ends incomplete too, and it is the last one.
+      const last = final.output.at(-1) as { status?: string } | undefined;
+      expect(
+        last?.status === 'incomplete',
+        'incomplete-item-status',
+        `the last item of an incomplete response is ${last?.status ?? 'missing'}, not incomplete`,
+      );
     },
   },
   {
@@ -361,6 +351,8 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
       const body = result.body as { object?: string; output?: Array<{ type: string }> };
       expect(body.object === 'response.compaction', 'compaction', `object is ${body.object}`);
       expect(body.output?.at(-1)?.type === 'compaction', 'compaction', 'no compaction item at the end of output');
+      const unmarked = body.output.findIndex((item) => typeof (item as { status?: unknown }).status !== 'string');
+      expect(unmarked < 0, 'item-status', `compacted output[${unmarked}] has no status`);
       await t.create({ input: [...body.output, user('Continue.')] });
     },
   },
@@ -488,4 +480,5 @@ export const COMPLIANCE_TESTS: ComplianceTest[] = [
       });
     },
   },
+  ...PROTOCOL_TESTS,
 ];

@@ -1,6 +1,13 @@
 import { cloneJson } from '../clone.js';
 import { randomId } from './ids.js';
-import type { Annotation, ErrorPayload, ItemField, ResponseResource, StreamingEvent } from '@openresponses/types';
+import type {
+  Annotation,
+  ErrorPayload,
+  ItemField,
+  LogProb,
+  ResponseResource,
+  StreamingEvent,
+} from '@openresponses/types';
 import { createAccumulator } from '../accumulator/accumulator.js';
 import { type AnyStreamingEvent, isVendorType } from '../events.js';
 
@@ -21,7 +28,8 @@ export interface StreamWriterOptions {
 }
 
 export interface TextPartWriter {
-  append(delta: string): void;
+  /** Appends text; `logprobs` (output text only) are those of the delta's tokens, when the client included them. */
+  append(delta: string, logprobs?: LogProb[]): void;
   annotate(annotation: Annotation): void;
   done(): void;
 }
@@ -118,6 +126,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     let text = '';
     let annotations = 0;
     let closed = false;
+    const logprobs: LogProb[] = [];
     const position =
       kind === 'summary'
         ? { item_id: at.item_id, output_index: at.output_index, summary_index: at.index }
@@ -126,9 +135,10 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       if (closed) throw new StreamOrderError(`${what} after the part was done`);
     };
     const writer = {
-      append(delta: string) {
+      append(delta: string, deltaLogprobs?: LogProb[]) {
         guard('append');
         text += delta;
+        if (deltaLogprobs) logprobs.push(...deltaLogprobs);
         // Spelled out rather than spread from `position`: this runs for every delta.
         if (kind === 'output_text')
           emit({
@@ -137,7 +147,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
             output_index: at.output_index,
             content_index: at.index,
             delta,
-            logprobs: [],
+            logprobs: deltaLogprobs ?? [],
           });
         else if (kind === 'refusal')
           emit({
@@ -170,7 +180,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         guard('done');
         closed = true;
         if (kind === 'output_text') {
-          emit({ type: 'response.output_text.done', ...position, text, logprobs: [] });
+          emit({ type: 'response.output_text.done', ...position, text, logprobs });
           const part = (snapshot().output[at.output_index] as { content: unknown[] }).content[at.index];
           // No copy needed: the accumulator stores its own copy in the snapshot, so nothing mutates this one again.
           emit({ type: 'response.content_part.done', ...position, part });

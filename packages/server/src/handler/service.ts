@@ -6,9 +6,10 @@ import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
 import { checkRequestBudgets, resolveLimits, type ServerLimits } from '../limits.js';
 import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic.js';
 import { countTokens, itemText, type ModelProvider } from '../models/provider.js';
+import { openAIEventNames } from '../responses/compat.js';
 import { acceptClientShapes, historyOf, normalizeInput } from '../responses/context.js';
 import type { Cancellation } from '../responses/cancellation.js';
-import { createSealer, type Sealer } from '../responses/sealed.js';
+import { createSealer, type EncryptionKey, generateEncryptionKey, type Sealer } from '../responses/sealed.js';
 import { prepareTurn, startTurn, type TurnDependencies, type TurnResult } from '../responses/turn.js';
 import type { ResponseStore } from '../stores/contract.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
@@ -55,8 +56,18 @@ export interface ResponsesServiceOptions {
    * fails with that status the first n times its key is seen. Never enable in production.
    */
   testHooks?: boolean;
-  /** Secret that signs reasoning `encrypted_content` and compaction items (default: random per process). */
-  secret?: string;
+  /**
+   * AES-256 keys that encrypt reasoning `encrypted_content` and compaction items: the first seals, all open
+   * (keep a rotated-out key listed while its payloads may come back). Default: one generated per process,
+   * exposed as `generatedEncryptionKey` (the Node entry prints a warning), so payloads do not survive a restart.
+   */
+  encryptionKeys?: readonly EncryptionKey[];
+  /**
+   * `openai`: streams use OpenAI's names for raw-reasoning events (`response.reasoning_text.*`) and leave vendor
+   * events out, so that the official `openai` SDK's `responses.stream()` helper works with reasoning on. Not
+   * conformant to the spec's event names; off by default.
+   */
+  compatibility?: 'openai';
   /** Also serve the legacy `POST /v1/chat/completions` from the Responses pipeline (off by default; the Node entry warns). */
   chatCompletionsEndpoint?: boolean;
   /** Vendor extensions (from `@openresponses/extensions`): requests, responses and streams validate with the extended schemas. */
@@ -96,13 +107,18 @@ export interface ResponsesService {
   readonly open: boolean;
   /** The limits in force, defaults filled in. */
   readonly limits: ServerLimits;
+  /** The key generated because no `encryptionKeys` were configured, if so. */
+  readonly generatedEncryptionKey?: EncryptionKey;
   versionOf(header: string | null): SpecVersion;
 }
 
 export function createResponsesService(options: ResponsesServiceOptions = {}): ResponsesService {
   const store = options.store ?? new InMemoryResponseStore();
   const providers = options.providers ?? [new DeterministicModel()];
-  const sealer: Sealer = createSealer(options.secret);
+  const generatedEncryptionKey = options.encryptionKeys?.length ? undefined : generateEncryptionKey();
+  const sealer: Sealer = createSealer(
+    options.encryptionKeys?.length ? options.encryptionKeys : [generatedEncryptionKey!],
+  );
   const base = (options.basePath ?? '/v1').replace(/\/$/, '');
   const limits = resolveLimits(Object.assign({ maxBodyBytes: options.maxBodyBytes }, options.limits));
   const keys = options.apiKeys ?? [];
@@ -188,11 +204,14 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
         ? (options.registry?.createStreamChecker() ??
           createStreamChecker({ eventSchema: versions[turnOptions.version].exact.StreamingEventSchema }))
         : undefined;
+      const rename = options.compatibility === 'openai' ? openAIEventNames() : undefined;
       const emit = (event: AnyStreamingEvent) => {
         const violations = checker?.push(event).filter((v) => v.severity === 'error') ?? [];
         if (violations.length > 0)
           throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
-        onEvent?.(event);
+        if (!onEvent) return;
+        const outgoing = rename ? rename(event) : event;
+        if (outgoing) onEvent(outgoing);
       };
       // A stored turn's last event waits until the response is stored: a client never sees a response end
       // that a later GET or continuation cannot find.
@@ -299,7 +318,8 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     const compaction = {
       type: 'compaction',
       id: randomId('cmp'),
-      encrypted_content: await sealer.seal(sealed),
+      status: 'completed',
+      encrypted_content: await sealer.seal(sealed, 'compaction'),
     } as ItemField;
     const inputTokens = window.reduce((n, item) => n + countTokens(itemText(item)), 0);
     const outputTokens = kept.reduce((n, item) => n + countTokens(itemText(item)), 0) + 1;
@@ -416,6 +436,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     store,
     open: keys.length === 0,
     limits,
+    generatedEncryptionKey,
     versionOf,
   };
 }

@@ -1,4 +1,4 @@
-import type { FunctionToolParam, ItemField } from '@openresponses/types';
+import type { FunctionToolParam, ItemField, LogProb } from '@openresponses/types';
 import {
   countTokens,
   itemText,
@@ -45,6 +45,8 @@ export const TRIGGERS = {
  */
 export class DeterministicModel implements ModelProvider {
   readonly name = 'deterministic';
+  /** Every token is chosen with certainty, so each has logprob 0. */
+  readonly reportsLogprobs = true;
   readonly contextWindow: number;
 
   constructor(options: { contextWindow?: number } = {}) {
@@ -98,6 +100,14 @@ async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<Mod
       fits: fits === pieces.length,
     };
   };
+  const withLogprobs = request.include.includes('message.output_text.logprobs');
+  /** The delta's tokens (words), each the only candidate: logprob 0. */
+  const certain = (delta: string): LogProb[] =>
+    words(delta).map((token) => {
+      const bytes = [...encoder.encode(token)];
+      const top = (request.topLogprobs ?? 0) > 0 ? [{ token, logprob: 0, bytes }] : [];
+      return { token, logprob: 0, bytes, top_logprobs: top };
+    });
   let index = 0;
   for (const step of steps) {
     const id = String(index++);
@@ -128,7 +138,8 @@ async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<Mod
         const { deltas, fits } = deltasOf(words(step.text), false, step.text.trimEnd());
         for (const delta of deltas) {
           if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
-          yield { type: `${kind}-delta`, id, delta };
+          if (kind === 'text' && withLogprobs) yield { type: 'text-delta', id, delta, logprobs: certain(delta) };
+          else yield { type: `${kind}-delta`, id, delta };
         }
         if (!fits) return yield outOfTokens();
         yield { type: `${kind}-end`, id };
@@ -161,6 +172,8 @@ function groupDeltas(pieces: string[]): string[] {
   for (let i = 0; i < pieces.length; i += perDelta) grouped.push(pieces.slice(i, i + perDelta).join(''));
   return grouped;
 }
+
+const encoder = new TextEncoder();
 
 /** Text as streamed word by word, spaces kept with the following word. */
 function words(text: string): string[] {

@@ -1,4 +1,4 @@
-import type { Annotation, CreateResponseBody, FunctionToolParam, ItemField } from '@openresponses/types';
+import type { Annotation, CreateResponseBody, FunctionToolParam, ItemField, LogProb } from '@openresponses/types';
 
 /** Which tools the model may call, after `tool_choice` and `allowed_tools` are applied. */
 export interface ToolPolicy {
@@ -66,7 +66,8 @@ export interface ModelUsage {
  */
 export type ModelPart =
   | { type: 'text-start'; id: string; phase?: 'commentary' | 'final_answer' }
-  | { type: 'text-delta'; id: string; delta: string }
+  /** `logprobs`: the delta's tokens, sent when `request.include` asks for `message.output_text.logprobs`. */
+  | { type: 'text-delta'; id: string; delta: string; logprobs?: LogProb[] }
   | { type: 'text-end'; id: string }
   | { type: 'refusal-start'; id: string }
   | { type: 'refusal-delta'; id: string; delta: string }
@@ -108,6 +109,11 @@ export interface ModelProvider {
   readonly contextWindow: number;
   /** Model names to list on `GET /v1/models` (default: none). */
   listModels?(): Promise<string[]> | string[];
+  /**
+   * Its `text-delta` parts carry `logprobs` when `include` asks for them; for a provider without it, that
+   * include is a 400 rather than an answer without the logprobs asked for.
+   */
+  readonly reportsLogprobs?: boolean;
 }
 
 /**

@@ -7,7 +7,8 @@ import type { ModelProvider } from '../models/provider.js';
 import { ScenarioRecorder } from '../models/recording.js';
 import { gatewayProviders } from './gateway.js';
 import { readScenarioFile, scenarioFileWriter } from './scenario-files.js';
-import { startServer } from './server.js';
+import { createSealer, parseEncryptionKeys, type EncryptionKey } from '../responses/sealed.js';
+import { parseDuration, startServer } from './server.js';
 import { storeFromUrl } from './store-url.js';
 
 const name = 'openresponses-server';
@@ -85,6 +86,27 @@ const values = parseCommandLine({
       description:
         'serve from memory (with a warning) when the store cannot be reached at start-up, instead of exiting',
     },
+    'encryption-key': {
+      type: 'string',
+      multiple: true,
+      placeholder: 'ID:BASE64',
+      env: 'OPENRESPONSES_ENCRYPTION_KEYS',
+      description:
+        'AES-256 key for encrypted_content, current first; older ones still open (default: generated, warned)',
+    },
+    'websocket-connection-limit': {
+      type: 'string',
+      placeholder: 'DURATION',
+      env: 'OPENRESPONSES_WEBSOCKET_CONNECTION_LIMIT',
+      description: 'how long a WebSocket connection may stay open: 90s, 60m, 2h or milliseconds (default 60m)',
+    },
+    compat: {
+      type: 'string',
+      placeholder: 'openai',
+      env: 'OPENRESPONSES_COMPAT',
+      description:
+        "'openai': stream OpenAI's event names (response.reasoning_text.*) for the openai SDK's stream helper",
+    },
   },
 });
 
@@ -93,6 +115,21 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) exitWithUsageError(name
 const host = values.host ?? '127.0.0.1';
 let apiKeys = values['api-key'];
 if (apiKeys.length === 0 && !values.open) apiKeys = [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`];
+
+let encryptionKeys: EncryptionKey[];
+try {
+  encryptionKeys = parseEncryptionKeys(values['encryption-key'].join(','));
+  if (encryptionKeys.length > 0) createSealer(encryptionKeys); // checks every key before the server starts
+} catch (error) {
+  exitWithUsageError(name, `--encryption-key: ${(error as Error).message}`);
+}
+const limitText = values['websocket-connection-limit'];
+const connectionLimitMs = limitText === undefined ? undefined : parseDuration(limitText);
+if (connectionLimitMs === null)
+  exitWithUsageError(name, `--websocket-connection-limit '${limitText}' is not a duration such as 90s, 60m or 2h`);
+if (values.compat !== undefined && values.compat !== 'openai')
+  exitWithUsageError(name, `--compat '${values.compat}' is not supported (openai)`);
+const compatibility = values.compat;
 
 // Limits (OPENRESPONSES_MAX_BODY_BYTES, …: every ServerLimits field) come from the environment; see the README.
 const storeMaxBytes = values['store-max-bytes'] === undefined ? undefined : Number(values['store-max-bytes']);
@@ -118,6 +155,9 @@ const running = await startServer({
   chatCompletionsEndpoint,
   limits: limitsFromEnv(process.env),
   playground: !values['no-playground'],
+  encryptionKeys,
+  connectionLimitMs,
+  compatibility,
 }).catch((error: NodeJS.ErrnoException) => {
   if (error.code === 'EADDRINUSE')
     console.error(

@@ -36,6 +36,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     warn(
       'openresponses-server: POST /v1/chat/completions is on. It is a legacy compatibility layer served from the Responses pipeline; new clients should use /v1/responses.',
     );
+  if (service.generatedEncryptionKey) {
+    const { id, key } = service.generatedEncryptionKey;
+    warn(
+      `openresponses-server: no encryption key configured; encrypted_content uses a key generated for this process and cannot be opened after a restart. To keep it, configure OPENRESPONSES_ENCRYPTION_KEYS=${id}:${key}`,
+    );
+  }
   const server = createServer(toNodeListener(service));
   // Node answers malformed requests, header overflows and timeouts itself; the body gets the spec's shape.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket));
@@ -136,4 +142,12 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
         ? [408, 'request_timeout', 'The request was not received in time.']
         : [400, 'malformed_request', `The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}).`];
   rawAnswer(socket, status, new ResponsesError('invalid_request', code, message, null, status));
+}
+
+/** Milliseconds of a duration such as `1500`, `90s`, `60m` or `2h`; null when it is not one (or not positive). */
+export function parseDuration(text: string): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
+  if (!match) return null;
+  const ms = Number(match[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 'ms']!;
+  return ms > 0 && Number.isFinite(ms) ? Math.round(ms) : null;
 }

@@ -58,7 +58,7 @@ export function serveResponsesSocket(
           new ResponsesError(
             'invalid_request',
             'websocket_connection_limit_reached',
-            `WebSocket connections are limited to ${Math.round((options.connectionLimitMs ?? 3_600_000) / 60_000)} minutes; open a new connection.`,
+            `WebSocket connections are limited to ${formatDuration(options.connectionLimitMs ?? 3_600_000)}; open a new connection.`,
             null,
             400,
           ),
@@ -117,4 +117,14 @@ export function serveResponsesSocket(
 function header(request: IncomingMessage, name: string): string | null {
   const value = request.headers[name];
   return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+}
+
+/** A limit as people say it: "60 minutes", "1 minute 30 seconds", "45 seconds", "500 milliseconds". */
+export function formatDuration(ms: number): string {
+  const unit = (count: number, name: string) => `${count} ${name}${count === 1 ? '' : 's'}`;
+  if (ms < 1000) return unit(Math.round(ms), 'millisecond');
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return unit(seconds, 'second');
+  const minutes = Math.floor(seconds / 60);
+  return seconds % 60 === 0 ? unit(minutes, 'minute') : `${unit(minutes, 'minute')} ${unit(seconds % 60, 'second')}`;
 }

@@ -2,7 +2,7 @@ import { randomId } from '@openresponses/events';
 import type { CreateResponseBody, ItemField, ItemParam } from '@openresponses/types';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import type { StoredChain } from '../stores/contract.js';
-import type { Sealer } from './sealed.js';
+import { type SealPurpose, type Sealer, UnsealError } from './sealed.js';
 
 /** Loads the chain ending at a response id (for `previous_response_id`), in one call. */
 export type LoadChain = (id: string) => Promise<StoredChain>;
@@ -67,16 +67,11 @@ export async function normalizeInput(
       continue;
     }
     if (item.type === 'compaction') {
-      const window = await sealer.open<ItemField[]>(String(item.encrypted_content));
-      if (!window)
-        throw invalidRequest(
-          'invalid_encrypted_content',
-          `${param}.encrypted_content was not issued by this server or was altered.`,
-          `${param}.encrypted_content`,
-        );
+      const window = await openOrReject<ItemField[]>(sealer, item.encrypted_content, 'compaction', param);
       const compaction = {
         type: 'compaction',
         id: (item.id as string | undefined) ?? randomId('cmp'),
+        status: 'completed',
         encrypted_content: String(item.encrypted_content),
       } as ItemField;
       out.push(compaction);
@@ -84,6 +79,9 @@ export async function normalizeInput(
       for (const windowItem of window) expanded.push(windowItem);
       continue;
     }
+    // Reasoning sent back must be reasoning this server encrypted, unaltered.
+    if (item.type === 'reasoning' && typeof item.encrypted_content === 'string')
+      await openOrReject(sealer, item.encrypted_content, 'reasoning', param);
     const normalized = normalizeItem(item);
     out.push(normalized);
     expanded.push(normalized);
@@ -137,7 +135,7 @@ function normalizeItem(item: Record<string, unknown>): ItemField {
       return Object.assign(
         {},
         rest,
-        { id: (item.id as string | null) ?? randomId('rs') },
+        { id: (item.id as string | null) ?? randomId('rs'), status: (item.status as string | null) ?? 'completed' },
         typeof encrypted_content === 'string' ? { encrypted_content } : {},
       ) as unknown as ItemField;
     }
@@ -172,10 +170,30 @@ export async function historyOf(
         items.push(item);
         continue;
       }
-      const window = await sealer.open<ItemField[]>((item as { encrypted_content: string }).encrypted_content);
-      for (const windowItem of window ?? []) items.push(windowItem);
+      const encrypted = (item as { encrypted_content: string }).encrypted_content;
+      const window = await openOrReject<ItemField[]>(sealer, encrypted, 'compaction', param);
+      for (const windowItem of window) items.push(windowItem);
     }
     for (const item of stored.response.output) items.push(item);
   }
   return items;
+}
+
+/** Opens server-issued content, or rejects the request naming where it came from (`<param>.encrypted_content`). */
+async function openOrReject<T>(sealer: Sealer, text: unknown, purpose: SealPurpose, param: string): Promise<T> {
+  const where = `${param}.encrypted_content`;
+  try {
+    if (typeof text !== 'string') throw new UnsealError('malformed', 'it is not a string');
+    return await sealer.open<T>(text, purpose);
+  } catch (error) {
+    if (!(error instanceof UnsealError)) throw error;
+    throw new ResponsesError(
+      'invalid_request',
+      'invalid_encrypted_content',
+      `${where} cannot be used: ${error.message}.`,
+      where,
+      400,
+      { cause: error },
+    );
+  }
 }

@@ -1,42 +1,111 @@
 /**
- * Opaque, server-issued payloads (reasoning `encrypted_content`, compaction summaries): JSON signed
- * with HMAC-SHA256 so that a client can round-trip them but not forge or alter them. Web Crypto only.
+ * Opaque, server-issued payloads (reasoning `encrypted_content`, compaction windows): AES-256-GCM with a
+ * random 96-bit IV, so that a client can round-trip them but neither read, forge nor alter them. The key id
+ * travels in the clear so that rotated keys still open what they sealed; the purpose is authenticated data,
+ * so a compaction window cannot be replayed as reasoning. Web Crypto only (Node, Deno, Bun, Workers).
+ *
+ * Format: `or2.<key id>.<base64url(iv ‖ ciphertext ‖ tag)>`.
  */
-const PREFIX = 'or1.';
+const VERSION = 'or2';
 const encoder = new TextEncoder();
 
-export interface Sealer {
-  seal(payload: unknown): Promise<string>;
-  /** The payload, or undefined when the text is not one this server issued (or was altered). */
-  open<T>(text: string): Promise<T | undefined>;
+/** An AES-256 key: `id` names it inside sealed payloads; `key` is 32 bytes in base64 or base64url. */
+export interface EncryptionKey {
+  id: string;
+  key: string;
 }
 
-export function createSealer(secret: string = crypto.randomUUID()): Sealer {
-  const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
+export type SealPurpose = 'reasoning' | 'compaction';
+
+/** Why a payload could not be opened: not ours at all, sealed with a key this server lacks, or altered. */
+export class UnsealError extends Error {
+  override name = 'UnsealError';
+  constructor(
+    readonly reason: 'malformed' | 'unknown_key' | 'tampered',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export interface Sealer {
+  /** The id of the key new payloads are sealed with. */
+  readonly keyId: string;
+  seal(payload: unknown, purpose: SealPurpose): Promise<string>;
+  /** The payload; throws UnsealError when the text is not one this server's keys sealed for `purpose`. */
+  open<T>(text: string, purpose: SealPurpose): Promise<T>;
+}
+
+/** Seals with the first key and opens with any of them (older keys stay listed after a rotation). */
+export function createSealer(keys: readonly EncryptionKey[]): Sealer {
+  if (keys.length === 0) throw new Error('createSealer needs at least one encryption key');
+  const imported = new Map<string, Promise<CryptoKey>>();
+  for (const { id, key } of keys) {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id))
+      throw new Error(`Encryption key id '${id}' must be 1-64 letters, digits, '-' or '_'.`);
+    const bytes = fromBase64(key);
+    if (bytes?.byteLength !== 32)
+      throw new Error(
+        `Encryption key '${id}' must be 32 bytes in base64 (AES-256), e.g. from generateEncryptionKey().`,
+      );
+    imported.set(id, crypto.subtle.importKey('raw', bytes, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']));
+  }
+  const current = keys[0]!.id;
+  const additionalData = (keyId: string, purpose: SealPurpose) => encoder.encode(`${VERSION}.${keyId}.${purpose}`);
   return {
-    async seal(payload) {
-      const body = toBase64Url(encoder.encode(JSON.stringify(payload)));
-      const signature = new Uint8Array(await crypto.subtle.sign('HMAC', await key, encoder.encode(body)));
-      return `${PREFIX}${body}.${toBase64Url(signature)}`;
+    keyId: current,
+    async seal(payload, purpose) {
+      const iv = crypto.getRandomValues(new Uint8Array(12));
+      const sealed = await crypto.subtle.encrypt(
+        { name: 'AES-GCM', iv, additionalData: additionalData(current, purpose) },
+        await imported.get(current)!,
+        encoder.encode(JSON.stringify(payload)),
+      );
+      const bytes = new Uint8Array(12 + sealed.byteLength);
+      bytes.set(iv);
+      bytes.set(new Uint8Array(sealed), 12);
+      return `${VERSION}.${current}.${toBase64Url(bytes)}`;
     },
-    async open<T>(text: string) {
-      if (!text.startsWith(PREFIX)) return undefined;
-      const [body, signature] = text.slice(PREFIX.length).split('.');
-      if (!body || !signature) return undefined;
-      const valid = await crypto.subtle
-        .verify('HMAC', await key, fromBase64Url(signature), encoder.encode(body))
-        .catch(() => false);
-      if (!valid) return undefined;
+    async open<T>(text: string, purpose: SealPurpose): Promise<T> {
+      const [version, keyId, body, extra] = text.split('.');
+      const bytes = body === undefined ? undefined : fromBase64(body);
+      if (version !== VERSION || !keyId || extra !== undefined || !bytes || bytes.byteLength < 12 + 16)
+        throw new UnsealError('malformed', 'it is not content this server encrypted');
+      const key = imported.get(keyId);
+      if (!key)
+        throw new UnsealError('unknown_key', `it was encrypted with key '${keyId}', which this server does not have`);
+      let plain: ArrayBuffer;
       try {
-        return JSON.parse(new TextDecoder().decode(fromBase64Url(body))) as T;
-      } catch {
-        return undefined;
+        plain = await crypto.subtle.decrypt(
+          { name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: additionalData(keyId, purpose) },
+          await key,
+          bytes.subarray(12),
+        );
+      } catch (error) {
+        throw new UnsealError('tampered', 'it was altered, or encrypted for another purpose', { cause: error });
       }
+      return JSON.parse(new TextDecoder().decode(plain)) as T;
     },
   };
+}
+
+/** A fresh random key (for development, or to print for configuration). */
+export function generateEncryptionKey(id = `k${Date.now().toString(36)}`): EncryptionKey {
+  return { id, key: toBase64Url(crypto.getRandomValues(new Uint8Array(32))) };
+}
+
+/** Keys from configuration text: `id:base64key`, comma-separated, the current key first. */
+export function parseEncryptionKeys(text: string): EncryptionKey[] {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const colon = entry.indexOf(':');
+      if (colon <= 0) throw new Error(`Encryption key '${entry.slice(0, 8)}…' is not written as id:base64key.`);
+      return { id: entry.slice(0, colon), key: entry.slice(colon + 1) };
+    });
 }
 
 function toBase64Url(bytes: Uint8Array): string {
@@ -45,9 +114,15 @@ function toBase64Url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+/** Bytes of base64 or base64url text, or undefined when it is not such text. */
+function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text)) return undefined;
+  try {
+    const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  } catch {
+    return undefined;
+  }
 }

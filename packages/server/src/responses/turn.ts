@@ -1,5 +1,12 @@
 import { createStreamWriter, randomId, startingResponse, type AnyStreamingEvent } from '@openresponses/events';
-import type { CreateResponseBody, FunctionToolParam, ItemField, ResponseResource, Usage } from '@openresponses/types';
+import type {
+  CreateResponseBody,
+  FunctionToolParam,
+  ItemField,
+  LogProb,
+  ResponseResource,
+  Usage,
+} from '@openresponses/types';
 import { versions, validate, type SpecVersion } from '@openresponses/zod';
 import type { Registry } from '@openresponses/extensions';
 import { invalidRequest, ResponsesError } from '../errors.js';
@@ -83,6 +90,13 @@ export async function prepareTurn(
   const provider = deps.providers.find((p) => p.supports(model));
   if (!provider)
     throw invalidRequest('model_not_found', `The model '${model}' does not exist on this server.`, 'model');
+  const logprobsAt = body.include?.indexOf('message.output_text.logprobs') ?? -1;
+  if (logprobsAt >= 0 && !provider.reportsLogprobs)
+    throw invalidRequest(
+      'unsupported_include',
+      `The model '${model}' does not report token log probabilities.`,
+      `include[${logprobsAt}]`,
+    );
 
   const tools = (body.tools ?? []).filter((t): t is FunctionToolParam => t.type === 'function');
   const hostedTools = ((body.tools ?? []) as Array<{ type: string }>).filter((t) => t.type !== 'function');
@@ -91,6 +105,7 @@ export async function prepareTurn(
     ? await historyOf(body.previous_response_id, deps.loadChain, deps.sealer)
     : [];
   const { input, expanded } = await normalizeInput(body.input, deps.lookupItem, deps.sealer);
+  rejectOrphanToolOutputs(body.input, history, expanded);
   let items = history.length === 0 ? expanded : history.concat(expanded);
   // Each item is counted once; truncation subtracts what it drops (re-counting after each drop was quadratic).
   const itemTokens = items.map((item) => countTokens(itemText(item)));
@@ -162,6 +177,31 @@ function truncateOldest(
     tokens -= itemTokens[drop]!;
   }
   return { items: items.filter((_, index) => !dropped[index]), tokens };
+}
+
+/**
+ * A function_call_output answers a function_call of the context (the previous chain or this input); one that
+ * answers nothing is an invalid request, as in the Responses API, rather than a message the model cannot place.
+ */
+function rejectOrphanToolOutputs(
+  input: CreateResponseBody['input'],
+  history: ItemField[],
+  expanded: ItemField[],
+): void {
+  if (!Array.isArray(input) || !input.some((item) => item.type === 'function_call_output')) return;
+  const calls = new Set<string>();
+  for (const list of [history, expanded])
+    for (const item of list) if (item.type === 'function_call') calls.add((item as { call_id: string }).call_id);
+  for (const [index, item] of input.entries()) {
+    if (item.type !== 'function_call_output') continue;
+    const callId = (item as { call_id: string }).call_id;
+    if (!calls.has(callId))
+      throw invalidRequest(
+        'function_call_not_found',
+        `No function_call with call_id '${callId}' in the context (previous responses and this input) for input[${index}] to answer.`,
+        `input[${index}].call_id`,
+      );
+  }
 }
 
 function policyFor(body: CreateResponseBody, tools: FunctionToolParam[]): ToolPolicy {
@@ -287,6 +327,7 @@ async function streamTurn(
   const writer = createStreamWriter({ response: initialResponse(turn, now()), onEvent: onEvent ?? (() => {}), now });
   writer.start();
   const maxCalls = request.maxToolCalls ?? Infinity;
+  const { include } = request;
   let calls = 0;
   /** Lanes started and not ended, by key; `null` marks a call dropped past `max_tool_calls`. */
   const lanes = new Map<string, Lane | null>();
@@ -342,7 +383,7 @@ async function streamTurn(
                 part.done();
                 part = p.kind === 'text' ? message.addOutputText() : message.addRefusal();
               } else if (p.type === 'text-annotation') part.annotate(p.annotation);
-              else part.append((p as { delta: string }).delta);
+              else part.append((p as { delta: string }).delta, (p as { logprobs?: LogProb[] }).logprobs);
             },
             close: () => {
               part.done();
@@ -377,7 +418,12 @@ async function streamTurn(
             },
             close: async () => {
               summary?.done();
-              reasoning.done({ encrypted_content: await deps.sealer.seal({ summary: summaries, content }) });
+              // Only on request (include), as the OpenAPI describes: most clients never send reasoning back.
+              reasoning.done(
+                include.includes('reasoning.encrypted_content')
+                  ? { encrypted_content: await deps.sealer.seal({ summary: summaries, content }, 'reasoning') }
+                  : {},
+              );
             },
           };
         };
@@ -623,7 +669,8 @@ function initialResponse(turn: PreparedTurn, createdAt: number): ResponseResourc
     max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: body.max_tool_calls ?? null,
     store: body.store ?? true,
-    service_tier: body.service_tier ?? 'default',
+    // Every tier runs the same way here (see the README); `auto` reports the tier it resolved to.
+    service_tier: !body.service_tier || body.service_tier === 'auto' ? 'default' : body.service_tier,
     metadata: body.metadata ?? {},
     safety_identifier: body.safety_identifier ?? null,
     prompt_cache_key: body.prompt_cache_key ?? null,

@@ -1,0 +1,108 @@
+// encrypted_content is real encryption: AES-256-GCM under a configured key with a key id. Only sent when
+// included; unreadable without the key; sent back it is verified, and tampered, foreign or garbage content
+// is a 400 naming the item. A server with a rotated key list still opens what the old key sealed.
+import type { ResponseResource } from '@openresponses/types';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { generateEncryptionKey } from '../src/index.js';
+import { createSealer, parseEncryptionKeys, UnsealError } from '../src/responses/sealed.js';
+import type { RunningServer } from '../src/node/index.js';
+import { post, startTestServer } from './harness.js';
+
+const oldKey = generateEncryptionKey('old');
+const newKey = generateEncryptionKey('new');
+let before: RunningServer;
+let after: RunningServer;
+let stranger: RunningServer;
+beforeAll(async () => {
+  before = await startTestServer({ encryptionKeys: [oldKey] });
+  after = await startTestServer({ encryptionKeys: [newKey, oldKey] });
+  stranger = await startTestServer({ encryptionKeys: [generateEncryptionKey('old')] });
+});
+afterAll(() => Promise.all([before.close(), after.close(), stranger.close()]));
+
+const think = (include?: string[]) => ({
+  input: 'My favorite city is Rome. [think]',
+  reasoning: { effort: 'low', summary: 'auto' },
+  ...(include ? { include } : {}),
+});
+const reasoningOf = async (server: RunningServer, body: Record<string, unknown>) => {
+  const response = (await (await post(server, '/v1/responses', body)).json()) as ResponseResource;
+  return response.output.find((i) => i.type === 'reasoning') as Record<string, unknown> & {
+    encrypted_content?: string;
+    status?: string;
+  };
+};
+const replay = (server: RunningServer, encrypted_content: unknown) =>
+  post(server, '/v1/responses', {
+    input: [
+      { role: 'user', content: 'My favorite city is Rome.' },
+      { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content },
+      { role: 'user', content: 'What is my favorite city?' },
+    ],
+  });
+
+describe('encrypted_content', () => {
+  test('is sent only when included, and reasoning items carry a status', async () => {
+    const plain = await reasoningOf(before, think());
+    expect(plain.status).toBe('completed');
+    expect(plain).not.toHaveProperty('encrypted_content');
+    const included = await reasoningOf(before, think(['reasoning.encrypted_content']));
+    expect(included.encrypted_content).toMatch(/^or2\.old\.[A-Za-z0-9_-]+$/);
+  });
+
+  test('cannot be read without the key', async () => {
+    const { encrypted_content } = await reasoningOf(before, think(['reasoning.encrypted_content']));
+    const bytes = atob(encrypted_content!.split('.')[2]!.replace(/-/g, '+').replace(/_/g, '/'));
+    expect(bytes).not.toContain('Rome');
+    expect(bytes).not.toContain('summary');
+  });
+
+  test('round-trips, also through a server whose current key has rotated', async () => {
+    const { encrypted_content } = await reasoningOf(before, think(['reasoning.encrypted_content']));
+    expect((await replay(before, encrypted_content)).status).toBe(200);
+    expect((await replay(after, encrypted_content)).status).toBe(200);
+  });
+
+  test.each([
+    [
+      'tampered',
+      (text: string) => `${text.slice(0, -6)}${text.slice(-6) === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA'}`,
+      /altered/,
+    ],
+    ['from an unknown key', (text: string) => text.replace('or2.old.', 'or2.gone.'), /key 'gone'/],
+    ['garbage', () => 'not-ours', /not content this server encrypted/],
+    ['the HMAC-signed format of earlier versions', () => 'or1.eyJ4IjoxfQ.c2ln', /not content this server encrypted/],
+  ])('%s content is a 400 naming the item', async (_name, alter, reason) => {
+    const { encrypted_content } = await reasoningOf(before, think(['reasoning.encrypted_content']));
+    const response = await replay(before, alter(encrypted_content!));
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: Record<string, string> };
+    expect(error).toMatchObject({
+      type: 'invalid_request',
+      code: 'invalid_encrypted_content',
+      param: 'input[1].encrypted_content',
+    });
+    expect(error.message).toMatch(reason);
+  });
+
+  test('content from another server with a key of the same id is refused as altered', async () => {
+    const { encrypted_content } = await reasoningOf(stranger, think(['reasoning.encrypted_content']));
+    const response = await replay(before, encrypted_content);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/altered/);
+  });
+
+  test('a compaction window cannot be replayed as reasoning (the purpose is authenticated)', async () => {
+    const sealer = createSealer([oldKey]);
+    const window = await sealer.seal([{ type: 'message', role: 'user', content: [] }], 'compaction');
+    await expect(sealer.open(window, 'reasoning')).rejects.toBeInstanceOf(UnsealError);
+    expect((await replay(before, window)).status).toBe(400);
+  });
+
+  test('keys are parsed from configuration and checked', () => {
+    expect(parseEncryptionKeys(`a:${oldKey.key}, b:${newKey.key}`).map((k) => k.id)).toEqual(['a', 'b']);
+    expect(() => parseEncryptionKeys('no-colon')).toThrow(/id:base64key/);
+    expect(() => createSealer([{ id: 'short', key: 'AAAA' }])).toThrow(/32 bytes/);
+    expect(() => createSealer([{ id: 'bad id', key: oldKey.key }])).toThrow(/letters, digits/);
+  });
+});
