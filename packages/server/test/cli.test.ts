@@ -1,8 +1,6 @@
 // The CLI as a real child process: flags and env, the printed URL, key and curl line, /healthz, auth.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { runCliToExit, startCli, urlOf } from './cli-process.js';
 

@@ -1,6 +1,6 @@
 import { randomId } from '@openresponses/events';
 import type { CreateResponseBody, ItemField, ItemParam } from '@openresponses/types';
-import { invalidRequest, ResponsesError } from '../errors.js';
+import { ResponsesError } from '../errors.js';
 import type { StoredChain } from '../stores/contract.js';
 import { type SealPurpose, type Sealer, UnsealError } from './sealed.js';
 
