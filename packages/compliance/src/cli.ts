@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { exitWithUsageError, parseCommandLine } from './command-line.js';
 import { formatJUnit, formatTable } from './report.js';
+import { formatHtml } from './report-html.js';
 import { runSuite } from './runner.js';
 
 const name = 'openresponses-compliance';
@@ -24,6 +25,16 @@ const values = parseCommandLine({
     filter: { type: 'string', placeholder: 'IDS', description: 'only these test ids or id prefixes, comma-separated' },
     json: { type: 'boolean', description: 'print the report as JSON' },
     junit: { type: 'string', placeholder: 'FILE', description: 'also write a JUnit XML report' },
+    report: {
+      type: 'string',
+      placeholder: 'html',
+      description: 'also write a self-contained HTML report: every test, its requests and the streams it saw',
+    },
+    'report-file': {
+      type: 'string',
+      placeholder: 'FILE',
+      description: 'where --report writes (default openresponses-compliance.html)',
+    },
     transport: { type: 'string', placeholder: 'LIST', description: 'http,websocket (default both)' },
     'skip-model-dependent': { type: 'boolean', description: 'skip tests that need the model to cooperate' },
   },
@@ -32,6 +43,8 @@ const baseURL = values['base-url'];
 if (!baseURL) exitWithUsageError(name, 'missing --base-url URL');
 if (!URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
   exitWithUsageError(name, `--base-url '${baseURL}' is not an http(s) URL`);
+if (values.report !== undefined && values.report !== 'html')
+  exitWithUsageError(name, `unknown report format '${values.report}' (html)`);
 const transports = (values.transport ?? 'http,websocket').split(',').map((t) => t.trim());
 const unknownTransport = transports.find((t) => t !== 'http' && t !== 'websocket');
 if (unknownTransport) exitWithUsageError(name, `unknown transport '${unknownTransport}' (http, websocket)`);
@@ -56,11 +69,17 @@ const report = await runSuite({
   transports: transports as Array<'http' | 'websocket'>,
   skipModelDependent: values['skip-model-dependent'],
   WebSocket: WebSocket as never,
+  recordExchanges: values.report === 'html',
   onProgress: (result) =>
     process.stderr.write(
       `${result.status === 'pass' ? '✓' : result.status === 'skip' ? '-' : '✗'} ${result.id} (${result.ms} ms)\n`,
     ),
 });
 if (values.junit) writeFileSync(values.junit, formatJUnit(report));
+if (values.report === 'html') {
+  const file = values['report-file'] ?? 'openresponses-compliance.html';
+  writeFileSync(file, formatHtml(report));
+  process.stderr.write(`HTML report: ${file}\n`);
+}
 console.log(values.json ? JSON.stringify(report, null, 2) : formatTable(report));
 process.exit(report.summary.failed === 0 ? 0 : 1);

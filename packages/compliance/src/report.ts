@@ -25,15 +25,18 @@ export function formatTable(report: SuiteReport): string {
   ].join('\n');
 }
 
+/** Text made safe inside XML and HTML elements and attribute values. */
+export const escapeMarkup = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
 /** JUnit XML, for CI systems. */
 export function formatJUnit(report: SuiteReport): string {
-  const escapeXml = (text: string) =>
-    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   const cases = report.results.map((r) => {
-    const open = `  <testcase classname="openresponses.${r.transport}" name="${escapeXml(r.id)}" time="${(r.ms / 1000).toFixed(3)}">`;
+    const open = `  <testcase classname="openresponses.${r.transport}" name="${escapeMarkup(r.id)}" time="${(r.ms / 1000).toFixed(3)}">`;
     if (r.status === 'fail')
-      return `${open}\n    <failure type="${escapeXml(r.failure!.rule)}" message="${escapeXml(r.failure!.message)}"/>\n  </testcase>`;
-    if (r.status === 'skip') return `${open}\n    <skipped message="${escapeXml(r.skipReason ?? '')}"/>\n  </testcase>`;
+      return `${open}\n    <failure type="${escapeMarkup(r.failure!.rule)}" message="${escapeMarkup(r.failure!.message)}"/>\n  </testcase>`;
+    if (r.status === 'skip')
+      return `${open}\n    <skipped message="${escapeMarkup(r.skipReason ?? '')}"/>\n  </testcase>`;
     return `${open}</testcase>`;
   });
   const { passed, failed, skipped } = report.summary;

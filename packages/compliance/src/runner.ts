@@ -18,6 +18,7 @@ export async function runSuite(
   for (const test of selected) {
     const started = performance.now();
     const base = { id: test.id, description: test.description, transport: test.transport };
+    context.exchanges = [];
     let result: TestResult;
     if (test.modelDependent && config.skipModelDependent) {
       result = { ...base, status: 'skip', ms: 0, skipReason: 'needs model cooperation (--skip-model-dependent)' };
@@ -34,6 +35,7 @@ export async function runSuite(
           result = { ...base, status: 'fail', ms, failure: { rule: 'exception', message: (error as Error).message } };
       }
     }
+    if (config.recordExchanges) result.exchanges = context.exchanges;
     results.push(result);
     config.onProgress?.(result);
   }

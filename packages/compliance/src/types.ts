@@ -26,6 +26,25 @@ export interface SuiteConfig {
   /** The server's WebSocket connection limit in ms, when short enough to wait for (otherwise that test is skipped). */
   webSocketConnectionLimitMs?: number;
   onProgress?: (result: TestResult) => void;
+  /** Keep each test's requests and answers in its result (`exchanges`), for the HTML report. */
+  recordExchanges?: boolean;
+}
+
+/** One request a test sent and what came back: an HTTP request, or a WebSocket connection's messages. */
+export interface Exchange {
+  kind: 'http' | 'websocket';
+  method: string;
+  /** The path under the base URL (HTTP) or the WebSocket URL. */
+  url: string;
+  /** The request body (HTTP), or the messages sent, one per line (WebSocket). */
+  requestBody?: string;
+  /** The HTTP status (101 once a WebSocket opened). */
+  status?: number;
+  responseHeaders?: Record<string, string>;
+  /** The response body or SSE stream as received (HTTP), or the messages received, one per line (WebSocket). */
+  responseBody?: string;
+  /** Why there was no answer (a connection error). */
+  error?: string;
 }
 
 export interface Failure {
@@ -42,6 +61,8 @@ export interface TestResult {
   ms: number;
   failure?: Failure;
   skipReason?: string;
+  /** What the test sent and received (with `recordExchanges`). */
+  exchanges?: Exchange[];
 }
 
 export interface SuiteReport {

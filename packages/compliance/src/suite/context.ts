@@ -1,7 +1,7 @@
 import { checkStream, decodeSSE, SSEDecodeError, type AnyStreamingEvent } from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
 import { ResponseResourceSchema, validate } from '@openresponses/zod';
-import { CheckFailed, Skip, type SuiteConfig } from '../types.js';
+import { CheckFailed, Skip, type Exchange, type SuiteConfig } from '../types.js';
 
 export interface HttpResult {
   status: number;
@@ -21,7 +21,16 @@ const mediaType = (header: string | null) => (header ?? '').split(';')[0]!.trim(
 
 /** What tests use to talk to the server under test: raw HTTP, checked streams, WebSocket turns. */
 export class TestContext {
+  /** What the current test sent and received; the runner starts a new list for each test. */
+  exchanges: Exchange[] = [];
+
   constructor(readonly config: SuiteConfig) {}
+
+  /** Keeps an exchange for the report (bodies cut at 64 KiB, so a large request costs little memory). */
+  private record(exchange: Exchange): Exchange {
+    if (this.config.recordExchanges) this.exchanges.push(exchange);
+    return exchange;
+  }
 
   headers(extra: Record<string, string> = {}): Record<string, string> {
     return {
@@ -37,12 +46,14 @@ export class TestContext {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<HttpResult> {
+    const requestBody = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const response = await fetch(`${this.config.baseURL}${path}`, {
       method,
       headers: this.headers(headers),
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      body: requestBody,
     });
     const text = await response.text();
+    this.record(httpExchange(method, path, requestBody, response, text));
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);
@@ -89,16 +100,18 @@ export class TestContext {
    * the end) and runs the stream checker: any violation fails the test with its rule id.
    */
   async stream(body: Record<string, unknown>): Promise<{ events: AnyStreamingEvent[]; final: ResponseResource }> {
+    const requestBody = JSON.stringify({ model: this.config.model, ...body, stream: true });
     const response = await fetch(`${this.config.baseURL}/responses`, {
       method: 'POST',
       headers: this.headers(),
-      body: JSON.stringify({ model: this.config.model, ...body, stream: true }),
+      body: requestBody,
     });
-    if (response.status !== 200 || !response.body)
+    const text = await response.text();
+    this.record(httpExchange('POST', '/responses', requestBody, response, text));
+    if (response.status !== 200)
       throw new CheckFailed('status', `streaming POST /responses answered ${response.status}`);
     if (mediaType(response.headers.get('content-type')) !== 'text/event-stream')
       throw new CheckFailed('content-type', `streaming content type is ${response.headers.get('content-type')}`);
-    const text = await response.text();
     const idLine = /^id:/m.exec(text);
     if (idLine) throw new CheckFailed('sse-id-field', 'the stream uses the SSE id: field, which servers should not');
     const missingName: string[] = [];
@@ -144,11 +157,17 @@ export class TestContext {
     if (!Impl) throw new Skip('no WebSocket implementation available');
     const url = `${this.config.baseURL.replace(/^http/, 'ws')}/responses`;
     const socket = this.config.WebSocket ? new Impl(url, { headers: this.headers() }) : new Impl(url);
+    const exchange = this.record({ kind: 'websocket', method: 'GET', url, requestBody: '', responseBody: '' });
     const inbox: Array<Record<string, unknown>> = [];
     let read = 0;
     let closed = false;
     let wake: (() => void) | undefined;
+    const send = (message: string) => {
+      exchange.requestBody = capped(`${exchange.requestBody}${message}\n`);
+      socket.send(message);
+    };
     socket.addEventListener('message', (event: { data: unknown }) => {
+      exchange.responseBody = capped(`${exchange.responseBody}${String(event.data)}\n`);
       inbox.push(JSON.parse(String(event.data)) as Record<string, unknown>);
       wake?.();
     });
@@ -157,8 +176,14 @@ export class TestContext {
       wake?.();
     });
     await new Promise<void>((resolve, reject) => {
-      socket.addEventListener('open', () => resolve());
-      socket.addEventListener('error', () => reject(new CheckFailed('websocket', `could not open ${url}`)));
+      socket.addEventListener('open', () => {
+        exchange.status = 101;
+        resolve();
+      });
+      socket.addEventListener('error', () => {
+        exchange.error = 'the connection failed';
+        reject(new CheckFailed('websocket', `could not open ${url}`));
+      });
     });
     const model = this.config.model;
     /** Messages up to and including the `count`-th end of a turn (a terminal event or an error envelope). */
@@ -184,10 +209,10 @@ export class TestContext {
       }
     };
     return {
-      send: (body) => socket.send(JSON.stringify({ type: 'response.create', model, ...body })),
+      send: (body) => send(JSON.stringify({ type: 'response.create', model, ...body })),
       until,
       turn: async (body) => {
-        socket.send(JSON.stringify({ type: 'response.create', model, ...body }));
+        send(JSON.stringify({ type: 'response.create', model, ...body }));
         const turn = await until(1);
         checkSocketTurn(turn);
         return turn;
@@ -235,6 +260,27 @@ export function checkSocketTurn(turn: Array<Record<string, unknown>>): void {
   if (violation) throw new CheckFailed(violation.rule, `WebSocket event ${violation.eventIndex}: ${violation.message}`);
   const final = (last as { response?: ResponseResource }).response;
   if (final) checkItems(final);
+}
+
+const MAX_RECORDED_CHARS = 64 * 1024;
+const capped = (text: string) => (text.length > MAX_RECORDED_CHARS ? text.slice(0, MAX_RECORDED_CHARS) : text);
+
+function httpExchange(
+  method: string,
+  path: string,
+  requestBody: string | undefined,
+  response: Response,
+  text: string,
+): Exchange {
+  return {
+    kind: 'http',
+    method,
+    url: path,
+    requestBody: requestBody === undefined ? undefined : capped(requestBody),
+    status: response.status,
+    responseHeaders: Object.fromEntries(response.headers),
+    responseBody: capped(text),
+  };
 }
 
 async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
