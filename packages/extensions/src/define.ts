@@ -37,7 +37,22 @@ export function defineItem<const T extends VendorType, const S extends z.ZodRawS
   const schema = z.looseObject({ type: z.literal(type), id: z.string(), status: ITEM_STATUS, ...shape });
   return { kind: 'item' as const, type, schema };
 }
-export type ItemDefinition = ReturnType<typeof defineItem<VendorType, z.ZodRawShape>>;
+
+/**
+ * What the registry needs of a definition's schema. The definition types are declared, not inferred
+ * from the Zod expressions: checking a definition's ZodObject against a light shape is cheap, whereas
+ * against another ZodObject type it costs tens of thousands of type instantiations per registry.
+ */
+export interface DefinedSchema {
+  readonly _zod: { readonly output: unknown };
+}
+
+/** A vendor item as `defineItem` returns it. */
+export interface ItemDefinition {
+  readonly kind: 'item';
+  readonly type: VendorType;
+  readonly schema: DefinedSchema;
+}
 
 /** A vendor streaming event: `type` and an integer `sequence_number` plus the vendor's fields; `fold` updates the accumulated response. */
 export function defineEvent<const T extends VendorType, const S extends z.ZodRawShape>(
@@ -57,7 +72,13 @@ export function defineEvent<const T extends VendorType, const S extends z.ZodRaw
     fold: options.fold as ((response: ResponseResource, event: unknown) => void) | undefined,
   };
 }
-export type EventDefinition = ReturnType<typeof defineEvent<VendorType, z.ZodRawShape>>;
+/** A vendor streaming event as `defineEvent` returns it. */
+export interface EventDefinition {
+  readonly kind: 'event';
+  readonly type: VendorType;
+  readonly schema: DefinedSchema;
+  readonly fold: ((response: ResponseResource, event: unknown) => void) | undefined;
+}
 
 /** A hosted vendor tool: its request parameter (`tools: [{ type: 'acme:document_search', … }]`) and the item its calls produce. */
 export function defineTool<const T extends VendorType, const P extends z.ZodRawShape, I extends ItemDefinition>(
@@ -69,7 +90,13 @@ export function defineTool<const T extends VendorType, const P extends z.ZodRawS
   const param = z.looseObject({ type: z.literal(type), ...definition.param });
   return { kind: 'tool' as const, type, param, item: definition.item };
 }
-export type ToolDefinition = ReturnType<typeof defineTool<VendorType, z.ZodRawShape, ItemDefinition>>;
+/** A hosted vendor tool as `defineTool` returns it. */
+export interface ToolDefinition {
+  readonly kind: 'tool';
+  readonly type: VendorType;
+  readonly param: DefinedSchema;
+  readonly item: ItemDefinition;
+}
 
 /** Core schemas that vendor fields can be added to. */
 export type ExtensibleSchema = 'CreateResponseBody' | 'ResponseResource';
@@ -82,4 +109,9 @@ export function defineFields<const N extends ExtensibleSchema, const S extends z
   ) as unknown as { [K in keyof S]: z.ZodOptional<S[K]> };
   return { kind: 'fields' as const, schema, shape: optional };
 }
-export type FieldsDefinition = ReturnType<typeof defineFields<ExtensibleSchema, z.ZodRawShape>>;
+/** Vendor fields as `defineFields` returns them. */
+export interface FieldsDefinition {
+  readonly kind: 'fields';
+  readonly schema: ExtensibleSchema;
+  readonly shape: Readonly<Record<string, DefinedSchema>>;
+}

@@ -34,3 +34,26 @@ test("the generator's ExtendedUnion helper agrees with the registry's inferred i
     Extract<z.output<typeof registry.schemas.ItemField>, { type: 'acme:search_result' }>['hits']
   >().toEqualTypeOf<Vendor['hits']>();
 });
+
+test('on registry unions, comparing type with a vendor literal narrows to the registered member', () => {
+  type Item = z.output<typeof registry.schemas.ItemField>;
+  const query = (item: Item) => (item.type === 'acme:document_search_call' ? item.results : undefined);
+  expectTypeOf(query).returns.toEqualTypeOf<string[] | undefined>();
+  const role = (item: Item) => (item.type === 'message' ? item.role : undefined);
+  expectTypeOf(role).returns.toEqualTypeOf<'user' | 'assistant' | 'system' | 'developer' | undefined>();
+  type Event = z.output<typeof registry.schemas.StreamingEvent>;
+  const span = (event: Event) => (event.type === 'acme:trace_event' ? event.span : undefined);
+  expectTypeOf(span).returns.toEqualTypeOf<string | undefined>();
+});
+
+test('unknown members are reached through the explicit guard, and only through it', () => {
+  type Item = z.output<typeof registry.schemas.ItemField>;
+  const unknownOnly = (item: Item) => (registry.isUnknownItem(item) ? item : undefined);
+  expectTypeOf(unknownOnly).returns.toEqualTypeOf<import('@openresponses/types').UnknownMember | undefined>();
+  // Narrowing by a vendor literal never yields the unknown member...
+  const vendor = (item: Item) => (item.type === 'acme:search_result' ? item : undefined);
+  expectTypeOf(vendor).returns.not.toMatchTypeOf<import('@openresponses/types').UnknownMember | undefined>();
+  // ...while the guard's other branch keeps every known and registered member.
+  const known = (item: Item) => (registry.isUnknownItem(item) ? undefined : item.type);
+  expectTypeOf<'acme:search_result' | 'message'>().toMatchTypeOf<ReturnType<typeof known>>();
+});

@@ -162,3 +162,14 @@ test('the registry extends exactly unions the generator marks as open', async ()
     expect(OPEN_UNIONS).toContain(name);
   expect(OPEN_UNIONS).not.toContain('ToolChoiceParam');
 });
+
+test('isUnknownItem and isUnknownEvent tell unknown members from core and registered ones', () => {
+  expect(registry.isUnknownItem({ type: 'acme:search_result' })).toBe(false);
+  expect(registry.isUnknownItem({ type: 'acme:document_search_call' })).toBe(false);
+  expect(registry.isUnknownItem({ type: 'message' })).toBe(false);
+  expect(registry.isUnknownItem({ type: 'acme:document_search' })).toBe(false);
+  expect(registry.isUnknownItem({ type: 'other:thing' })).toBe(true);
+  expect(registry.isUnknownEvent({ type: 'acme:trace_event' })).toBe(false);
+  expect(registry.isUnknownEvent({ type: 'response.completed' })).toBe(false);
+  expect(registry.isUnknownEvent({ type: 'acme:search_result' })).toBe(true);
+});

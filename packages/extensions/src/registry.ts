@@ -1,4 +1,12 @@
-import { createAccumulator, createStreamChecker, type StreamCheckerOptions } from '@openresponses/events';
+import {
+  type Accumulator,
+  createAccumulator,
+  createStreamChecker,
+  type StreamChecker,
+  type StreamCheckerOptions,
+} from '@openresponses/events';
+import type * as Core from '@openresponses/types';
+import type { UnknownMember } from '@openresponses/types';
 import { LATEST_SPEC_VERSION, openUnion, validate, versions, type SpecVersion } from '@openresponses/zod';
 import * as z from 'zod/v4';
 import type { EventDefinition, FieldsDefinition, ItemDefinition, ToolDefinition } from './define.js';
@@ -16,7 +24,59 @@ export interface RegistryInput<
   version?: SpecVersion;
 }
 
-type Members<D extends readonly { schema: z.ZodType }[]> = D[number]['schema'];
+type Output<S> = S extends { _zod: { output: infer O } } ? O : never;
+/** The registered vendor items (`defineItem`s and the items of `defineTool`s), as parsed. */
+export type VendorItemOf<I extends readonly ItemDefinition[], T extends readonly ToolDefinition[]> =
+  | Output<I[number]['schema']>
+  | Output<T[number]['item']['schema']>;
+
+/**
+ * The extended validators. Their types are declared here, not inferred from the Zod expressions, which
+ * would spell out every core schema of every version (hundreds of KB of declarations, 10^5 type
+ * instantiations per consumer). Core members come from `@openresponses/types` (the latest version);
+ * unknown members are `UnknownMember`, so narrowing by `type` reaches the registered member.
+ */
+export interface RegistrySchemas<Item, Tool, Event> {
+  ItemField: z.ZodType<Core.ItemField | Item | UnknownMember>;
+  ItemParam: z.ZodType<Core.ItemParam | Item | UnknownMember>;
+  Tool: z.ZodType<Core.Tool | Tool | UnknownMember>;
+  ResponsesToolParam: z.ZodType<Core.ResponsesToolParam | Tool | UnknownMember>;
+  ResponseResource: z.ZodType<
+    Omit<Core.ResponseResource, 'output' | 'tools'> & {
+      output: Array<Core.ItemField | Item | UnknownMember>;
+      tools: Array<Core.Tool | Tool | UnknownMember>;
+    }
+  >;
+  CreateResponseBody: z.ZodType<
+    Omit<Core.CreateResponseBody, 'input' | 'tools'> & {
+      input?: string | Array<Core.ItemParam | Item | UnknownMember> | null;
+      tools?: Array<Core.ResponsesToolParam | Tool | UnknownMember> | null;
+    }
+  >;
+  StreamingEvent: z.ZodType<Core.StreamingEvent | Event | UnknownMember>;
+}
+
+/** What `createRegistry` returns; servers and clients accept one to validate and fold vendor members. */
+export interface Registry<
+  I extends readonly ItemDefinition[] = readonly ItemDefinition[],
+  E extends readonly EventDefinition[] = readonly EventDefinition[],
+  T extends readonly ToolDefinition[] = readonly ToolDefinition[],
+> {
+  version: SpecVersion;
+  schemas: RegistrySchemas<VendorItemOf<I, T>, Output<T[number]['param']>, Output<E[number]['schema']>>;
+  /** An accumulator that folds the registered vendor events. */
+  createAccumulator(): Accumulator;
+  /** A stream checker that validates registered vendor events and folds them. */
+  createStreamChecker(
+    options?: Omit<StreamCheckerOptions, 'accumulator' | 'validateVendorEvent' | 'eventSchema'>,
+  ): StreamChecker;
+  /** Validates a registered vendor event: undefined when valid or not registered, else the problems. */
+  validateVendorEvent(event: Record<string, unknown>): string | undefined;
+  /** Whether an item (or tool) is of a type neither the spec nor this registry defines. */
+  isUnknownItem<M extends { type: unknown }>(item: M): item is Extract<M, UnknownMember>;
+  /** Whether a streaming event is of a type neither the spec nor this registry defines. */
+  isUnknownEvent<M extends { type: unknown }>(event: M): event is Extract<M, UnknownMember>;
+}
 
 /**
  * Extended validators whose inferred types include the registered vendor members, plus the events
@@ -27,7 +87,7 @@ export function createRegistry<
   const I extends readonly ItemDefinition[] = [],
   const E extends readonly EventDefinition[] = [],
   const T extends readonly ToolDefinition[] = [],
->(input: RegistryInput<I, E, T>) {
+>(input: RegistryInput<I, E, T>): Registry<I, E, T> {
   const version = input.version ?? LATEST_SPEC_VERSION;
   const core = versions[version].exact;
   const items = [...(input.items ?? []), ...(input.tools ?? []).map((t) => t.item)] as ItemDefinition[];
@@ -42,6 +102,8 @@ export function createRegistry<
   if (duplicate) throw new Error(`"${duplicate}" is registered twice`);
   const fieldsOf = (name: FieldsDefinition['schema']) =>
     Object.assign({}, ...(input.fields ?? []).filter((f) => f.schema === name).map((f) => f.shape)) as z.ZodRawShape;
+  // Definitions are typed lightly (see DefinedSchema); at run time their schemas are Zod schemas.
+  const zod = (schema: unknown) => schema as z.ZodType;
 
   const known = (schema: { _zod: { propValues?: Record<string, Set<unknown>> } }) =>
     [...(schema._zod.propValues?.type ?? [])].filter((v): v is string | null => typeof v === 'string' || v === null);
@@ -53,33 +115,20 @@ export function createRegistry<
 
   const ItemField = extend(
     core.ItemFieldSchema,
-    items.map((i) => i.schema),
-  ) as unknown as z.ZodType<
-    | z.output<typeof core.ItemFieldSchema>
-    | z.output<Members<I>>
-    | z.output<T[number]['item']['schema']>
-    | { type: string; [key: string]: unknown }
-  >;
+    items.map((i) => zod(i.schema)),
+  ) as z.ZodType;
   const ItemParam = extend(
     core.ItemParamSchema,
-    items.map((i) => i.schema),
-  ) as unknown as z.ZodType<
-    z.output<typeof core.ItemParamSchema> | z.output<Members<I>> | { type: string; [key: string]: unknown }
-  >;
+    items.map((i) => zod(i.schema)),
+  ) as z.ZodType;
   const Tool = extend(
     core.ToolSchema,
-    tools.map((t) => t.param),
-  ) as unknown as z.ZodType<
-    z.output<typeof core.ToolSchema> | z.output<T[number]['param']> | { type: string; [key: string]: unknown }
-  >;
+    tools.map((t) => zod(t.param)),
+  ) as z.ZodType;
   const ResponsesToolParam = extend(
     core.ResponsesToolParamSchema,
-    tools.map((t) => t.param),
-  ) as unknown as z.ZodType<
-    | z.output<typeof core.ResponsesToolParamSchema>
-    | z.output<T[number]['param']>
-    | { type: string; [key: string]: unknown }
-  >;
+    tools.map((t) => zod(t.param)),
+  ) as z.ZodType;
   const ResponseResource = core.ResponseResourceSchema.extend({
     output: z.array(ItemField),
     tools: z.array(Tool),
@@ -103,12 +152,10 @@ export function createRegistry<
   const StreamingEvent = openUnion(
     z.discriminatedUnion('type', [...coreEvents, ...events.map((e) => e.schema)] as never),
     [...known(core.StreamingEventSchema as never), ...events.map((e) => e.type)],
-  ) as unknown as z.ZodType<
-    z.output<typeof core.StreamingEventSchema> | z.output<Members<E>> | { type: string; [key: string]: unknown }
-  >;
+  ) as z.ZodType;
 
   const folds = Object.fromEntries(events.filter((e) => e.fold).map((e) => [e.type, e.fold!]));
-  const eventSchemas = new Map<string, z.ZodType>(events.map((e) => [e.type, e.schema]));
+  const eventSchemas = new Map<string, z.ZodType>(events.map((e) => [e.type, zod(e.schema)]));
   const validateVendorEvent = (event: Record<string, unknown>) => {
     const schema = eventSchemas.get(String(event.type));
     if (!schema) return undefined;
@@ -116,18 +163,34 @@ export function createRegistry<
     return result.success ? undefined : result.issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ');
   };
 
+  const knownItems = new Set<unknown>([
+    ...known(core.ItemFieldSchema as never),
+    ...known(core.ItemParamSchema as never),
+    ...known(core.ToolSchema as never),
+    ...known(core.ResponsesToolParamSchema as never),
+    ...items.map((i) => i.type),
+    ...tools.map((t) => t.type),
+  ]);
+  const knownEvents = new Set<unknown>([...known(core.StreamingEventSchema as never), ...events.map((e) => e.type)]);
+
   return {
     version,
-    schemas: { ItemField, ItemParam, Tool, ResponsesToolParam, ResponseResource, CreateResponseBody, StreamingEvent },
-    /** An accumulator that folds the registered vendor events. */
+    schemas: {
+      ItemField,
+      ItemParam,
+      Tool,
+      ResponsesToolParam,
+      ResponseResource,
+      CreateResponseBody,
+      StreamingEvent,
+    } as unknown as Registry<I, E, T>['schemas'],
     createAccumulator: () => createAccumulator({ folds }),
-    /** A stream checker that validates registered vendor events and folds them. */
-    createStreamChecker: (
-      options: Omit<StreamCheckerOptions, 'accumulator' | 'validateVendorEvent' | 'eventSchema'> = {},
-    ) => createStreamChecker({ ...options, accumulator: { folds }, validateVendorEvent, eventSchema: StreamingEvent }),
+    createStreamChecker: (options = {}) =>
+      createStreamChecker({ ...options, accumulator: { folds }, validateVendorEvent, eventSchema: StreamingEvent }),
     validateVendorEvent,
+    isUnknownItem: <M extends { type: unknown }>(item: M): item is Extract<M, UnknownMember> =>
+      !knownItems.has(item.type),
+    isUnknownEvent: <M extends { type: unknown }>(event: M): event is Extract<M, UnknownMember> =>
+      !knownEvents.has(event.type),
   };
 }
-
-/** What `createRegistry` returns; servers and clients accept one to validate and fold vendor members. */
-export type Registry = ReturnType<typeof createRegistry>;

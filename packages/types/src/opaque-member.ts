@@ -4,3 +4,17 @@
  * parsing keeps it intact, so it can be ignored, inspected or passed on.
  */
 export type OpaqueMember = { type: string; [key: string]: unknown };
+
+/**
+ * The static `type` of an unknown member. At run time it is whatever string the peer sent; statically
+ * it is a pattern that no known or registered literal matches, so `item.type === 'message'` (or
+ * `'acme:search_call'` on a registry union) narrows to that member instead of keeping an unknown one
+ * whose `type` could be anything. It is still a string: print it, log it, compare it.
+ */
+export type UnknownType = `${string}(unknown type)`;
+
+/**
+ * How forward-compatible unions type their unknown members: reach them with a type guard
+ * (`isUnknownMember` in `@openresponses/zod`, `registry.isUnknownItem`) or a switch's `default`.
+ */
+export type UnknownMember = { type: UnknownType; [key: string]: unknown };

@@ -4,6 +4,7 @@ import type {
   ItemField,
   ItemParam,
   OpaqueMember,
+  UnknownMember,
   ResponseOutputTextDeltaStreamingEvent,
   StreamingEvent,
   StreamingEventByType,
@@ -27,10 +28,33 @@ test('input items: the message variants are told apart by role', () => {
   expectTypeOf<Extract<ItemField, { type: 'function_call' }>['arguments']>().toEqualTypeOf<string>();
 });
 
-test('forward-compatible unions admit opaque members; exact ones do not', () => {
-  expectTypeOf<OpaqueMember>().toMatchTypeOf<Forward.ItemField>();
-  expectTypeOf<OpaqueMember>().not.toMatchTypeOf<ItemField>();
-  expectTypeOf<OpaqueMember>().toMatchTypeOf<Forward.StreamingEvent>();
+test('forward-compatible unions admit unknown members; exact ones do not', () => {
+  expectTypeOf<UnknownMember>().toMatchTypeOf<Forward.ItemField>();
+  expectTypeOf<UnknownMember>().not.toMatchTypeOf<ItemField>();
+  expectTypeOf<UnknownMember>().toMatchTypeOf<Forward.StreamingEvent>();
+  // Unknown members still are opaque members: code that takes any member takes them.
+  expectTypeOf<UnknownMember>().toMatchTypeOf<OpaqueMember>();
+});
+
+test('narrowing by type on a forward-compatible union reaches the member, not the unknown one', () => {
+  const role = (item: Forward.ItemField) => (item.type === 'message' ? item.role : undefined);
+  expectTypeOf(role).returns.toEqualTypeOf<'user' | 'assistant' | 'system' | 'developer' | undefined>();
+  const rest = (item: Forward.ItemField) => {
+    switch (item.type) {
+      case 'message':
+      case 'function_call':
+      case 'function_call_output':
+      case 'reasoning':
+      case 'compaction':
+        return undefined;
+      default:
+        return item;
+    }
+  };
+  expectTypeOf(rest).returns.toEqualTypeOf<UnknownMember | undefined>();
+  // The other direction: with an absorbing `type: string` member, narrowing would reach nothing.
+  const absorbed = (item: ItemField | OpaqueMember) => (item.type === 'message' ? item.role : undefined);
+  expectTypeOf(absorbed).returns.toEqualTypeOf<unknown>();
 });
 
 test('versions are pinned side by side', () => {

@@ -113,3 +113,13 @@ test('validation issues name the offending path', () => {
   expect(missingType.success).toBe(false);
   expect(!missingType.success && missingType.issues[0]!.path).toBe('type');
 });
+
+test('isUnknownMember tells unknown members of an open union from known ones, and refuses closed schemas', async () => {
+  const { isUnknownMember, forward, UsageSchema } = await import('../src/index.js');
+  const mini = await import('../src/generated/mini/index.gen.js');
+  for (const union of [forward.ItemFieldSchema, mini.forward.ItemFieldSchema]) {
+    expect(isUnknownMember(union, { type: 'message' })).toBe(false);
+    expect(isUnknownMember(union, { type: 'acme:thing' })).toBe(true);
+  }
+  expect(() => isUnknownMember(UsageSchema, { type: 'x' })).toThrow(/not a forward-compatible/);
+});

@@ -3,12 +3,14 @@ import type { ModelAnalysis, ValidationMode } from '../model/analysis.js';
 import { type SchemaNode, useSiteAnnotations } from '../model/schema-model.js';
 import { docComment, docText, generatedHeader, printModule, propertyKey } from './docs.js';
 
-/** The name of the type forward-compatible mode gives unknown members of open unions. */
-export const OPAQUE_MEMBER = 'OpaqueMember';
+/** The name of the type forward-compatible mode gives unknown members of open unions (narrowing-safe). */
+export const UNKNOWN_MEMBER = 'UnknownMember';
+/** The plain opaque member type the version index re-exports too. */
+const OPAQUE_MEMBER = 'OpaqueMember';
 
 /**
  * Emits one TypeScript module of named types. In forward-compatible mode, open unions also admit
- * `OpaqueMember`, and schemas that contain no open union are re-exported from the exact module.
+ * `UnknownMember`, and schemas that contain no open union are re-exported from the exact module.
  */
 export function emitTypesModule(
   project: Project,
@@ -25,7 +27,7 @@ export function emitTypesModule(
       continue;
     }
     let type = typeText(schema.node, '');
-    if (mode === 'forward' && schema.open) type = `${type}\n  | ${OPAQUE_MEMBER}`;
+    if (mode === 'forward' && schema.open) type = `${type}\n  | ${UNKNOWN_MEMBER}`;
     const docs = docText(schema.node.annotations, schema.name);
     statements.push({
       kind: StructureKind.TypeAlias,
@@ -47,7 +49,7 @@ export function emitTypesModule(
       {
         kind: StructureKind.ImportDeclaration,
         moduleSpecifier: '../../opaque-member.js',
-        namedImports: [OPAQUE_MEMBER],
+        namedImports: [UNKNOWN_MEMBER],
         isTypeOnly: true,
       },
     ];
@@ -100,7 +102,7 @@ export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileNa
     {
       kind: StructureKind.ExportDeclaration,
       moduleSpecifier: '../../opaque-member.js',
-      namedExports: [OPAQUE_MEMBER],
+      namedExports: [OPAQUE_MEMBER, UNKNOWN_MEMBER, 'UnknownType'],
       isTypeOnly: true,
     },
   ];

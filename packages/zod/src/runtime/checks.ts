@@ -1,7 +1,10 @@
 /**
  * Building blocks of the generated classic schemas: the JSON Schema checks, lossless objects and open unions.
  */
+import type { UnknownMember } from '@openresponses/types';
 import * as z from 'zod/v4';
+
+import { recordKnownTypes } from './open-unions.js';
 
 export { jsonInteger, maxCodePoints, maxKeys, minCodePoints, minKeys } from './json-checks.js';
 
@@ -17,7 +20,8 @@ export function lossless<Shape extends z.core.$ZodLooseShape>(
 }
 
 /** What forward-compatible mode accepts for a member of an open union whose `type` it does not know. */
-export type OpaqueMemberSchema = z.ZodObject<{ type: z.ZodString }, z.core.$loose>;
+/** Its static output is `UnknownMember`, whose `type` no known literal matches, so narrowing by `type` works. */
+export type OpaqueMemberSchema = z.ZodType<UnknownMember>;
 
 /**
  * A union that also accepts members of unknown `type` intact (clients MUST ignore what they do not know).
@@ -34,5 +38,7 @@ export function openUnion<Known extends z.ZodType>(
       .string()
       .refine((type) => !known_.has(type), { message: 'A known type must match its schema', abort: true }),
   });
-  return z.union([known, opaque]);
+  const union = z.union<[Known, OpaqueMemberSchema]>([known, opaque as unknown as OpaqueMemberSchema]);
+  recordKnownTypes(union, knownTypes);
+  return union;
 }

@@ -2,7 +2,10 @@
  * Building blocks of the generated zod mini schemas: the same checks as the classic ones, lossless
  * objects and open unions, with zod mini only (so bundles of the mini schemas stay small).
  */
+import type { UnknownMember } from '@openresponses/types';
 import * as z from 'zod/v4/mini';
+
+import { recordKnownTypes } from './open-unions.js';
 
 export { jsonInteger, maxCodePoints, maxKeys, minCodePoints, minKeys } from './json-checks.js';
 
@@ -14,7 +17,8 @@ export function lossless<Shape extends z.core.$ZodLooseShape>(
 }
 
 /** What forward-compatible mode accepts for a member of an open union whose `type` it does not know. */
-export type OpaqueMemberSchema = z.ZodMiniObject<{ type: z.ZodMiniString }, z.core.$loose>;
+/** Its static output is `UnknownMember`, whose `type` no known literal matches, so narrowing by `type` works. */
+export type OpaqueMemberSchema = z.ZodMiniType<UnknownMember>;
 
 /** A union that also accepts members of unknown `type` intact; a known `type` with an invalid body still fails. */
 export function openUnion<Known extends z.ZodMiniType>(
@@ -28,5 +32,7 @@ export function openUnion<Known extends z.ZodMiniType>(
       .string()
       .check(z.refine((type) => !known_.has(type), { message: 'A known type must match its schema', abort: true })),
   });
-  return z.union([known, opaque]);
+  const union = z.union<[Known, OpaqueMemberSchema]>([known, opaque as unknown as OpaqueMemberSchema]);
+  recordKnownTypes(union, knownTypes);
+  return union;
 }

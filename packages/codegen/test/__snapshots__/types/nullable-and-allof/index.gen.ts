@@ -4,7 +4,7 @@ import type { StreamingEvent, SchemaTypes } from "./schemas.gen.js";
 export type * from "./schemas.gen.js";
 export type * as Forward from "./forward.gen.js";
 export type { paths, components, operations } from "./openapi.gen.js";
-export type { OpaqueMember } from "../../opaque-member.js";
+export type { OpaqueMember, UnknownMember, UnknownType } from "../../opaque-member.js";
 /** The spec version these types were generated from. */
 export const SPEC_VERSION = "nullable-and-allof";
 /** The `type` of every streaming event the spec defines. */

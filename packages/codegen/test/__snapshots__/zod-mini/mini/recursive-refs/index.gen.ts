@@ -4,5 +4,6 @@ export * from './exact.gen.js';
 /** The same schemas in forward-compatible mode: open unions also accept members of unknown `type`, kept intact. */
 export * as forward from './forward.gen.js';
 export { validate, type ValidationResult, type ValidationIssue } from '../../../runtime/validate.js';
+export { isUnknownMember } from '../../../runtime/open-unions.js';
 /** The spec version these schemas were generated from. */
 export const SPEC_VERSION = "recursive-refs";
