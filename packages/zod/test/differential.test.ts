@@ -3,6 +3,7 @@
 // (Zod classic, Zod mini, the emitted JSON Schema run by Ajv) and from Ajv on the spec document.
 // Forward-compatible mode is held to the same standard against the document with its type-discriminated
 // unions opened to unknown `type`s.
+import { Validator } from '@cfworker/json-schema';
 import { Ajv } from 'ajv';
 import { describe, expect, test } from 'vitest';
 import type * as core from 'zod/v4/core';
@@ -32,6 +33,15 @@ const targets: Record<string, (version: string, mode: Mode) => Promise<Verdict>>
       let check = compiled.get(name);
       if (!check) compiled.set(name, (check = ajv.compile(jsonSchema(name, mode)) as (value: unknown) => boolean));
       return check(value);
+    };
+  },
+  'JSON Schema (@cfworker/json-schema)': async (version, mode) => {
+    const { jsonSchema } = await import(`../../types/src/generated/json-schema/${version}/index.gen.ts`);
+    const validators = new Map<string, Validator>();
+    return (name, value) => {
+      let validator = validators.get(name);
+      if (!validator) validators.set(name, (validator = new Validator(jsonSchema(name, mode), '7', true)));
+      return validator.validate(value).valid;
     };
   },
 };

@@ -123,3 +123,31 @@ test('isUnknownMember tells unknown members of an open union from known ones, an
   }
   expect(() => isUnknownMember(UsageSchema, { type: 'x' })).toThrow(/not a forward-compatible/);
 });
+
+test('every classic and mini schema is a Standard Schema (v1) validator that agrees with validate', async () => {
+  const classic = await import('../src/index.js');
+  const mini = await import('../src/generated/mini/index.gen.js');
+  const usage = {
+    input_tokens: 1,
+    output_tokens: 2,
+    total_tokens: 3,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: 0 },
+  };
+  for (const module of [classic, classic.forward, mini, mini.forward]) {
+    const schemas = Object.entries(module).filter(([name]) => name.endsWith('Schema'));
+    expect(schemas.length).toBeGreaterThan(100);
+    for (const [name, schema] of schemas) {
+      const standard = (schema as { '~standard'?: { version: number; vendor: string; validate: unknown } })[
+        '~standard'
+      ];
+      expect(standard?.version, name).toBe(1);
+      expect(typeof standard?.validate, name).toBe('function');
+    }
+    const standard = (
+      module.UsageSchema as unknown as { '~standard': { validate: (v: unknown) => { issues?: unknown[] } } }
+    )['~standard'];
+    expect(standard.validate(usage).issues).toBeUndefined();
+    expect(standard.validate({ ...usage, input_tokens: 'x' }).issues?.length).toBeGreaterThan(0);
+  }
+});
