@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { checkStream } from '@openresponses/events';
 import { startServer, type RunningServer } from '@openresponses/server/node';
+import { injectFaults } from '@openresponses/server/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createClient, OpenResponsesError, ResponseFailedError, type OpenResponsesClient } from '../src/index.js';
 
@@ -12,7 +13,7 @@ const KEY = 'client-test-key';
 let server: RunningServer;
 let client: OpenResponsesClient;
 beforeAll(async () => {
-  server = await startServer({ apiKeys: [KEY], validateOutgoing: true, testHooks: true, warn: () => {} });
+  server = await startServer({ apiKeys: [KEY], validateOutgoing: true, middleware: [injectFaults()], warn: () => {} });
   client = createClient({ baseURL: `${server.url}/v1`, apiKey: KEY, retryBaseMs: 10 });
 });
 afterAll(() => server.close());

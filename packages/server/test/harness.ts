@@ -1,12 +1,19 @@
 // Starts the real reference server on 127.0.0.1 (ephemeral port) with outgoing validation on, and
 // reads its streams through the real events package (decoder and checker).
 import { checkStream, decodeSSE, type AnyStreamingEvent, type Violation } from '@openresponses/events';
+import { injectFaults } from '../src/testing/index.js';
 import { startServer, type RunningServer, type StartServerOptions } from '../src/node/index.js';
 
 export const API_KEY = 'test-key-0123456789';
 
 export async function startTestServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  return startServer({ apiKeys: [API_KEY], validateOutgoing: true, testHooks: true, warn: () => {}, ...options });
+  return startServer({
+    apiKeys: [API_KEY],
+    validateOutgoing: true,
+    middleware: [injectFaults()],
+    warn: () => {},
+    ...options,
+  });
 }
 
 export function post(

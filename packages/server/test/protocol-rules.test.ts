@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { DeterministicModel, type ModelProvider } from '../src/index.js';
 import type { RunningServer } from '../src/node/index.js';
 import { parseDuration } from '../src/node/server.js';
-import { formatDuration } from '../src/node/websocket.js';
+import { formatDuration } from '../src/websocket/session.js';
 import { API_KEY, post, startTestServer } from './harness.js';
 
 let server: RunningServer;

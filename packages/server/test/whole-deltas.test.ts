@@ -2,9 +2,10 @@
 // the same either way, including where max_output_tokens cuts it off. Token counting is checked too.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { countTokens, createResponsesService } from '../src/index.js';
+import { createRunner } from '../src/handler/service.js';
+import { countTokens } from '../src/index.js';
 
-const service = createResponsesService({});
+const service = createRunner({});
 const weather = {
   type: 'function',
   name: 'get_weather',

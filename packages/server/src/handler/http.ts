@@ -1,6 +1,7 @@
 import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
 import { checkJsonDepth, type ServerLimits } from '../limits.js';
 import type { Cancellation } from '../responses/cancellation.js';
+import { LATEST_SPEC_VERSION, SPEC_VERSIONS, type SpecVersion } from '@openresponses/zod';
 
 /**
  * A request as the service reads it. Transports give it cheaply: the fetch-style handler from a web
@@ -17,6 +18,8 @@ export interface ServiceRequest {
   text(maxBytes: number): Promise<string | null>;
   /** Cancelled when the client goes away. */
   cancellation?: Cancellation;
+  /** The tenant, set by the authentication middleware (routes read only their tenant's responses). */
+  owner?: string;
 }
 
 /**
@@ -39,13 +42,16 @@ export interface ServiceResponse {
   body: string | ServiceEventStream | null;
 }
 
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): ServiceResponse {
-  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+export function json(status: number, body: unknown, headers?: Record<string, string>): ServiceResponse {
+  // A plain literal (no spread) keeps one hidden class for the headers that middleware adds to.
+  const all: Record<string, string> = { 'content-type': 'application/json' };
+  if (headers) Object.assign(all, headers);
+  return { status, headers: all, body: JSON.stringify(body) };
 }
 
-export function errorResponse(error: unknown, headers: Record<string, string> = {}): ServiceResponse {
+export function errorResponse(error: unknown): ServiceResponse {
   const failure = asResponsesError(error);
-  return json(failure.status, failure.toJSON(), Object.assign({}, headers, failure.headers));
+  return json(failure.status, failure.toJSON(), failure.headers);
 }
 
 /**
@@ -87,7 +93,7 @@ export function parseJson(text: string, limits: Pick<ServerLimits, 'maxJsonDepth
   }
 }
 
-const tooLarge = (maxBytes: number) =>
+export const tooLarge = (maxBytes: number) =>
   invalidRequest('request_too_large', `The request body is larger than ${maxBytes} bytes.`, null, 413);
 
 /** Form fields are strings; values that are JSON (arrays, objects, numbers, booleans) are parsed. */
@@ -118,5 +124,17 @@ export function unauthorized(): ResponsesError {
     'authentication_error',
     'invalid_api_key',
     'Missing or invalid API key: send Authorization: Bearer <key>.',
+  );
+}
+
+/** The spec version a request asks for with `OpenResponses-Version` (the latest without it). */
+export function negotiateVersion(header: string | null): SpecVersion {
+  if (!header) return LATEST_SPEC_VERSION;
+  const asked = header.trim();
+  if ((SPEC_VERSIONS as readonly string[]).includes(asked)) return asked as SpecVersion;
+  throw invalidRequest(
+    'unsupported_version',
+    `OpenResponses-Version '${header}' is not supported; this server speaks ${SPEC_VERSIONS.join(', ')}.`,
+    null,
   );
 }

@@ -1,5 +1,5 @@
 export { startServer, type RunningServer, type StartServerOptions } from './server.js';
 export { toNodeListener, type NodeListenerTarget } from './http-adapter.js';
-export { serveResponsesSocket, type WebSocketOptions } from './websocket.js';
+export { serveResponsesSocket } from './websocket.js';
 export { readScenarioFile, scenarioFileWriter } from './scenario-files.js';
 export { gatewayProviders, type GatewayOptions } from './gateway.js';

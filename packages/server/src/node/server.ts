@@ -3,13 +3,12 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { ResponsesError } from '../errors.js';
-import { unauthorized } from '../handler/http.js';
-import { originAllowed, originRefused } from '../handler/origin.js';
 import { createResponsesService, type ResponsesService, type ResponsesServiceOptions } from '../handler/service.js';
 import { toNodeListener } from './http-adapter.js';
-import { serveResponsesSocket, type WebSocketOptions } from './websocket.js';
+import type { SessionOptions } from '../websocket/session.js';
+import { firstHeader, serveResponsesSocket } from './websocket.js';
 
-export interface StartServerOptions extends ResponsesServiceOptions, WebSocketOptions {
+export interface StartServerOptions extends ResponsesServiceOptions, SessionOptions {
   /** Port to listen on; 0 picks a free one (default 0). */
   port?: number;
   /** Interface to bind (default 127.0.0.1). */
@@ -60,26 +59,21 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       ),
     );
   });
-  const base = (options.basePath ?? '/v1').replace(/\/$/, '');
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     // A peer that resets during the handshake must not take the process down.
     socket.on('error', () => socket.destroy());
-    const path = (request.url ?? '/').split('?')[0]!.replace(/\/+$/, '');
-    if (path !== `${base}/responses`) {
-      rawAnswer(socket, 404, new ResponsesError('not_found', 'unknown_path', `No WebSocket route at ${path}.`));
-      return;
-    }
-    const origin = request.headers.origin ?? null;
-    if (origin !== null && !originAllowed(origin, request.headers.host ?? null, options.cors)) {
-      rawAnswer(socket, 403, originRefused(origin));
-      return;
-    }
     acceptSubprotocolKey(request);
-    if (!service.authorize(request.headers.authorization ?? null)) {
-      rawAnswer(socket, 401, unauthorized());
-      return;
-    }
-    sockets.handleUpgrade(request, socket, head, (ws) => serveResponsesSocket(ws, request, service, options));
+    const url = request.url ?? '/';
+    const query = url.indexOf('?');
+    void service
+      .checkUpgrade({
+        path: query < 0 ? url : url.slice(0, query),
+        header: (name) => firstHeader(request.headers[name]),
+      })
+      .then((refusal) => {
+        if (refusal) rawAnswer(socket, refusal.status, refusal);
+        else sockets.handleUpgrade(request, socket, head, (ws) => serveResponsesSocket(ws, request, service, options));
+      });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,3 +1,4 @@
+export { injectFaults } from './faults.js';
 export type { TestFramework } from './framework.js';
 export { describeTenantIsolation, type IsolationTarget, socketTurn } from './isolation.js';
 export { type ReceivedRequest, type ReplayUpstream, startReplayUpstream } from './replay-upstream.js';

@@ -1,0 +1,155 @@
+import { randomId } from '@openresponses/events';
+import { ResponsesError } from '../errors.js';
+import {
+  constantTimeEqual,
+  errorResponse,
+  tooLarge,
+  type ServiceRequest,
+  type ServiceResponse,
+  unauthorized,
+} from './http.js';
+
+/** Serves a request: the router, or the rest of the middleware chain in front of it. */
+export type ServiceHandler = (request: ServiceRequest) => Promise<ServiceResponse>;
+
+/**
+ * Runs around the rest of the chain: answers itself, or calls `next` and may change its answer.
+ * Chains are composed once when the service is made, so a request allocates nothing for them.
+ */
+export type Middleware = (request: ServiceRequest, next: ServiceHandler) => Promise<ServiceResponse>;
+
+/** `first` runs first; its `next` is the second, and so on down to `handler`. */
+export function compose(middleware: readonly Middleware[], handler: ServiceHandler): ServiceHandler {
+  return middleware.reduceRight<ServiceHandler>((next, layer) => (request) => layer(request, next), handler);
+}
+
+/** Every answer carries `x-request-id` (clients put it in their errors; logs name it). */
+export function requestIds(): Middleware {
+  return async (request, next) => {
+    const response = await next(request);
+    response.headers['x-request-id'] = request.header('x-request-id') ?? randomId('req');
+    return response;
+  };
+}
+
+/** What the logging hook hears about each request once it is answered. */
+export interface RequestLog {
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  requestId: string | undefined;
+}
+
+/** Calls `onRequest` once per answered request (streams: when their headers are ready). */
+export function logging(onRequest: (entry: RequestLog) => void): Middleware {
+  return async (request, next) => {
+    const started = performance.now();
+    const response = await next(request);
+    onRequest({
+      method: request.method,
+      path: request.path,
+      status: response.status,
+      durationMs: performance.now() - started,
+      requestId: response.headers['x-request-id'],
+    });
+    return response;
+  };
+}
+
+/** Anything thrown becomes the spec's error object; what is not a ResponsesError is a server bug and is logged. */
+export function errorMapping(onUnexpected: (error: unknown) => void = console.error): Middleware {
+  return async (request, next) => {
+    try {
+      return await next(request);
+    } catch (error) {
+      if (!(error instanceof ResponsesError)) onUnexpected(error);
+      return errorResponse(error);
+    }
+  };
+}
+
+/** Answers preflights (before authentication: browsers send no credentials there) and marks every answer. */
+export function cors(options: true | { origin: string }, allowHeaders: readonly string[]): Middleware {
+  const headers: Record<string, string> = {
+    'access-control-allow-origin': options === true ? '*' : options.origin,
+    'access-control-allow-headers': allowHeaders.join(', '),
+    'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+    'access-control-expose-headers': 'x-request-id, retry-after',
+  };
+  return async (request, next) => {
+    if (request.method === 'OPTIONS') return { status: 204, headers: { ...headers }, body: null };
+    const response = await next(request);
+    Object.assign(response.headers, headers);
+    return response;
+  };
+}
+
+/** Tells which tenant an `Authorization` header speaks for. */
+export interface Authenticator {
+  /** The tenant of an `Authorization` header ('open' on a server without keys), or undefined when it carries no accepted key. */
+  ownerOf(header: string | null): Promise<string | undefined>;
+  /** True when no API keys are configured. */
+  readonly open: boolean;
+}
+
+/**
+ * Bearer keys, each its own tenant unless `tenants` names one. Tenants are named by configuration or by a
+ * digest of the key: stores never hold the keys themselves.
+ */
+export function bearerAuthenticator(
+  keys: readonly string[],
+  tenants: Readonly<Record<string, string>> = {},
+): Authenticator {
+  const names = Promise.all(
+    keys.map(async (key) => [key, tenants[key] ?? `key_${await digestHex(key)}`] as const),
+  ).then((pairs) => new Map<string, string>(pairs));
+  /** The accepted key a header carries, or undefined. */
+  const matchKey = (header: string | null): string | undefined => {
+    const token = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '';
+    // Compare against every key so timing does not reveal which one matched.
+    let matched: string | undefined;
+    for (const key of keys) if (constantTimeEqual(token, key)) matched = key;
+    return matched;
+  };
+  return {
+    open: keys.length === 0,
+    ownerOf: async (header) => {
+      if (keys.length === 0) return 'open';
+      const key = matchKey(header);
+      return key === undefined ? undefined : (await names).get(key);
+    },
+  };
+}
+
+/** Hex SHA-256 of a text, first 32 digits (web crypto, so the service runs in any runtime). */
+async function digestHex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest).subarray(0, 16), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Refuses requests without a valid key, except on public paths (health checks); sets `request.owner`. */
+export function authentication(
+  authenticator: Authenticator,
+  isPublic: (request: ServiceRequest) => boolean,
+): Middleware {
+  return async (request, next) => {
+    if (isPublic(request)) return next(request);
+    const owner = await authenticator.ownerOf(request.header('authorization'));
+    if (owner === undefined) throw unauthorized();
+    request.owner = owner;
+    return next(request);
+  };
+}
+
+/**
+ * Refuses a body whose declared length is over the limit before anything reads it; bodies without a
+ * declared length are cut at the limit by `readBody`.
+ */
+export function bodyLimit(maxBytes: number): Middleware {
+  return (request, next) => {
+    const declared = request.header('content-length');
+    if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+    return next(request);
+  };
+}

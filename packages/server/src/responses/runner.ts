@@ -1,0 +1,167 @@
+import { type AnyStreamingEvent, createStreamChecker, TERMINAL_EVENT_TYPES } from '@openresponses/events';
+import type { Registry } from '@openresponses/extensions';
+import type { ItemField, ResponseResource } from '@openresponses/types';
+import { type SpecVersion, validate, versions } from '@openresponses/zod';
+import { asResponsesError, type ResponsesError } from '../errors.js';
+import type { Backpressure } from '../handler/http.js';
+import type { ServerLimits } from '../limits.js';
+import type { ModelProvider } from '../models/provider.js';
+import type { ResponseStore } from '../stores/contract.js';
+import type { Cancellation } from './cancellation.js';
+import { openAIEventNames } from './compat.js';
+import type { Sealer } from './sealed.js';
+import { prepareTurn, startTurn, type TurnDependencies, type TurnResult } from './turn.js';
+
+export interface TurnOptions {
+  version: SpecVersion;
+  /** The tenant the turn runs for: it sees and stores only its own responses. */
+  owner: string;
+  /** Where this turn's context is read and its response stored (default the runner's store; WebSocket sessions layer their cache over it). */
+  store?: ResponseStore;
+  onEvent?: (event: AnyStreamingEvent) => void;
+  cancellation?: Cancellation;
+  /** Pauses the turn while the client is behind on reading. */
+  backpressure?: Backpressure;
+  schema?: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema';
+}
+
+export type TurnOutcome = TurnResult & { input: ItemField[] };
+
+/** Runs `response.create` turns for every transport: validation, context, model, events, outgoing checks, storing. */
+export interface TurnRunner {
+  /**
+   * Phase one (validation, context and the model's first part; its errors are plain JSON errors), returning
+   * phase two, which streams the rest to `onEvent`. `watched`: a client sees the deltas as they come
+   * (otherwise each text goes to the writer whole).
+   */
+  begin(
+    raw: unknown,
+    options: TurnOptions,
+    watched: boolean,
+  ): Promise<(onEvent?: (event: AnyStreamingEvent) => void, backpressure?: Backpressure) => Promise<TurnOutcome>>;
+  /** Both phases at once. */
+  turn(raw: unknown, options: TurnOptions): Promise<TurnOutcome>;
+  /** What a turn (or a compaction) needs, reading only `owner`'s responses from `from`. */
+  depsFor(owner: string, from?: ResponseStore): TurnDependencies;
+  readonly store: ResponseStore;
+  readonly limits: ServerLimits;
+  readonly providers: readonly ModelProvider[];
+}
+
+export interface TurnRunnerOptions {
+  providers: ModelProvider[];
+  defaultModel: string;
+  sealer: Sealer;
+  store: ResponseStore;
+  limits: ServerLimits;
+  registry?: Registry;
+  /** Validates every outgoing payload; a violation is a server bug and fails loudly. */
+  validateOutgoing?: boolean;
+  /** `openai`: events renamed for the official SDK's stream helper (see `ResponsesServiceOptions.compatibility`). */
+  compatibility?: 'openai';
+}
+
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
+
+export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
+  const { store, registry, validateOutgoing, limits } = options;
+  const depsFor = (owner: string, from: ResponseStore = store): TurnDependencies => ({
+    providers: options.providers,
+    defaultModel: options.defaultModel,
+    loadChain: (id) => from.getChain(id, owner),
+    lookupItem: (id) => from.getItem(id, owner),
+    sealer: options.sealer,
+    registry,
+    limits,
+  });
+
+  const checkOutgoing = (version: SpecVersion, response: unknown) => {
+    if (!validateOutgoing) return;
+    const result = validate(
+      (registry?.schemas.ResponseResource ?? versions[version].exact.ResponseResourceSchema) as Parameters<
+        typeof validate
+      >[0],
+      response,
+    );
+    if (!result.success)
+      throw new Error(
+        `Server bug: an outgoing response breaks the ${version} schema: ${JSON.stringify(result.issues)}`,
+      );
+  };
+
+  const begin: TurnRunner['begin'] = async (raw, turnOptions, watched) => {
+    const target = turnOptions.store ?? store;
+    const deps = depsFor(turnOptions.owner, target);
+    const prepared = await prepareTurn(raw, turnOptions.version, deps, turnOptions.schema);
+    const stored = prepared.body.store !== false;
+    const started = await startTurn(prepared, deps, { cancellation: turnOptions.cancellation, wholeDeltas: !watched });
+    return async (onEvent, backpressure = turnOptions.backpressure) => {
+      const checker = validateOutgoing
+        ? (registry?.createStreamChecker() ??
+          createStreamChecker({ eventSchema: versions[turnOptions.version].exact.StreamingEventSchema }))
+        : undefined;
+      const rename = options.compatibility === 'openai' ? openAIEventNames() : undefined;
+      const emit = (event: AnyStreamingEvent) => {
+        const violations = checker?.push(event).filter((v) => v.severity === 'error') ?? [];
+        if (violations.length > 0)
+          throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
+        if (!onEvent) return;
+        const outgoing = rename ? rename(event) : event;
+        if (outgoing) onEvent(outgoing);
+      };
+      // A stored turn's last event waits until the response is stored: a client never sees a response end
+      // that a later GET or continuation cannot find.
+      let last: AnyStreamingEvent | undefined;
+      const result = await started.run(
+        stored
+          ? (event) => {
+              if (TERMINAL_EVENTS.has(event.type)) last = event;
+              else emit(event);
+            }
+          : emit,
+        backpressure,
+      );
+      checkOutgoing(turnOptions.version, result.response);
+      if (stored) {
+        try {
+          await target.put({ response: result.response, input: prepared.input }, turnOptions.owner);
+        } catch (error) {
+          const failure = asResponsesError(error);
+          if (last) for (const event of failedInstead(last, failure)) emit(event);
+          throw failure;
+        }
+        if (last) emit(last);
+      }
+      return { response: result.response, error: result.error, input: prepared.input };
+    };
+  };
+
+  return {
+    begin,
+    turn: async (raw, turnOptions) =>
+      (await begin(raw, turnOptions, turnOptions.onEvent !== undefined))(turnOptions.onEvent),
+    depsFor,
+    store,
+    limits,
+    providers: options.providers,
+  };
+}
+
+/** The events that end a stream whose response could not be stored, in place of its last event. */
+function failedInstead(last: AnyStreamingEvent, failure: ResponsesError): AnyStreamingEvent[] {
+  const { sequence_number, response } = last as unknown as { sequence_number: number; response: ResponseResource };
+  const error = { type: failure.type, code: failure.code, message: failure.message, param: failure.param };
+  return [
+    { type: 'error', sequence_number, error } as unknown as AnyStreamingEvent,
+    {
+      type: 'response.failed',
+      sequence_number: sequence_number + 1,
+      response: Object.assign({}, response, {
+        status: 'failed',
+        completed_at: null,
+        incomplete_details: null,
+        error: { code: failure.code, message: failure.message },
+      }),
+    } as unknown as AnyStreamingEvent,
+  ];
+}
