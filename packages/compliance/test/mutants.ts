@@ -7,13 +7,15 @@ import { encodeEvent, SSE_DONE } from '@openresponses/events';
 import {
   ConnectionCache,
   createResponsesService,
+  generateEncryptionKey,
   InMemoryResponseStore,
   ResponsesError,
   type ResponseStore,
   type StoredResponse,
-  type ResponsesService,
   type ResponsesServiceOptions,
 } from '@openresponses/server';
+import { createRunner, type TurnRunner } from '@openresponses/server/testing';
+import { LATEST_SPEC_VERSION } from '@openresponses/zod';
 import { serveResponsesSocket, toNodeListener } from '@openresponses/server/node';
 import { type WebSocket, WebSocketServer } from 'ws';
 
@@ -22,6 +24,7 @@ type Event = Record<string, unknown> & { type: string };
 type Json = Record<string, unknown>;
 
 export const MUTANT_API_KEY = 'broken-key';
+const MUTANT_TENANT = 'mutant';
 
 /** How one server is broken: its HTTP handler wrapped, its options changed, or its WebSocket loop rewritten. */
 interface Breakage {
@@ -142,12 +145,12 @@ export interface SocketBreakage {
 /** A WebSocket loop written the naive way, with the breakages asked for. */
 function brokenSocket(
   socket: WebSocket,
-  service: ResponsesService,
+  runner: TurnRunner,
   flags: SocketBreakage,
   shared: ConnectionCache,
   limitMs: number,
 ) {
-  const local = flags.sharedCache ? shared : new ConnectionCache(service.store);
+  const local = flags.sharedCache ? shared : new ConnectionCache(runner.store);
   let queue = Promise.resolve();
   const send = (message: unknown) => {
     if (socket.readyState !== socket.OPEN) return;
@@ -183,7 +186,7 @@ function brokenSocket(
       message.input = message.input.map((item: Json) =>
         item.type === 'function_call_output' ? { type: 'message', role: 'user', content: String(item.output) } : item,
       );
-    const owner = (await service.ownerOf(`Bearer ${MUTANT_API_KEY}`)) ?? 'open';
+    const owner = MUTANT_TENANT;
     if (
       flags.ignoreUnknownPrevious &&
       typeof message.previous_response_id === 'string' &&
@@ -192,8 +195,8 @@ function brokenSocket(
       delete message.previous_response_id;
     const previous = message.previous_response_id;
     try {
-      const result = await service.turn(message, {
-        version: service.versionOf(null),
+      const result = await runner.turn(message, {
+        version: LATEST_SPEC_VERSION,
         owner,
         store: local,
         onEvent: send,
@@ -846,14 +849,23 @@ export interface ServedServer {
 
 /** Serves the reference server (no mutant) or a mutant, HTTP and WebSocket, on 127.0.0.1. */
 export async function serve(mutant?: Mutant, options: { connectionLimitMs?: number } = {}): Promise<ServedServer> {
-  const service = createResponsesService({ apiKeys: [MUTANT_API_KEY], ...mutant?.breakage.service });
+  // The service serves HTTP; a broken WebSocket loop drives a turn runner with the same options and store.
+  const serviceOptions: ResponsesServiceOptions = {
+    apiKeys: [MUTANT_API_KEY],
+    tenants: { [MUTANT_API_KEY]: MUTANT_TENANT },
+    store: new InMemoryResponseStore(),
+    encryptionKeys: [generateEncryptionKey()],
+    ...mutant?.breakage.service,
+  };
+  const service = createResponsesService(serviceOptions);
+  const runner = createRunner(serviceOptions);
   const handler = mutant?.breakage.http ? mutant.breakage.http(service.fetch) : service.fetch;
   const server: Server = createServer(toNodeListener(handler));
   const sockets = new WebSocketServer({ server, path: '/v1/responses' });
-  const shared = new ConnectionCache(service.store);
+  const shared = new ConnectionCache(runner.store);
   const limitMs = options.connectionLimitMs ?? 3_600_000;
   sockets.on('connection', (socket, request) => {
-    if (mutant?.breakage.socket) brokenSocket(socket, service, mutant.breakage.socket, shared, limitMs);
+    if (mutant?.breakage.socket) brokenSocket(socket, runner, mutant.breakage.socket, shared, limitMs);
     else serveResponsesSocket(socket, request, service, { connectionLimitMs: limitMs });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

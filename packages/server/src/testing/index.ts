@@ -1,3 +1,5 @@
+export { createRunner } from '../handler/service.js';
+export type { TurnRunner } from '../responses/runner.js';
 export { injectFaults } from './faults.js';
 export type { TestFramework } from './framework.js';
 export { describeTenantIsolation, type IsolationTarget, socketTurn } from './isolation.js';
