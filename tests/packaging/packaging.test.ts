@@ -5,54 +5,29 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'openapi/manifest.json'), 'utf8')) as {
-  versions: Array<{ version: string }>;
-};
-const specVersions = manifest.versions.map((v) => v.version);
-
-interface PackageInfo {
-  dir: string;
-  json: { name: string; private?: boolean; exports: Record<string, unknown>; dependencies?: Record<string, string> };
-}
-
-/** Every publishable workspace package, derived from the workspace (no hand-kept list). */
-const packages: PackageInfo[] = readdirSync(path.join(repoRoot, 'packages'))
-  .map((name) => path.join(repoRoot, 'packages', name))
-  .map((dir) => ({ dir, json: JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) }))
-  .filter((p) => !p.json.private);
-
-/** Import specifiers of a package's public entry points; `./*` patterns stand for one subpath per spec version. */
-function entryPoints(pkg: PackageInfo): string[] {
-  return Object.keys(pkg.json.exports)
-    .filter((key) => key !== './package.json')
-    .flatMap((key) => (key.includes('*') ? specVersions.map((v) => key.replace('*', v)) : [key]))
-    .map((key) => (key === '.' ? pkg.json.name : `${pkg.json.name}/${key.slice(2)}`));
-}
+import {
+  entryPoints,
+  installTarballs,
+  missingFromDevDependencies,
+  packAll,
+  publicPackages as packages,
+  repoRoot,
+  specVersions,
+} from './tarballs.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'openresponses-pack-'));
-const tarballs = new Map<string, string>();
+let tarballs = new Map<string, string>();
 
-beforeAll(() => {
-  for (const pkg of packages) {
-    const [result] = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: pkg.dir, encoding: 'utf8' }),
-    ) as Array<{ filename: string }>;
-    tarballs.set(pkg.json.name, path.join(work, result!.filename));
-  }
+beforeAll(async () => {
+  tarballs = await packAll(work);
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 test('every publishable package is a devDependency of this test, so turbo builds it first', () => {
-  const own = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
-    devDependencies: Record<string, string>;
-  };
-  expect(packages.map((p) => p.json.name).sort()).toEqual(Object.keys(own.devDependencies).sort());
+  expect(missingFromDevDependencies(new URL('./package.json', import.meta.url))).toEqual([]);
   for (const pkg of packages) expect(readdirSync(pkg.dir), `${pkg.json.name} is not built`).toContain('dist');
 });
 
@@ -96,19 +71,9 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_name, pkg)
   });
 });
 
-test('a scratch project installs the tarballs, imports every entry point and type-checks against them', () => {
+test('a scratch project installs the tarballs, imports every entry point and type-checks against them', async () => {
   const project = path.join(work, 'consumer');
-  execFileSync('mkdir', ['-p', project]);
-  const dependencies = Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`]));
-  // Published packages depend on each other by version; point those at the tarballs too.
-  writeFileSync(
-    path.join(project, 'package.json'),
-    JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies, overrides: dependencies }, null, 2),
-  );
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], {
-    cwd: project,
-    stdio: 'pipe',
-  });
+  await installTarballs(project, tarballs);
   // zod comes in once, as the peer every package shares.
   expect(zodCopies(project)).toHaveLength(1);
 
@@ -182,30 +147,10 @@ function zodCopies(project: string): string[] {
 // zod is a peer (`^3.25.76 || ^4.1.8`, like the ai and openai packages): a project pinned to zod 3 keeps
 // its one copy (whose `zod/v4` our packages use) instead of getting nested zod 4 copies, and schemas it
 // builds with its own zod work with ours.
-test('a project pinned to zod 3 gets exactly one zod, and our packages work with it', () => {
+test('a project pinned to zod 3 gets exactly one zod, and our packages work with it', async () => {
   const project = path.join(work, 'zod3-consumer');
-  execFileSync('mkdir', ['-p', project]);
-  const ours = Object.fromEntries(
-    [...tarballs].filter(([name]) => name !== '@openresponses/codegen').map(([name, file]) => [name, `file:${file}`]),
-  );
-  writeFileSync(
-    path.join(project, 'package.json'),
-    JSON.stringify(
-      {
-        name: 'zod3-consumer',
-        private: true,
-        type: 'module',
-        dependencies: { zod: '3.25.76', ...ours },
-        overrides: ours,
-      },
-      null,
-      2,
-    ),
-  );
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], {
-    cwd: project,
-    stdio: 'pipe',
-  });
+  const ours = new Map([...tarballs].filter(([name]) => name !== '@openresponses/codegen'));
+  await installTarballs(project, ours, { zod: '3.25.76' });
   expect(zodCopies(project)).toEqual(['3.25.76']);
 
   writeFileSync(

@@ -1,0 +1,3 @@
+import { describeGuestRuntime } from './guest-runtime.js';
+
+describeGuestRuntime('bun', 'Bun');

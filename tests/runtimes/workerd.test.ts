@@ -1,0 +1,135 @@
+// workerd (Cloudflare's Workers runtime) through Miniflare: the packed packages bundled as a Worker the
+// way wrangler does (esbuild, `workerd`/`worker`/`browser` conditions, no Node compatibility), the fetch
+// handler served by the Worker (JSON, streams, errors), the suite inside the Worker, and our client inside
+// the Worker calling the Node reference server.
+import { readFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
+import path from 'node:path';
+import { startServer, type RunningServer } from '@openresponses/server/node';
+import { build, type BuildFailure } from 'esbuild';
+import { Miniflare } from 'miniflare';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { NODE_ONLY_ENTRIES, webEntries } from './consumer.js';
+import {
+  API_KEY,
+  driveWithOpenAI,
+  expectBadRequest,
+  expectClientReport,
+  expectFailingStream,
+  expectSuiteFacts,
+  suiteInput,
+  type SuiteResult,
+} from './drive.js';
+import { IMPORTS, Observations } from './matrix.js';
+import { runGuest } from './runtimes.js';
+
+const workerdVersion = (
+  JSON.parse(readFileSync(createRequire(import.meta.url).resolve('workerd/package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
+const rowOf = (entry: string) => (entry in NODE_ONLY_ENTRIES ? entry : entry.split('/').slice(0, 2).join('/'));
+
+/** Bundles a Worker from the scratch project the way wrangler does without `nodejs_compat`. */
+async function bundleWorker(consumer: string, entry: string): Promise<string> {
+  const result = await build({
+    entryPoints: [entry],
+    absWorkingDir: consumer,
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}
+
+describe('workerd', () => {
+  const consumer = inject('consumer');
+  const observed = new Observations('workerd', `npm \`miniflare\` with \`workerd\` ${workerdVersion}`);
+  let worker: Miniflare;
+  let url: string;
+  let reference: RunningServer;
+
+  beforeAll(async () => {
+    const script = await bundleWorker(consumer, 'guest/worker.mjs');
+    worker = new Miniflare({
+      modules: true,
+      script,
+      compatibilityDate: '2026-04-01',
+      bindings: { API_KEY },
+      host: '127.0.0.1',
+      port: 0,
+    });
+    [url, reference] = await Promise.all([
+      worker.ready.then((u) => u.href.replace(/\/$/, '')),
+      startServer({ apiKeys: [API_KEY], validateOutgoing: true, warn: () => {} }),
+    ]);
+  });
+  afterAll(async () => {
+    await worker?.dispose();
+    await reference?.close();
+  });
+
+  test('the web-standard entry points bundle for workerd and run there as in Node', async () => {
+    const input = readFileSync(suiteInput(consumer), 'utf8');
+    const [inNode, inWorker] = await Promise.all([
+      runGuest('node', consumer, ['suite', path.join(consumer, 'suite-input.json')]) as Promise<SuiteResult>,
+      fetch(`${url}/suite`, { method: 'POST', body: input }).then((r) => r.json() as Promise<SuiteResult>),
+    ]);
+    expectSuiteFacts(inNode);
+    expect(inWorker).toEqual(inNode);
+    expect(Object.keys(inWorker.exports)).toEqual(webEntries);
+    for (const row of new Set(webEntries.map(rowOf))) observed.works(row, IMPORTS);
+    observed.works('@openresponses/types', 'constant tables (spec versions, event types) as in Node');
+    for (const target of Object.keys(inWorker.zod))
+      observed.works('@openresponses/zod', `validates good and bad payloads (${target})`);
+    observed.works('@openresponses/extensions', 'validates vendor items, refuses bad slugs');
+    observed.works('@openresponses/events', 'decodes, checks and accumulates recorded SSE');
+  });
+
+  test('the fetch handler as a Worker: the openai SDK drives it (JSON, streams, errors)', async () => {
+    await driveWithOpenAI(url);
+    await expectFailingStream(url);
+    await expectBadRequest(url);
+    observed.works(
+      '@openresponses/server',
+      'serves createResponsesHandler as a Worker (openai SDK: JSON, streaming, tool round trip, previous_response_id, errors)',
+    );
+  });
+
+  test('our client inside the Worker calls the Node reference server', async () => {
+    const response = await fetch(`${url}/client`, {
+      method: 'POST',
+      body: JSON.stringify({ baseURL: `${reference.url}/v1`, apiKey: API_KEY }),
+    });
+    expectClientReport(await response.json());
+    observed.works(
+      '@openresponses/client',
+      'create, stream, runAgent tool round trip, previous_response_id, typed errors (against the Node server)',
+    );
+  });
+
+  test('the Node-only entry points do not bundle for workerd', async () => {
+    for (const [entry, reason] of Object.entries(NODE_ONLY_ENTRIES)) {
+      const failure = await bundleWorker(consumer, entry).catch((error: BuildFailure) => error);
+      expect(failure, entry).toBeInstanceOf(Error);
+      const unresolved = (failure as BuildFailure).errors
+        .map((e) => /Could not resolve "([^"]+)"/.exec(e.text)?.[1])
+        .filter((name): name is string => name !== undefined);
+      expect(unresolved.length, JSON.stringify((failure as BuildFailure).errors)).toBeGreaterThan(0);
+      expect(unresolved.filter((m) => !isBuiltin(m))).toEqual([]);
+      // The modules themselves are left out of the reason, so the matrix does not change with each new import.
+      observed.unsupported(
+        entry,
+        `workerd: \`${entry}\` is ${reason}; without \`nodejs_compat\` a Worker cannot resolve its Node built-in imports`,
+      );
+    }
+  });
+
+  test('the matrix results match what these tests observed', async () => {
+    await expect(`${JSON.stringify(observed.results(), null, 2)}\n`).toMatchFileSnapshot('./results/workerd.json');
+  });
+});
