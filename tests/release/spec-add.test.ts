@@ -2,7 +2,7 @@
 // mismatch stop with a clear message and change nothing; a synthetic third version (the latest document plus
 // an optional request field and a reasoning effort) is added, becomes the latest, is generated and diffed,
 // gets its changeset, and the types and zod packages (with their type tests) type-check on it.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { copyRepository, type RepoCopy } from './repo-copy.js';
@@ -41,7 +41,9 @@ async function specAdd(args: string[], { viaNpm = false } = {}): Promise<{ statu
   }
 }
 function writeDocument(name: string, document: unknown): string {
-  const file = path.join(copy.dir, '..', `${path.basename(copy.dir)}-${name}.json`);
+  // Inside the copy (removed with it), in a folder git ignores.
+  const file = path.join(copy.dir, '.tmp', `${name}.json`);
+  mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, typeof document === 'string' ? document : JSON.stringify(document, null, 2));
   return file;
 }
