@@ -44,7 +44,7 @@ test('the snapshot outputs type-check', () => {
       stdio: 'pipe',
     }),
   ).not.toThrow();
-});
+}, 120_000); // a whole tsc run: past the 30 s default on a loaded 2-core machine
 
 describe('unsupported schemas fail generation with their path', () => {
   const base = load('maps-and-constraints.json').input.document as { components: { schemas: Record<string, unknown> } };
