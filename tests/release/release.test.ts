@@ -152,6 +152,7 @@ test('a scratch project outside the monorepo installs every package from the reg
     codegen: [{ path: 'Level', change: 'enum value "b" added', direction: 'both', breaking: true }],
     playground: true,
     compliance: 'function',
+    store_redis: 'function',
   });
 });
 
@@ -231,6 +232,7 @@ import { createClient } from '@openresponses/client';
 import { diffSpecs, readOpenApi } from '@openresponses/codegen';
 import { PLAYGROUND_HTML } from '@openresponses/playground';
 import { runSuite } from '@openresponses/compliance';
+import { RedisResponseStore } from '@openresponses/store-redis';
 
 const result = { types: SPEC_VERSION };
 const invalid = validate(CreateResponseBodySchema, { model: 'm', input: 42 });
@@ -271,5 +273,7 @@ const input = (values) => ({ model: readOpenApi(document(values), { version: 'x'
 result.codegen = diffSpecs(input(['a']), input(['a', 'b'])).map(({ path, change, direction, breaking }) => ({ path, change, direction, breaking }));
 result.playground = PLAYGROUND_HTML.includes('<html');
 result.compliance = typeof runSuite;
+// Its behaviour needs a Redis server (its own tests run one); here: it installs and loads.
+result.store_redis = typeof RedisResponseStore;
 console.log(JSON.stringify(result));
 `;
