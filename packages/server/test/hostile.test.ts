@@ -381,6 +381,18 @@ describe('finding 9 and 10: bodies and paths', () => {
     expectSpecError(JSON.parse(answer.body), answer.status === 404 ? 'not_found' : 'invalid_request');
   });
 
+  test('a malformed compaction encrypted_content is a 400 naming it, not an atob failure', async () => {
+    for (const encrypted of ['or1.!!!.@@@', 'or1.a.b', 'or1.e30.AAAA']) {
+      const response = await api('/v1/responses', {
+        input: [{ type: 'compaction', encrypted_content: encrypted }, { role: 'user', content: 'hi' }],
+      });
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as ErrorBody;
+      expectSpecError(body, 'invalid_request');
+      expect(body.error.param).toBe('input[0].encrypted_content');
+    }
+  });
+
   test('tool parameters nested 10,000 levels are a 400, not a stack overflow', async () => {
     const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
     const answer = await postText(

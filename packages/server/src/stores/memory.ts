@@ -1,7 +1,6 @@
 import type { ItemField } from '@openresponses/types';
 import { LRUCache } from 'lru-cache';
 import {
-  findItem,
   forEachItem,
   StoreEntryTooLargeError,
   type ResponseStore,
@@ -93,8 +92,22 @@ export class InMemoryResponseStore implements ResponseStore {
   async getItem(id: string, owner: string): Promise<ItemField | undefined> {
     const responseId = this.items.get(id);
     const entry = responseId === undefined ? undefined : this.read(responseId, owner);
-    return entry && findItem(JSON.parse(entry.json) as StoredResponse, id);
+    if (!entry) return undefined;
+    // A request's item_references usually point into the same few responses: parsing and scanning the
+    // whole response per reference made N references into an N-item response quadratic.
+    if (this.lastItems?.entry !== entry) {
+      const byId = new Map<string, ItemField>();
+      forEachItem(JSON.parse(entry.json) as StoredResponse, (item, itemId) => {
+        if (!byId.has(itemId)) byId.set(itemId, item);
+      });
+      this.lastItems = { entry, byId };
+    }
+    const item = this.lastItems.byId.get(id);
+    return item && structuredClone(item);
   }
+
+  /** The items of the entry `getItem` read last, by id (a rewrite makes a new entry, so it is never stale). */
+  private lastItems: { entry: Entry; byId: Map<string, ItemField> } | undefined;
 
   async put(entry: StoredResponse, owner: string): Promise<boolean> {
     const id = entry.response.id;
