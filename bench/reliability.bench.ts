@@ -1,7 +1,7 @@
 // Request-size-dependent paths scale linearly: each case runs at 1x, 10x and 100x of its size through
 // the service (the built package, in process) and prints the time ratios against linear growth
 // (`t(10x) / (10 * t(1x))`; target: within 1.5x of linear). The sizes are the large versions of the
-// hostile-client tests: 200,000 items for truncation and compaction, 200,000 item references, chains
+// hostile-client tests: 100,000 items for truncation and compaction, 100,000 item references, chains
 // of 5,000 turns.
 import { createResponsesService, DeterministicModel, type ServiceRequest } from '@openresponses/server';
 
@@ -85,7 +85,7 @@ interface Case {
 const cases: Case[] = [
   {
     name: 'truncation: "auto" (items)',
-    base: 2_000,
+    base: 1_000,
     setup: async (n) => {
       const input = messages(n);
       return () => post('/v1/responses', { input, truncation: 'auto', store: false });
@@ -93,7 +93,7 @@ const cases: Case[] = [
   },
   {
     name: 'compaction (items)',
-    base: 2_000,
+    base: 1_000,
     setup: async (n) => {
       const input = messages(n);
       return () => post('/v1/responses/compact', { model: 'openresponses-deterministic', input });
@@ -101,7 +101,7 @@ const cases: Case[] = [
   },
   {
     name: 'item_reference lookups (references)',
-    base: 2_000,
+    base: 1_000,
     setup: async (n) => {
       const ids = await storedItems(n);
       const input = ids.map((id) => ({ type: 'item_reference', id }));

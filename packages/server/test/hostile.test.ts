@@ -312,7 +312,7 @@ describe('finding 4 and 5: no amplification, clients that do not read cannot pin
   test('SSE clients that never read are cut off after the stall timeout instead of pinning their answers', async () => {
     // Each answer reads back a 2 MB tool output: ~10 MB of events, more than loopback's kernel buffers hold.
     const body = JSON.stringify({
-      input: [{ type: 'function_call_output', call_id: 'call_1', output: 'z '.repeat(1024 * 1024) }],
+      input: [{ type: 'function_call_output', call_id: 'call_1', output: 'zzzzzzzzzzzzzzzzzzz '.repeat(100_000) }],
       stream: true,
     });
     const sockets = Array.from({ length: 4 }, () => {
@@ -331,10 +331,16 @@ describe('finding 4 and 5: no amplification, clients that do not read cannot pin
         (socket) =>
           new Promise<number>((resolve) => {
             let bytes = 0;
+            let head = '';
             socket.on('data', (chunk: Buffer) => {
+              if (bytes === 0) head = chunk.subarray(0, 12).toString();
               bytes += chunk.length;
             });
-            socket.once('close', () => resolve(bytes));
+            socket.once('close', () => {
+              // The stream had started: this is a 200 cut short, not an error answer.
+              expect(head).toBe('HTTP/1.1 200');
+              resolve(bytes);
+            });
             setTimeout(() => resolve(Infinity), 5000);
             socket.resume();
           }),
@@ -345,6 +351,35 @@ describe('finding 4 and 5: no amplification, clients that do not read cannot pin
   });
 });
 
+describe('finding 5 over WebSocket: a client that does not read', () => {
+  test('is disconnected after the stall timeout instead of pinning its events', async () => {
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/v1/responses`, {
+      headers: { authorization: `Bearer ${KEY_A}` },
+    });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    let received = 0;
+    let first = '';
+    socket.on('message', (data: Buffer) => {
+      if (received === 0) first = (JSON.parse(String(data)) as { type: string }).type;
+      received += data.length;
+    });
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.pause(); // never read
+    socket.send(
+      JSON.stringify({
+        type: 'response.create',
+        input: [{ type: 'function_call_output', call_id: 'call_1', output: 'zzzzzzzzzzzzzzzzzzz '.repeat(100_000) }],
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 4500));
+    socket.resume();
+    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('still open')), 5000))]);
+    // ~10 MB of events were due; only what the kernels' buffers held arrived.
+    expect(first).toBe('response.created');
+    expect(received).toBeLessThan(9 * 1024 * 1024);
+  });
+});
+
 describe('finding 9 and 10: bodies and paths', () => {
   test('a chunked upload past the limit is answered 413 at once and not read to the end', async () => {
     let sent = 0;
@@ -352,11 +387,13 @@ describe('finding 9 and 10: bodies and paths', () => {
       socket.write(
         `POST /v1/responses HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${KEY_A}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n`,
       );
+      // A well-behaved client stops sending once the server has answered and closed its side.
+      socket.once('end', () => socket.destroySoon());
       const chunk = Buffer.alloc(64 * 1024, 'a');
       const prefix = `${chunk.length.toString(16)}\r\n`;
       const pump = () => {
         // Up to 256 MiB unless the server stops reading first.
-        while (sent < 256 * 1024 * 1024 && !socket.destroyed) {
+        while (sent < 256 * 1024 * 1024 && socket.writable) {
           sent += chunk.length;
           if (!socket.write(Buffer.concat([Buffer.from(prefix), chunk, Buffer.from('\r\n')]))) {
             socket.once('drain', pump);
@@ -384,7 +421,10 @@ describe('finding 9 and 10: bodies and paths', () => {
   test('a malformed compaction encrypted_content is a 400 naming it, not an atob failure', async () => {
     for (const encrypted of ['or1.!!!.@@@', 'or1.a.b', 'or1.e30.AAAA']) {
       const response = await api('/v1/responses', {
-        input: [{ type: 'compaction', encrypted_content: encrypted }, { role: 'user', content: 'hi' }],
+        input: [
+          { type: 'compaction', encrypted_content: encrypted },
+          { role: 'user', content: 'hi' },
+        ],
       });
       expect(response.status).toBe(400);
       const body = (await response.json()) as ErrorBody;

@@ -118,9 +118,10 @@ function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
   res.setHeader('connection', 'close');
   const socket = req.socket;
   res.once('finish', () => {
-    // FIN first so the client can read the answer; a client still sending after a grace period is cut off.
+    // FIN first so the client can read the answer; a client still sending after a grace period is cut off
+    // (the reset may discard what it has not read yet, so the grace is generous).
     socket.end();
-    setTimeout(() => socket.destroy(), 1000).unref();
+    setTimeout(() => socket.destroy(), 5000).unref();
   });
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { ResponsesService } from '../handler/service.js';
+import type { ServerLimits } from '../limits.js';
 import type { SessionOptions } from '../websocket/session.js';
 
 /** Drives a Responses WebSocket session (`service.openSession`) from a `ws` socket. */
@@ -19,6 +20,7 @@ export function serveResponsesSocket(
         if (socket.readyState === socket.OPEN) socket.send(text);
       },
       close: (code, reason) => socket.close(code, reason),
+      backpressure: () => waitForReader(socket, service.limits),
     },
     { header: (name) => firstHeader(request.headers[name]) },
     options,
@@ -27,6 +29,36 @@ export function serveResponsesSocket(
     session.receive(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString()),
   );
   socket.on('close', () => session.closed());
+}
+
+/**
+ * Undefined while the client reads; otherwise a promise that settles once its unread bytes are back under
+ * the high-water mark, or once it has read nothing for `stalledWriteMs` (the socket is then terminated:
+ * what it left unread goes with it). ws has no drain event, so the buffer is polled.
+ */
+function waitForReader(
+  socket: WebSocket,
+  { writeHighWaterBytes, stalledWriteMs }: Pick<ServerLimits, 'writeHighWaterBytes' | 'stalledWriteMs'>,
+): Promise<void> | undefined {
+  const caughtUp = () => socket.readyState !== socket.OPEN || socket.bufferedAmount <= writeHighWaterBytes;
+  if (caughtUp()) return undefined;
+  return new Promise<void>((resolve) => {
+    let unread = socket.bufferedAmount;
+    let since = Date.now();
+    const poll = setInterval(() => {
+      if (caughtUp()) {
+        clearInterval(poll);
+        resolve();
+      } else if (socket.bufferedAmount < unread) {
+        unread = socket.bufferedAmount;
+        since = Date.now();
+      } else if (Date.now() - since >= stalledWriteMs) {
+        clearInterval(poll);
+        socket.terminate();
+        resolve();
+      }
+    }, 25);
+  });
 }
 
 /** The first value of a `node:http` header, or null. */

@@ -1,6 +1,6 @@
 import type { SpecVersion } from '@openresponses/zod';
 import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
-import { negotiateVersion, parseJson } from '../handler/http.js';
+import { type Backpressure, negotiateVersion, parseJson } from '../handler/http.js';
 import { Cancellation } from '../responses/cancellation.js';
 import type { TurnRunner } from '../responses/runner.js';
 import { ConnectionCache } from '../stores/connection-cache.js';
@@ -12,6 +12,11 @@ import { ConnectionCache } from '../stores/connection-cache.js';
 export interface SessionSocket {
   send(text: string): void;
   close(code?: number, reason?: string): void;
+  /**
+   * Undefined while the client keeps up with what was sent; otherwise a promise that settles once it has
+   * read enough (or was dropped for not reading). Turns pause on it, and the next turn waits for it.
+   */
+  backpressure?: Backpressure;
 }
 
 export interface SessionOptions {
@@ -108,10 +113,13 @@ export function openResponsesSession(
         store: local,
         onEvent: send,
         cancellation,
+        backpressure: socket.backpressure,
         schema: 'WebSocketResponseCreateEventSchema',
       });
       if (result.error && typeof previous === 'string') await local.forget(previous, owner);
       await local.remember({ response: result.response, input: result.input }, owner);
+      // The turn's last events may still sit unread: the next turn waits for them (or for the stall timeout).
+      await socket.backpressure?.();
     } catch (error) {
       // A failed continuation evicts what it continued from (the spec's rule for 4xx and 5xx failures).
       if (typeof previous === 'string') await local.forget(previous, owner);
