@@ -165,7 +165,6 @@ describe('fuzzing the real server', () => {
       }),
       { numRuns: HTTP_RUNS },
     );
-
   }, 120_000);
 
   test(`WebSocket: ${WEBSOCKET_RUNS} messages, no 5xx envelopes, the socket stays open`, async () => {
