@@ -86,7 +86,9 @@ async function websocketClient() {
       const ended = new Promise<Record<string, unknown>>((resolve) => {
         const onMessage = (data: WebSocket.RawData) => {
           const message = JSON.parse(String(data)) as Record<string, unknown>;
-          if (['response.completed', 'response.failed', 'response.incomplete', 'error'].includes(String(message.type))) {
+          if (
+            ['response.completed', 'response.failed', 'response.incomplete', 'error'].includes(String(message.type))
+          ) {
             socket.off('message', onMessage);
             resolve(message);
           }
@@ -198,7 +200,8 @@ const alive = server.alive();
 await server.stop();
 
 const mean = (list: number[]) => list.reduce((a, b) => a + b, 0) / Math.max(1, list.length);
-const fifth = (k: number) => samples.slice(Math.floor((samples.length * k) / 5), Math.floor((samples.length * (k + 1)) / 5));
+const fifth = (k: number) =>
+  samples.slice(Math.floor((samples.length * k) / 5), Math.floor((samples.length * (k + 1)) / 5));
 const early = mean(fifth(1).map((s) => s.rssMb));
 const late = mean(fifth(4).map((s) => s.rssMb));
 const seconds = (Date.now() - started) / 1000;

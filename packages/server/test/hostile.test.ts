@@ -315,7 +315,7 @@ describe('finding 4 and 5: no amplification, clients that do not read cannot pin
       input: [{ type: 'function_call_output', call_id: 'call_1', output: 'zzzzzzzzzzzzzzzzzzz '.repeat(100_000) }],
       stream: true,
     });
-    const sockets = Array.from({ length: 4 }, () => {
+    const sockets = Array.from({ length: 2 }, () => {
       const socket = net.connect(port, host);
       socket.on('error', () => {});
       socket.write(

@@ -43,7 +43,7 @@ export function toNodeListener(target: NodeListenerTarget, options: { limits?: P
         .end(body);
       return;
     }
-    // A body read only in part (past the limit) is not read on: the connection closes after the answer.
+    // A body read only in part (past the limit) is not read on: the connection closes soon after the answer.
     if (!req.complete) closeAfterAnswer(req, res);
     const { status, headers, body } = response;
     if (body === null || typeof body === 'string') {
@@ -110,20 +110,32 @@ function dropIfStalled(res: ServerResponse, limits: ServerLimits): void {
 }
 
 /**
- * Ends the connection once the answer is written, without reading the rest of the body (Node would
- * otherwise read, and throw away, whatever the client keeps sending: gigabytes of a chunked upload).
+ * After answering a request whose body was not read to its end (past the limit), drains at most
+ * LINGER_BYTES more of it for at most LINGER_MS, then closes the connection. Closing at once would reset
+ * a client that is still sending before it has read the answer; reading on without bound (Node's own
+ * behaviour) would read gigabytes of a chunked upload.
  */
 function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
-  res.shouldKeepAlive = false;
-  res.setHeader('connection', 'close');
-  const socket = req.socket;
   res.once('finish', () => {
-    // FIN first so the client can read the answer; a client still sending after a grace period is cut off
-    // (the reset may discard what it has not read yet, so the grace is generous).
-    socket.end();
-    setTimeout(() => socket.destroy(), 5000).unref();
+    if (req.complete) return;
+    let drained = 0;
+    const cut = () => {
+      clearTimeout(timer);
+      req.socket.destroy();
+    };
+    const timer = setTimeout(cut, LINGER_MS);
+    timer.unref();
+    req.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > LINGER_BYTES) cut();
+    });
+    req.once('end', () => clearTimeout(timer));
+    req.resume();
   });
 }
+
+const LINGER_BYTES = 1024 * 1024;
+const LINGER_MS = 2000;
 
 function nodeRequest(req: IncomingMessage, cancellation: Cancellation): ServiceRequest {
   const url = req.url ?? '/';
