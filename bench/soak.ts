@@ -133,9 +133,16 @@ async function abortingClient() {
 /** Posts streams with large answers and never reads them, holding each socket for a while. */
 async function notReadingClient() {
   const body = JSON.stringify({
-    input: [{ type: 'function_call_output', call_id: 'call_1', output: 'z '.repeat(512 * 1024) }],
+    input: [
+      { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'call_1', output: 'zzzzzzzzzzzzzzzzzzz '.repeat(50_000) },
+    ],
     stream: true,
   });
+  // The same request read normally is a 200 stream: the non-reading clients hold real answers, not errors.
+  const check = await post(body);
+  if (check.status !== 200) fail(`the non-reading clients' request answers ${check.status}: ${await check.text()}`);
+  else await check.text();
   while (Date.now() < until) {
     const socket = net.connect(Number(port), host);
     socket.on('error', () => {});

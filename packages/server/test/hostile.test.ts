@@ -312,7 +312,10 @@ describe('finding 4 and 5: no amplification, clients that do not read cannot pin
   test('SSE clients that never read are cut off after the stall timeout instead of pinning their answers', async () => {
     // Each answer reads back a 2 MB tool output: ~10 MB of events, more than loopback's kernel buffers hold.
     const body = JSON.stringify({
-      input: [{ type: 'function_call_output', call_id: 'call_1', output: 'zzzzzzzzzzzzzzzzzzz '.repeat(100_000) }],
+      input: [
+        { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'zzzzzzzzzzzzzzzzzzz '.repeat(100_000) },
+      ],
       stream: true,
     });
     const sockets = Array.from({ length: 2 }, () => {
@@ -368,7 +371,10 @@ describe('finding 5 over WebSocket: a client that does not read', () => {
     socket.send(
       JSON.stringify({
         type: 'response.create',
-        input: [{ type: 'function_call_output', call_id: 'call_1', output: 'zzzzzzzzzzzzzzzzzzz '.repeat(100_000) }],
+        input: [
+          { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'call_1', output: 'zzzzzzzzzzzzzzzzzzz '.repeat(100_000) },
+        ],
       }),
     );
     await new Promise((resolve) => setTimeout(resolve, 4500));
