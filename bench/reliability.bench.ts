@@ -3,9 +3,18 @@
 // (`t(10x) / (10 * t(1x))`; target: within 1.5x of linear). The sizes are the large versions of the
 // hostile-client tests: 100,000 items for truncation and compaction, 100,000 item references, chains
 // of 5,000 turns.
-import { createResponsesService, DeterministicModel, type ServiceRequest } from '@openresponses/server';
+import {
+  createResponsesService,
+  DeterministicModel,
+  InMemoryResponseStore,
+  type ServiceRequest,
+} from '@openresponses/server';
 
+const store = new InMemoryResponseStore({ maxBytes: 2 * 1024 * 1024 * 1024 });
+/** The tenant of every request on a server without keys. */
+const OPEN_OWNER = 'open';
 const service = createResponsesService({
+  store,
   // A small context window so that truncation has most of the input to drop.
   providers: [new DeterministicModel({ contextWindow: 1_000 })],
   limits: { maxBodyBytes: 256 * 1024 * 1024, maxInputItems: 10_000_000 },
@@ -62,14 +71,13 @@ async function storedItems(count: number): Promise<string[]> {
 /** A chain of `turns` stored responses (written to the store directly: building it turn by turn would itself be quadratic); returns the last id. */
 async function chain(turns: number): Promise<string> {
   const first = await send(post('/v1/responses', { input: 'turn 0' }));
-  const owner = (await service.ownerOf(null))!;
-  const firstStored = (await service.store.get(String(first.id), owner))!;
+  const firstStored = (await store.get(String(first.id), OPEN_OWNER))!;
   let previous = String(first.id);
   for (let i = 1; i < turns; i++) {
     const id = `resp_chain_${turns}_${i}`;
     const response = Object.assign({}, firstStored.response, { id, previous_response_id: previous, output: [] });
     const input = [Object.assign({}, firstStored.input[0], { id: `msg_chain_${turns}_${i}` })];
-    await service.store.put({ response, input } as typeof firstStored, owner);
+    await store.put({ response, input } as typeof firstStored, OPEN_OWNER);
     previous = id;
   }
   return previous;
