@@ -1,4 +1,4 @@
-import type { AnyStreamingEvent } from '@openresponses/events';
+import { type AnyStreamingEvent, isTerminalEventType } from '@openresponses/events';
 import type { CreateResponseBody, ItemParam, ResponseResource } from '@openresponses/types';
 import { OpenResponsesError } from './errors.js';
 import { sanitizeReplayedHistory } from './history.js';
@@ -83,8 +83,6 @@ class Channel<T> {
   }
 }
 
-const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
-
 class Connection {
   private current: Channel<AnyStreamingEvent> | undefined;
   private queue: Promise<void> = Promise.resolve();
@@ -130,7 +128,7 @@ class Connection {
       return;
     }
     this.current?.push(message as AnyStreamingEvent);
-    if (TERMINAL.has(String(message.type))) this.current?.end();
+    if (isTerminalEventType(message.type)) this.current?.end();
   }
 
   turn(body: SessionTurnBody): AsyncIterable<AnyStreamingEvent> {

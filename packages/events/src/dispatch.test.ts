@@ -22,7 +22,15 @@ test('dispatches spec, vendor and unknown events to their handlers', () => {
     handle({ type: 'response.completed', sequence_number: 4 } as never),
     // A colon alone does not make a slug: the checker calls this an unknown type, and so does the dispatcher.
     handle({ type: 'acme: trace event', sequence_number: 5 }),
+    // The slug is lower-case, as `@openresponses/extensions` requires: `Acme:x` is not a vendor type anywhere.
+    handle({ type: 'Acme:trace', sequence_number: 6 }),
   ];
-  expect(results).toEqual([1, 2, 3, undefined, 3]);
-  expect(seen).toEqual(['delta:hi', 'vendor:acme:trace', 'unknown:response.future_event', 'unknown:acme: trace event']);
+  expect(results).toEqual([1, 2, 3, undefined, 3, 3]);
+  expect(seen).toEqual([
+    'delta:hi',
+    'vendor:acme:trace',
+    'unknown:response.future_event',
+    'unknown:acme: trace event',
+    'unknown:Acme:trace',
+  ]);
 });

@@ -24,9 +24,15 @@ export function isStreamingEvent<T extends StreamingEventType>(
   return typeof event === 'object' && event !== null && (event as { type?: unknown }).type === type;
 }
 
+/**
+ * The spec's rule for extension types, the one every package applies: a lower-case provider slug, a colon,
+ * a name (`acme:search_result`; `Acme:x` is refused everywhere).
+ */
+export const VENDOR_TYPE_PATTERN = /^[a-z0-9_-]+:[a-z0-9_.-]+$/;
+
 /** A slug-prefixed type (`acme:thing`), the spec's rule for extensions. */
 export function isVendorType(type: unknown): type is `${string}:${string}` {
-  return typeof type === 'string' && /^[a-z0-9_-]+:[a-z0-9_.-]+$/i.test(type);
+  return typeof type === 'string' && VENDOR_TYPE_PATTERN.test(type);
 }
 
 export function isVendorEvent(event: unknown): event is VendorEvent {

@@ -11,6 +11,7 @@ export {
   isTerminalEventType,
   isVendorEvent,
   isVendorType,
+  VENDOR_TYPE_PATTERN,
   PEER_EVENT_ALIASES,
   STREAMING_EVENT_TYPES,
   TERMINAL_EVENT_TYPES,

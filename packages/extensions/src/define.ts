@@ -1,8 +1,10 @@
 import type { ResponseResource } from '@openresponses/types';
 import * as z from 'zod/v4';
 
-/** The spec's rule for extension types: a provider slug, a colon, a name (`acme:search_result`). */
-export const VENDOR_TYPE_PATTERN = /^[a-z0-9_-]+:[a-z0-9_.-]+$/;
+/** The spec's rule for extension types, shared with `@openresponses/events` (one rule for every package). */
+import { VENDOR_TYPE_PATTERN } from '@openresponses/events';
+
+export { VENDOR_TYPE_PATTERN };
 
 /** An extension definition that breaks the spec's rules (bad slug, missing or redefined core fields). */
 export class ExtensionDefinitionError extends Error {

@@ -1,4 +1,10 @@
-import { checkStream, decodeSSE, SSEDecodeError, type AnyStreamingEvent } from '@openresponses/events';
+import {
+  checkStream,
+  decodeSSE,
+  isTerminalEventType,
+  SSEDecodeError,
+  type AnyStreamingEvent,
+} from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
 import { ResponseResourceSchema, validate } from '@openresponses/zod';
 import { CheckFailed, Skip, type Exchange, type SuiteConfig } from '../types.js';
@@ -238,10 +244,7 @@ export interface TestSocket {
 
 /** A turn ends with a terminal event, or with an error envelope (an `error` without a sequence_number). */
 export function endsTurn(message: Record<string, unknown>): boolean {
-  return (
-    ['response.completed', 'response.failed', 'response.incomplete'].includes(String(message.type)) ||
-    (message.type === 'error' && !('sequence_number' in message))
-  );
+  return isTerminalEventType(message.type) || (message.type === 'error' && !('sequence_number' in message));
 }
 
 /** A streamed turn passes the same stream rules as SSE; an error envelope carries a status and an error code. */
