@@ -62,6 +62,53 @@ describe('two instances on one Redis', () => {
   });
 });
 
+describe('background responses across two instances', () => {
+  test('created on A, polled on B until completed', async () => {
+    const created = await client(a).responses.create({
+      model: MODEL,
+      input: 'Hello in the background',
+      background: true,
+    });
+    expect(created.background).toBe(true);
+    expect(['queued', 'in_progress', 'completed']).toContain(created.status);
+    let polled = await client(b).responses.retrieve(created.id);
+    for (let tries = 0; polled.status !== 'completed' && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      polled = await client(b).responses.retrieve(created.id);
+    }
+    expect(polled.status).toBe('completed');
+    expect(polled.output_text).toBe('You said: "Hello in the background".');
+  });
+
+  test('running on A (streamed), cancelled on B: A stops it and it stays cancelled', async () => {
+    const stream = await client(a).responses.create({
+      model: MODEL,
+      input: `${'word '.repeat(80)}[slow]`, // paced at 25 ms a word: about 2 s
+      background: true,
+      stream: true,
+    });
+    const types: string[] = [];
+    let id: string | undefined;
+    const cancelled = (async () => {
+      while (!id) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return client(b).responses.cancel(id);
+    })();
+    // The stream ends with an error event, which the SDK raises.
+    const ended = await (async () => {
+      for await (const event of stream) {
+        types.push(event.type);
+        if (event.type === 'response.created') id = event.response.id;
+      }
+    })().catch((error: Error) => error);
+    expect((ended as Error).message).toContain('cancelled');
+    expect((await cancelled).status).toBe('cancelled');
+    expect(types).not.toContain('response.completed');
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await client(a).responses.retrieve(id!)).status).toBe('cancelled');
+  });
+});
+
 describeTenantIsolation('redis store across two instances', () => ({ urls: [a.url, b.url], keys: KEYS }), {
   describe,
   test,

@@ -11,6 +11,7 @@ export function toFetchHandler(
     const response = await handle({
       method: request.method,
       path: new URL(request.url).pathname,
+      query: new URL(request.url).search.slice(1),
       header: (name) => request.headers.get(name),
       text: (maxBytes) => readLimited(request, maxBytes),
       cancellation,

@@ -12,6 +12,8 @@ export interface ServiceRequest {
   method: string;
   /** The path, without the query string. */
   path: string;
+  /** The query string without its `?` ('' when there is none). */
+  query?: string;
   /** A request header by lower-case name, or null. */
   header(name: string): string | null;
   /** The body as UTF-8 text, or null when it is longer than `maxBytes` (the rest is not kept). */

@@ -2,6 +2,7 @@ import { encodeEvent, SSE_DONE } from '@openresponses/events';
 import { LATEST_SPEC_VERSION, type SpecVersion } from '@openresponses/zod';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import { compactWindow } from '../responses/compact.js';
+import type { BackgroundResponses } from '../responses/background.js';
 import type { TurnRunner } from '../responses/runner.js';
 import type { ResponseStore } from '../stores/contract.js';
 import type { ServerLimits } from '../limits.js';
@@ -24,6 +25,7 @@ export interface RouteContext {
   store: ResponseStore;
   limits: ServerLimits;
   providers: readonly ModelProvider[];
+  background: BackgroundResponses;
   /** Routes with an `option` are served only when it is on. */
   options: RouteOptions;
 }
@@ -62,6 +64,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/responses/compact', handler: compact },
   { method: 'GET', path: '/responses/:id', handler: getResponse },
   { method: 'DELETE', path: '/responses/:id', handler: deleteResponse },
+  { method: 'POST', path: '/responses/:id/cancel', handler: cancelResponse },
   { method: 'GET', path: '/responses/:id/input_items', handler: listInputItems },
   { method: 'GET', path: '/models', handler: models },
   { method: 'POST', path: '/chat/completions', handler: chatCompletions, option: 'chatCompletionsEndpoint' },
@@ -74,6 +77,8 @@ async function health(): Promise<ServiceResponse> {
 async function createResponse(request: ServiceRequest, context: RouteContext, version: SpecVersion) {
   const body = await readBody(request, context.limits);
   const streaming = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
+  if (typeof body === 'object' && body !== null && (body as { background?: unknown }).background === true)
+    return context.background.create(request, body as Record<string, unknown>, version, ownerOf(request), streaming);
   const run = await context.runner.begin(
     body,
     { version, owner: ownerOf(request), cancellation: request.cancellation },
@@ -141,7 +146,31 @@ async function getResponse(
   _version: SpecVersion,
   [id]: readonly string[],
 ) {
-  return json(200, (await stored(request, context, id!)).response);
+  const found = await stored(request, context, id!);
+  if (/(^|&)stream=(true|1)(&|$)/.test(request.query ?? ''))
+    throw invalidRequest(
+      'unsupported_parameter',
+      'Resuming a response stream (GET with stream=true, starting_after) is not supported by this server; poll GET /v1/responses/{id} until its status is final.',
+      'stream',
+    );
+  return json(200, found.response);
+}
+
+async function cancelResponse(
+  request: ServiceRequest,
+  context: RouteContext,
+  _version: SpecVersion,
+  [id]: readonly string[],
+) {
+  if (!(await stored(request, context, id!)).response.background)
+    throw invalidRequest(
+      'invalid_value',
+      `Only background responses can be cancelled; '${id}' was not created with background: true.`,
+      'response_id',
+    );
+  const after = await context.background.cancel(id!, ownerOf(request));
+  if (!after) throw responseNotFound(id!);
+  return json(200, after);
 }
 
 async function deleteResponse(

@@ -3,6 +3,7 @@ import { ResponsesError } from '../errors.js';
 import { resolveLimits, type ServerLimits } from '../limits.js';
 import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic.js';
 import type { ModelProvider } from '../models/provider.js';
+import { BackgroundResponses } from '../responses/background.js';
 import { createTurnRunner, type TurnRunner } from '../responses/runner.js';
 import { createSealer, type EncryptionKey, generateEncryptionKey } from '../responses/sealed.js';
 import type { ResponseStore } from '../stores/contract.js';
@@ -44,6 +45,8 @@ export interface ResponsesServiceOptions {
   /** The model used when a request names none (default `openresponses-deterministic`). */
   defaultModel?: string;
   store?: ResponseStore;
+  /** How often a running background response checks the store for a cancel from another instance, in ms (default 250). */
+  backgroundPollMs?: number;
   /** Largest request body in bytes (default 16 MiB, above the spec's 10 MiB input strings); the same as `limits.maxBodyBytes`. */
   maxBodyBytes?: number;
   /** Budgets for what clients send and make the server hold (see `ServerLimits`; every one has a safe default). */
@@ -113,7 +116,12 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   const generatedEncryptionKey = options.encryptionKeys?.length ? undefined : generateEncryptionKey();
   const runner = createRunner(options, generatedEncryptionKey);
   const { limits, store } = runner;
-  const router = createRouter(ROUTES, { runner, store, limits, providers: runner.providers, options }, basePath);
+  const background = new BackgroundResponses(runner, store, options.backgroundPollMs);
+  const router = createRouter(
+    ROUTES,
+    { runner, store, limits, providers: runner.providers, background, options },
+    basePath,
+  );
   const authenticator = bearerAuthenticator(options.apiKeys ?? [], options.tenants);
   // Outermost first: every answer (errors included) gets a request id, is logged and carries CORS headers.
   const middleware: Middleware[] = [

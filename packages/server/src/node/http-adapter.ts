@@ -143,6 +143,7 @@ function nodeRequest(req: IncomingMessage, cancellation: Cancellation): ServiceR
   return {
     method: req.method ?? 'GET',
     path: query < 0 ? url : url.slice(0, query),
+    query: query < 0 ? '' : url.slice(query + 1),
     header: (name) => {
       const value = req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;

@@ -6,6 +6,8 @@
 export class Cancellation {
   private controller: AbortController | undefined;
   private done = false;
+  /** Why it was cancelled, as the failed response reports it (default: the client went away). */
+  reason = 'The client went away.';
 
   /** A cancellation that follows `signal`. */
   static following(signal: AbortSignal): Cancellation {
@@ -27,8 +29,9 @@ export class Cancellation {
     return this.controller.signal;
   }
 
-  cancel(): void {
+  cancel(reason?: string): void {
     if (this.done) return;
+    if (reason) this.reason = reason;
     this.done = true;
     this.controller?.abort();
   }

@@ -22,6 +22,8 @@ export interface TurnOptions {
   cancellation?: Cancellation;
   /** Pauses the turn while the client is behind on reading. */
   backpressure?: Backpressure;
+  /** A background turn: its starting snapshot is stored first, then told here (or the failure to store it). */
+  background?: { stored(response: ResponseResource): void; failed(error: unknown): void };
   schema?: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema';
 }
 
@@ -112,9 +114,23 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       // A stored turn's last event waits until the response is stored: a client never sees a response end
       // that a later GET or continuation cannot find.
       let last: AnyStreamingEvent | undefined;
+      // A background turn stores its starting snapshot (so GET finds it at once); the final write waits for it.
+      let starting: Promise<boolean> | undefined;
+      const background = turnOptions.background;
       const result = await started.run(
         stored
           ? (event) => {
+              if (background && event.type === 'response.created') {
+                const snapshot = structuredClone((event as { response: ResponseResource }).response);
+                starting = target.put({ response: snapshot, input: prepared.input }, turnOptions.owner);
+                starting.then(
+                  () => background.stored(snapshot),
+                  (error: unknown) => {
+                    background.failed(error);
+                    turnOptions.cancellation?.cancel();
+                  },
+                );
+              }
               if (TERMINAL_EVENTS.has(event.type)) last = event;
               else emit(event);
             }
@@ -122,6 +138,10 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         backpressure,
       );
       checkOutgoing(turnOptions.version, result.response);
+      if (starting && !(await starting.catch(() => false))) {
+        // Never announced (its start could not be stored): nothing more to store.
+        return { response: result.response, error: result.error, input: prepared.input };
+      }
       if (stored) {
         try {
           await target.put({ response: result.response, input: prepared.input }, turnOptions.owner);

@@ -524,7 +524,7 @@ async function streamTurn(
       if (behind) await behind;
       if (cancellation?.cancelled) {
         void iterator.return?.()?.catch(() => {});
-        return failWith(new ResponsesError('server_error', 'cancelled', 'The client went away.'));
+        return failWith(new ResponsesError('server_error', 'cancelled', cancellation.reason));
       }
       if (next.done) break;
       // The server's cap on one response's output ends it as max_output_tokens does, whatever the provider sends.
@@ -669,6 +669,7 @@ function initialResponse(turn: PreparedTurn, createdAt: number): ResponseResourc
     max_output_tokens: body.max_output_tokens ?? null,
     max_tool_calls: body.max_tool_calls ?? null,
     store: body.store ?? true,
+    background: body.background ?? false,
     // Every tier runs the same way here (see the README); `auto` reports the tier it resolved to.
     service_tier: !body.service_tier || body.service_tier === 'auto' ? 'default' : body.service_tier,
     metadata: body.metadata ?? {},
