@@ -3,7 +3,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkStream, decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
+import { createClient } from '@openresponses/client';
 import OpenAI from 'openai';
+import WebSocket from 'ws';
 import { expect } from 'vitest';
 import { repoRoot, specVersions } from '../packaging/tarballs.js';
 
@@ -159,5 +161,61 @@ export function expectClientReport(report: unknown): void {
     },
     continued: { previous: true, text: 'Your name is Ada.' },
     error: { status: 404, type: 'not_found', code: 'previous_response_not_found', param: 'previous_response_id' },
+  });
+}
+
+const messageText = (response: { output: readonly unknown[] }) =>
+  (response.output as Array<{ type: string; content?: Array<{ text?: string }> }>)
+    .filter((item) => item.type === 'message')
+    .flatMap((item) => item.content ?? [])
+    .map((part) => part.text ?? '')
+    .join('');
+
+/** The first message a raw socket receives, or how its upgrade was refused. */
+function firstMessage(url: string, apiKey: string, send?: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${apiKey}` } });
+    socket.once('open', () => send !== undefined && socket.send(send));
+    socket.once('message', (data) => {
+      resolve(JSON.parse(String(data)));
+      socket.close();
+    });
+    socket.once('unexpected-response', (_request, response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => {
+        body += chunk;
+      });
+      response.on('end', () => resolve({ refusedWith: response.statusCode, body: JSON.parse(body) }));
+    });
+    socket.once('error', reject);
+  });
+}
+
+/**
+ * WebSocket mode on /v1/responses, driven from Node by our client over `ws`: turns in order, a
+ * `store: false` continuation from the connection-local cache, an unknown message type answered with an
+ * error envelope, and an upgrade with a wrong key refused with a spec-shaped 401.
+ */
+export async function driveWebSocket(baseURL: string): Promise<void> {
+  const client = createClient({ baseURL: `${baseURL}/v1`, apiKey: API_KEY, maxRetries: 0 });
+  const session = await client.responses.connect({ WebSocket: WebSocket as never });
+  try {
+    const first = await session.send('Hi, my name is Ada.', { model, store: false });
+    expect(first.status).toBe('completed');
+    const second = await session.send('What is my name?', { model, store: false });
+    expect(second.previous_response_id).toBe(first.id);
+    expect(messageText(second)).toBe('Your name is Ada.');
+  } finally {
+    session.close();
+  }
+  const socketURL = `${baseURL.replace(/^http/, 'ws')}/v1/responses`;
+  expect(await firstMessage(socketURL, API_KEY, '{"type":"response.nope"}')).toMatchObject({
+    type: 'error',
+    status: 400,
+    error: { type: 'invalid_request', code: 'unsupported_event_type' },
+  });
+  expect(await firstMessage(socketURL, 'wrong-key')).toMatchObject({
+    refusedWith: 401,
+    body: { error: { type: 'authentication_error' } },
   });
 }

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import {
   API_KEY,
+  driveWebSocket,
   driveWithOpenAI,
   expectBadRequest,
   expectClientReport,
@@ -90,7 +91,15 @@ export function describeGuestRuntime(runtime: Exclude<GuestRuntime, 'node'>, tit
       await expectBadRequest(server.url);
       observed.works(
         '@openresponses/server',
-        `serves createResponsesHandler with ${runtime === 'bun' ? 'Bun.serve' : 'Deno.serve'} (openai SDK: JSON, streaming, tool round trip, previous_response_id, errors)`,
+        `serves the fetch handler with ${runtime === 'bun' ? 'Bun.serve' : 'Deno.serve'} (openai SDK: JSON, streaming, tool round trip, previous_response_id, errors)`,
+      );
+    });
+
+    test(`WebSocket mode: ${runtime === 'bun' ? "Bun.serve's websocket handlers" : 'Deno.upgradeWebSocket'} drive the service's session`, async () => {
+      await driveWebSocket(server.url);
+      observed.works(
+        '@openresponses/server',
+        `WebSocket mode through ${runtime === 'bun' ? 'Bun.serve' : 'Deno.upgradeWebSocket'} and the transport-neutral session (our client over ws from Node: turns, store:false continuation, error envelope, refused upgrade)`,
       );
     });
 

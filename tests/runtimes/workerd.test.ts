@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { NODE_ONLY_ENTRIES, webEntries } from './consumer.js';
 import {
   API_KEY,
+  driveWebSocket,
   driveWithOpenAI,
   expectBadRequest,
   expectClientReport,
@@ -96,7 +97,15 @@ describe('workerd', () => {
     await expectBadRequest(url);
     observed.works(
       '@openresponses/server',
-      'serves createResponsesHandler as a Worker (openai SDK: JSON, streaming, tool round trip, previous_response_id, errors)',
+      'serves the fetch handler as a Worker (openai SDK: JSON, streaming, tool round trip, previous_response_id, errors)',
+    );
+  });
+
+  test("WebSocket mode: a WebSocketPair drives the service's session", async () => {
+    await driveWebSocket(url);
+    observed.works(
+      '@openresponses/server',
+      'WebSocket mode through a WebSocketPair and the transport-neutral session (our client over ws from Node: turns, store:false continuation, error envelope, refused upgrade)',
     );
   });
 
