@@ -37,6 +37,16 @@ const values = parseCommandLine({
     },
     transport: { type: 'string', placeholder: 'LIST', description: 'http,websocket (default both)' },
     'skip-model-dependent': { type: 'boolean', description: 'skip tests that need the model to cooperate' },
+    'websocket-connection-limit-ms': {
+      type: 'string',
+      placeholder: 'MS',
+      description: "the server's WebSocket connection limit, to wait for it (otherwise ws-connection-limit is skipped)",
+    },
+    'context-overflow-words': {
+      type: 'string',
+      placeholder: 'N',
+      description: "words of input over the model's context window, for the truncation tests (default 140000)",
+    },
   },
 });
 const baseURL = values['base-url'];
@@ -48,6 +58,18 @@ if (values.report !== undefined && values.report !== 'html')
 const transports = (values.transport ?? 'http,websocket').split(',').map((t) => t.trim());
 const unknownTransport = transports.find((t) => t !== 'http' && t !== 'websocket');
 if (unknownTransport) exitWithUsageError(name, `unknown transport '${unknownTransport}' (http, websocket)`);
+
+/** A positive integer flag, or undefined when absent (a usage error otherwise). */
+function positive(flag: 'websocket-connection-limit-ms' | 'context-overflow-words'): number | undefined {
+  const text = values[flag];
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) exitWithUsageError(name, `--${flag} '${text}' is not a positive integer`);
+  return value;
+}
+
+const webSocketConnectionLimitMs = positive('websocket-connection-limit-ms');
+const contextOverflowWords = positive('context-overflow-words');
 
 // One clear message instead of every test failing on the same connection error.
 try {
@@ -68,6 +90,8 @@ const report = await runSuite({
     .filter(Boolean),
   transports: transports as Array<'http' | 'websocket'>,
   skipModelDependent: values['skip-model-dependent'],
+  webSocketConnectionLimitMs,
+  contextOverflowWords,
   WebSocket: WebSocket as never,
   recordExchanges: values.report === 'html',
   onProgress: (result) =>

@@ -37,6 +37,21 @@ test('usage mistakes are one line with status 2', async () => {
   expect((await run(['--base-url', 'http://127.0.0.1:1/v1', '--transport', 'grpc'])).stderr).toMatch(
     /unknown transport 'grpc'/,
   );
+  expect(
+    (await run(['--base-url', 'http://127.0.0.1:1/v1', '--websocket-connection-limit-ms', 'soon'])).stderr,
+  ).toMatch(/--websocket-connection-limit-ms 'soon' is not a positive integer/);
+});
+
+test('--websocket-connection-limit-ms waits for the limit and checks its error', async () => {
+  const server = await startServer({ apiKeys: ['cli-key'], warn: () => {}, connectionLimitMs: 300 });
+  try {
+    const args = ['--base-url', `${server.url}/v1`, '--api-key', 'cli-key', '--filter', 'ws-connection-limit'];
+    const { status, stderr } = await run([...args, '--websocket-connection-limit-ms', '300']);
+    expect(stderr).toMatch(/✓ ws-connection-limit/);
+    expect(status).toBe(0);
+  } finally {
+    await server.close();
+  }
 });
 
 test('an unreachable server is one "cannot reach" message, not a failure per test', async () => {

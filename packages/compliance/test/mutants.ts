@@ -307,6 +307,12 @@ export const MUTANTS: Mutant[] = [
     },
   },
   {
+    id: 'sse-invalid-json',
+    bug: 'writes event data as JavaScript object literals, not JSON',
+    caughtBy: { streaming: 'sse-invalid-json' },
+    breakage: { http: rewriteSSE((text) => text.replace(/^data: \{"type"/gm, 'data: {type')) },
+  },
+  {
     id: 'stream-as-json-content-type',
     bug: 'streams with content-type application/json',
     caughtBy: { streaming: 'content-type' },
@@ -467,6 +473,12 @@ export const MUTANTS: Mutant[] = [
         ),
       ),
     },
+  },
+  {
+    id: 'reasoning-ignored',
+    bug: 'does not pass the reasoning setting on to the model',
+    caughtBy: { 'reasoning-stream': 'reasoning' },
+    breakage: { http: rewriteRequest(({ reasoning: _dropped, ...rest }) => rest) },
   },
   {
     id: 'openai-event-names',
