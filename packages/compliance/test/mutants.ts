@@ -395,6 +395,34 @@ export const MUTANTS: Mutant[] = [
     },
   },
   {
+    id: 'refusal-as-text',
+    bug: 'passes the model’s refusal on as ordinary output_text',
+    caughtBy: { 'refusal-stream': 'refusal' },
+    breakage: {
+      http: rewriteEvents((events) => {
+        const asText = (part: Json) =>
+          part.type === 'refusal' ? { type: 'output_text', text: part.refusal, annotations: [], logprobs: [] } : part;
+        const inItem = (item: Json) =>
+          Array.isArray(item.content) ? { ...item, content: item.content.map(asText) } : item;
+        return events.map((e) => {
+          if (e.type === 'response.refusal.delta') return { ...e, type: 'response.output_text.delta', logprobs: [] };
+          if (e.type === 'response.refusal.done') {
+            const { refusal, ...rest } = e;
+            return { ...rest, type: 'response.output_text.done', text: refusal, logprobs: [] };
+          }
+          if (e.part) return { ...e, part: asText(e.part as Json) };
+          if (e.item) return { ...e, item: inItem(e.item as Json) };
+          if (e.response && Array.isArray((e.response as Json).output))
+            return {
+              ...e,
+              response: { ...(e.response as Json), output: ((e.response as Json).output as Json[]).map(inItem) },
+            };
+          return e;
+        });
+      }),
+    },
+  },
+  {
     id: 'text-done-differs',
     bug: 'the output_text .done text differs from its deltas',
     caughtBy: { streaming: 'delta-sum' },
@@ -477,7 +505,7 @@ export const MUTANTS: Mutant[] = [
   {
     id: 'reasoning-ignored',
     bug: 'does not pass the reasoning setting on to the model',
-    caughtBy: { 'reasoning-stream': 'reasoning' },
+    caughtBy: { 'reasoning-stream': 'reasoning', 'reasoning-setting-echoed': 'reasoning' },
     breakage: { http: rewriteRequest(({ reasoning: _dropped, ...rest }) => rest) },
   },
   {

@@ -187,9 +187,9 @@ export const PROTOCOL_TESTS: ComplianceTest[] = [
   },
   {
     id: 'include-logprobs',
-    description: 'include message.output_text.logprobs adds logprobs to output text; without it there are none',
+    description:
+      'include message.output_text.logprobs adds logprobs to output text, or is refused naming include; never ignored',
     transport: 'http',
-    modelDependent: true,
     async run(t) {
       const parts = (r: ResponseResource) =>
         r.output.flatMap((i) => (i.type === 'message' ? i.content : [])).filter((p) => p.type === 'output_text');
@@ -199,11 +199,35 @@ export const PROTOCOL_TESTS: ComplianceTest[] = [
         'include',
         'logprobs were sent without being included',
       );
-      const included = parts(await t.create({ input: 'Hello.', include: ['message.output_text.logprobs'] }));
+      const result = await t.request('POST', '/responses', {
+        model: t.config.model,
+        input: 'Hello.',
+        include: ['message.output_text.logprobs'],
+      });
+      // A model that cannot report logprobs makes the include a 400; answering without them ignores the request.
+      if (result.status === 400) {
+        const error = expectError(result, [400], 'include');
+        expect(error.param?.startsWith('include'), 'error-param', `param is ${JSON.stringify(error.param)}`);
+        return;
+      }
+      const included = parts(t.checkResponse(result.body));
       expect(
         included.length > 0 && included.every((p) => Array.isArray(p.logprobs) && p.logprobs.length > 0),
         'include',
-        'include message.output_text.logprobs returned output text without logprobs',
+        'include message.output_text.logprobs answered 200 with output text without logprobs',
+      );
+    },
+  },
+  {
+    id: 'reasoning-setting-echoed',
+    description: 'The response reports the reasoning configuration the request set',
+    transport: 'http',
+    async run(t) {
+      const response = await t.create({ input: 'Hello.', reasoning: { effort: 'low', summary: 'auto' } });
+      expect(
+        response.reasoning?.effort === 'low',
+        'reasoning',
+        `reasoning echoed as ${JSON.stringify(response.reasoning)}`,
       );
     },
   },
