@@ -16,9 +16,11 @@ const POLICY = [
 
 let page: Promise<typeof import('@openresponses/playground')> | undefined;
 
-/** The page or its script for `GET path`, or undefined when `path` is neither. */
-export async function playgroundAsset(path: string, basePath: string): Promise<ServiceResponse | undefined> {
-  if (path !== '/' && path !== '/playground.js') return undefined;
+/** The page (`/`) or its script (`/playground.js`). */
+export async function playgroundAsset(
+  path: '/' | '/playground.js' | string,
+  basePath: string,
+): Promise<ServiceResponse> {
   // Loaded on first use: the page is ~0.5 MB of text that servers without it never hold.
   page ??= import('@openresponses/playground');
   const { PLAYGROUND_HTML, PLAYGROUND_SCRIPT } = await page;

@@ -9,6 +9,7 @@ import type { ServerLimits } from '../limits.js';
 import type { ModelProvider } from '../models/provider.js';
 import { serveChatCompletions } from './chat-completions.js';
 import { listModels } from './models.js';
+import { playgroundAsset } from './playground.js';
 import {
   type Backpressure,
   json,
@@ -26,6 +27,8 @@ export interface RouteContext {
   limits: ServerLimits;
   providers: readonly ModelProvider[];
   background: BackgroundResponses;
+  /** Where the API lives (`/v1`). */
+  basePath: string;
   /** Routes with an `option` are served only when it is on. */
   options: RouteOptions;
 }
@@ -34,6 +37,8 @@ export interface RouteContext {
 export interface RouteOptions {
   /** The legacy `POST /v1/chat/completions`, served from the Responses pipeline. */
   chatCompletionsEndpoint?: boolean;
+  /** The playground page at `/` and its script. */
+  playground?: boolean;
 }
 
 /** Answers one route. `version` is the negotiated spec version; `params` are the path's `:name` segments, decoded, in order. */
@@ -68,7 +73,14 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/responses/:id/input_items', handler: listInputItems },
   { method: 'GET', path: '/models', handler: models },
   { method: 'POST', path: '/chat/completions', handler: chatCompletions, option: 'chatCompletionsEndpoint' },
+  // The page needs no key (its API calls carry the key it is given).
+  { method: 'GET', path: '/', handler: playground, root: true, public: true, option: 'playground' },
+  { method: 'GET', path: '/playground.js', handler: playground, root: true, public: true, option: 'playground' },
 ];
+
+async function playground(request: ServiceRequest, context: RouteContext): Promise<ServiceResponse> {
+  return playgroundAsset(withoutTrailingSlash(request.path), context.basePath);
+}
 
 async function health(): Promise<ServiceResponse> {
   return json(200, { status: 'ok' });

@@ -15,7 +15,6 @@ import {
   type SessionSocket,
 } from '../websocket/session.js';
 import { toFetchHandler } from './fetch.js';
-import { playgroundAsset } from './playground.js';
 import { type ServiceRequest, type ServiceResponse, unauthorized } from './http.js';
 import {
   authentication,
@@ -119,7 +118,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   const background = new BackgroundResponses(runner, store, options.backgroundPollMs);
   const router = createRouter(
     ROUTES,
-    { runner, store, limits, providers: runner.providers, background, options },
+    { runner, store, limits, providers: runner.providers, background, basePath, options },
     basePath,
   );
   const authenticator = bearerAuthenticator(options.apiKeys ?? [], options.tenants);
@@ -129,8 +128,6 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     ...(options.onRequest ? [logging(options.onRequest)] : []),
     ...(options.cors ? [cors(options.cors, CORS_ALLOWED_HEADERS)] : []),
     errorMapping(),
-    // The page and its assets need no key (its API calls carry the key it is given).
-    ...(options.playground ? [playground(basePath)] : []),
     authentication(authenticator, router.isPublic),
     bodyLimit(limits.maxBodyBytes),
     ...(options.middleware ?? []),
@@ -181,14 +178,6 @@ export function createRunner(
     validateOutgoing: options.validateOutgoing,
     compatibility: options.compatibility,
   });
-}
-
-/** Serves the playground's GET requests before authentication; everything else goes on. */
-function playground(basePath: string): Middleware {
-  return async (request, next) => {
-    if (request.method !== 'GET') return next(request);
-    return (await playgroundAsset(withoutTrailingSlash(request.path), basePath)) ?? next(request);
-  };
 }
 
 /** The fetch-style handler: `(request: Request) => Promise<Response>`, mountable in any runtime. */
