@@ -9,7 +9,7 @@ import type {
 // zod mini schemas: the same verdicts as the classic ones at a fraction of the bundle size (bench/bundle.bench.ts).
 import { LATEST_SPEC_VERSION, validate, versions, type SpecVersion } from '@openresponses/zod/mini';
 import type { Registry } from '@openresponses/extensions';
-import { InvalidPayloadError } from './errors.js';
+import { APIConnectionError, APIUserAbortError, InvalidPayloadError } from './errors.js';
 import { send, type RequestOptions, type TransportOptions } from './http.js';
 import { normalizeEvents, ResponseStream, type EventPolicy } from './stream.js';
 import { connectSession, type ConnectOptions, type ResponsesSession } from './websocket.js';
@@ -30,6 +30,8 @@ export interface ClientOptions {
   maxRetries?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /** Default per-attempt timeout in ms until the answer's headers (default 10 minutes); `RequestOptions.timeout` overrides it. */
+  timeout?: number;
   /** Vendor extensions: payloads validate with the registry's extended schemas and streams fold its vendor events. */
   registry?: Registry;
 }
@@ -75,6 +77,7 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
     maxRetries: options.maxRetries ?? 2,
     retryBaseMs: options.retryBaseMs ?? 500,
     retryMaxMs: options.retryMaxMs ?? 30_000,
+    timeoutMs: options.timeout ?? 10 * 60 * 1000,
   };
   const schemas = () =>
     policy.validate === 'off'
@@ -98,17 +101,29 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
     body: Omit<CreateBody, 'stream'>,
     requestOptions: RequestOptions = {},
   ): Promise<ResponseStream> => {
+    // The stream's own controller follows the caller's signal until the stream ends (it aborts the
+    // controller when it does), and then lets go of the caller's signal.
     const controller = new AbortController();
-    requestOptions.signal?.addEventListener('abort', () => controller.abort(requestOptions.signal?.reason), {
-      once: true,
-    });
-    const response = await send(
-      transport,
-      'POST',
-      '/responses',
-      { ...body, stream: true },
-      { ...requestOptions, signal: controller.signal },
-    );
+    const outer = requestOptions.signal;
+    const follow = () => controller.abort(outer?.reason);
+    if (outer?.aborted) controller.abort(outer.reason);
+    else outer?.addEventListener('abort', follow, { once: true });
+    controller.signal.addEventListener('abort', () => outer?.removeEventListener('abort', follow), { once: true });
+    let sent: Awaited<ReturnType<typeof send>>;
+    try {
+      sent = await send(
+        transport,
+        'POST',
+        '/responses',
+        { ...body, stream: true },
+        { ...requestOptions, signal: controller.signal },
+      );
+    } catch (error) {
+      controller.abort(error);
+      throw error;
+    }
+    const { response, release } = sent;
+    controller.signal.addEventListener('abort', release, { once: true });
     if (!response.body) throw new InvalidPayloadError('The streamed response', [{ path: '', message: 'no body' }]);
     const events = decodeSSE(response.body, { profile: policy.profile });
     return new ResponseStream(
@@ -118,8 +133,17 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
     );
   };
 
-  const getJson = async (method: string, path: string, body?: unknown, requestOptions?: RequestOptions) =>
-    (await send(transport, method, path, body, requestOptions)).json();
+  const getJson = async (method: string, path: string, body?: unknown, requestOptions?: RequestOptions) => {
+    const { response, release } = await send(transport, method, path, body, requestOptions);
+    try {
+      return await response.json();
+    } catch (error) {
+      if (requestOptions?.signal?.aborted) throw new APIUserAbortError({ cause: error });
+      throw new APIConnectionError(`Reading the answer failed: ${(error as Error).message}`, { cause: error });
+    } finally {
+      release();
+    }
+  };
 
   const responses: Responses = {
     create: (async (body: CreateBody, requestOptions?: RequestOptions) => {

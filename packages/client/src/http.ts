@@ -1,4 +1,10 @@
-import { errorFromResponse, OpenResponsesError } from './errors.js';
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+  errorFromResponse,
+  type OpenResponsesError,
+} from './errors.js';
 
 export interface TransportOptions {
   baseURL: string;
@@ -11,11 +17,16 @@ export interface TransportOptions {
   retryBaseMs: number;
   /** The longest wait, also the cap for Retry-After (default 30 s). */
   retryMaxMs: number;
+  /** How long one attempt may take until its answer's headers, in ms (default 10 minutes, as openai-node). */
+  timeoutMs: number;
 }
 
 export interface RequestOptions {
+  /** Aborts the request (an `APIUserAbortError`, never retried). */
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /** This request's `timeout` in ms per attempt (an `APIConnectionTimeoutError`, retried like a lost connection). */
+  timeout?: number;
 }
 
 /** Sends a request, retrying what can be retried (never a 4xx other than 408/429), honouring Retry-After. */
@@ -25,7 +36,7 @@ export async function send(
   path: string,
   body: unknown,
   options: RequestOptions = {},
-): Promise<Response> {
+): Promise<{ response: Response; release(): void }> {
   const url = `${transport.baseURL.replace(/\/+$/, '')}${path}`;
   const headers: Record<string, string> = {
     accept: 'application/json, text/event-stream',
@@ -34,30 +45,63 @@ export async function send(
   };
   if (transport.apiKey) headers.authorization = `Bearer ${transport.apiKey}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
+  const timeoutMs = options.timeout ?? transport.timeoutMs;
   for (let attempt = 0; ; attempt++) {
     let failure: OpenResponsesError;
+    const attemptSignal = abortable(options.signal, timeoutMs);
     try {
       const response = await transport.fetch(url, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: options.signal,
+        signal: attemptSignal.signal,
       });
-      if (response.ok) return response;
+      if (response.ok) {
+        // The body is read later: the caller's signal keeps aborting it until the caller releases it.
+        attemptSignal.clearTimeout();
+        return { response, release: attemptSignal.release };
+      }
       failure = await errorFromResponse(response);
+      attemptSignal.release();
     } catch (error) {
-      if (options.signal?.aborted) throw error;
-      failure = new OpenResponsesError(
-        `Request to ${url} failed: ${(error as Error).message}`,
-        0,
-        'connection_error',
-        null,
-        null,
-      );
+      if (options.signal?.aborted) throw new APIUserAbortError({ cause: options.signal.reason ?? error });
+      failure = attemptSignal.timedOut()
+        ? new APIConnectionTimeoutError(timeoutMs, { cause: error })
+        : new APIConnectionError(`Request to ${url} failed: ${(error as Error).message}`, { cause: error });
+      attemptSignal.release();
     }
     if (!failure.retryable || attempt >= transport.maxRetries) throw failure;
-    await sleep(delayFor(transport, attempt, failure.headers), options.signal);
+    try {
+      await sleep(delayFor(transport, attempt, failure.headers), options.signal);
+    } catch (reason) {
+      throw new APIUserAbortError({ cause: reason });
+    }
   }
+}
+
+/**
+ * A signal for one attempt: aborted by the caller's signal or after `timeoutMs` until its headers arrive.
+ * `release()` removes the timer and the listener on the caller's signal.
+ */
+function abortable(outer: AbortSignal | undefined, timeoutMs: number) {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+  }, timeoutMs);
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    clearTimeout: () => clearTimeout(timer),
+    release: () => {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 function delayFor(transport: TransportOptions, attempt: number, headers?: Headers): number {

@@ -6,7 +6,23 @@ export {
   type Responses,
 } from './client.js';
 export { ResponseStream, type EventPolicy } from './stream.js';
-export { OpenResponsesError, ResponseFailedError, InvalidPayloadError } from './errors.js';
+export {
+  OpenResponsesError,
+  APIError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  UnprocessableEntityError,
+  RateLimitError,
+  InternalServerError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+  ResponseFailedError,
+  InvalidPayloadError,
+} from './errors.js';
 export type { RequestOptions } from './http.js';
 export type {
   ConnectOptions,
