@@ -1,6 +1,6 @@
 import { type AnyStreamingEvent, isTerminalEventType } from '@openresponses/events';
 import type { CreateResponseBody, ItemParam, ResponseResource } from '@openresponses/types';
-import { OpenResponsesError } from './errors.js';
+import { APIConnectionError, OpenResponsesError } from './errors.js';
 import { sanitizeReplayedHistory } from './history.js';
 import type { TransportOptions } from './http.js';
 import { normalizeEvents, ResponseStream, type EventPolicy } from './stream.js';
@@ -91,12 +91,9 @@ class Connection {
   constructor(private readonly socket: WebSocketLike) {
     socket.addEventListener('message', (event) => this.onMessage(String(event.data)));
     socket.addEventListener('close', (event) => {
-      this.closedBy ??= new OpenResponsesError(
+      this.closedBy ??= new APIConnectionError(
         `The WebSocket closed (${event.code}${event.reason ? `: ${event.reason}` : ''}).`,
-        0,
-        'connection_error',
-        'websocket_closed',
-        null,
+        { code: 'websocket_closed' },
       );
       this.current?.end(this.closedBy);
     });
@@ -141,10 +138,7 @@ class Connection {
       await previous;
       try {
         if (!self.open)
-          throw (
-            self.closedBy ??
-            new OpenResponsesError('The WebSocket is not open.', 0, 'connection_error', 'websocket_closed', null)
-          );
+          throw self.closedBy ?? new APIConnectionError('The WebSocket is not open.', { code: 'websocket_closed' });
         self.current = channel;
         self.socket.send(JSON.stringify({ ...body, type: 'response.create' }));
         yield* channel.drain();
@@ -171,12 +165,9 @@ async function open(deps: Dependencies, options: ConnectOptions): Promise<Connec
     socket.addEventListener('open', () => resolve());
     socket.addEventListener('error', (event) =>
       reject(
-        new OpenResponsesError(
+        new APIConnectionError(
           `WebSocket connection to ${url} failed: ${(event as { message?: string }).message ?? 'error'}`,
-          0,
-          'connection_error',
-          'websocket_failed',
-          null,
+          { code: 'websocket_failed', cause: event },
         ),
       ),
     );
