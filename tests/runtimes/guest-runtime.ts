@@ -111,6 +111,17 @@ export function describeGuestRuntime(runtime: Exclude<GuestRuntime, 'node'>, tit
       );
     });
 
+    test("runs our client's WebSocket session inside the runtime, on its own WebSocket", async () => {
+      expect(await runGuest(runtime, consumer, ['socket-client', `${server.url}/v1`, API_KEY])).toEqual({
+        continued: true,
+        text: 'Your name is Ada.',
+      });
+      observed.works(
+        '@openresponses/client',
+        "WebSocket session on the runtime's own WebSocket (store:false continuation)",
+      );
+    });
+
     test('the matrix results match what these tests observed', async () => {
       await expect(`${JSON.stringify(observed.results(), null, 2)}\n`).toMatchFileSnapshot(`./results/${runtime}.json`);
     });

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  test: { include: ['*.test.ts'], globalSetup: ['./consumer.ts'], testTimeout: 60_000, hookTimeout: 120_000 },
+  test: { include: ['*.test.ts'], globalSetup: ['./consumer.ts'], testTimeout: 120_000, hookTimeout: 240_000 },
 });

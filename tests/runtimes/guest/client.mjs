@@ -63,3 +63,16 @@ export async function runClient(baseURL, apiKey) {
         : String(error),
   };
 }
+
+/** A WebSocket session of our client on the runtime's own `WebSocket` (which takes the key as a header in Bun and Deno). */
+export async function runSocketClient(baseURL, apiKey) {
+  const client = createClient({ baseURL, apiKey, maxRetries: 0, validate: 'exact' });
+  const session = await client.responses.connect({ WebSocket: globalThis.WebSocket });
+  try {
+    const first = await session.send('Hi, my name is Ada.', { model, store: false });
+    const second = await session.send('What is my name?', { model, store: false });
+    return { continued: second.previous_response_id === first.id, text: text(second) };
+  } finally {
+    session.close();
+  }
+}

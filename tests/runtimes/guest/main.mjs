@@ -1,4 +1,4 @@
-// Command line of the guest scripts for Node, Bun and Deno: `imports <specifier...>`, `suite <input.json>`, `client <baseURL> <key>`,
+// Command line of the guest scripts for Node, Bun and Deno: `imports <specifier...>`, `suite <input.json>`, `client <baseURL> <key>`, `socket-client <baseURL> <key>`,
 // `serve <key>`. Each prints one JSON line; `serve` then keeps serving until the test ends the process.
 import { readFile } from 'node:fs/promises';
 
@@ -16,6 +16,9 @@ if (command === 'imports') {
 } else if (command === 'client') {
   const { runClient } = await import('./client.mjs');
   print(await runClient(args[0], args[1]));
+} else if (command === 'socket-client') {
+  const { runSocketClient } = await import('./client.mjs');
+  print(await runSocketClient(args[0], args[1]));
 } else if (command === 'serve') {
   const { serve } = await import('./serve.mjs');
   print({ url: await serve({ apiKey: args[0] }) });
