@@ -53,7 +53,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   stalledWriteMs: 30_000,
 });
 
-/** The defaults with `overrides` applied; a negative, fractional or non-numeric limit is a configuration error. */
+/** The defaults with `overrides` applied; a negative or non-numeric limit is a configuration error. */
 export function resolveLimits(overrides: Partial<ServerLimits> = {}): ServerLimits {
   const limits: ServerLimits = Object.assign({}, DEFAULT_LIMITS);
   for (const [name, value] of Object.entries(overrides))

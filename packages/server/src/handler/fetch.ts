@@ -8,10 +8,11 @@ export function toFetchHandler(
   return async (request) => {
     // Both ways a client goes away: the request aborts, or the response stream is cancelled.
     const cancellation = Cancellation.following(request.signal);
+    const url = new URL(request.url);
     const response = await handle({
       method: request.method,
-      path: new URL(request.url).pathname,
-      query: new URL(request.url).search.slice(1),
+      path: url.pathname,
+      query: url.search.slice(1),
       header: (name) => request.headers.get(name),
       text: (maxBytes) => readLimited(request, maxBytes),
       cancellation,

@@ -12,7 +12,7 @@ export interface ServiceRequest {
   method: string;
   /** The path, without the query string. */
   path: string;
-  /** The query string without its `?` ('' when there is none). */
+  /** The query string without its `?` ('' or absent when there is none). */
   query?: string;
   /** A request header by lower-case name, or null. */
   header(name: string): string | null;

@@ -202,14 +202,39 @@ async function listInputItems(
   _version: SpecVersion,
   [id]: readonly string[],
 ) {
-  const data = (await stored(request, context, id!)).input;
+  const { limit, order, after } = pageOf(request.query);
+  const items = (await stored(request, context, id!)).input;
+  const ordered = order === 'asc' ? items : items.toReversed();
+  let start = 0;
+  if (after !== null) {
+    start = ordered.findIndex((item) => (item as { id?: string }).id === after) + 1;
+    if (start === 0)
+      throw invalidRequest('invalid_value', `after: no input item '${after}' in response '${id}'.`, 'after');
+  }
+  const data = ordered.slice(start, start + limit);
   return json(200, {
     object: 'list',
     data,
     first_id: (data[0] as { id?: string } | undefined)?.id ?? null,
     last_id: (data.at(-1) as { id?: string } | undefined)?.id ?? null,
-    has_more: false,
+    has_more: start + limit < ordered.length,
   });
+}
+
+/**
+ * `input_items` paging as OpenAI's API has it: `limit` 1-100 (default 20), `after` an item id, and
+ * `order` (default `asc`, the order the items were sent in; OpenAI's default is `desc`).
+ */
+function pageOf(query = ''): { limit: number; order: 'asc' | 'desc'; after: string | null } {
+  const params = new URLSearchParams(query);
+  const limitText = params.get('limit');
+  const limit = limitText === null ? 20 : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw invalidRequest('invalid_value', `limit must be an integer from 1 to 100, got '${limitText}'.`, 'limit');
+  const order = params.get('order') ?? 'asc';
+  if (order !== 'asc' && order !== 'desc')
+    throw invalidRequest('invalid_value', `order must be 'asc' or 'desc', got '${order}'.`, 'order');
+  return { limit, order, after: params.get('after') };
 }
 
 export interface Router {
@@ -263,14 +288,33 @@ export function createRouter(routes: readonly Route[], context: RouteContext, ba
       const found = literalMethods ? undefined : find(path);
       const methods = literalMethods ?? found?.methods;
       if (!methods) throw new ResponsesError('not_found', 'unknown_path', `No route for ${request.method} ${path}.`);
-      const route = methods.get(request.method);
+      // HEAD is GET without the body, wherever GET is served.
+      const head = request.method === 'HEAD';
+      const route = methods.get(head ? 'GET' : request.method);
       if (!route)
-        throw invalidRequest('method_not_allowed', `${request.method} is not supported on ${path}.`, null, 405);
+        throw new ResponsesError(
+          'invalid_request',
+          'method_not_allowed',
+          `${request.method} is not supported on ${path}.`,
+          null,
+          405,
+          { headers: { allow: allowed(methods) } },
+        );
       const version = route.public ? LATEST_SPEC_VERSION : negotiateVersion(request.header('openresponses-version'));
-      return route.handler(request, context, version, found?.params ?? NO_PARAMS);
+      const answer = route.handler(request, context, version, found?.params ?? NO_PARAMS);
+      return head ? answer.then((response) => Object.assign({}, response, { body: null })) : answer;
     },
-    isPublic: (request) => literal.get(withoutTrailingSlash(request.path))?.get(request.method)?.public === true,
+    isPublic: (request) =>
+      literal.get(withoutTrailingSlash(request.path))?.get(request.method === 'HEAD' ? 'GET' : request.method)
+        ?.public === true,
   };
+}
+
+/** The `Allow` header of a path: its methods, and HEAD where GET is served. */
+function allowed(methods: Methods): string {
+  const names = [...methods.keys()];
+  if (methods.has('GET')) names.push('HEAD');
+  return names.join(', ');
 }
 
 /** `/v1/responses/` is `/v1/responses`; returns `path` itself (no copy) when it has no trailing slash. */

@@ -1,4 +1,5 @@
 import type { Registry } from '@openresponses/extensions';
+import { admission, originCheck } from './admission.js';
 import { ResponsesError } from '../errors.js';
 import { resolveLimits, type ServerLimits } from '../limits.js';
 import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic.js';
@@ -128,7 +129,9 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     ...(options.onRequest ? [logging(options.onRequest)] : []),
     ...(options.cors ? [cors(options.cors, CORS_ALLOWED_HEADERS)] : []),
     errorMapping(),
+    originCheck(options.cors),
     authentication(authenticator, router.isPublic),
+    admission(limits),
     bodyLimit(limits.maxBodyBytes),
     ...(options.middleware ?? []),
   ];
