@@ -23,6 +23,9 @@ export const NODE_ONLY_ENTRIES: Record<string, string> = {
   '@openresponses/store-redis': 'a Redis client over TCP sockets (ioredis on node:net)',
 };
 
+/** The matrix row of an entry point: its package, or the entry itself for a Node-only subpath (`server/node`). */
+export const rowOf = (entry: string) => (entry in NODE_ONLY_ENTRIES ? entry : entry.split('/').slice(0, 2).join('/'));
+
 export const allEntries = publicPackages.flatMap(entryPoints);
 /** The entry points DESIGN.md promises run on web-standard APIs alone (browsers, Deno, Bun, workers). */
 export const webEntries = allEntries.filter((s) => !(s in NODE_ONLY_ENTRIES));

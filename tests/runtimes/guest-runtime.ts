@@ -14,12 +14,9 @@ import {
   suiteInput,
   type SuiteResult,
 } from './drive.js';
-import { allEntries, NODE_ONLY_ENTRIES, webEntries } from './consumer.js';
+import { allEntries, NODE_ONLY_ENTRIES, rowOf, webEntries } from './consumer.js';
 import { IMPORTS, Observations } from './matrix.js';
 import { runGuest, runtimeBinary, startGuestServer, type GuestRuntime, type GuestServer } from './runtimes.js';
-
-/** The matrix row of an entry point: its package, or the entry itself for a Node-only subpath (`server/node`). */
-const rowOf = (entry: string) => (entry in NODE_ONLY_ENTRIES ? entry : entry.split('/').slice(0, 2).join('/'));
 
 export function describeGuestRuntime(runtime: Exclude<GuestRuntime, 'node'>, title: string): void {
   describe(title, () => {

@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from '@openresponses/server/node';
 import { build, type BuildFailure } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { NODE_ONLY_ENTRIES, webEntries } from './consumer.js';
+import { NODE_ONLY_ENTRIES, rowOf, webEntries } from './consumer.js';
 import {
   API_KEY,
   driveWebSocket,
@@ -29,7 +29,6 @@ const workerdVersion = (
     version: string;
   }
 ).version;
-const rowOf = (entry: string) => (entry in NODE_ONLY_ENTRIES ? entry : entry.split('/').slice(0, 2).join('/'));
 
 /** Bundles a Worker from the scratch project the way wrangler does without `nodejs_compat`. */
 async function bundleWorker(consumer: string, entry: string): Promise<string> {
