@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { ChatCompletionsProvider, DeterministicModel } from '../src/index.js';
-import type { RunningServer } from '../src/node/index.js';
+import { nodeFetch, type RunningServer } from '../src/node/index.js';
 import { API_KEY, post, startTestServer, stream } from './harness.js';
 import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
 
@@ -22,7 +22,13 @@ beforeAll(async () => {
   server = await startTestServer({
     providers: [
       new DeterministicModel(),
-      new ChatCompletionsProvider({ baseUrl: upstream.baseUrl, apiKey: UPSTREAM_KEY, timeoutMs: 1_000 }),
+      // The Node entry's upstream fetch (node:http); the legacy-endpoint tests use the global fetch.
+      new ChatCompletionsProvider({
+        baseUrl: upstream.baseUrl,
+        apiKey: UPSTREAM_KEY,
+        timeoutMs: 1_000,
+        fetch: nodeFetch,
+      }),
     ],
   });
   client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: API_KEY, maxRetries: 0 });
@@ -429,7 +435,9 @@ describe('upstream failures', () => {
 
   test('an unreachable upstream is server_error upstream_unavailable', async () => {
     const own = await startTestServer({
-      providers: [new ChatCompletionsProvider({ baseUrl: 'http://127.0.0.1:9/v1', timeoutMs: 2_000 })],
+      providers: [
+        new ChatCompletionsProvider({ baseUrl: 'http://127.0.0.1:9/v1', timeoutMs: 2_000, fetch: nodeFetch }),
+      ],
     });
     try {
       const response = await post(own, '/v1/responses', { model: 'anything', input: 'x' });

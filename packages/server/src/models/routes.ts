@@ -42,9 +42,13 @@ export class GatewayConfigError extends Error {
  * Provider families by route `type`: a family is one module exporting a provider class, plus one entry
  * here (see the server README, "Adding a provider family").
  */
-const FAMILIES: Record<GatewayRoute['type'], (route: GatewayRoute, apiKey: string | undefined) => ModelProvider> = {
-  'chat-completions': (route, apiKey) =>
+const FAMILIES: Record<
+  GatewayRoute['type'],
+  (route: GatewayRoute, apiKey: string | undefined, fetch: typeof globalThis.fetch | undefined) => ModelProvider
+> = {
+  'chat-completions': (route, apiKey, fetch) =>
     new ChatCompletionsProvider({
+      fetch,
       name: route.model ?? `${route.prefix}*`,
       baseUrl: route.url,
       apiKey,
@@ -59,8 +63,15 @@ const FAMILIES: Record<GatewayRoute['type'], (route: GatewayRoute, apiKey: strin
     }),
 };
 
-/** The providers a configuration describes, in order; keys are read from `env` by the names it gives. */
-export function providersFromConfig(config: unknown, env: Record<string, string | undefined> = {}): ModelProvider[] {
+/**
+ * The providers a configuration describes, in order; keys are read from `env` by the names it gives.
+ * `fetch` makes their upstream calls (default the global fetch; the Node entry passes `nodeFetch`).
+ */
+export function providersFromConfig(
+  config: unknown,
+  env: Record<string, string | undefined> = {},
+  fetch?: typeof globalThis.fetch,
+): ModelProvider[] {
   if (config && typeof config === 'object' && Array.isArray((config as { routes?: unknown }).routes)) {
     const inline = (config as { routes: Array<Record<string, unknown>> }).routes.findIndex(
       (route) => route && typeof route === 'object' && 'apiKey' in route,
@@ -88,6 +99,6 @@ export function providersFromConfig(config: unknown, env: Record<string, string 
           `routes[${index}].apiKeyEnv: the environment variable ${route.apiKeyEnv} is not set.`,
         );
     }
-    return FAMILIES[route.type](route, apiKey);
+    return FAMILIES[route.type](route, apiKey, fetch);
   });
 }

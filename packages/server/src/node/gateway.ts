@@ -3,6 +3,7 @@ import { ChatCompletionsProvider } from '../models/chat-completions/provider.js'
 import { DeterministicModel } from '../models/deterministic.js';
 import type { ModelProvider } from '../models/provider.js';
 import { GatewayConfigError, providersFromConfig } from '../models/routes.js';
+import { nodeFetch } from './http-fetch.js';
 
 export interface GatewayOptions {
   /** Base URL (ending in `/v1`) of a Chat Completions upstream that serves every model nothing else serves, by its own name. */
@@ -35,7 +36,7 @@ export function gatewayProviders(options: GatewayOptions): ModelProvider[] {
       });
     }
     try {
-      providers.push(...providersFromConfig(config, options.env ?? {}));
+      providers.push(...providersFromConfig(config, options.env ?? {}, nodeFetch));
     } catch (error) {
       if (error instanceof GatewayConfigError)
         throw new GatewayConfigError(`${options.configPath}: ${error.message}`, { cause: error });
@@ -48,7 +49,11 @@ export function gatewayProviders(options: GatewayOptions): ModelProvider[] {
         `the Chat Completions URL '${options.chatCompletionsUrl}' is not an http(s) URL (expected e.g. http://127.0.0.1:11434/v1)`,
       );
     providers.push(
-      new ChatCompletionsProvider({ baseUrl: options.chatCompletionsUrl, apiKey: options.chatCompletionsApiKey }),
+      new ChatCompletionsProvider({
+        baseUrl: options.chatCompletionsUrl,
+        apiKey: options.chatCompletionsApiKey,
+        fetch: nodeFetch,
+      }),
     );
   }
   return providers;
