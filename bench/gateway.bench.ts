@@ -3,36 +3,11 @@
 // serves from that stub. Loader, stub and gateway are three processes on loopback. Requests/s and p50/p99
 // under load (non-streaming and streaming, alternating rounds, median round), then the added time to first
 // token of a streamed answer measured one request at a time.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ChatCompletionsProvider } from '@openresponses/server';
+import { load, median, rps, type LoadResult } from './fixtures/load.js';
+import { ChatCompletionsProvider, createResponsesService } from '@openresponses/server';
 import { nodeFetch, startServer } from '@openresponses/server/node';
-
-interface LoadResult {
-  requests: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-}
-
-function load(url: string, body: string, concurrency: number, seconds: number): Promise<LoadResult> {
-  const loader = fileURLToPath(new URL('./fixtures/http-loader.ts', import.meta.url));
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', loader, url, body, String(concurrency), String(seconds)],
-      { maxBuffer: 1 << 20 },
-      (error, stdout) => {
-        if (error) reject(error);
-        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
-      },
-    );
-  });
-}
-
-const rps = (r: LoadResult) => r.requests / r.seconds;
-const median = <T>(values: T[], key: (value: T) => number) =>
-  [...values].sort((a, b) => key(a) - key(b))[Math.floor(values.length / 2)]!;
 
 async function startStub(): Promise<{ url: string; stop: () => void }> {
   const stub = spawn(
@@ -128,6 +103,44 @@ export async function run(): Promise<void> {
   const p50 = (times: number[]) => times[Math.floor(times.length / 2)]!;
   console.log(
     `\nTime to first token, one request at a time (300 each): direct p50 ${p50(directTtft).toFixed(2)} ms, through the gateway p50 ${p50(gatewayTtft).toFixed(2)} ms; added ${(p50(gatewayTtft) - p50(directTtft)).toFixed(2)} ms`,
+  );
+
+  // The gateway's own work without the extra process hop: in this process, 16 concurrent callers either
+  // POST to the stub (what a direct client does) or run a whole gateway turn (validation, mapping, the
+  // same upstream call, events writer, Responses JSON). On an oversubscribed machine the loopback runs
+  // above mostly measure how soon the scheduler wakes a third process.
+  const service = createResponsesService({
+    providers: [new ChatCompletionsProvider({ baseUrl: stub.url, fetch: nodeFetch })],
+  });
+  const callers = async (one: () => Promise<unknown>) => {
+    let count = 0;
+    const end = performance.now() + 1_000;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (performance.now() < end) {
+          await one();
+          count++;
+        }
+      }),
+    );
+    return count;
+  };
+  const directCall = async () =>
+    (
+      await nodeFetch(direct, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: chatBody(false),
+      })
+    ).json();
+  const turnBody = { model: 'stub-model', input: 'Hello! What can you do?', store: false };
+  const gatewayTurn = () => service.turn(turnBody, { version: '2026-04-24', owner: 'bench' });
+  await callers(directCall);
+  await callers(gatewayTurn);
+  const inProcess: number[] = [];
+  for (let round = 0; round < 5; round++) inProcess.push((await callers(gatewayTurn)) / (await callers(directCall)));
+  console.log(
+    `\nIn one process, 16 concurrent callers, 5 alternating rounds of 1 s: a whole gateway turn vs a direct POST to the stub, ratio per round ${inProcess.map((r) => r.toFixed(2)).join(' ')}; median ${median(inProcess, (r) => r).toFixed(2)}x`,
   );
   await gateway.close();
   stub.stop();

@@ -1,43 +1,13 @@
 // Reference server under concurrent load on loopback (the loader runs in its own process), side by side with a bare node:http server that
 // returns the same precomputed bytes (the ceiling): requests/s, p50/p99 latency, streamed events/s, and
 // heap across 10,000 requests with the in-memory store at its bound.
-import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
-import { fileURLToPath } from 'node:url';
+import { load, median, rps, type LoadResult } from './fixtures/load.js';
 import type { AddressInfo } from 'node:net';
 import { startServer } from '@openresponses/server/node';
 import { InMemoryResponseStore } from '@openresponses/server';
 
 const BODY = JSON.stringify({ model: 'openresponses-deterministic', input: 'Hello! My name is Ada. What can you do?' });
-
-interface LoadResult {
-  requests: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-}
-
-/** Runs the load generator in a child process (its own core), against `url`. */
-function load(
-  url: string,
-  body: string,
-  concurrency: number,
-  seconds: number,
-  maxRequests = Infinity,
-): Promise<LoadResult> {
-  const loader = fileURLToPath(new URL('./fixtures/http-loader.ts', import.meta.url));
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', loader, url, body, String(concurrency), String(seconds), String(maxRequests)],
-      { maxBuffer: 1 << 20 },
-      (error, stdout) => {
-        if (error) reject(error);
-        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as LoadResult);
-      },
-    );
-  });
-}
 
 const heapMb = () => {
   (globalThis as { gc?: () => void }).gc?.();
@@ -76,9 +46,6 @@ export async function run(): Promise<void> {
       reference: await load(`${reference.url}/v1/responses`, BODY, concurrency, 2),
     });
   }
-  const rps = (r: LoadResult) => r.requests / r.seconds;
-  const median = <T>(values: T[], key: (value: T) => number) =>
-    [...values].sort((a, b) => key(a) - key(b))[Math.floor(values.length / 2)]!;
   const ratios = rounds.map((r) => rps(r.reference) / rps(r.bare));
   const bareResult = median(
     rounds.map((r) => r.bare),
