@@ -133,8 +133,14 @@ export async function run(): Promise<void> {
         body: chatBody(false),
       })
     ).json();
-  const turnBody = { model: 'stub-model', input: 'Hello! What can you do?', store: false };
-  const gatewayTurn = () => service.turn(turnBody, { version: '2026-04-24', owner: 'bench' });
+  const turnText = responsesBody(false);
+  const gatewayTurn = () =>
+    service.handle({
+      method: 'POST',
+      path: '/v1/responses',
+      header: (name) => (name === 'content-type' ? 'application/json' : null),
+      text: async () => turnText,
+    });
   await callers(directCall);
   await callers(gatewayTurn);
   const inProcess: number[] = [];
