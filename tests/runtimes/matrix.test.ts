@@ -27,6 +27,8 @@ test('a package is "not supported" when any part is, "works with limits" with a 
   one.works('a', IMPORTS);
   one.works('a', 'serves');
   one.works('d', IMPORTS);
+  one.works('e', IMPORTS);
+  one.limit('e', 'needs a flag');
   one.limit('b', 'needs a flag');
   one.works('b', 'imports');
   one.unsupported('c', 'no sockets');
@@ -34,13 +36,14 @@ test('a package is "not supported" when any part is, "works with limits" with a 
   const two = new Observations('Two', 'two 2.0');
   two.limit('b', 'needs a flag');
   const table = renderMatrix([one.results(), two.results()]);
-  expect(table.split('\n').slice(1, 9)).toEqual([
-    '| package | One                     | Two                     |',
-    '| ------- | ----------------------- | ----------------------- |',
-    '| `a`     | works                   | not tested              |',
-    '| `b`     | works with limits ([1]) | works with limits ([1]) |',
-    '| `c`     | not supported ([2])     | not tested              |',
-    '| `d`     | loads (not exercised)   | not tested              |',
+  expect(table.split('\n').slice(1, 10)).toEqual([
+    '| package | One                         | Two                     |',
+    '| ------- | --------------------------- | ----------------------- |',
+    '| `a`     | works                       | not tested              |',
+    '| `b`     | works with limits ([1])     | works with limits ([1]) |',
+    '| `c`     | not supported ([2])         | not tested              |',
+    '| `d`     | loads (not exercised)       | not tested              |',
+    '| `e`     | loads (not exercised) ([1]) | not tested              |',
     '',
     '- [1] needs a flag',
   ]);

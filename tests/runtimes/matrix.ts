@@ -61,11 +61,12 @@ export class Observations {
         unsupported.length > 0
           ? { status: 'not supported', checks, reasons: unsupported }
           : {
+              // Only imported: it loads, whatever its limits; the reasons still show.
               status:
-                limits.length > 0
-                  ? 'works with limits'
-                  : checks.every((check) => check === IMPORTS)
-                    ? 'loads (not exercised)'
+                checks.length > 0 && checks.every((check) => check === IMPORTS)
+                  ? 'loads (not exercised)'
+                  : limits.length > 0
+                    ? 'works with limits'
                     : 'works',
               checks,
               reasons: limits,
