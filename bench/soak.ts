@@ -17,9 +17,13 @@ const durationMs = Number(values.minutes) * 60_000;
 const concurrency = Number(values.concurrency);
 const KEY = 'soak-key-0123456789';
 
-const server = await startChildServer(['--port', '0', '--api-key', KEY], {
-  OPENRESPONSES_STALLED_WRITE_MS: '3000',
-});
+// A 64 MiB store: it fills within the first minutes, so what follows shows whether RSS stays flat at its bound.
+const server = await startChildServer(
+  ['--port', '0', '--api-key', KEY, '--store-max-bytes', String(64 * 1024 * 1024)],
+  {
+    OPENRESPONSES_STALLED_WRITE_MS: '3000',
+  },
+);
 const { hostname: host, port } = new URL(server.url);
 const until = Date.now() + durationMs;
 const counts = { json: 0, sse: 0, websocket: 0, aborted: 0, notReading: 0, badInput: 0 };
