@@ -4,6 +4,7 @@ import * as z from 'zod/v4';
 import type { CreateBody, OpenResponsesClient } from './client.js';
 import { OpenResponsesError } from './errors.js';
 import { functionCalls, sanitizeReplayedHistory, toolOutputs } from './history.js';
+import { outputToInput } from './output-to-input.js';
 
 /** A function tool the agent loop can run: its arguments are validated before `execute` sees them. */
 export interface AgentTool<Args = unknown> {
@@ -112,7 +113,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       throw error;
     }
     steps.push(response);
-    history = [...history, ...(response.output as unknown as ItemParam[])];
+    history = [...history, ...outputToInput(response)];
     const calls = functionCalls(response);
     if (response.status === 'incomplete') return { response, steps, toolCalls, stopReason: 'incomplete', history };
     if (calls.length === 0) return { response, steps, toolCalls, stopReason: 'final_message', history };

@@ -177,7 +177,8 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
       (await getJson('GET', `/responses/${encodeURIComponent(id)}/input_items`, undefined, requestOptions)) as Awaited<
         ReturnType<Responses['inputItems']>
       >,
-    connect: (connectOptions = {}) => connectSession({ transport, policy, responses: () => responses }, connectOptions),
+    connect: (connectOptions = {}) =>
+      connectSession({ transport, policy, compact: (body) => responses.compact(body) }, connectOptions),
   };
   return {
     responses,

@@ -1,4 +1,5 @@
 import type { FunctionCall, ItemField, ItemParam, ResponseResource } from '@openresponses/types';
+import { outputToInput } from './output-to-input.js';
 
 /** A function call the caller answered with no output: the next turn would fail with "No tool output found". */
 export class MissingToolOutputError extends Error {
@@ -40,7 +41,7 @@ export function nextInput(
   response: ResponseResource,
   newItems: readonly ItemParam[] = [],
 ): ItemParam[] {
-  return [...previousInput, ...(response.output as unknown as ItemParam[]), ...newItems];
+  return [...previousInput, ...outputToInput(response), ...newItems];
 }
 
 /**

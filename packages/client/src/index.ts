@@ -32,4 +32,5 @@ export type {
   WebSocketLike,
 } from './websocket.js';
 export { runAgent, defineTool, type AgentTool, type AgentResult, type RunAgentOptions } from './agent.js';
+export { outputToInput } from './output-to-input.js';
 export { functionCalls, toolOutputs, nextInput, sanitizeReplayedHistory, MissingToolOutputError } from './history.js';

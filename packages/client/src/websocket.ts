@@ -1,10 +1,16 @@
 import { type AnyStreamingEvent, isTerminalEventType } from '@openresponses/events';
-import type { CreateResponseBody, ItemParam, ResponseResource } from '@openresponses/types';
+import type {
+  CompactResource,
+  CompactResponseMethodPublicBody,
+  CreateResponseBody,
+  ItemParam,
+  ResponseResource,
+} from '@openresponses/types';
 import { APIConnectionError, OpenResponsesError } from './errors.js';
 import { sanitizeReplayedHistory } from './history.js';
 import type { TransportOptions } from './http.js';
 import { normalizeEvents, ResponseStream, type EventPolicy } from './stream.js';
-import type { Responses } from './client.js';
+import { outputToInput } from './output-to-input.js';
 
 /** The part of the WebSocket API the session uses: the browser's, Node 22's, or `ws`'s. */
 export interface WebSocketLike {
@@ -49,7 +55,7 @@ export interface ResponsesSession {
 interface Dependencies {
   transport: TransportOptions;
   policy: EventPolicy;
-  responses: () => Responses;
+  compact: (body: CompactResponseMethodPublicBody) => Promise<CompactResource>;
 }
 
 class Channel<T> {
@@ -194,8 +200,8 @@ export async function connectSession(deps: Dependencies, options: ConnectOptions
 
   const newChainInput = async (items: ItemParam[]): Promise<ItemParam[]> => {
     if (!options.compactModel || history.length === 0) return sanitizeReplayedHistory([...history, ...items]);
-    const compacted = await deps.responses().compact({ model: options.compactModel, input: history });
-    return [...(compacted.output as unknown as ItemParam[]), ...items];
+    const compacted = await deps.compact({ model: options.compactModel, input: history });
+    return [...outputToInput(compacted), ...items];
   };
 
   const session: ResponsesSession = {
@@ -210,7 +216,7 @@ export async function connectSession(deps: Dependencies, options: ConnectOptions
           : { ...body, input: await newChainInput(items), previous_response_id: null };
         try {
           const response = await create(turnBody).finalResponse();
-          history = [...history, ...items, ...(response.output as unknown as ItemParam[])];
+          history = [...history, ...items, ...outputToInput(response)];
           last = { id: response.id, stored: body.store !== false, connection };
           return response;
         } catch (error) {

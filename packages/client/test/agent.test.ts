@@ -8,6 +8,7 @@ import {
   defineTool,
   functionCalls,
   MissingToolOutputError,
+  outputToInput,
   runAgent,
   sanitizeReplayedHistory,
   toolOutputs,
@@ -160,7 +161,7 @@ describe('history helpers', () => {
     const first = await client.responses.create({ input: 'My name is Mei. [think]', store: false });
     const replay = sanitizeReplayedHistory([
       { type: 'message', role: 'user', content: 'My name is Mei. [think]' },
-      ...(first.output as unknown as ItemParam[]),
+      ...outputToInput(first),
       { type: 'message', role: 'user', content: 'What is my name?' },
     ]);
     const second = await client.responses.create({ input: replay, store: false });
