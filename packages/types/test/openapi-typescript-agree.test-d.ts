@@ -2,8 +2,8 @@
 // assignable to the other, for every component schema of every spec version. (Identity is too strict:
 // openapi-typescript spells some constructs differently, e.g. intersections for allOf.)
 import { expectTypeOf, test } from 'vitest';
-import type { SpecVersion, TypesByVersion } from './index.js';
-import type * as V2 from './generated/2026-04-24/index.gen.js';
+import type { SpecVersion, TypesByVersion } from '../src/index.js';
+import type * as V2 from '../src/generated/2026-04-24/index.gen.js';
 
 type MutuallyAssignable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 

@@ -11,7 +11,7 @@ import {
   defineItem,
   defineTool,
   ExtensionDefinitionError,
-} from './index.js';
+} from '../src/index.js';
 
 const searchResult = defineItem('acme:search_result', {
   query: z.string(),

@@ -1,6 +1,6 @@
 import { expectTypeOf, test } from 'vitest';
 import { z } from 'zod';
-import { createRegistry, defineEvent, defineItem, defineTool } from './index.js';
+import { createRegistry, defineEvent, defineItem, defineTool } from '../src/index.js';
 
 const registry = createRegistry({
   items: [defineItem('acme:search_result', { hits: z.array(z.string()) })],

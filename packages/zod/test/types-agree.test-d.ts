@@ -4,9 +4,9 @@ import { expectTypeOf, test } from 'vitest';
 import type * as z from 'zod/v4';
 import type { SpecVersion, TypesByVersion } from '@openresponses/types';
 import type * as TypesV2 from '@openresponses/types/2026-04-24';
-import type { versions } from './index.js';
-import type { versions as miniVersions } from './generated/mini/index.gen.js';
-import type * as ExactV2 from './generated/2026-04-24/exact.gen.js';
+import type { versions } from '../src/index.js';
+import type { versions as miniVersions } from '../src/generated/mini/index.gen.js';
+import type * as ExactV2 from '../src/generated/2026-04-24/exact.gen.js';
 
 type Equal<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false;
 

@@ -9,9 +9,9 @@ import type {
   StreamingEvent,
   StreamingEventByType,
   StreamingEventType,
-} from './index.js';
-import type { LATEST_SPEC_VERSION, SPEC_VERSION, SPEC_VERSIONS, STREAMING_EVENT_TYPES } from './index.js';
-import type * as V1 from './generated/2026-01-15/index.gen.js';
+} from '../src/index.js';
+import type { LATEST_SPEC_VERSION, SPEC_VERSION, SPEC_VERSIONS, STREAMING_EVENT_TYPES } from '../src/index.js';
+import type * as V1 from '../src/generated/2026-01-15/index.gen.js';
 
 test('streaming events are a discriminated union narrowed by type', () => {
   expectTypeOf<
