@@ -33,12 +33,20 @@ beforeAll(async () => {
   monitor = watch(server, 150);
 });
 
+/**
+ * A liveness bound, not a latency target (latency lives in bench/): the findings stalled the event loop
+ * for 15 to 153 s. An idle machine answers in a few ms; on a shared 2-core runner with every package's
+ * tests beside this one, 1 s was crossed by a healthy server (1,006 and 1,131 ms seen), so the bound
+ * leaves room for that while still failing on any stall.
+ */
+const HEALTHZ_BOUND_MS = 2_000;
+
 afterEach(async () => {
   const { slowestHealthzMs, peakRss } = monitor;
   monitor.reset();
   expect(server.alive(), server.output()).toBe(true);
-  expect(await healthzMs(server.url), '/healthz after the case (ms)').toBeLessThan(1000);
-  expect(slowestHealthzMs, 'slowest /healthz during the case (ms)').toBeLessThan(1000);
+  expect(await healthzMs(server.url), '/healthz after the case (ms)').toBeLessThan(HEALTHZ_BOUND_MS);
+  expect(slowestHealthzMs, 'slowest /healthz during the case (ms)').toBeLessThan(HEALTHZ_BOUND_MS);
   expect(peakRss, 'peak RSS').toBeLessThan(RSS_BOUND);
 });
 
