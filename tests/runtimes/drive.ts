@@ -14,7 +14,8 @@ export const model = 'openresponses-deterministic';
 
 /** The recorded streams the suite decodes: a conforming one and one without `response.output_text.done`. */
 export function suiteInput(consumer: string): string {
-  const fixture = (name: string) => readFileSync(path.join(repoRoot, 'packages/events/src/__fixtures__', name), 'utf8');
+  const fixture = (name: string) =>
+    readFileSync(path.join(repoRoot, 'packages/events/test/__fixtures__', name), 'utf8');
   const file = path.join(consumer, 'suite-input.json');
   writeFileSync(
     file,

@@ -160,7 +160,7 @@ describe('forward compatibility', () => {
   let peer: Server;
   let peerUrl: string;
   beforeAll(async () => {
-    const fixtures = new URL('../../events/src/__fixtures__/', import.meta.url);
+    const fixtures = new URL('../../events/test/__fixtures__/', import.meta.url);
     peer = createServer((req, res) => {
       const file = req.headers['x-fixture'] as string;
       res.writeHead(200, { 'content-type': 'text/event-stream' }).end(readFileSync(new URL(file, fixtures)));

@@ -5,7 +5,7 @@ import { decodeSSE } from '@openresponses/events';
 import { describe, expect, test } from 'vitest';
 import { StreamInspector } from '../src/inspector.js';
 
-const fixture = (name: string) => readFile(new URL(`../../events/src/__fixtures__/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFile(new URL(`../../events/test/__fixtures__/${name}`, import.meta.url), 'utf8');
 
 async function inspect(name: string): Promise<StreamInspector> {
   const inspector = new StreamInspector();

@@ -12,7 +12,7 @@ import { API_KEY, startTestServer } from './harness.js';
 
 const screenshots = path.resolve(import.meta.dirname, '../.tmp/playground');
 const recording = (name: string) =>
-  readFileSync(path.resolve(import.meta.dirname, `../../events/src/__fixtures__/${name}`), 'utf8');
+  readFileSync(path.resolve(import.meta.dirname, `../../events/test/__fixtures__/${name}`), 'utf8');
 
 let server: RunningServer;
 let browser: Browser;

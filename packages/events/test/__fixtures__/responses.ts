@@ -1,7 +1,7 @@
 import type { ResponseResource } from '@openresponses/types';
-import type { AnyStreamingEvent } from '../events.js';
-import { startingResponse as start } from '../writer/starting-response.js';
-import { createStreamWriter, type StreamWriter } from '../writer/writer.js';
+import type { AnyStreamingEvent } from '../../src/events.js';
+import { startingResponse as start } from '../../src/writer/starting-response.js';
+import { createStreamWriter, type StreamWriter } from '../../src/writer/writer.js';
 
 /** The tests' starting response: fixed id and time, so recorded streams are stable. */
 export function startingResponse(overrides: Partial<ResponseResource> = {}): ResponseResource {

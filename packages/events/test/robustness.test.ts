@@ -3,10 +3,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { startingResponse } from './__fixtures__/responses.js';
-import { createAccumulator } from './accumulator/accumulator.js';
-import { checkStream } from './checker/checker.js';
-import { decodeSSE, SSEDecodeError } from './sse/decoder.js';
-import { type AnyStreamingEvent, PEER_EVENT_ALIASES, STREAMING_EVENT_TYPES } from './events.js';
+import { createAccumulator } from '../src/accumulator/accumulator.js';
+import { checkStream } from '../src/checker/checker.js';
+import { decodeSSE, SSEDecodeError } from '../src/sse/decoder.js';
+import { type AnyStreamingEvent, PEER_EVENT_ALIASES, STREAMING_EVENT_TYPES } from '../src/events.js';
 
 const index = fc.oneof(fc.nat({ max: 3 }), fc.constant(-1), fc.constant(0.5), fc.constant('0'), fc.constant(null));
 const text = fc.oneof(fc.string({ maxLength: 4 }), fc.constant(null), fc.integer());

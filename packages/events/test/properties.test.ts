@@ -4,11 +4,11 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { recordingWriter } from './__fixtures__/responses.js';
-import { createAccumulator } from './accumulator/accumulator.js';
-import { checkStream } from './checker/checker.js';
-import type { AnyStreamingEvent } from './events.js';
-import { decodeSSE } from './sse/decoder.js';
-import { encodeEvent, SSE_DONE } from './sse/encoder.js';
+import { createAccumulator } from '../src/accumulator/accumulator.js';
+import { checkStream } from '../src/checker/checker.js';
+import type { AnyStreamingEvent } from '../src/events.js';
+import { decodeSSE } from '../src/sse/decoder.js';
+import { encodeEvent, SSE_DONE } from '../src/sse/encoder.js';
 
 const chunks = fc.array(fc.string({ minLength: 1, maxLength: 6, unit: 'grapheme' }), { minLength: 1, maxLength: 4 });
 const item = fc.oneof(

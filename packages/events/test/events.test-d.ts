@@ -4,7 +4,7 @@ import type {
   ResponseReasoningSummaryDeltaStreamingEvent,
 } from '@openresponses/types';
 import { expectTypeOf, test } from 'vitest';
-import { on } from './dispatch.js';
+import { on } from '../src/dispatch.js';
 import {
   type AnyStreamingEvent,
   isStreamingEvent,
@@ -16,7 +16,7 @@ import {
   type StreamingEventType,
   type TerminalEventType,
   type VendorEvent,
-} from './events.js';
+} from '../src/events.js';
 
 test('the per-type map picks exactly one member of the union', () => {
   expectTypeOf<

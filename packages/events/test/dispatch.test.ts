@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { on } from './dispatch.js';
+import { on } from '../src/dispatch.js';
 
 test('dispatches spec, vendor and unknown events to their handlers', () => {
   const seen: string[] = [];

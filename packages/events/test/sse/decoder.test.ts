@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { decodeSSE, SSEDecodeError, type StreamWarning } from './decoder.js';
-import { encodeEvent, SSE_DONE, createSSEEncoderStream } from './encoder.js';
+import { decodeSSE, SSEDecodeError, type StreamWarning } from '../../src/sse/decoder.js';
+import { encodeEvent, SSE_DONE, createSSEEncoderStream } from '../../src/sse/encoder.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 function streamOf(...chunks: Array<string | Uint8Array>): ReadableStream<Uint8Array> {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { createAccumulator } from '../accumulator/accumulator.js';
-import { checkStream } from '../checker/checker.js';
+import { createAccumulator } from '../../src/accumulator/accumulator.js';
+import { checkStream } from '../../src/checker/checker.js';
 import { recordingWriter } from '../__fixtures__/responses.js';
-import { StreamOrderError } from './writer.js';
+import { StreamOrderError } from '../../src/writer/writer.js';
 
 const record = recordingWriter;
 

@@ -2,8 +2,14 @@
 // must report exactly the rules listed (the rule under test, plus any consequence named in the case).
 import { describe, expect, test } from 'vitest';
 import { recordingWriter } from '../__fixtures__/responses.js';
-import type { StreamWriter } from '../writer/writer.js';
-import { checkStream, createStreamChecker, STREAM_RULES, type StreamRule, type Violation } from './checker.js';
+import type { StreamWriter } from '../../src/writer/writer.js';
+import {
+  checkStream,
+  createStreamChecker,
+  STREAM_RULES,
+  type StreamRule,
+  type Violation,
+} from '../../src/checker/checker.js';
 
 type Event = Record<string, unknown> & { type: string };
 

@@ -1,8 +1,8 @@
 import { expectTypeOf, test } from 'vitest';
 import type { ResponseOutputTextDeltaStreamingEvent, ResponseCompletedStreamingEvent } from '@openresponses/types';
-import { on, onEvery, type ExhaustiveEventHandlers } from './dispatch.js';
-import type { VendorEvent } from './events.js';
-import { isStreamingEvent } from './events.js';
+import { on, onEvery, type ExhaustiveEventHandlers } from '../src/dispatch.js';
+import type { VendorEvent } from '../src/events.js';
+import { isStreamingEvent } from '../src/events.js';
 
 test('handlers receive the event narrowed to their type', () => {
   on({

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { randomId } from './ids.js';
+import { randomId } from '../../src/writer/ids.js';
 
 describe('randomId', () => {
   test('is the prefix and 32 lower-case hex digits', () => {

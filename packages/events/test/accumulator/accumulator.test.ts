@@ -2,8 +2,8 @@
 // broken inputs real peers send: it must keep going rather than throw.
 import { describe, expect, test } from 'vitest';
 import { startingResponse } from '../__fixtures__/responses.js';
-import type { AnyStreamingEvent } from '../events.js';
-import { createAccumulator } from './accumulator.js';
+import type { AnyStreamingEvent } from '../../src/events.js';
+import { createAccumulator } from '../../src/accumulator/accumulator.js';
 
 const created = (sequence_number = 0) =>
   ({ type: 'response.created', sequence_number, response: startingResponse() }) as AnyStreamingEvent;

@@ -1,10 +1,10 @@
-// Recorded shapes of broken peer streams (src/__fixtures__/*.sse, written by hand after public bug
+// Recorded shapes of broken peer streams (test/__fixtures__/*.sse, written by hand after public bug
 // reports), decoded and checked: each must be reported with exactly the rules listed here.
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { decodeSSE } from '../sse/decoder.js';
-import { checkStream, type Violation } from './checker.js';
-import { createAccumulator } from '../accumulator/accumulator.js';
+import { decodeSSE } from '../../src/sse/decoder.js';
+import { checkStream, type Violation } from '../../src/checker/checker.js';
+import { createAccumulator } from '../../src/accumulator/accumulator.js';
 
 async function load(name: string, profile: 'spec' | 'lenient' = 'lenient') {
   const bytes = readFileSync(new URL(`../__fixtures__/${name}`, import.meta.url));
