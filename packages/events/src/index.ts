@@ -51,5 +51,6 @@ export {
   type StreamWriter,
   type StreamWriterOptions,
   type TextPartWriter,
+  type WrittenEvent,
 } from './writer/writer.js';
 export { startingResponse } from './writer/starting-response.js';

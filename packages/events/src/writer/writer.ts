@@ -3,13 +3,35 @@ import { randomId } from './ids.js';
 import type {
   Annotation,
   ErrorPayload,
-  ItemField,
   LogProb,
+  OpaqueMember,
+  ReasoningBody,
   ResponseResource,
   StreamingEvent,
+  StreamingEventByType,
+  StreamingEventType,
 } from '@openresponses/types';
 import { createAccumulator } from '../accumulator/accumulator.js';
-import { type AnyStreamingEvent, isVendorType } from '../events.js';
+import { isVendorType, type VendorEvent } from '../events.js';
+
+/** What the writer sends: spec events, and the vendor events given to `emitVendorEvent`. */
+export type WrittenEvent = StreamingEvent | VendorEvent;
+
+/**
+ * A spec event as the writer builds it, before emit() numbers it: the generated event type of `T` with its
+ * `sequence_number` left open, so a misspelled field, a missing one or a wrong `type` does not compile.
+ */
+export type EventDraft<T extends StreamingEventType = StreamingEventType> = T extends StreamingEventType
+  ? Omit<StreamingEventByType<T>, 'sequence_number'> & { sequence_number?: number }
+  : never;
+
+/** output_item.added/done for an item the writer passes through (`addItem`), which the spec's item union may not name. */
+type PassedItemDraft = {
+  type: 'response.output_item.added' | 'response.output_item.done';
+  output_index: number;
+  item: OpaqueMember;
+  sequence_number?: number;
+};
 
 /** An operation the stream's state does not allow (text after its part is done, completing with open items…). */
 export class StreamOrderError extends Error {
@@ -20,7 +42,7 @@ export interface StreamWriterOptions {
   /** The response as it starts (status `in_progress`, empty output); the writer owns it afterwards. */
   response: ResponseResource;
   /** Receives every event, in order, with its sequence_number set, synchronously. Events are never changed after they are sent, and share unchanging parts (tools, metadata…) with each other: read them, do not mutate them. */
-  onEvent: (event: AnyStreamingEvent) => void;
+  onEvent: (event: WrittenEvent) => void;
   /** Id generators for new items (defaults: random `msg_`, `fc_`, `rs_` ids). */
   ids?: Partial<{ message(): string; functionCall(): string; reasoning(): string }>;
   /** Clock for `completed_at`, in Unix seconds (default: now). */
@@ -78,6 +100,8 @@ export interface StreamWriter {
 }
 
 type Phase = 'new' | 'streaming' | 'ended';
+/** The writer's own view of its public object, whose read-only `response` it keeps current. */
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The one way servers emit events. High-level calls produce correct sequence numbers, indices, ids and
@@ -101,12 +125,16 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
   let closeOpenItem: ((status: 'incomplete') => void) | undefined;
 
   /** Numbers and sends an event object the writer has just built (no copy: spreading every event was a fifth of the writer's time). */
-  const emit = (event: Record<string, unknown> & { type: string }) => {
-    event.sequence_number = sequence++;
-    accumulator.push(event as AnyStreamingEvent);
-    (writer as { response: ResponseResource }).response = snapshot();
-    options.onEvent(event as AnyStreamingEvent);
+  const send = (draft: EventDraft | PassedItemDraft | VendorEvent) => {
+    draft.sequence_number = sequence++;
+    // Numbered just above: the draft is now the event its type names.
+    const event = draft as WrittenEvent;
+    accumulator.push(event);
+    writer.response = snapshot();
+    options.onEvent(event);
   };
+  /** Sends a spec event the writer built: the only way the writer's own events go out, so each is typed. */
+  const emit: (draft: EventDraft) => void = send;
   const snapshot = () => accumulator.response ?? initial;
   const requireStreaming = (what: string) => {
     if (phase === 'new') throw new StreamOrderError(`${what} before start()`);
@@ -127,10 +155,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     let annotations = 0;
     let closed = false;
     const logprobs: LogProb[] = [];
-    const position =
-      kind === 'summary'
-        ? { item_id: at.item_id, output_index: at.output_index, summary_index: at.index }
-        : { item_id: at.item_id, output_index: at.output_index, content_index: at.index };
+    const content = { item_id: at.item_id, output_index: at.output_index, content_index: at.index };
     const guard = (what: string) => {
       if (closed) throw new StreamOrderError(`${what} after the part was done`);
     };
@@ -171,7 +196,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         if (kind !== 'output_text') throw new StreamOrderError('only output text carries annotations');
         emit({
           type: 'response.output_text.annotation.added',
-          ...position,
+          ...content,
           annotation_index: annotations++,
           annotation,
         });
@@ -180,16 +205,20 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         guard('done');
         closed = true;
         if (kind === 'output_text') {
-          emit({ type: 'response.output_text.done', ...position, text, logprobs });
-          const part = (snapshot().output[at.output_index] as { content: unknown[] }).content[at.index];
-          // No copy needed: the accumulator stores its own copy in the snapshot, so nothing mutates this one again.
-          emit({ type: 'response.content_part.done', ...position, part });
+          emit({ type: 'response.output_text.done', ...content, text, logprobs });
+          // The part as the accumulator built it, annotations and logprobs included. No copy needed: the
+          // accumulator stores its own copy in the snapshot, so nothing mutates this one again.
+          const item = snapshot().output[at.output_index];
+          const part = item?.type === 'message' ? item.content[at.index] : undefined;
+          if (part?.type !== 'output_text') throw new Error(`the snapshot lost output text part ${at.index}`);
+          emit({ type: 'response.content_part.done', ...content, part });
         } else if (kind === 'refusal') {
-          emit({ type: 'response.refusal.done', ...position, refusal: text });
-          emit({ type: 'response.content_part.done', ...position, part: { type: 'refusal', refusal: text } });
+          emit({ type: 'response.refusal.done', ...content, refusal: text });
+          emit({ type: 'response.content_part.done', ...content, part: { type: 'refusal', refusal: text } });
         } else {
-          emit({ type: 'response.reasoning_summary_text.done', ...position, text });
-          emit({ type: 'response.reasoning_summary_part.done', ...position, part: { type: 'summary_text', text } });
+          const summary = { item_id: at.item_id, output_index: at.output_index, summary_index: at.index };
+          emit({ type: 'response.reasoning_summary_text.done', ...summary, text });
+          emit({ type: 'response.reasoning_summary_part.done', ...summary, part: { type: 'summary_text', text } });
         }
         onClose();
       },
@@ -199,15 +228,16 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
 
   const finishItem = (outputIndex: number, status: 'completed' | 'incomplete', extra: Record<string, unknown> = {}) => {
     // A shallow copy is enough: the accumulator replaces the snapshot's item with its own deep copy of this one.
-    const item = Object.assign({}, snapshot().output[outputIndex], extra) as Record<string, unknown>;
+    // Typed as what it may be: the writer's own items, or one passed through addItem.
+    const item: OpaqueMember = Object.assign({}, snapshot().output[outputIndex], extra);
     if ('status' in item) item.status = status;
-    emit({ type: 'response.output_item.done', output_index: outputIndex, item });
+    send({ type: 'response.output_item.done', output_index: outputIndex, item });
     closeOpenItem = undefined;
   };
 
   // `response` is a data property kept current by emit(), not a getter: on Node 20 an object literal
   // with an accessor costs a fresh hidden class per instance, which the garbage collector then chases.
-  const writer: StreamWriter = {
+  const writer: Writable<StreamWriter> = {
     response: initial,
     start() {
       if (phase !== 'new') throw new StreamOrderError('start() called twice');
@@ -318,11 +348,14 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     addReasoning(init = {}) {
       const outputIndex = openItem('addReasoning');
       const id = init.id ?? ids.reasoning();
-      emit({
-        type: 'response.output_item.added',
-        output_index: outputIndex,
-        item: { type: 'reasoning', id, summary: [], status: 'in_progress' },
-      });
+      // The spec's ReasoningBody has no status; the stream rules (item-status) want one on every item.
+      const item: ReasoningBody & { status: 'in_progress' } = {
+        type: 'reasoning',
+        id,
+        summary: [],
+        status: 'in_progress',
+      };
+      emit({ type: 'response.output_item.added', output_index: outputIndex, item });
       let summaries = 0;
       let openPart: ReturnType<typeof textPart> | undefined;
       let content: string | undefined;
@@ -395,7 +428,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
 
     addItem(item) {
       const outputIndex = openItem('addItem');
-      emit({
+      send({
         type: 'response.output_item.added',
         output_index: outputIndex,
         item: Object.assign(cloneJson(item), { status: 'in_progress' }),
@@ -416,7 +449,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       requireStreaming('emitVendorEvent');
       if (!isVendorType(event.type))
         throw new StreamOrderError(`vendor event types carry a slug prefix (acme:thing), got "${event.type}"`);
-      emit(Object.assign({}, event));
+      send(Object.assign({}, event));
     },
 
     complete(patch = {}) {
@@ -458,7 +491,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     type: 'response.completed' | 'response.incomplete' | 'response.failed',
     patch: Partial<ResponseResource>,
   ): ResponseResource => {
-    const response = Object.assign({}, snapshot(), patch, { output: snapshot().output as ItemField[] });
+    const response = Object.assign({}, snapshot(), patch, { output: snapshot().output });
     phase = 'ended';
     // The accumulator copies `output` into its new snapshot; this array is no longer mutated by anyone.
     emit({ type, response });
