@@ -34,3 +34,19 @@ export function on<R = void>(handlers: EventHandlers<R>): (event: AnyStreamingEv
 export function onEvery<R = void>(handlers: ExhaustiveEventHandlers<R>): (event: AnyStreamingEvent) => R | undefined {
   return on<R>(handlers);
 }
+
+/**
+ * One handler per spec event type, each given its event narrowed to that type and a context. The checker
+ * and the accumulator are such tables, so a spec version that adds an event type does not compile until
+ * each of them handles it.
+ */
+export type EventTable<Context, R = void> = {
+  [T in StreamingEventType]: (event: StreamingEventByType<T>, context: Context) => R;
+};
+
+/** Calls the table's handler for the event's type. */
+export function dispatch<Context, R>(table: EventTable<Context, R>, event: StreamingEvent, context: Context): R {
+  // The key and the event are the same member of the union, which TypeScript does not correlate.
+  const handler = table[event.type] as (event: StreamingEvent, context: Context) => R;
+  return handler(event, context);
+}

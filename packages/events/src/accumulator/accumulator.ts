@@ -1,6 +1,7 @@
 import { cloneJson } from '../clone.js';
-import type { ErrorPayload, ItemField, ResponseResource, StreamingEvent } from '@openresponses/types';
-import { type AnyStreamingEvent, isStreamingEventType, PEER_EVENT_ALIASES } from '../events.js';
+import type { ErrorPayload, ResponseResource, StreamingEvent, StreamingEventByType } from '@openresponses/types';
+import { dispatch, type EventTable } from '../dispatch.js';
+import { type AnyStreamingEvent, isStreamingEventType, PEER_EVENT_ALIASES, type TerminalEventType } from '../events.js';
 
 /** Folds a vendor event into the snapshot (registered by `@openresponses/extensions`). */
 export type VendorEventFold = (response: ResponseResource, event: AnyStreamingEvent) => void;
@@ -19,18 +20,160 @@ export interface Accumulator {
   readonly errors: readonly ErrorPayload[];
 }
 
+/** The writer's and the accumulator's own view of a public object whose read-only fields they keep current. */
+export type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** What the handlers update: the snapshot, replaced by lifecycle events and edited in place by the others. */
+interface Snapshot {
+  response: ResponseResource | undefined;
+  readonly errors: ErrorPayload[];
+}
+
+/** A JSON object of the snapshot, edited in place whatever item or part type holds it (vendor items too). */
 type Mutable = Record<string, unknown>;
+function mutable(value: unknown): Mutable | undefined {
+  return typeof value === 'object' && value !== null ? (value as Mutable) : undefined;
+}
+const itemAt = (snapshot: Snapshot, index: number): Mutable | undefined => mutable(snapshot.response?.output[index]);
+/** The array at `owner[key]`, started when missing. */
+const listOf = (owner: Mutable | undefined, key: string): unknown[] | undefined => {
+  if (!owner) return undefined;
+  const existing = owner[key];
+  if (Array.isArray(existing)) return existing;
+  const started: unknown[] = [];
+  owner[key] = started;
+  return started;
+};
+const partAt = (snapshot: Snapshot, outputIndex: number, key: 'content' | 'summary', index: number) =>
+  mutable(listOf(itemAt(snapshot, outputIndex), key)?.[index]);
 
 /**
  * The snapshot for a lifecycle event's response; undefined when a broken peer sent none (the checker
  * reports that as `schema`). Only `output` is mutated by later events, so only it is deep-copied; the
  * other fields (tools, usage, metadata…) are shared with the event.
  */
-function snapshotOf(value: unknown): ResponseResource | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const output = (value as { output?: unknown }).output;
-  return { ...(value as ResponseResource), output: Array.isArray(output) ? (cloneJson(output) as ItemField[]) : [] };
+function snapshotOf(response: ResponseResource | undefined): ResponseResource | undefined {
+  if (typeof response !== 'object' || response === null) return undefined;
+  return { ...response, output: Array.isArray(response.output) ? cloneJson(response.output) : [] };
 }
+
+function startOrProgress(
+  event: StreamingEventByType<'response.created' | 'response.queued' | 'response.in_progress'>,
+  snapshot: Snapshot,
+) {
+  const next = snapshotOf(event.response);
+  if (!next) return;
+  // Lifecycle events before the end may carry an empty output; keep what the stream has built.
+  if (snapshot.response && next.output.length === 0) next.output = snapshot.response.output;
+  snapshot.response = next;
+}
+
+function end(event: StreamingEventByType<TerminalEventType>, snapshot: Snapshot) {
+  const next = snapshotOf(event.response);
+  if (!next) return;
+  // Some peers send an empty output in the terminal event; the streamed items are the better record.
+  const streamed = snapshot.response?.output;
+  if (streamed && next.output.length === 0 && streamed.length > 0) next.output = streamed;
+  snapshot.response = next;
+}
+
+function setItem(
+  event: StreamingEventByType<'response.output_item.added' | 'response.output_item.done'>,
+  snapshot: Snapshot,
+) {
+  if (snapshot.response && event.item) snapshot.response.output[event.output_index] = cloneJson(event.item);
+}
+
+function setContentPart(
+  event: StreamingEventByType<'response.content_part.added' | 'response.content_part.done'>,
+  snapshot: Snapshot,
+) {
+  const parts = listOf(itemAt(snapshot, event.output_index), 'content');
+  if (parts) parts[event.content_index] = cloneJson(event.part);
+}
+
+function setSummaryPart(
+  event: StreamingEventByType<'response.reasoning_summary_part.added' | 'response.reasoning_summary_part.done'>,
+  snapshot: Snapshot,
+) {
+  const summary = listOf(itemAt(snapshot, event.output_index), 'summary');
+  if (summary) summary[event.summary_index] = cloneJson(event.part);
+}
+
+function applyReasoning(
+  event: StreamingEventByType<'response.reasoning.delta' | 'response.reasoning.done'>,
+  snapshot: Snapshot,
+) {
+  const parts = listOf(itemAt(snapshot, event.output_index), 'content');
+  if (!parts) return;
+  // Raw reasoning may stream without a content_part.added; start the part on first sight.
+  let target = mutable(parts[event.content_index]);
+  if (!target) {
+    target = { type: 'reasoning_text', text: '' };
+    parts[event.content_index] = target;
+  }
+  target.text = event.type === 'response.reasoning.delta' ? `${target.text ?? ''}${event.delta}` : event.text;
+}
+
+/** How each event type changes the snapshot, one handler per event type (or family): a spec event type without one does not compile. */
+const APPLY: EventTable<Snapshot> = {
+  'response.created': startOrProgress,
+  'response.queued': startOrProgress,
+  'response.in_progress': startOrProgress,
+  'response.completed': end,
+  'response.incomplete': end,
+  'response.failed': end,
+  'response.output_item.added': setItem,
+  'response.output_item.done': setItem,
+  'response.content_part.added': setContentPart,
+  'response.content_part.done': setContentPart,
+  'response.output_text.delta': (event, snapshot) => {
+    const target = partAt(snapshot, event.output_index, 'content', event.content_index);
+    if (!target) return;
+    target.text = `${target.text ?? ''}${event.delta}`;
+    if (event.logprobs?.length)
+      target.logprobs = [...(Array.isArray(target.logprobs) ? target.logprobs : []), ...event.logprobs];
+  },
+  'response.output_text.done': (event, snapshot) => {
+    const target = partAt(snapshot, event.output_index, 'content', event.content_index);
+    if (target) target.text = event.text;
+  },
+  'response.refusal.delta': (event, snapshot) => {
+    const target = partAt(snapshot, event.output_index, 'content', event.content_index);
+    if (target) target.refusal = `${target.refusal ?? ''}${event.delta}`;
+  },
+  'response.refusal.done': (event, snapshot) => {
+    const target = partAt(snapshot, event.output_index, 'content', event.content_index);
+    if (target) target.refusal = event.refusal;
+  },
+  'response.output_text.annotation.added': (event, snapshot) => {
+    const annotations = listOf(partAt(snapshot, event.output_index, 'content', event.content_index), 'annotations');
+    if (annotations && event.annotation) annotations[event.annotation_index] = cloneJson(event.annotation);
+  },
+  'response.function_call_arguments.delta': (event, snapshot) => {
+    const target = itemAt(snapshot, event.output_index);
+    if (target) target.arguments = `${target.arguments ?? ''}${event.delta}`;
+  },
+  'response.function_call_arguments.done': (event, snapshot) => {
+    const target = itemAt(snapshot, event.output_index);
+    if (target) target.arguments = event.arguments;
+  },
+  'response.reasoning_summary_part.added': setSummaryPart,
+  'response.reasoning_summary_part.done': setSummaryPart,
+  'response.reasoning_summary_text.delta': (event, snapshot) => {
+    const target = partAt(snapshot, event.output_index, 'summary', event.summary_index);
+    if (target) target.text = `${target.text ?? ''}${event.delta}`;
+  },
+  'response.reasoning_summary_text.done': (event, snapshot) => {
+    const target = partAt(snapshot, event.output_index, 'summary', event.summary_index);
+    if (target) target.text = event.text;
+  },
+  'response.reasoning.delta': applyReasoning,
+  'response.reasoning.done': applyReasoning,
+  error: (event, snapshot) => {
+    snapshot.errors.push(event.error);
+  },
+};
 
 /**
  * Rebuilds the `ResponseResource` from a stream, like the `openai` SDK's `finalResponse()`: output
@@ -39,136 +182,22 @@ function snapshotOf(value: unknown): ResponseResource | undefined {
  * snapshot equals the response in the terminal event.
  */
 export function createAccumulator(options: AccumulatorOptions = {}): Accumulator {
-  let response: ResponseResource | undefined;
-  const errors: ErrorPayload[] = [];
-
-  const item = (index: number): Mutable | undefined => (response?.output[index] as Mutable | undefined) ?? undefined;
-  const list = (owner: Mutable | undefined, key: string): Mutable[] | undefined => {
-    if (!owner) return undefined;
-    if (!Array.isArray(owner[key])) owner[key] = [];
-    return owner[key] as Mutable[];
-  };
-  const part = (outputIndex: number, key: 'content' | 'summary', index: number): Mutable | undefined =>
-    list(item(outputIndex), key)?.[index];
-
-  const apply = (event: StreamingEvent) => {
-    switch (event.type) {
-      case 'response.created':
-      case 'response.queued':
-      case 'response.in_progress': {
-        const next = snapshotOf(event.response);
-        if (!next) return;
-        // Lifecycle events before the end may carry an empty output; keep what the stream has built.
-        if (response && next.output.length === 0) next.output = response.output;
-        response = next;
-        return;
-      }
-      case 'response.completed':
-      case 'response.incomplete':
-      case 'response.failed': {
-        const next = snapshotOf(event.response);
-        if (!next) return;
-        // Some peers send an empty output in the terminal event; the streamed items are the better record.
-        if (response && next.output.length === 0 && response.output.length > 0) next.output = response.output;
-        response = next;
-        return;
-      }
-      case 'response.output_item.added':
-      case 'response.output_item.done':
-        if (response && event.item) response.output[event.output_index] = cloneJson(event.item) as ItemField;
-        return;
-      case 'response.content_part.added':
-      case 'response.content_part.done': {
-        const parts = list(item(event.output_index), 'content');
-        if (parts) parts[event.content_index] = cloneJson(event.part) as Mutable;
-        return;
-      }
-      case 'response.output_text.delta': {
-        const target = part(event.output_index, 'content', event.content_index);
-        if (!target) return;
-        target.text = `${(target.text as string | undefined) ?? ''}${event.delta}`;
-        if (event.logprobs?.length)
-          target.logprobs = [...((target.logprobs as unknown[] | undefined) ?? []), ...event.logprobs];
-        return;
-      }
-      case 'response.output_text.done': {
-        const target = part(event.output_index, 'content', event.content_index);
-        if (target) target.text = event.text;
-        return;
-      }
-      case 'response.refusal.delta': {
-        const target = part(event.output_index, 'content', event.content_index);
-        if (target) target.refusal = `${(target.refusal as string | undefined) ?? ''}${event.delta}`;
-        return;
-      }
-      case 'response.refusal.done': {
-        const target = part(event.output_index, 'content', event.content_index);
-        if (target) target.refusal = event.refusal;
-        return;
-      }
-      case 'response.output_text.annotation.added': {
-        const target = part(event.output_index, 'content', event.content_index);
-        if (target && event.annotation)
-          list(target, 'annotations')![event.annotation_index] = cloneJson(event.annotation) as Mutable;
-        return;
-      }
-      case 'response.function_call_arguments.delta': {
-        const target = item(event.output_index);
-        if (target) target.arguments = `${(target.arguments as string | undefined) ?? ''}${event.delta}`;
-        return;
-      }
-      case 'response.function_call_arguments.done': {
-        const target = item(event.output_index);
-        if (target) target.arguments = event.arguments;
-        return;
-      }
-      case 'response.reasoning_summary_part.added':
-      case 'response.reasoning_summary_part.done': {
-        const summary = list(item(event.output_index), 'summary');
-        if (summary) summary[event.summary_index] = cloneJson(event.part) as Mutable;
-        return;
-      }
-      case 'response.reasoning_summary_text.delta': {
-        const target = part(event.output_index, 'summary', event.summary_index);
-        if (target) target.text = `${(target.text as string | undefined) ?? ''}${event.delta}`;
-        return;
-      }
-      case 'response.reasoning_summary_text.done': {
-        const target = part(event.output_index, 'summary', event.summary_index);
-        if (target) target.text = event.text;
-        return;
-      }
-      case 'response.reasoning.delta':
-      case 'response.reasoning.done': {
-        const parts = list(item(event.output_index), 'content');
-        if (!parts) return;
-        // Raw reasoning may stream without a content_part.added; start the part on first sight.
-        const target = (parts[event.content_index] ??= { type: 'reasoning_text', text: '' });
-        target.text =
-          event.type === 'response.reasoning.delta'
-            ? `${(target.text as string | undefined) ?? ''}${event.delta}`
-            : event.text;
-        return;
-      }
-      case 'error':
-        errors.push(event.error);
-        return;
-    }
-  };
-
+  const snapshot: Snapshot = { response: undefined, errors: [] };
   // Data properties kept current by push(), not getters: on Node 20 an object literal with accessors
   // costs a fresh hidden class per instance, which the garbage collector then chases.
-  const accumulator: Accumulator = {
+  const accumulator: Writable<Accumulator> = {
     push(event) {
       // Own-property check: a miss on a plain object would walk the prototype chain on every event.
       const type = Object.hasOwn(PEER_EVENT_ALIASES, event.type) ? PEER_EVENT_ALIASES[event.type]! : event.type;
-      if (isStreamingEventType(type)) apply((type === event.type ? event : { ...event, type }) as StreamingEvent);
-      else if (response) options.folds?.[event.type]?.(response, event);
-      (accumulator as { response: ResponseResource | undefined }).response = response;
-      return response;
+      // A spec type (its fields are the peer's: the handlers skip what is missing rather than throw).
+      if (isStreamingEventType(type))
+        dispatch(APPLY, (type === event.type ? event : { ...event, type }) as StreamingEvent, snapshot);
+      else if (snapshot.response) options.folds?.[event.type]?.(snapshot.response, event);
+      accumulator.response = snapshot.response;
+      return snapshot.response;
     },
     response: undefined,
-    errors,
+    errors: snapshot.errors,
   };
   return accumulator;
 }

@@ -1,7 +1,16 @@
 import { StreamingEventSchema, validate } from '@openresponses/zod';
 import type { ResponseResource } from '@openresponses/types';
-import { createAccumulator, type AccumulatorOptions } from '../accumulator/accumulator.js';
-import { type AnyStreamingEvent, isStreamingEventType, isVendorType, PEER_EVENT_ALIASES } from '../events.js';
+import { type Accumulator, createAccumulator, type AccumulatorOptions } from '../accumulator/accumulator.js';
+import { dispatch, type EventTable } from '../dispatch.js';
+import {
+  isStreamingEventType,
+  isVendorType,
+  PEER_EVENT_ALIASES,
+  type StreamingEvent,
+  type StreamingEventByType,
+  type StreamingEventType,
+  type TerminalEventType,
+} from '../events.js';
 
 /** Every rule the checker enforces, with the spec text it comes from. */
 export const STREAM_RULES = {
@@ -85,17 +94,38 @@ interface TextState {
   doneText?: string;
   done: boolean;
 }
+interface PartState extends TextState {
+  kind: string;
+}
 interface ItemState {
-  id: string | undefined;
-  type: string;
+  /** The id the item was added with, as the peer sent it. */
+  id: unknown;
   done: boolean;
-  parts: Map<number, TextState & { kind: string }>;
+  parts: Map<number, PartState>;
   summaries: Map<number, TextState>;
   reasoning: Map<number, TextState>;
   args?: TextState;
 }
 
-type Event = Record<string, unknown> & { type: string };
+/** What an event that names an output item carries. */
+interface ItemEvent {
+  type: string;
+  output_index: number;
+  item_id?: string;
+}
+
+/** An event as a peer sent it: a string `type`, the rest unchecked. */
+type Event = Fields & { type: string };
+
+/** A value's fields as a peer sent them, read by rules that must not trust the schema (none when not an object). */
+type Fields = { readonly [key: string]: unknown };
+function fieldsOf(value: unknown): Fields {
+  return typeof value === 'object' && value !== null ? (value as Fields) : {};
+}
+
+function isEvent(value: unknown): value is Event {
+  return typeof value === 'object' && value !== null && typeof fieldsOf(value).type === 'string';
+}
 
 /** The event that must end the streamed text of each content-part kind before content_part.done. */
 const TEXT_DONE_EVENT: Readonly<Record<string, string>> = {
@@ -104,72 +134,391 @@ const TEXT_DONE_EVENT: Readonly<Record<string, string>> = {
   reasoning_text: 'response.reasoning.done',
 };
 
+/**
+ * The stream so far, as the ordering handlers see it, and where they report. Handlers get events typed by
+ * the spec, but a peer's event may break its schema (reported as `schema`): where a rule reads a field that
+ * may be missing, it reads it defensively, so the checker never throws.
+ */
+class StreamState {
+  readonly items = new Map<number, ItemState>();
+  readonly violations: Violation[] = [];
+  /** The violations of the event being checked. */
+  found: Violation[] = [];
+  /** Index of the event being checked. */
+  index = -1;
+  started = false;
+  terminal: TerminalEventType | undefined;
+  pendingError: number | undefined;
+  incompleteItem: number | undefined;
+  nextOutputIndex = 0;
+  inProgressChecked = false;
+  lastSequence: number | undefined;
+
+  constructor(
+    readonly lenient: boolean,
+    readonly accumulator: Accumulator,
+  ) {}
+
+  report(rule: StreamRule, message: string, severity: Violation['severity'] = 'error', eventIndex = this.index): void {
+    const violation = { rule, eventIndex, message, severity };
+    this.found.push(violation);
+    this.violations.push(violation);
+  }
+
+  /** An error in the spec profile, a warning in the lenient one. */
+  get laxSeverity(): Violation['severity'] {
+    return this.lenient ? 'warning' : 'error';
+  }
+
+  /** The item an event names: reported when it was never added, is done, or has another id. */
+  itemFor(event: ItemEvent): ItemState | undefined {
+    const outputIndex = event.output_index;
+    const item = this.items.get(outputIndex);
+    if (!item) {
+      this.report('item-not-added', `${event.type} names output_index ${outputIndex}, which was never added`);
+      return undefined;
+    }
+    if (item.done)
+      this.report('event-after-item-done', `${event.type} for output_index ${outputIndex} after its output_item.done`);
+    if (typeof event.item_id === 'string' && item.id !== undefined && event.item_id !== item.id) {
+      this.report('item-id-mismatch', `item_id ${event.item_id} but output_index ${outputIndex} is ${item.id}`);
+    }
+    return item;
+  }
+
+  /** The streamed text at `key` (a content or summary part, raw reasoning); started here unless `mustBeAdded`. */
+  text<S extends TextState>(map: Map<number, S>, key: number, event: ItemEvent, mustBeAdded: true): S | undefined;
+  text(map: Map<number, TextState>, key: number, event: ItemEvent, mustBeAdded: false): TextState;
+  text(map: Map<number, TextState>, key: number, event: ItemEvent, mustBeAdded: boolean): TextState | undefined {
+    let state = map.get(key);
+    if (!state) {
+      if (mustBeAdded) {
+        this.report(
+          'part-not-added',
+          `${event.type} for part ${key} of output_index ${event.output_index} before it was added`,
+        );
+        return undefined;
+      }
+      state = { deltas: '', done: false };
+      map.set(key, state);
+    }
+    if (state.done) this.report('event-after-part-done', `${event.type} for part ${key} after it was done`);
+    return state;
+  }
+
+  delta(state: TextState | undefined, value: unknown, event: ItemEvent): void {
+    if (!state || typeof value !== 'string') return;
+    if (state.doneText !== undefined) this.report('delta-after-done', `${event.type} after the text was done`);
+    state.deltas += value;
+  }
+
+  finish(state: TextState | undefined, value: unknown, event: ItemEvent): void {
+    if (!state || typeof value !== 'string') return;
+    if (state.deltas !== value)
+      this.report(
+        'delta-sum',
+        `${event.type}: the deltas add up to ${JSON.stringify(clip(state.deltas))}, the done text is ${JSON.stringify(clip(value))}`,
+      );
+    state.doneText = value;
+  }
+
+  /** Raw reasoning is streamable content, so a content part must back it; some peers skip it (a warning in lenient). */
+  requireReasoningPart(state: ItemState, event: ItemEvent & { content_index: number }): void {
+    const key = event.content_index;
+    if (state.reasoning.has(key) || state.parts.has(key)) return; // reported once, at the first event of the part
+    this.report(
+      'part-not-added',
+      `${event.type} for reasoning content ${key} of output_index ${event.output_index} without content_part.added`,
+      this.laxSeverity,
+    );
+  }
+}
+
+type EventOf<T extends StreamingEventType> = StreamingEventByType<T>;
+
+function checkTerminal(event: EventOf<TerminalEventType>, stream: StreamState): void {
+  stream.terminal = event.type;
+  stream.pendingError = undefined;
+  // A broken peer may send none (reported as `schema`).
+  const response: ResponseResource | undefined = event.response;
+  if (event.type === 'response.failed' && response) {
+    const error = fieldsOf(response.error);
+    if (!response.error || typeof error.code !== 'string' || typeof error.message !== 'string')
+      stream.report('failed-error', `response.failed carries error ${JSON.stringify(response.error ?? null)}`);
+  }
+  const expected = event.type.slice('response.'.length);
+  if (response && response.status !== expected)
+    stream.report('terminal-status', `${event.type} carries a response with status "${response.status}"`);
+  if (stream.incompleteItem !== undefined && event.type === 'response.completed') {
+    stream.report(
+      'incomplete-item-response',
+      `output_index ${stream.incompleteItem} ended incomplete, but the response completed`,
+    );
+  }
+  // A failed response may leave items open; its output must still be what was streamed.
+  if (event.type !== 'response.failed') {
+    for (const [outputIndex, item] of stream.items)
+      if (!item.done) stream.report('item-not-done', `output_index ${outputIndex} was never done`);
+  }
+  const mismatch = firstDifference(stream.accumulator.response?.output ?? [], response?.output ?? []);
+  if (mismatch)
+    stream.report(
+      'terminal-output-mismatch',
+      `the terminal response's output differs from the streamed items: ${mismatch}`,
+    );
+}
+
+function checkItemAdded(event: EventOf<'response.output_item.added'>, stream: StreamState): void {
+  const outputIndex = event.output_index;
+  if (outputIndex !== stream.nextOutputIndex)
+    stream.report('output-index-contiguous', `output_index ${outputIndex} added, expected ${stream.nextOutputIndex}`);
+  if (stream.items.has(outputIndex)) stream.report('item-added-twice', `output_index ${outputIndex} added twice`);
+  if (stream.incompleteItem !== undefined)
+    stream.report(
+      'incomplete-item-last',
+      `an item was added after output_index ${stream.incompleteItem} ended incomplete`,
+    );
+  const item = fieldsOf(event.item);
+  if (typeof item.status !== 'string')
+    stream.report('item-status', `the item added at output_index ${outputIndex} has no status`);
+  stream.items.set(outputIndex, {
+    id: item.id,
+    done: false,
+    parts: new Map(),
+    summaries: new Map(),
+    reasoning: new Map(),
+  });
+  stream.nextOutputIndex = Math.max(stream.nextOutputIndex, outputIndex + 1);
+}
+
+function checkItemDone(event: EventOf<'response.output_item.done'>, stream: StreamState): void {
+  const state = stream.itemFor(event);
+  if (!state) return;
+  const outputIndex = event.output_index;
+  const item = fieldsOf(event.item);
+  if (state.id !== undefined && item.id !== state.id)
+    stream.report(
+      'item-id-changed',
+      `output_index ${outputIndex} was added as ${state.id} and is done as ${String(item.id)}`,
+    );
+  if (typeof item.status !== 'string' || item.status === 'in_progress')
+    stream.report(
+      'item-status',
+      `the item done at output_index ${outputIndex} has status ${JSON.stringify(item.status ?? null)}`,
+    );
+  for (const [key, part] of state.parts)
+    if (!part.done) stream.report('part-not-done', `content part ${key} of output_index ${outputIndex} was never done`);
+  for (const [key, part] of state.summaries)
+    if (!part.done) stream.report('part-not-done', `summary part ${key} of output_index ${outputIndex} was never done`);
+  for (const [key, part] of state.reasoning)
+    if (part.doneText === undefined)
+      stream.report('text-done-missing', `reasoning content ${key} has deltas but no response.reasoning.done`);
+  if (state.args && state.args.doneText === undefined)
+    stream.report(
+      'text-done-missing',
+      'function call arguments have deltas but no response.function_call_arguments.done',
+    );
+  if (
+    state.args &&
+    typeof item.arguments === 'string' &&
+    state.args.deltas !== '' &&
+    state.args.deltas !== item.arguments
+  ) {
+    stream.report(
+      'delta-sum',
+      `function_call arguments deltas ${JSON.stringify(clip(state.args.deltas))} differ from the final ${JSON.stringify(clip(item.arguments))}`,
+    );
+  }
+  const content: unknown[] = Array.isArray(item.content) ? item.content : [];
+  for (const [key, part] of state.parts) {
+    const finalPart = fieldsOf(content[key]);
+    const final = finalPart.text ?? finalPart.refusal;
+    if (part.doneText !== undefined && typeof final === 'string' && final !== part.doneText) {
+      stream.report('delta-sum', `content part ${key}: the final item text differs from its .done text`);
+    }
+  }
+  state.done = true;
+  if (item.status === 'incomplete') stream.incompleteItem = outputIndex;
+}
+
+function checkPartAdded(event: EventOf<'response.content_part.added'>, stream: StreamState): void {
+  const state = stream.itemFor(event);
+  if (!state) return;
+  const key = event.content_index;
+  if (state.parts.has(key))
+    stream.report('part-added-twice', `content part ${key} of output_index ${event.output_index} added twice`);
+  state.parts.set(key, { kind: String(fieldsOf(event.part).type), deltas: '', done: false });
+}
+
+function checkPartDone(event: EventOf<'response.content_part.done'>, stream: StreamState): void {
+  const state = stream.itemFor(event);
+  const key = event.content_index;
+  const part = state && stream.text(state.parts, key, event, true);
+  if (!part) return;
+  const kind = part.kind;
+  const doneEvent = Object.hasOwn(TEXT_DONE_EVENT, kind) ? TEXT_DONE_EVENT[kind] : undefined;
+  // Raw reasoning text is tracked by its own events (response.reasoning.*), the other kinds on the part.
+  const streamed = kind === 'reasoning_text' ? state.reasoning.get(key) : part;
+  if (doneEvent && streamed?.doneText === undefined)
+    stream.report('text-done-missing', `content part ${key} closed without ${doneEvent}`);
+  const final = fieldsOf(event.part)[kind === 'refusal' ? 'refusal' : 'text'];
+  if (typeof final === 'string' && streamed?.doneText !== undefined && final !== streamed.doneText)
+    stream.report('delta-sum', `content_part.done text differs from the .done text`);
+  part.done = true;
+}
+
+function checkContentDelta(
+  event: EventOf<'response.output_text.delta' | 'response.refusal.delta'>,
+  stream: StreamState,
+): void {
+  const state = stream.itemFor(event);
+  stream.delta(state && stream.text(state.parts, event.content_index, event, true), event.delta, event);
+}
+
+function checkContentDone(
+  event: EventOf<'response.output_text.done' | 'response.refusal.done'>,
+  stream: StreamState,
+): void {
+  const state = stream.itemFor(event);
+  stream.finish(
+    state && stream.text(state.parts, event.content_index, event, true),
+    event.type === 'response.refusal.done' ? event.refusal : event.text,
+    event,
+  );
+}
+
+function checkSummaryDelta(event: EventOf<'response.reasoning_summary_text.delta'>, stream: StreamState): void {
+  const state = stream.itemFor(event);
+  stream.delta(state && stream.text(state.summaries, event.summary_index, event, true), event.delta, event);
+}
+
+function checkReasoning(
+  event: EventOf<'response.reasoning.delta' | 'response.reasoning.done'>,
+  stream: StreamState,
+): void {
+  const state = stream.itemFor(event);
+  if (!state) return;
+  stream.requireReasoningPart(state, event);
+  const text = stream.text(state.reasoning, event.content_index, event, false);
+  if (event.type === 'response.reasoning.delta') stream.delta(text, event.delta, event);
+  else stream.finish(text, event.text, event);
+}
+
+/** Events with no ordering rule of their own (every event's place after response.in_progress is checked in push). */
+const noOrderingRule = (): void => {};
+
+/** The ordering rules, one handler per event type (or family): a spec event type without one does not compile. */
+const ORDERING_RULES: EventTable<StreamState> = {
+  'response.created': (_event, stream) => {
+    if (stream.started) stream.report('duplicate-created', 'a second response.created');
+    stream.started = true;
+  },
+  'response.queued': noOrderingRule,
+  'response.in_progress': noOrderingRule,
+  'response.completed': checkTerminal,
+  'response.incomplete': checkTerminal,
+  'response.failed': checkTerminal,
+  'response.output_item.added': checkItemAdded,
+  'response.output_item.done': checkItemDone,
+  'response.content_part.added': checkPartAdded,
+  'response.content_part.done': checkPartDone,
+  'response.output_text.delta': checkContentDelta,
+  'response.refusal.delta': checkContentDelta,
+  'response.output_text.done': checkContentDone,
+  'response.refusal.done': checkContentDone,
+  'response.output_text.annotation.added': (event, stream) => {
+    const state = stream.itemFor(event);
+    if (state) stream.text(state.parts, event.content_index, event, true);
+  },
+  'response.function_call_arguments.delta': (event, stream) => {
+    const state = stream.itemFor(event);
+    if (state) stream.delta((state.args ??= { deltas: '', done: false }), event.delta, event);
+  },
+  'response.function_call_arguments.done': (event, stream) => {
+    const state = stream.itemFor(event);
+    if (state) stream.finish((state.args ??= { deltas: '', done: false }), event.arguments, event);
+  },
+  'response.reasoning_summary_part.added': (event, stream) => {
+    const state = stream.itemFor(event);
+    if (state) state.summaries.set(event.summary_index, { deltas: '', done: false });
+  },
+  'response.reasoning_summary_part.done': (event, stream) => {
+    const state = stream.itemFor(event);
+    const part = state && stream.text(state.summaries, event.summary_index, event, true);
+    if (part && part.doneText === undefined)
+      stream.report(
+        'text-done-missing',
+        `summary part ${event.summary_index} closed without response.reasoning_summary_text.done`,
+      );
+    if (part) part.done = true;
+  },
+  'response.reasoning_summary_text.delta': checkSummaryDelta,
+  'response.reasoning_summary_text.done': (event, stream) => {
+    const state = stream.itemFor(event);
+    stream.finish(state && stream.text(state.summaries, event.summary_index, event, true), event.text, event);
+  },
+  'response.reasoning.delta': checkReasoning,
+  'response.reasoning.done': checkReasoning,
+  error: (_event, stream) => {
+    stream.pendingError = stream.index;
+  },
+};
+
 /** Checks a stream against the spec's ordering rules, event by event. */
 export function createStreamChecker(options: StreamCheckerOptions = {}): StreamChecker {
   const lenient = options.profile === 'lenient';
   const validateSchemas = options.validateSchemas ?? true;
-  const accumulator = createAccumulator(options.accumulator);
-  const violations: Violation[] = [];
-  const items = new Map<number, ItemState>();
-  let index = -1;
-  let started = false;
-  let terminal: string | undefined;
-  let lastSequence: number | undefined;
-  let pendingError: number | undefined;
-  let incompleteItem: number | undefined;
-  let nextOutputIndex = 0;
-  let inProgressChecked = false;
+  const stream = new StreamState(lenient, createAccumulator(options.accumulator));
 
   const push = (raw: unknown): Violation[] => {
-    index++;
+    stream.index++;
     const found: Violation[] = [];
-    const report = (rule: StreamRule, message: string, severity: Violation['severity'] = 'error') => {
-      const violation = { rule, eventIndex: index, message, severity };
-      found.push(violation);
-      violations.push(violation);
-    };
-    if (typeof raw !== 'object' || raw === null || typeof (raw as Event).type !== 'string') {
-      report('schema', 'not an object with a string "type"');
+    stream.found = found;
+    const index = stream.index;
+    if (!isEvent(raw)) {
+      stream.report('schema', 'not an object with a string "type"');
       return found;
     }
-    let event = raw as Event;
+    let event = raw;
     // Sequence numbers, for every event including vendor ones. An event that breaks a rule still takes the
     // next slot, so that one bad event is reported once and not again as a gap at the next one.
     const sequence = event.sequence_number;
+    const last = stream.lastSequence;
     if (typeof sequence !== 'number') {
-      report('sequence-number-missing', `${event.type} has no sequence_number`, lenient ? 'warning' : 'error');
-      if (lenient) event = { ...event, sequence_number: (lastSequence ?? -1) + 1 };
-      lastSequence = (lastSequence ?? -1) + 1;
-    } else if (lastSequence !== undefined && sequence <= lastSequence) {
-      report('sequence-number-order', `sequence_number ${sequence} does not follow ${lastSequence}`);
-      lastSequence++;
+      stream.report('sequence-number-missing', `${event.type} has no sequence_number`, stream.laxSeverity);
+      if (lenient) event = { ...event, sequence_number: (last ?? -1) + 1 };
+      stream.lastSequence = (last ?? -1) + 1;
+    } else if (last !== undefined && sequence <= last) {
+      stream.report('sequence-number-order', `sequence_number ${sequence} does not follow ${last}`);
+      stream.lastSequence = last + 1;
     } else {
-      if (lastSequence !== undefined && sequence > lastSequence + 1)
-        report(
+      if (last !== undefined && sequence > last + 1)
+        stream.report(
           'sequence-number-gap',
-          `sequence_number ${sequence} follows ${lastSequence}: ${sequence - lastSequence - 1} missing`,
-          lenient ? 'warning' : 'error',
+          `sequence_number ${sequence} follows ${last}: ${sequence - last - 1} missing`,
+          stream.laxSeverity,
         );
-      lastSequence = sequence;
+      stream.lastSequence = sequence;
     }
 
-    const alias = PEER_EVENT_ALIASES[event.type];
+    // Own-property check: `constructor` and the like are no aliases.
+    const alias = Object.hasOwn(PEER_EVENT_ALIASES, event.type) ? PEER_EVENT_ALIASES[event.type] : undefined;
     if (alias) {
       if (lenient) {
-        report('peer-event-name', `"${event.type}" is a peer variant of "${alias}"`, 'warning');
+        stream.report('peer-event-name', `"${event.type}" is a peer variant of "${alias}"`, 'warning');
         event = { ...event, type: alias };
       } else {
-        report('unknown-event-type', `"${event.type}" is not a spec event type (the spec name is "${alias}")`);
+        stream.report('unknown-event-type', `"${event.type}" is not a spec event type (the spec name is "${alias}")`);
         return found;
       }
     }
     const type = event.type;
     const vendor = isVendorType(type);
     if (!isStreamingEventType(type) && !vendor) {
-      report(
+      stream.report(
         'unknown-event-type',
         `"${type}" is neither a spec event type nor slug-prefixed (acme:thing)`,
-        lenient ? 'warning' : 'error',
+        stream.laxSeverity,
       );
       return found;
     }
@@ -182,397 +531,77 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
       );
       if (!result.success) {
         const issue = result.issues[0]!;
-        report('schema', `${type}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+        stream.report('schema', `${type}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
       }
     }
     if (vendor && !Number.isInteger(event.sequence_number))
-      report('vendor-event-shape', `${type} needs an integer sequence_number`);
+      stream.report('vendor-event-shape', `${type} needs an integer sequence_number`);
     const vendorProblem = vendor ? options.validateVendorEvent?.(event) : undefined;
-    if (vendorProblem) report('vendor-event-shape', `${type}: ${vendorProblem}`);
+    if (vendorProblem) stream.report('vendor-event-shape', `${type}: ${vendorProblem}`);
 
     if (index === 0 && type !== 'response.created')
-      report('first-event', `the first event is ${type}, not response.created`);
-    if (terminal) report('event-after-terminal', `${type} after ${terminal}`);
-    if (started && !inProgressChecked && !vendor) {
+      stream.report('first-event', `the first event is ${type}, not response.created`);
+    if (stream.terminal) stream.report('event-after-terminal', `${type} after ${stream.terminal}`);
+    if (stream.started && !stream.inProgressChecked && !vendor) {
       // The response moves to in_progress before anything happens in it, and the move is announced.
-      inProgressChecked = true;
+      stream.inProgressChecked = true;
       if (type !== 'response.in_progress')
-        report(
+        stream.report(
           'in-progress-missing',
           `${type} follows response.created without response.in_progress`,
-          lenient ? 'warning' : 'error',
+          stream.laxSeverity,
         );
     }
     if (vendor) {
-      if (!started || terminal) report('vendor-event-outside-response', `${type} outside the response's lifetime`);
-      accumulator.push(event as AnyStreamingEvent);
+      if (!stream.started || stream.terminal)
+        stream.report('vendor-event-outside-response', `${type} outside the response's lifetime`);
+      stream.accumulator.push(event);
       return found;
     }
-    if (pendingError !== undefined && type !== 'response.failed') {
-      report('error-then-failed', `the error event at ${pendingError} is followed by ${type}, not response.failed`);
-      pendingError = undefined;
-    }
-
-    checkOrdering(event, report);
-    accumulator.push(event as AnyStreamingEvent);
-    return found;
-  };
-
-  const itemFor = (event: Event, report: (rule: StreamRule, message: string) => void): ItemState | undefined => {
-    const outputIndex = event.output_index as number;
-    const item = items.get(outputIndex);
-    if (!item) {
-      report('item-not-added', `${event.type} names output_index ${outputIndex}, which was never added`);
-      return undefined;
-    }
-    if (item.done)
-      report('event-after-item-done', `${event.type} for output_index ${outputIndex} after its output_item.done`);
-    if (typeof event.item_id === 'string' && item.id !== undefined && event.item_id !== item.id) {
-      report('item-id-mismatch', `item_id ${event.item_id} but output_index ${outputIndex} is ${item.id}`);
-    }
-    return item;
-  };
-
-  const text = (
-    map: Map<number, TextState> | undefined,
-    key: number,
-    event: Event,
-    report: (rule: StreamRule, message: string) => void,
-    mustBeAdded: boolean,
-  ): TextState | undefined => {
-    if (!map) return undefined;
-    let state = map.get(key);
-    if (!state) {
-      if (mustBeAdded) {
-        report(
-          'part-not-added',
-          `${event.type} for part ${key} of output_index ${event.output_index as number} before it was added`,
-        );
-        return undefined;
-      }
-      state = { deltas: '', done: false };
-      map.set(key, state);
-    }
-    if (state.done) report('event-after-part-done', `${event.type} for part ${key} after it was done`);
-    return state;
-  };
-
-  const delta = (
-    state: TextState | undefined,
-    value: unknown,
-    event: Event,
-    report: (rule: StreamRule, message: string) => void,
-  ) => {
-    if (!state || typeof value !== 'string') return;
-    if (state.doneText !== undefined) report('delta-after-done', `${event.type} after the text was done`);
-    state.deltas += value;
-  };
-  const finish = (
-    state: TextState | undefined,
-    value: unknown,
-    event: Event,
-    report: (rule: StreamRule, message: string) => void,
-  ) => {
-    if (!state || typeof value !== 'string') return;
-    if (state.deltas !== value)
-      report(
-        'delta-sum',
-        `${event.type}: the deltas add up to ${JSON.stringify(clip(state.deltas))}, the done text is ${JSON.stringify(clip(value))}`,
+    if (stream.pendingError !== undefined && type !== 'response.failed') {
+      stream.report(
+        'error-then-failed',
+        `the error event at ${stream.pendingError} is followed by ${type}, not response.failed`,
       );
-    state.doneText = value;
-  };
-
-  /** Raw reasoning is streamable content, so a content part must back it; some peers skip it (a warning in lenient). */
-  const requireReasoningPart = (
-    state: ItemState,
-    event: Event,
-    report: (rule: StreamRule, message: string, severity?: Violation['severity']) => void,
-  ) => {
-    const key = event.content_index as number;
-    if (state.reasoning.has(key) || state.parts.has(key)) return; // reported once, at the first event of the part
-    report(
-      'part-not-added',
-      `${event.type} for reasoning content ${key} of output_index ${event.output_index as number} without content_part.added`,
-      lenient ? 'warning' : 'error',
-    );
-  };
-
-  const checkOrdering = (
-    event: Event,
-    report: (rule: StreamRule, message: string, severity?: Violation['severity']) => void,
-  ) => {
-    switch (event.type) {
-      case 'response.created':
-        if (started) report('duplicate-created', 'a second response.created');
-        started = true;
-        return;
-      case 'response.completed':
-      case 'response.incomplete':
-      case 'response.failed': {
-        terminal = event.type;
-        pendingError = undefined;
-        const response = event.response as ResponseResource | undefined;
-        if (event.type === 'response.failed' && response) {
-          const error = response.error as { code?: unknown; message?: unknown } | null | undefined;
-          if (!error || typeof error.code !== 'string' || typeof error.message !== 'string')
-            report('failed-error', `response.failed carries error ${JSON.stringify(error ?? null)}`);
-        }
-        const expected = event.type.slice('response.'.length);
-        if (response && response.status !== expected)
-          report('terminal-status', `${event.type} carries a response with status "${response.status}"`);
-        if (incompleteItem !== undefined && event.type === 'response.completed') {
-          report(
-            'incomplete-item-response',
-            `output_index ${incompleteItem} ended incomplete, but the response completed`,
-          );
-        }
-        // A failed response may leave items open; its output must still be what was streamed.
-        if (event.type !== 'response.failed') {
-          for (const [outputIndex, item] of items)
-            if (!item.done) report('item-not-done', `output_index ${outputIndex} was never done`);
-        }
-        const mismatch = firstDifference(accumulator.response?.output ?? [], response?.output ?? []);
-        if (mismatch)
-          report(
-            'terminal-output-mismatch',
-            `the terminal response's output differs from the streamed items: ${mismatch}`,
-          );
-        return;
-      }
-      case 'response.output_item.added': {
-        const outputIndex = event.output_index as number;
-        if (outputIndex !== nextOutputIndex)
-          report('output-index-contiguous', `output_index ${outputIndex} added, expected ${nextOutputIndex}`);
-        if (items.has(outputIndex)) report('item-added-twice', `output_index ${outputIndex} added twice`);
-        if (incompleteItem !== undefined)
-          report('incomplete-item-last', `an item was added after output_index ${incompleteItem} ended incomplete`);
-        const item = (event.item ?? {}) as Record<string, unknown>;
-        if (typeof item.status !== 'string')
-          report('item-status', `the item added at output_index ${outputIndex} has no status`);
-        items.set(outputIndex, {
-          id: item.id as string | undefined,
-          type: String(item.type),
-          done: false,
-          parts: new Map(),
-          summaries: new Map(),
-          reasoning: new Map(),
-        });
-        nextOutputIndex = Math.max(nextOutputIndex, outputIndex + 1);
-        return;
-      }
-      case 'response.output_item.done': {
-        const state = itemFor(event, report);
-        if (!state) return;
-        const item = (event.item ?? {}) as Record<string, unknown>;
-        if (state.id !== undefined && item.id !== state.id)
-          report(
-            'item-id-changed',
-            `output_index ${event.output_index as number} was added as ${state.id} and is done as ${String(item.id)}`,
-          );
-        if (typeof item.status !== 'string' || item.status === 'in_progress')
-          report(
-            'item-status',
-            `the item done at output_index ${event.output_index as number} has status ${JSON.stringify(item.status ?? null)}`,
-          );
-        for (const [key, part] of state.parts)
-          if (!part.done)
-            report(
-              'part-not-done',
-              `content part ${key} of output_index ${event.output_index as number} was never done`,
-            );
-        for (const [key, part] of state.summaries)
-          if (!part.done)
-            report(
-              'part-not-done',
-              `summary part ${key} of output_index ${event.output_index as number} was never done`,
-            );
-        for (const [key, part] of state.reasoning)
-          if (part.doneText === undefined)
-            report('text-done-missing', `reasoning content ${key} has deltas but no response.reasoning.done`);
-        if (state.args && state.args.doneText === undefined)
-          report(
-            'text-done-missing',
-            'function call arguments have deltas but no response.function_call_arguments.done',
-          );
-        if (
-          state.args &&
-          typeof item.arguments === 'string' &&
-          state.args.deltas !== '' &&
-          state.args.deltas !== item.arguments
-        ) {
-          report(
-            'delta-sum',
-            `function_call arguments deltas ${JSON.stringify(clip(state.args.deltas))} differ from the final ${JSON.stringify(clip(item.arguments))}`,
-          );
-        }
-        const content = Array.isArray(item.content) ? (item.content as Array<Record<string, unknown>>) : [];
-        for (const [key, part] of state.parts) {
-          const final = content[key]?.text ?? content[key]?.refusal;
-          if (part.doneText !== undefined && typeof final === 'string' && final !== part.doneText) {
-            report('delta-sum', `content part ${key}: the final item text differs from its .done text`);
-          }
-        }
-        state.done = true;
-        if (item.status === 'incomplete') incompleteItem = event.output_index as number;
-        return;
-      }
-      case 'response.content_part.added': {
-        const state = itemFor(event, report);
-        if (!state) return;
-        const key = event.content_index as number;
-        if (state.parts.has(key))
-          report('part-added-twice', `content part ${key} of output_index ${event.output_index as number} added twice`);
-        state.parts.set(key, {
-          kind: String((event.part as Record<string, unknown> | undefined)?.type),
-          deltas: '',
-          done: false,
-        });
-        return;
-      }
-      case 'response.content_part.done': {
-        const state = itemFor(event, report);
-        const part = state && text(state.parts, event.content_index as number, event, report, true);
-        if (!part) return;
-        const kind = (part as TextState & { kind: string }).kind;
-        const doneEvent = Object.hasOwn(TEXT_DONE_EVENT, kind) ? TEXT_DONE_EVENT[kind] : undefined;
-        // Raw reasoning text is tracked by its own events (response.reasoning.*), the other kinds on the part.
-        const streamed = kind === 'reasoning_text' ? state.reasoning.get(event.content_index as number) : part;
-        if (doneEvent && streamed?.doneText === undefined)
-          report('text-done-missing', `content part ${event.content_index as number} closed without ${doneEvent}`);
-        const final = (event.part as Record<string, unknown> | undefined)?.[kind === 'refusal' ? 'refusal' : 'text'];
-        if (typeof final === 'string' && streamed?.doneText !== undefined && final !== streamed.doneText)
-          report('delta-sum', `content_part.done text differs from the .done text`);
-        part.done = true;
-        return;
-      }
-      case 'response.output_text.delta':
-      case 'response.refusal.delta': {
-        const state = itemFor(event, report);
-        delta(
-          state && text(state.parts, event.content_index as number, event, report, true),
-          event.delta,
-          event,
-          report,
-        );
-        return;
-      }
-      case 'response.output_text.done':
-      case 'response.refusal.done': {
-        const state = itemFor(event, report);
-        finish(
-          state && text(state.parts, event.content_index as number, event, report, true),
-          event.type === 'response.refusal.done' ? event.refusal : event.text,
-          event,
-          report,
-        );
-        return;
-      }
-      case 'response.output_text.annotation.added': {
-        const state = itemFor(event, report);
-        if (state) text(state.parts, event.content_index as number, event, report, true);
-        return;
-      }
-      case 'response.function_call_arguments.delta': {
-        const state = itemFor(event, report);
-        if (state) delta((state.args ??= { deltas: '', done: false }), event.delta, event, report);
-        return;
-      }
-      case 'response.function_call_arguments.done': {
-        const state = itemFor(event, report);
-        if (state) finish((state.args ??= { deltas: '', done: false }), event.arguments, event, report);
-        return;
-      }
-      case 'response.reasoning_summary_part.added': {
-        const state = itemFor(event, report);
-        if (state) state.summaries.set(event.summary_index as number, { deltas: '', done: false });
-        return;
-      }
-      case 'response.reasoning_summary_part.done': {
-        const state = itemFor(event, report);
-        const part = state && text(state.summaries, event.summary_index as number, event, report, true);
-        if (part && part.doneText === undefined)
-          report(
-            'text-done-missing',
-            `summary part ${event.summary_index as number} closed without response.reasoning_summary_text.done`,
-          );
-        if (part) part.done = true;
-        return;
-      }
-      case 'response.reasoning_summary_text.delta': {
-        const state = itemFor(event, report);
-        delta(
-          state && text(state.summaries, event.summary_index as number, event, report, true),
-          event.delta,
-          event,
-          report,
-        );
-        return;
-      }
-      case 'response.reasoning_summary_text.done': {
-        const state = itemFor(event, report);
-        finish(
-          state && text(state.summaries, event.summary_index as number, event, report, true),
-          event.text,
-          event,
-          report,
-        );
-        return;
-      }
-      case 'response.reasoning.delta': {
-        const state = itemFor(event, report);
-        if (state) requireReasoningPart(state, event, report);
-        delta(
-          state && text(state.reasoning, event.content_index as number, event, report, false),
-          event.delta,
-          event,
-          report,
-        );
-        return;
-      }
-      case 'response.reasoning.done': {
-        const state = itemFor(event, report);
-        if (state) requireReasoningPart(state, event, report);
-        finish(
-          state && text(state.reasoning, event.content_index as number, event, report, false),
-          event.text,
-          event,
-          report,
-        );
-        return;
-      }
-      case 'error':
-        pendingError = index;
-        return;
-      default:
-        return;
+      stream.pendingError = undefined;
     }
+
+    // A spec event type from here on; its fields may still break the schema (reported above), which the
+    // handlers allow for where they read them.
+    dispatch(ORDERING_RULES, event as StreamingEvent, stream);
+    stream.accumulator.push(event);
+    return found;
   };
 
   return {
     push,
     end(endOptions = {}) {
       const found: Violation[] = [];
-      const report = (rule: StreamRule, message: string, severity: Violation['severity'] = 'error') => {
-        const violation = { rule, eventIndex: index + 1, message, severity };
-        found.push(violation);
-        violations.push(violation);
-      };
-      if (pendingError !== undefined)
-        report('error-then-failed', `the error event at ${pendingError} is not followed by response.failed`);
-      if (!terminal)
-        report(
+      stream.found = found;
+      const endIndex = stream.index + 1;
+      if (stream.pendingError !== undefined)
+        stream.report(
+          'error-then-failed',
+          `the error event at ${stream.pendingError} is not followed by response.failed`,
+          'error',
+          endIndex,
+        );
+      if (!stream.terminal)
+        stream.report(
           'missing-terminal',
           'the stream ended without response.completed, response.incomplete or response.failed',
+          'error',
+          endIndex,
         );
       if (endOptions.sawDone === false)
-        report('missing-done', 'the stream ended without data: [DONE]', lenient ? 'warning' : 'error');
+        stream.report('missing-done', 'the stream ended without data: [DONE]', stream.laxSeverity, endIndex);
       return found;
     },
     get violations() {
-      return violations;
+      return stream.violations;
     },
     get response() {
-      return accumulator.response;
+      return stream.accumulator.response;
     },
   };
 }
@@ -606,11 +635,7 @@ function firstDifference(a: unknown, b: unknown, path = 'output'): string | unde
   if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     for (const key of keys) {
-      const difference = firstDifference(
-        (a as Record<string, unknown>)[key],
-        (b as Record<string, unknown>)[key],
-        `${path}.${key}`,
-      );
+      const difference = firstDifference(fieldsOf(a)[key], fieldsOf(b)[key], `${path}.${key}`);
       if (difference) return difference;
     }
     return undefined;

@@ -11,7 +11,7 @@ import type {
   StreamingEventByType,
   StreamingEventType,
 } from '@openresponses/types';
-import { createAccumulator } from '../accumulator/accumulator.js';
+import { createAccumulator, type Writable } from '../accumulator/accumulator.js';
 import { isVendorType, type VendorEvent } from '../events.js';
 
 /** What the writer sends: spec events, and the vendor events given to `emitVendorEvent`. */
@@ -100,8 +100,6 @@ export interface StreamWriter {
 }
 
 type Phase = 'new' | 'streaming' | 'ended';
-/** The writer's own view of its public object, whose read-only `response` it keeps current. */
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The one way servers emit events. High-level calls produce correct sequence numbers, indices, ids and
