@@ -66,9 +66,9 @@ export interface Registry<
   schemas: RegistrySchemas<VendorItemOf<I, T>, Output<T[number]['param']>, Output<E[number]['schema']>>;
   /** An accumulator that folds the registered vendor events. */
   createAccumulator(): Accumulator;
-  /** A stream checker that validates registered vendor events and folds them. */
+  /** A stream checker for the registry's spec version that validates registered vendor events and folds them. */
   createStreamChecker(
-    options?: Omit<StreamCheckerOptions, 'accumulator' | 'validateVendorEvent' | 'eventSchema'>,
+    options?: Omit<StreamCheckerOptions, 'accumulator' | 'validateVendorEvent' | 'eventSchema' | 'specVersion'>,
   ): StreamChecker;
   /** Validates a registered vendor event: undefined when valid or not registered, else the problems. */
   validateVendorEvent(event: Record<string, unknown>): string | undefined;
@@ -186,7 +186,13 @@ export function createRegistry<
     } as unknown as Registry<I, E, T>['schemas'],
     createAccumulator: () => createAccumulator({ folds }),
     createStreamChecker: (options = {}) =>
-      createStreamChecker({ ...options, accumulator: { folds }, validateVendorEvent, eventSchema: StreamingEvent }),
+      createStreamChecker({
+        ...options,
+        specVersion: version,
+        accumulator: { folds },
+        validateVendorEvent,
+        eventSchema: StreamingEvent,
+      }),
     validateVendorEvent,
     isUnknownItem: <M extends { type: unknown }>(item: M): item is Extract<M, UnknownMember> =>
       !knownItems.has(item.type),

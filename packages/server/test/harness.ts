@@ -1,6 +1,7 @@
 // Starts the real reference server on 127.0.0.1 (ephemeral port) with outgoing validation on, and
 // reads its streams through the real events package (decoder and checker).
 import { checkStream, decodeSSE, type AnyStreamingEvent, type Violation } from '@openresponses/events';
+import { SPEC_VERSIONS } from '@openresponses/zod';
 import { injectFaults } from '../src/testing/index.js';
 import { startServer, type RunningServer, type StartServerOptions } from '../src/node/index.js';
 
@@ -29,7 +30,10 @@ export function post(
   });
 }
 
-/** Posts a streaming request and returns its events, whether [DONE] ended it, and the checker's verdict. */
+/**
+ * Posts a streaming request and returns its events, whether [DONE] ended it, and the checker's verdict, for
+ * the spec version the request asked for with `OpenResponses-Version` (the latest without it).
+ */
 export async function stream(
   server: RunningServer,
   body: Record<string, unknown>,
@@ -41,5 +45,7 @@ export async function stream(
   const decoded = decodeSSE(response.body);
   const events: AnyStreamingEvent[] = [];
   for await (const event of decoded) events.push(event);
-  return { events, sawDone: decoded.sawDone, violations: checkStream(events, { sawDone: decoded.sawDone }), response };
+  const specVersion = SPEC_VERSIONS.find((version) => version === headers['openresponses-version']);
+  const violations = checkStream(events, { sawDone: decoded.sawDone, ...(specVersion ? { specVersion } : {}) });
+  return { events, sawDone: decoded.sawDone, violations, response };
 }

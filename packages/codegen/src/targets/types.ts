@@ -30,11 +30,19 @@ export const typesTarget: GeneratorTarget = {
       'versions.gen.ts': [
         header.trimEnd(),
         ...versions.map((v) => `import type * as types_${ident(v.version)} from './${v.version}/index.gen.js';`),
+        ...versions.map(
+          (v) =>
+            `import { STREAMING_EVENT_TYPES as events_${ident(v.version)} } from './${v.version}/index.gen.js';`,
+        ),
         `/** Every spec version this package has types for, oldest first. */`,
         `export const SPEC_VERSIONS = [${list}] as const;`,
         `export type SpecVersion = (typeof SPEC_VERSIONS)[number];`,
         `/** The version the root export follows. */`,
         `export const LATEST_SPEC_VERSION = ${JSON.stringify(latest)} satisfies SpecVersion;`,
+        `/** Every version's streaming event types, for code that reads a stream of a known version (the stream checker). */`,
+        `export const STREAMING_EVENT_TYPES_BY_VERSION = {`,
+        ...versions.map((v) => `  ${JSON.stringify(v.version)}: events_${ident(v.version)},`),
+        `} as const satisfies Record<SpecVersion, readonly string[]>;`,
         `/** Every version's named schemas (\`SchemaTypes\`) and openapi-typescript components, for code and tests over all versions. */`,
         `export interface TypesByVersion {`,
         ...versions.map(

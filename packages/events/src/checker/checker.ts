@@ -1,5 +1,5 @@
-import { StreamingEventSchema, validate } from '@openresponses/zod';
-import type { ResponseResource } from '@openresponses/types';
+import { LATEST_SPEC_VERSION, type SpecVersion, validate, versions } from '@openresponses/zod';
+import { type ResponseResource, STREAMING_EVENT_TYPES_BY_VERSION } from '@openresponses/types';
 import { type Accumulator, createAccumulator, type AccumulatorOptions } from '../accumulator/accumulator.js';
 import { dispatch, type EventTable } from '../dispatch.js';
 import {
@@ -69,11 +69,16 @@ export interface StreamCheckerOptions {
    * missing sequence_number, missing [DONE]) and reports them as warnings.
    */
   profile?: 'spec' | 'lenient';
+  /**
+   * The spec version of the stream (default: the latest this package knows): its spec-exact event schema
+   * validates each event, and its list of event types decides which are known.
+   */
+  specVersion?: SpecVersion;
   /** Validate each event against the spec-exact Zod schema (default true). */
   validateSchemas?: boolean;
   /** Vendor folds for the internal accumulator (registered by `@openresponses/extensions`). */
   accumulator?: AccumulatorOptions;
-  /** The schema events are validated with (default: the spec-exact StreamingEventSchema); extensions pass their extended union. */
+  /** The schema events are validated with (default: `specVersion`'s spec-exact StreamingEventSchema); extensions pass their extended union. */
   eventSchema?: Parameters<typeof validate>[0];
   /** Validates registered vendor events (from `@openresponses/extensions`): a message when invalid. */
   validateVendorEvent?: (event: Record<string, unknown>) => string | undefined;
@@ -469,6 +474,9 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
   const lenient = options.profile === 'lenient';
   const validateSchemas = options.validateSchemas ?? true;
   const stream = new StreamState(lenient, createAccumulator(options.accumulator));
+  const specVersion = options.specVersion ?? LATEST_SPEC_VERSION;
+  const eventSchema = options.eventSchema ?? versions[specVersion].exact.StreamingEventSchema;
+  const knownTypes = knownEventTypes(specVersion);
 
   const push = (raw: unknown): Violation[] => {
     stream.index++;
@@ -514,7 +522,7 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     }
     const type = event.type;
     const vendor = isVendorType(type);
-    if (!isStreamingEventType(type) && !vendor) {
+    if (!knownTypes.has(type) && !vendor) {
       stream.report(
         'unknown-event-type',
         `"${type}" is neither a spec event type nor slug-prefixed (acme:thing)`,
@@ -526,7 +534,7 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     if (validateSchemas && !vendor) {
       // A missing sequence_number is reported once, by its own rule.
       const result = validate(
-        options.eventSchema ?? StreamingEventSchema,
+        eventSchema,
         typeof event.sequence_number === 'number' ? event : { ...event, sequence_number: index },
       );
       if (!result.success) {
@@ -567,8 +575,9 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     }
 
     // A spec event type from here on; its fields may still break the schema (reported above), which the
-    // handlers allow for where they read them.
-    dispatch(ORDERING_RULES, event as StreamingEvent, stream);
+    // handlers allow for where they read them. (The table covers the latest version's types; a type only an
+    // older version had would go unchecked here, and no version has one so far.)
+    if (isStreamingEventType(type)) dispatch(ORDERING_RULES, event as StreamingEvent, stream);
     stream.accumulator.push(event);
     return found;
   };
@@ -604,6 +613,17 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
       return stream.accumulator.response;
     },
   };
+}
+
+const eventTypesByVersion = new Map<SpecVersion, ReadonlySet<string>>();
+/** The event types a spec version defines, as a set made once per version. */
+function knownEventTypes(version: SpecVersion): ReadonlySet<string> {
+  let known = eventTypesByVersion.get(version);
+  if (!known) {
+    known = new Set(STREAMING_EVENT_TYPES_BY_VERSION[version]);
+    eventTypesByVersion.set(version, known);
+  }
+  return known;
 }
 
 /** Checks a whole stream; `sawDone` says whether `data: [DONE]` ended it (omit when not known). */

@@ -99,8 +99,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     const started = await startTurn(prepared, deps, { cancellation: turnOptions.cancellation, wholeDeltas: !watched });
     return async (onEvent, backpressure = turnOptions.backpressure) => {
       const checker = validateOutgoing
-        ? (registry?.createStreamChecker() ??
-          createStreamChecker({ eventSchema: versions[turnOptions.version].exact.StreamingEventSchema }))
+        ? (registry?.createStreamChecker() ?? createStreamChecker({ specVersion: turnOptions.version }))
         : undefined;
       const rename = options.compatibility === 'openai' ? openAIEventNames() : undefined;
       const emit = (event: AnyStreamingEvent) => {
