@@ -31,8 +31,7 @@ export const typesTarget: GeneratorTarget = {
         header.trimEnd(),
         ...versions.map((v) => `import type * as types_${ident(v.version)} from './${v.version}/index.gen.js';`),
         ...versions.map(
-          (v) =>
-            `import { STREAMING_EVENT_TYPES as events_${ident(v.version)} } from './${v.version}/index.gen.js';`,
+          (v) => `import { STREAMING_EVENT_TYPES as events_${ident(v.version)} } from './${v.version}/index.gen.js';`,
         ),
         `/** Every spec version this package has types for, oldest first. */`,
         `export const SPEC_VERSIONS = [${list}] as const;`,
