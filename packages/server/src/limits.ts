@@ -22,10 +22,14 @@ export interface ServerLimits {
   maxToolSchemaDepth: number;
   /** Largest output of one response: the text, arguments and items a model produces, in bytes (4 MiB). */
   maxOutputBytes: number;
-  /** Turns running at once over the whole server (256); more are a 429. */
+  /** Turns running at once over the whole server, HTTP and WebSocket (256); more are a 429. */
   maxTurnsInFlight: number;
-  /** Turns running at once for one API key (or for everyone, on an open server) (32); more are a 429. */
+  /** Turns running at once for one API key (or for everyone, on an open server), HTTP and WebSocket (32); more are a 429. */
   maxTurnsInFlightPerKey: number;
+  /** WebSocket connections open at once over the whole server (1,024); more are refused with a 429. */
+  maxWebSocketConnections: number;
+  /** WebSocket connections open at once for one API key (or for everyone, on an open server) (64); more are a 429. */
+  maxWebSocketConnectionsPerKey: number;
   /** Requests per second per API key (a token bucket); 0 turns rate limiting off (the default). */
   rateLimitPerSecond: number;
   /** Requests a key may make at once before the rate applies (the bucket's size; default: one second's worth). */
@@ -47,6 +51,8 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   maxOutputBytes: 4 * 1024 * 1024,
   maxTurnsInFlight: 256,
   maxTurnsInFlightPerKey: 32,
+  maxWebSocketConnections: 1024,
+  maxWebSocketConnectionsPerKey: 64,
   rateLimitPerSecond: 0,
   rateLimitBurst: 0,
   writeHighWaterBytes: 1024 * 1024,

@@ -2,6 +2,7 @@
 // in-flight turn limits, the Origin check for browser pages, HEAD where GET is served, Allow on 405,
 // and input_items paging (limit, order, after, has_more).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import WebSocket from 'ws';
 import type { RunningServer } from '../src/node/index.js';
 import { API_KEY, post, startTestServer } from './harness.js';
 
@@ -58,6 +59,149 @@ describe('turns in flight per key', () => {
     await expectError(busy, 429, 'too_many_requests', 'too_many_concurrent_requests');
     await first.text();
     expect((await post(server, '/v1/responses', { input: 'now' })).status).toBe(200);
+  });
+});
+
+const OTHER_KEY = 'admission-other-key-0123456789';
+
+/** A WebSocket on the server's /v1/responses with a key, once open. */
+async function connect(server: RunningServer, key = API_KEY): Promise<WebSocket> {
+  const socket = new WebSocket(`${server.url.replace('http', 'ws')}/v1/responses`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  return socket;
+}
+
+/** The next message of the given types on a socket, parsed. */
+function next(socket: WebSocket, ...types: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      const message = JSON.parse(String(data)) as Record<string, unknown>;
+      if (!types.includes(String(message.type))) return;
+      socket.off('message', onMessage);
+      resolve(message);
+    };
+    socket.on('message', onMessage);
+  });
+}
+
+/** The HTTP answer to an upgrade the server refuses: status, Retry-After and the parsed body. */
+function refusedUpgrade(server: RunningServer, key = API_KEY) {
+  const socket = new WebSocket(`${server.url.replace('http', 'ws')}/v1/responses`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return new Promise<{ status: number; retryAfter: string | undefined; body: ErrorBody }>((resolve, reject) => {
+    socket.once('open', () => reject(new Error('the upgrade was accepted')));
+    socket.once('error', () => {});
+    socket.once('unexpected-response', (_request, response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode!,
+          retryAfter: response.headers['retry-after'] as string | undefined,
+          body: JSON.parse(text) as ErrorBody,
+        }),
+      );
+    });
+  });
+}
+
+/** Posts until the answer is not a 429 (a slot is given back once the cancelled turn has wound down). */
+async function postOnceAdmitted(server: RunningServer, body: unknown): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    const response = await post(server, '/v1/responses', body);
+    if (response.status !== 429 || attempt === 50) return response;
+    await response.text();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('WebSocket turns and connections count like HTTP requests', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      apiKeys: [API_KEY, OTHER_KEY],
+      limits: { maxTurnsInFlightPerKey: 1, maxWebSocketConnectionsPerKey: 2, maxWebSocketConnections: 3 },
+    });
+  });
+  afterAll(() => server.close());
+
+  test("a running WebSocket turn holds its key's in-flight slot: an HTTP turn is a 429 until the socket closes", async () => {
+    const socket = await connect(server);
+    const created = next(socket, 'response.created', 'error');
+    socket.send(JSON.stringify({ type: 'response.create', input: 'go on [slow] [long]' }));
+    expect((await created).type).toBe('response.created');
+    const busy = await post(server, '/v1/responses', { input: 'me too' });
+    expect(busy.headers.get('retry-after')).toBe('1');
+    await expectError(busy, 429, 'too_many_requests', 'too_many_concurrent_requests');
+    // Another key has slots of its own.
+    const other = await post(server, '/v1/responses', { input: 'hi' }, { authorization: `Bearer ${OTHER_KEY}` });
+    expect(other.status).toBe(200);
+    await other.text();
+    // Closing the socket cancels the turn and gives the slot back.
+    socket.close();
+    expect((await postOnceAdmitted(server, { input: 'now' })).status).toBe(200);
+  });
+
+  test('while an HTTP stream runs, a WebSocket turn gets the 429 error event, and the socket stays usable', async () => {
+    const controller = new AbortController();
+    const streaming = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` },
+      body: JSON.stringify({ input: 'go on [slow] [long]', stream: true }),
+      signal: controller.signal,
+    });
+    expect(streaming.status).toBe(200);
+    const socket = await connect(server);
+    const refused = next(socket, 'error', 'response.created');
+    socket.send(JSON.stringify({ type: 'response.create', input: 'me too' }));
+    const envelope = await refused;
+    expect(envelope).toMatchObject({
+      type: 'error',
+      status: 429,
+      error: { type: 'too_many_requests', code: 'too_many_concurrent_requests', param: null },
+    });
+    expect(Object.keys(envelope.error as object).sort()).toEqual(['code', 'message', 'param', 'type']);
+    controller.abort();
+    await streaming.text().catch(() => {});
+    // Once the stream has ended, a turn on the same socket runs.
+    for (let attempt = 0; ; attempt++) {
+      const ended = next(socket, 'response.completed', 'error');
+      socket.send(JSON.stringify({ type: 'response.create', input: 'now' }));
+      const last = await ended;
+      if (last.type === 'response.completed' || attempt === 50) {
+        expect(last.type).toBe('response.completed');
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    socket.close();
+  });
+
+  test("open connections are capped per key and overall; a refused upgrade is a 429 with the spec's body", async () => {
+    const first = await connect(server);
+    const second = await connect(server);
+    const perKey = await refusedUpgrade(server);
+    expect(perKey.status).toBe(429);
+    expect(perKey.retryAfter).toBe('1');
+    expect(perKey.body.error).toMatchObject({ type: 'too_many_requests', code: 'too_many_connections', param: null });
+    const third = await connect(server, OTHER_KEY);
+    const overall = await refusedUpgrade(server, OTHER_KEY);
+    expect(overall.status).toBe(429);
+    expect(overall.body.error).toMatchObject({ type: 'too_many_requests', code: 'server_busy' });
+    // A closed connection gives its slot back.
+    const closed = new Promise((resolve) => first.once('close', resolve));
+    first.close();
+    await closed;
+    let again: WebSocket | undefined;
+    for (let attempt = 0; !again && attempt < 50; attempt++)
+      again = await connect(server).catch(() => new Promise<undefined>((resolve) => setTimeout(resolve, 20)));
+    expect(again?.readyState).toBe(WebSocket.OPEN);
+    for (const socket of [second, third, again!]) socket.close();
   });
 });
 

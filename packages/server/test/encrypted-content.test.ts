@@ -99,6 +99,24 @@ describe('encrypted_content', () => {
     expect((await replay(before, window)).status).toBe(400);
   });
 
+  test('payloads of any size round-trip (base64url in chunks, checked against Node’s own codec)', async () => {
+    const sealer = createSealer([oldKey]);
+    // Around and across the 24,576-byte encoding chunks, with multi-byte characters.
+    for (const length of [0, 1, 2, 24_540, 24_541, 24_542, 24_576, 49_152, 100_003]) {
+      const payload = { text: 'é'.repeat(length % 7) + 'x'.repeat(length) };
+      const sealed = await sealer.seal(payload, 'compaction');
+      const body = sealed.split('.')[2]!;
+      expect(body).toMatch(/^[A-Za-z0-9_-]*$/);
+      // iv (12) + ciphertext (the plaintext's length) + tag (16), decoded by Buffer, not by the sealer.
+      expect(Buffer.from(body, 'base64url').byteLength).toBe(12 + Buffer.byteLength(JSON.stringify(payload)) + 16);
+      expect(await sealer.open(sealed, 'compaction')).toEqual(payload);
+      // Std base64 with padding is read too (Buffer writes it).
+      const standard = `or2.old.${Buffer.from(body, 'base64url').toString('base64')}`;
+      expect(await sealer.open(standard, 'compaction')).toEqual(payload);
+    }
+    await expect(sealer.open('or2.old.AAAAA', 'compaction')).rejects.toMatchObject({ reason: 'malformed' });
+  });
+
   test('keys are parsed from configuration and checked', () => {
     expect(parseEncryptionKeys(`a:${oldKey.key}, b:${newKey.key}`).map((k) => k.id)).toEqual(['a', 'b']);
     expect(() => parseEncryptionKeys('no-colon')).toThrow(/id:base64key/);

@@ -138,4 +138,29 @@ describe('WebSocket session over a fake socket', () => {
     expect(closes).toEqual([{ code: 1000, reason: 'connection limit reached' }]);
     session.closed();
   });
+
+  test('a session holds a connection slot while open: one past the cap gets a 429 envelope and close 1013', async () => {
+    // Two upgrades racing for the last slot both pass checkUpgrade; the session is where the count is kept.
+    const service = createResponsesService({ limits: { maxWebSocketConnectionsPerKey: 1 } });
+    const noHeaders = { header: () => null };
+    const first = fakeSocket();
+    const firstSession = service.openSession(first.socket, noHeaders);
+    const second = fakeSocket();
+    const secondSession = service.openSession(second.socket, noHeaders);
+    await firstSession.idle();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(first.closes).toEqual([]);
+    expect(second.sent).toEqual([
+      {
+        type: 'error',
+        status: 429,
+        error: expect.objectContaining({ type: 'too_many_requests', code: 'too_many_connections', param: null }),
+      },
+    ]);
+    expect(second.closes).toEqual([{ code: 1013, reason: 'too many connections' }]);
+    secondSession.closed();
+    expect(await service.checkUpgrade({ path: '/v1/responses', header: () => null })).toMatchObject({ status: 429 });
+    firstSession.closed();
+    expect(await service.checkUpgrade({ path: '/v1/responses', header: () => null })).toBeUndefined();
+  });
 });

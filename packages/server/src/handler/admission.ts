@@ -1,5 +1,4 @@
-import type { ServerLimits } from '../limits.js';
-import { tooManyRequests } from '../limits.js';
+import { type ServerLimits, tooManyRequests } from '../limits.js';
 import type { ServiceResponse } from './http.js';
 import type { Middleware } from './middleware.js';
 import { type CorsSetting, originAllowed, originRefused } from './origin.js';
@@ -17,86 +16,147 @@ export function originCheck(cors: CorsSetting): Middleware {
 }
 
 /**
- * Admission of work per tenant (`request.owner`): a token bucket of `rateLimitPerSecond` requests (off at
- * 0, the default), and at most `maxTurnsInFlightPerKey` turns per tenant and `maxTurnsInFlight` overall
- * (a turn counts until its answer, or its whole stream, has been written). Over either: 429 with
- * `Retry-After`. Runs after authentication.
+ * The work tenants (`request.owner`, one per API key unless configured otherwise) may start, shared by
+ * HTTP requests and WebSocket sessions: a token bucket of `rateLimitPerSecond` requests (off at 0, the
+ * default), at most `maxTurnsInFlightPerKey` turns per tenant and `maxTurnsInFlight` overall, and at most
+ * `maxWebSocketConnectionsPerKey` open WebSocket connections per tenant and `maxWebSocketConnections`
+ * overall. Each refusal is a 429 with `Retry-After`.
  */
-export function admission(
-  limits: Pick<ServerLimits, 'rateLimitPerSecond' | 'rateLimitBurst' | 'maxTurnsInFlight' | 'maxTurnsInFlightPerKey'>,
-  now: () => number = Date.now,
-): Middleware {
+export interface Admission {
+  /** Takes one request from the tenant's bucket (when rate limiting is on); throws the 429 when it is empty. */
+  takeRate(owner: string): void;
+  /** Takes a turn slot; returns what gives it back (once, however often it is called). Throws the 429 when full. */
+  startTurn(owner: string): () => void;
+  /** Throws the 429 a new WebSocket connection of the tenant would get now, without taking a slot. */
+  checkConnection(owner: string): void;
+  /** Takes a WebSocket connection slot; returns what gives it back. Throws the 429 when full. */
+  openConnection(owner: string): () => void;
+}
+
+export type AdmissionLimits = Pick<
+  ServerLimits,
+  | 'rateLimitPerSecond'
+  | 'rateLimitBurst'
+  | 'maxTurnsInFlight'
+  | 'maxTurnsInFlightPerKey'
+  | 'maxWebSocketConnections'
+  | 'maxWebSocketConnectionsPerKey'
+>;
+
+export function createAdmission(limits: AdmissionLimits, now: () => number = Date.now): Admission {
   const buckets = new Map<string, { tokens: number; at: number }>();
-  const inFlight = new Map<string, number>();
-  let total = 0;
   const rate = limits.rateLimitPerSecond;
   const burst = Math.max(1, limits.rateLimitBurst);
-
-  /** Takes a token from the tenant's bucket; the seconds until one is there when it is empty. */
-  const take = (owner: string): number => {
-    const at = now();
-    const bucket = buckets.get(owner) ?? { tokens: burst, at };
-    bucket.tokens = Math.min(burst, bucket.tokens + ((at - bucket.at) / 1000) * rate);
-    bucket.at = at;
-    // One bucket per tenant: tenants are configured keys, so the map stays as small as the key list.
-    buckets.set(owner, bucket);
-    if (bucket.tokens < 1) return (1 - bucket.tokens) / rate;
-    bucket.tokens -= 1;
-    return 0;
+  const turns = slots(
+    limits.maxTurnsInFlightPerKey,
+    limits.maxTurnsInFlight,
+    (mine) =>
+      tooManyRequests(
+        'too_many_concurrent_requests',
+        `This API key has ${mine} requests running, the most this server allows; retry when one has finished.`,
+        1,
+      ),
+    (total) =>
+      tooManyRequests('server_busy', `The server is running ${total} requests, the most it allows; retry shortly.`, 1),
+  );
+  const connections = slots(
+    limits.maxWebSocketConnectionsPerKey,
+    limits.maxWebSocketConnections,
+    (mine) =>
+      tooManyRequests(
+        'too_many_connections',
+        `This API key has ${mine} WebSocket connections open, the most this server allows; close one or retry later.`,
+        1,
+      ),
+    (total) =>
+      tooManyRequests(
+        'server_busy',
+        `The server has ${total} WebSocket connections open, the most it allows; retry shortly.`,
+        1,
+      ),
+  );
+  return {
+    takeRate(owner) {
+      if (rate <= 0) return;
+      const at = now();
+      const bucket = buckets.get(owner) ?? { tokens: burst, at };
+      bucket.tokens = Math.min(burst, bucket.tokens + ((at - bucket.at) / 1000) * rate);
+      bucket.at = at;
+      // One bucket per tenant: tenants are configured keys, so the map stays as small as the key list.
+      buckets.set(owner, bucket);
+      if (bucket.tokens < 1)
+        throw tooManyRequests(
+          'rate_limit_exceeded',
+          `More than ${rate} requests per second for this API key; retry after the Retry-After seconds.`,
+          (1 - bucket.tokens) / rate,
+        );
+      bucket.tokens -= 1;
+    },
+    startTurn: turns.take,
+    checkConnection: connections.check,
+    openConnection: connections.take,
   };
+}
 
-  const release = (owner: string) => {
-    total--;
-    const count = (inFlight.get(owner) ?? 1) - 1;
-    if (count === 0) inFlight.delete(owner);
-    else inFlight.set(owner, count);
+/** Counted slots per tenant and overall; `refuse…` build the error for a full tenant or a full server. */
+function slots(
+  perOwner: number,
+  overall: number,
+  refuseOwner: (held: number) => Error,
+  refuseOverall: (held: number) => Error,
+) {
+  const held = new Map<string, number>();
+  let total = 0;
+  const check = (owner: string) => {
+    const mine = held.get(owner) ?? 0;
+    if (mine >= perOwner) throw refuseOwner(mine);
+    if (total >= overall) throw refuseOverall(total);
   };
+  const take = (owner: string) => {
+    check(owner);
+    total++;
+    held.set(owner, (held.get(owner) ?? 0) + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      total--;
+      const count = (held.get(owner) ?? 1) - 1;
+      if (count === 0) held.delete(owner);
+      else held.set(owner, count);
+    };
+  };
+  return { check, take };
+}
 
+/**
+ * Admission of HTTP requests (runs after authentication): every request of a tenant takes from its rate,
+ * and a POST takes a turn slot until its answer, or its whole stream, has been written.
+ */
+export function admission(admitted: Admission): Middleware {
   return async (request, next) => {
     // Public routes (health checks) have no tenant and are never limited.
     const owner = request.owner;
     if (owner === undefined) return next(request);
-    if (rate > 0) {
-      const wait = take(owner);
-      if (wait > 0)
-        throw tooManyRequests(
-          'rate_limit_exceeded',
-          `More than ${rate} requests per second for this API key; retry after the Retry-After seconds.`,
-          wait,
-        );
-    }
+    admitted.takeRate(owner);
     if (request.method !== 'POST') return next(request);
-    const mine = inFlight.get(owner) ?? 0;
-    if (mine >= limits.maxTurnsInFlightPerKey)
-      throw tooManyRequests(
-        'too_many_concurrent_requests',
-        `This API key has ${mine} requests running, the most this server allows; retry when one has finished.`,
-        1,
-      );
-    if (total >= limits.maxTurnsInFlight)
-      throw tooManyRequests(
-        'server_busy',
-        `The server is running ${total} requests, the most it allows; retry shortly.`,
-        1,
-      );
-    total++;
-    inFlight.set(owner, mine + 1);
+    const release = admitted.startTurn(owner);
     let response: ServiceResponse;
     try {
       response = await next(request);
     } catch (error) {
-      release(owner);
+      release();
       throw error;
     }
     const body = response.body;
     if (body === null || typeof body === 'string') {
-      release(owner);
+      release();
       return response;
     }
     // A stream's turn runs while it is written: it counts until the stream has ended.
     return Object.assign({}, response, {
       body: {
-        pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(() => release(owner)),
+        pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(release),
       },
     });
   };

@@ -1,5 +1,5 @@
 import type { Registry } from '@openresponses/extensions';
-import { admission, originCheck } from './admission.js';
+import { admission, createAdmission, originCheck } from './admission.js';
 import { ResponsesError } from '../errors.js';
 import { resolveLimits, type ServerLimits } from '../limits.js';
 import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic.js';
@@ -92,7 +92,8 @@ export interface ResponsesService {
   handle(request: ServiceRequest): Promise<ServiceResponse>;
   /**
    * Checks a WebSocket upgrade request before the handshake: undefined to accept it, or the error that
-   * refuses it (404 off the responses path, 403 from a web origin CORS does not allow, 401 without a valid key).
+   * refuses it (404 off the responses path, 403 from a web origin CORS does not allow, 401 without a valid key,
+   * 429 when the key or the server has as many WebSocket connections open as the limits allow).
    */
   checkUpgrade(request: Pick<ServiceRequest, 'path' | 'header'>): Promise<ResponsesError | undefined>;
   /** Runs the Responses WebSocket protocol over an accepted socket (its `OpenResponses-Version` and key read from `request`). */
@@ -123,6 +124,8 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     basePath,
   );
   const authenticator = bearerAuthenticator(options.apiKeys ?? [], options.tenants);
+  // One account of rates, turns in flight and connections for HTTP and WebSocket alike.
+  const admitted = createAdmission(limits);
   // Outermost first: every answer (errors included) gets a request id, is logged and carries CORS headers.
   const middleware: Middleware[] = [
     requestIds(),
@@ -131,7 +134,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     errorMapping(),
     originCheck(options.cors),
     authentication(authenticator, router.isPublic),
-    admission(limits),
+    admission(admitted),
     bodyLimit(limits.maxBodyBytes),
     ...(options.middleware ?? []),
   ];
@@ -147,7 +150,13 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
         return new ResponsesError('not_found', 'unknown_path', `No WebSocket route at ${path}.`);
       const origin = request.header('origin');
       if (origin !== null && !originAllowed(origin, request.header('host'), options.cors)) return originRefused(origin);
-      if ((await authenticator.ownerOf(request.header('authorization'))) === undefined) return unauthorized();
+      const owner = await authenticator.ownerOf(request.header('authorization'));
+      if (owner === undefined) return unauthorized();
+      try {
+        admitted.checkConnection(owner);
+      } catch (error) {
+        return error as ResponsesError;
+      }
       return undefined;
     },
     openSession: (socket, request, sessionOptions) =>
@@ -157,6 +166,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
         {
           versionHeader: request.header('openresponses-version'),
           owner: authenticator.ownerOf(request.header('authorization')),
+          admission: admitted,
         },
         sessionOptions,
       ),

@@ -175,9 +175,13 @@ function groupDeltas(pieces: string[]): string[] {
 
 const encoder = new TextEncoder();
 
-/** Text as streamed word by word, spaces kept with the following word. */
+/**
+ * Text as streamed word by word, spaces kept with the following word. Sticky (`y`): matching stops at the
+ * first place no word follows, where a plain global search would rescan trailing spaces from each of their
+ * positions (quadratic: 1 MiB of `instructions` ending in spaces stalled the event loop).
+ */
 function words(text: string): string[] {
-  return text.match(/\s*\S+/g) ?? [];
+  return text.match(/\s*\S+/gy) ?? [];
 }
 
 function plan(request: ModelRequest): Step[] {
@@ -268,6 +272,12 @@ interface Facts {
   remembered: string[];
 }
 
+// Fact values are at most 200 characters: bounded, the lazy values stay linear. Unbounded, a value that
+// failed at its end (a `?` or a line break before any `.`) was rescanned from every later `my favorite … is`
+// or `remember` in the message: quadratic in the message's length (bench/reliability.bench.ts).
+const FAVORITE = /my favou?rite ([\w-]+) is ([\p{L}\d' -]{1,200}?)(?:[.!,;]|$)/giu;
+const REMEMBER = /remember (?:that )?(.{1,200}?)(?:[.!]|$)/i;
+
 /** Facts the user stated anywhere in the conversation, latest first wins. */
 function recall(items: ItemField[]): Facts {
   const facts: Facts = { favorites: new Map(), remembered: [] };
@@ -276,9 +286,8 @@ function recall(items: ItemField[]): Facts {
     const text = itemText(item);
     const name = /my name is ([\p{L}][\p{L}'-]*)/iu.exec(text);
     if (name) facts.name = name[1];
-    for (const match of text.matchAll(/my favou?rite ([\w-]+) is ([\p{L}\d' -]+?)(?:[.!,;]|$)/giu))
-      facts.favorites.set(match[1]!.toLowerCase(), match[2]!.trim());
-    const remember = /remember (?:that )?(.+?)(?:[.!]|$)/i.exec(text);
+    for (const match of text.matchAll(FAVORITE)) facts.favorites.set(match[1]!.toLowerCase(), match[2]!.trim());
+    const remember = REMEMBER.exec(text);
     if (remember && !/what did i ask you to remember/i.test(text)) facts.remembered.push(remember[1]!.trim());
   }
   return facts;

@@ -116,8 +116,10 @@ function rawAnswer(socket: Duplex, status: number, error: ResponsesError): void 
     return;
   }
   const body = JSON.stringify(error.toJSON());
+  // The error's own headers too (`retry-after` on a 429).
+  const extra = Object.entries(error.headers).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra.join('')}\r\n${body}`,
   );
 }
 

@@ -1,5 +1,6 @@
 import type { SpecVersion } from '@openresponses/zod';
 import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
+import type { Admission } from '../handler/admission.js';
 import { type Backpressure, negotiateVersion, parseJson } from '../handler/http.js';
 import { Cancellation } from '../responses/cancellation.js';
 import type { TurnRunner } from '../responses/runner.js';
@@ -50,6 +51,11 @@ export function openResponsesSession(
     versionHeader: string | null;
     /** The tenant the upgrade was authorized for: every turn on the connection runs for it. */
     owner: Promise<string | undefined>;
+    /**
+     * The server's account of connections, rates and turns in flight (shared with HTTP): the connection
+     * holds a connection slot while open, and each turn takes from the rate and holds a turn slot.
+     */
+    admission?: Admission;
   },
   options: SessionOptions = {},
 ): ResponsesSession {
@@ -73,6 +79,22 @@ export function openResponsesSession(
     isClosed = true;
     return { receive: () => {}, closed: () => {}, idle: async () => {} };
   }
+
+  // The connection's tenant and its connection slot, given back when the socket closes. `checkUpgrade` refused
+  // the upgrade already if the tenant was at its limit; this refusal is the race of two upgrades for one slot.
+  let endConnection: (() => void) | undefined;
+  const tenant = connection.owner.then((owner) => {
+    const resolved = owner ?? 'open';
+    if (isClosed || !connection.admission) return resolved;
+    try {
+      endConnection = connection.admission.openConnection(resolved);
+    } catch (error) {
+      sendError(asResponsesError(error));
+      socket.close(1013, 'too many connections');
+      close();
+    }
+    return resolved;
+  });
 
   // Connection-local responses (where `store: false` ones live), least recently used evicted first.
   const local = new ConnectionCache(runner.store, { maxEntries: options.localCacheSize ?? 32 });
@@ -103,10 +125,15 @@ export function openResponsesSession(
         'type',
       );
     const previous = (message as { previous_response_id?: unknown }).previous_response_id;
-    const owner = (await connection.owner) ?? 'open';
+    const owner = await tenant;
+    if (isClosed) return;
     const cancellation = new Cancellation();
     current = cancellation;
+    let endTurn: (() => void) | undefined;
     try {
+      // Inside the try: a refused continuation is a failed one, and the spec evicts after any 4xx.
+      connection.admission?.takeRate(owner);
+      endTurn = connection.admission?.startTurn(owner);
       const result = await runner.turn(message, {
         version,
         owner,
@@ -126,7 +153,17 @@ export function openResponsesSession(
       throw error;
     } finally {
       current = undefined;
+      endTurn?.();
     }
+  };
+
+  const close = () => {
+    if (isClosed) return;
+    isClosed = true;
+    queue.length = 0;
+    current?.cancel();
+    clearTimeout(limit);
+    endConnection?.();
   };
 
   const limitMs = options.connectionLimitMs ?? 60 * 60 * 1000;
@@ -156,13 +193,7 @@ export function openResponsesSession(
           sendError(asResponsesError(error));
         }),
       ),
-    closed: () => {
-      if (isClosed) return;
-      isClosed = true;
-      queue.length = 0;
-      current?.cancel();
-      clearTimeout(limit);
-    },
+    closed: close,
     idle: async () => {
       while (running) await running;
     },
