@@ -13,6 +13,10 @@ export {
   toChatRequest,
   type ChatCompletionsProviderOptions,
   type ChatRequestSettings,
+  type UpstreamBodyReader,
+  type UpstreamFetch,
+  type UpstreamRequestInit,
+  type UpstreamResponse,
 } from './models/chat-completions/index.js';
 export {
   ScenarioProvider,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChatCompletionsProvider } from './chat-completions/provider.js';
+import type { UpstreamFetch } from './chat-completions/upstream.js';
 import type { ModelProvider } from './provider.js';
 
 /**
@@ -44,7 +45,7 @@ export class GatewayConfigError extends Error {
  */
 const FAMILIES: Record<
   GatewayRoute['type'],
-  (route: GatewayRoute, apiKey: string | undefined, fetch: typeof globalThis.fetch | undefined) => ModelProvider
+  (route: GatewayRoute, apiKey: string | undefined, fetch: UpstreamFetch | undefined) => ModelProvider
 > = {
   'chat-completions': (route, apiKey, fetch) =>
     new ChatCompletionsProvider({
@@ -70,7 +71,7 @@ const FAMILIES: Record<
 export function providersFromConfig(
   config: unknown,
   env: Record<string, string | undefined> = {},
-  fetch?: typeof globalThis.fetch,
+  fetch?: UpstreamFetch,
 ): ModelProvider[] {
   if (config && typeof config === 'object' && Array.isArray((config as { routes?: unknown }).routes)) {
     const inline = (config as { routes: Array<Record<string, unknown>> }).routes.findIndex(

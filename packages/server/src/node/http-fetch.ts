@@ -1,58 +1,46 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { Readable } from 'node:stream';
+import type {
+  UpstreamBodyReader,
+  UpstreamFetch,
+  UpstreamRequestInit,
+  UpstreamResponse,
+} from '../models/chat-completions/upstream.js';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
 /**
- * A `fetch` for upstream calls made with `node:http` and keep-alive agents; the Node entry gives it to
- * Chat Completions providers. Measured on 2 cores, 16 concurrent POSTs to a local stub: Node 20's global
- * fetch (undici) 180-600 requests/s, this 4,500 (bench/gateway.bench.ts shows the gateway with it). It
- * covers what providers use: method, headers, a string or byte body, `signal`, and a streamed body.
+ * The upstream `fetch` of the Node entry (Chat Completions providers get it): `node:http` with keep-alive
+ * agents, answering with a small `UpstreamResponse` rather than web `Response`/`Headers`/`ReadableStream`
+ * objects. Measured on 2 cores, 16 concurrent POSTs to a local stub: Node 20's global fetch (undici)
+ * 180-600 requests/s, `node:http` behind a web `Response` 4,500, without it (this) see the server README's
+ * gateway section. It covers what providers use: method, headers, a string body, `signal`, a streamed body.
  */
-export function nodeFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
-  const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-  const secure = url.protocol === 'https:';
-  const body =
-    typeof init.body === 'string'
-      ? Buffer.from(init.body)
-      : init.body
-        ? Buffer.from(init.body as Uint8Array)
-        : undefined;
-  const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, name) => {
-    headers[name] = value;
-  });
-  if (body) headers['content-length'] = String(body.byteLength);
-  const signal = init.signal ?? undefined;
+export const nodeFetch: UpstreamFetch = (url: string, init: UpstreamRequestInit) => {
+  const target = parsedUrl(url);
+  const headers = init.body === undefined ? init.headers : withLength(init.headers, init.body);
+  const signal = init.signal;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
       return;
     }
     let answer: IncomingMessage | undefined;
-    const request = (secure ? httpsRequest : httpRequest)(
-      url,
-      { method: init.method ?? 'GET', headers, agent: secure ? agents.https : agents.http },
+    const request = (target.secure ? httpsRequest : httpRequest)(
+      {
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        path: target.path,
+        method: init.method ?? 'GET',
+        headers,
+        agent: target.secure ? agents.https : agents.http,
+      },
       (response) => {
         answer = response;
         // The listener stays until the body is read or dropped, so an abort also stops a streamed body.
-        response.on('close', () => signal?.removeEventListener('abort', abort));
-        const responseHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) {
-          if (Array.isArray(value)) for (const v of value) responseHeaders.append(name, v);
-          else if (value !== undefined) responseHeaders.set(name, value);
-        }
-        const status = response.statusCode ?? 502;
-        const empty = status === 204 || status === 205 || status === 304;
-        if (empty) response.resume();
-        resolve(
-          new Response(empty ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>), {
-            status,
-            statusText: response.statusMessage,
-            headers: responseHeaders,
-          }),
-        );
+        if (signal) response.once('close', () => signal.removeEventListener('abort', abort));
+        resolve(new NodeUpstreamResponse(response));
       },
     );
     const abort = () => {
@@ -66,6 +54,95 @@ export function nodeFetch(input: string | URL | Request, init: RequestInit = {})
       signal?.removeEventListener('abort', abort);
       reject(error);
     });
-    request.end(body);
+    request.end(init.body);
   });
+};
+
+function withLength(headers: Record<string, string>, body: string): Record<string, string> {
+  return Object.assign({}, headers, { 'content-length': String(Buffer.byteLength(body)) });
+}
+
+interface ParsedUrl {
+  secure: boolean;
+  protocol: string;
+  hostname: string;
+  port: string;
+  path: string;
+}
+
+/** Parsed URLs by text: a provider calls one endpoint over and over (bounded, in case of many). */
+const parsedUrls = new Map<string, ParsedUrl>();
+function parsedUrl(text: string): ParsedUrl {
+  let parsed = parsedUrls.get(text);
+  if (parsed) return parsed;
+  const url = new URL(text);
+  parsed = {
+    secure: url.protocol === 'https:',
+    protocol: url.protocol,
+    // `[::1]` is written with brackets in a URL, without them as a host to connect to.
+    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port,
+    path: url.pathname + url.search,
+  };
+  if (parsedUrls.size >= 64) parsedUrls.clear();
+  parsedUrls.set(text, parsed);
+  return parsed;
+}
+
+/** An upstream answer read straight from the `IncomingMessage`. */
+class NodeUpstreamResponse implements UpstreamResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  readonly body: { getReader(): UpstreamBodyReader } | null;
+
+  constructor(private readonly message: IncomingMessage) {
+    this.status = message.statusCode ?? 502;
+    this.headers = new MessageHeaders(message);
+    const empty = this.status === 204 || this.status === 205 || this.status === 304;
+    if (empty) message.resume();
+    this.body = empty ? null : new MessageBody(message);
+  }
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+
+  text(): Promise<string> {
+    const message = this.message;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      message.on('data', (chunk: Buffer) => chunks.push(chunk));
+      message.once('end', () => resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
+      message.once('error', reject);
+      message.once('close', () => {
+        if (!message.complete) reject(new Error('The upstream connection closed before the answer ended.'));
+      });
+    });
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+}
+
+class MessageHeaders {
+  constructor(private readonly message: IncomingMessage) {}
+
+  get(name: string): string | null {
+    const value = this.message.headers[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  }
+}
+
+class MessageBody {
+  constructor(private readonly message: IncomingMessage) {}
+
+  /** Node's own async iterator of the message: it ends, fails and applies backpressure as a stream should. */
+  getReader(): UpstreamBodyReader {
+    const chunks = this.message[Symbol.asyncIterator]() as AsyncIterator<Uint8Array, undefined>;
+    return {
+      read: () => chunks.next() as Promise<ReadableStreamReadResult<Uint8Array>>,
+      releaseLock: () => {},
+    };
+  }
 }
