@@ -7,7 +7,7 @@ import { streamText } from 'ai';
 import OpenAI from 'openai';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { ChatCompletionsProvider, DeterministicModel } from '../src/index.js';
+import { ChatCompletionsProvider, DeterministicModel, type ModelRequest } from '../src/index.js';
 import { nodeFetch, type RunningServer } from '../src/node/index.js';
 import { API_KEY, post, startTestServer, stream } from './harness.js';
 import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
@@ -470,6 +470,49 @@ describe('streaming is incremental and cancellable', () => {
     const record = lastSent();
     expect(record.aborted).toBe(false);
     await reader.cancel();
+    for (let attempt = 0; attempt < 100 && !record.aborted; attempt++) await new Promise((r) => setTimeout(r, 20));
+    expect(record.aborted).toBe(true);
+    upstream.release();
+  });
+
+  test('called with a plain request that has only a signal (a provider wrapping it), aborting the signal aborts the upstream', async () => {
+    const provider = new ChatCompletionsProvider({ baseUrl: upstream.baseUrl, fetch: nodeFetch });
+    const client = new AbortController();
+    const request: ModelRequest = {
+      model: 'held',
+      instructions: null,
+      items: [{ type: 'message', role: 'user', content: 'x' }],
+      tools: [],
+      hostedTools: [],
+      toolPolicy: { mode: 'auto', allowed: [] },
+      parallelToolCalls: true,
+      maxToolCalls: null,
+      reasoning: null,
+      maxOutputTokens: null,
+      temperature: null,
+      topP: null,
+      presencePenalty: null,
+      frequencyPenalty: null,
+      topLogprobs: null,
+      text: null,
+      metadata: {},
+      safetyIdentifier: null,
+      promptCacheKey: null,
+      serviceTier: null,
+      include: [],
+      stream: true,
+      signal: client.signal,
+    };
+    const parts = provider.generate(request);
+    const first = await parts.next();
+    expect(first.value).toMatchObject({ type: 'text-start' });
+    const record = lastSent();
+    expect(record.aborted).toBe(false);
+    const rest = (async () => {
+      while (!(await parts.next()).done);
+    })();
+    client.abort();
+    await rest;
     for (let attempt = 0; attempt < 100 && !record.aborted; attempt++) await new Promise((r) => setTimeout(r, 20));
     expect(record.aborted).toBe(true);
     upstream.release();

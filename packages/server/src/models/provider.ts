@@ -43,6 +43,11 @@ export interface ModelRequest {
   stream: boolean;
   /** Aborted when the client goes away (made on first read: read it from the request object, not from a spread copy). */
   readonly signal?: AbortSignal;
+  /**
+   * Calls `listener` once when the client goes away; returns what stops listening. The same as a listener
+   * on `signal`, without making an AbortSignal (each costs Node 20 a few µs, and more to collect).
+   */
+  onCancel?(listener: () => void): () => void;
 }
 
 /** Why the model stopped: `length` ends the response incomplete (`max_output_tokens`), `content_filter` too. */

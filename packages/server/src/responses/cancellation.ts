@@ -5,6 +5,7 @@
  */
 export class Cancellation {
   private controller: AbortController | undefined;
+  private listeners: Array<() => void> | undefined;
   private done = false;
   /** Why it was cancelled, as the failed response reports it (default: the client went away). */
   reason = 'The client went away.';
@@ -29,10 +30,32 @@ export class Cancellation {
     return this.controller.signal;
   }
 
+  /**
+   * Calls `listener` once when cancelled (at once if already); returns what stops listening. Cheaper than
+   * a listener on `signal`: no AbortSignal is made.
+   */
+  onCancel(listener: () => void): () => void {
+    if (this.done) {
+      listener();
+      return noop;
+    }
+    (this.listeners ??= []).push(listener);
+    return () => {
+      const listeners = this.listeners;
+      const index = listeners ? listeners.indexOf(listener) : -1;
+      if (index >= 0) listeners!.splice(index, 1);
+    };
+  }
+
   cancel(reason?: string): void {
     if (this.done) return;
     if (reason) this.reason = reason;
     this.done = true;
     this.controller?.abort();
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
   }
 }
+
+const noop = () => {};

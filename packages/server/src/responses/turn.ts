@@ -628,7 +628,13 @@ class ProviderRequest implements ModelRequest {
   get signal(): AbortSignal | undefined {
     return this.#cancellation?.signal;
   }
+
+  onCancel(listener: () => void): () => void {
+    return this.#cancellation ? this.#cancellation.onCancel(listener) : noop;
+  }
 }
+
+const noop = () => {};
 
 function initialResponse(turn: PreparedTurn, createdAt: number): ResponseResource {
   const { body } = turn;

@@ -107,15 +107,19 @@ export class ChatCompletionsProvider implements ModelProvider {
     let timer: ReturnType<typeof setTimeout> | undefined;
     /** The timeout covers the wait for the answer to start, then each wait between chunks. */
     const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        timedOut = true;
-        upstream.abort();
-      }, this.timeoutMs);
+      if (timer) timer.refresh();
+      else
+        timer = setTimeout(() => {
+          timedOut = true;
+          upstream.abort();
+        }, this.timeoutMs);
     };
-    const client = request.signal;
-    const onClientGone = () => upstream.abort();
-    client?.addEventListener('abort', onClientGone, { once: true });
+    let clientGone = false;
+    const onClientGone = () => {
+      clientGone = true;
+      upstream.abort();
+    };
+    const stopListening = request.onCancel ? request.onCancel(onClientGone) : onAbort(request.signal, onClientGone);
     let finished = false;
     const failure = (error: unknown): ResponsesError => {
       if (error instanceof ResponsesError) return error;
@@ -208,7 +212,7 @@ export class ChatCompletionsProvider implements ModelProvider {
           } catch (error) {
             // An upstream that said [DONE] and then hung or dropped the connection has still answered.
             if (sawDone) break;
-            if (client?.aborted) return;
+            if (clientGone) return;
             if (timedOut) throw failure(error);
             throw new ResponsesError(
               'model_error',
@@ -238,7 +242,7 @@ export class ChatCompletionsProvider implements ModelProvider {
       yield* parts;
     } finally {
       clearTimeout(timer);
-      client?.removeEventListener('abort', onClientGone);
+      stopListening();
       // Stopped early (the client went away, the turn ended, a failure): the upstream stops too.
       if (!finished) upstream.abort();
     }
@@ -302,4 +306,11 @@ export class ChatCompletionsProvider implements ModelProvider {
     const key = this.options.apiKey;
     return key ? text.split(key).join('[redacted]') : text;
   }
+}
+
+/** Calls `listener` when `signal` aborts; returns what stops listening. */
+function onAbort(signal: AbortSignal | undefined, listener: () => void): () => void {
+  if (!signal) return () => {};
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
 }
