@@ -481,7 +481,15 @@ describe('streaming is incremental and cancellable', () => {
     const request: ModelRequest = {
       model: 'held',
       instructions: null,
-      items: [{ type: 'message', role: 'user', content: 'x' }],
+      items: [
+        {
+          type: 'message',
+          id: 'msg_1',
+          status: 'completed',
+          role: 'user',
+          content: [{ type: 'input_text', text: 'x' }],
+        },
+      ],
       tools: [],
       hostedTools: [],
       toolPolicy: { mode: 'auto', allowed: [] },
