@@ -1,8 +1,14 @@
 // Streaming pipeline: decode + validate + accumulate a 2,000-event stream, side by side with JSON.parse
 // of the same payloads and with eventsource-parser alone for the decode step (events per second).
+// Then our SSE decoder against eventsource-parser with our strict layer on top, on three workloads, as
+// the ratio ours / eventsource-parser measured round by round (above 1: ours is faster).
+import type { StreamingEvent } from '@openresponses/types';
 import { createParser } from 'eventsource-parser';
 import { createAccumulator, decodeSSE, encodeEvent, SSE_DONE } from '@openresponses/events';
 import { StreamingEventSchema, validate } from '@openresponses/zod';
+import { decodeSSE as decodeSource, decodeWith } from '../packages/events/src/sse/decoder.js';
+import { EventsourceParserCore } from './fixtures/eventsource-parser-decoder.js';
+import { printStrictness } from './fixtures/sse-strictness.js';
 import { streamEvents } from './fixtures/payloads.js';
 
 /**
@@ -28,17 +34,14 @@ async function measureInterleaved(
       rates[index]!.push((runs * eventsPerRun) / ((performance.now() - start) / 1000));
     }
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return cases.map((c, i) => ({ name: c.name, eventsPerSecond: median(rates[i]!), rates: rates[i]! }));
 }
 
-export async function run(): Promise<void> {
-  const events = streamEvents(2000);
-  const payloads = events.map((e) => JSON.stringify(e));
+/** The SSE bytes of a stream, cut into `chunkBytes` pieces regardless of event boundaries (and UTF-8 sequences). */
+function sseChunks(events: StreamingEvent[], chunkBytes: number) {
   const sse = new TextEncoder().encode(events.map(encodeEvent).join('') + SSE_DONE);
-  // Network-sized chunks, cut regardless of event boundaries.
   const chunks: Uint8Array[] = [];
-  for (let i = 0; i < sse.length; i += 16 * 1024) chunks.push(sse.subarray(i, i + 16 * 1024));
+  for (let i = 0; i < sse.length; i += chunkBytes) chunks.push(sse.subarray(i, i + chunkBytes));
   const body = () =>
     new ReadableStream<Uint8Array>({
       start(c) {
@@ -46,6 +49,39 @@ export async function run(): Promise<void> {
         c.close();
       },
     });
+  return { sse, chunks, body };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Ours and eventsource-parser + our strict layer, both through decodeWith's iterator, on one workload. */
+async function compareDecoders(name: string, events: StreamingEvent[], chunkBytes: number) {
+  const { sse, body } = sseChunks(events, chunkBytes);
+  const drain = async (stream: AsyncIterable<unknown>) => {
+    let n = 0;
+    for await (const _ of stream) n++;
+    if (n !== events.length) throw new Error(`${name}: decoded ${n} of ${events.length} events`);
+    return n;
+  };
+  const [ours, theirs] = await measureInterleaved(
+    [
+      { name: 'ours', run: () => drain(decodeSource(body())) },
+      { name: 'eventsource-parser', run: () => drain(decodeWith(body(), () => new EventsourceParserCore())) },
+    ],
+    events.length,
+  );
+  const perRound = ours!.rates.map((rate, round) => rate / theirs!.rates[round]!);
+  const megabytes = (rate: number) => ((rate * sse.length) / events.length / 1e6).toFixed(0);
+  console.log(
+    `${name.padEnd(44)} ${Math.round(ours!.eventsPerSecond).toLocaleString('en-US').padStart(10)} ${megabytes(ours!.eventsPerSecond).padStart(5)} MB/s  ${Math.round(theirs!.eventsPerSecond).toLocaleString('en-US').padStart(10)} ${megabytes(theirs!.eventsPerSecond).padStart(5)} MB/s  ${median(perRound).toFixed(2)}x (rounds ${Math.min(...perRound).toFixed(2)}-${Math.max(...perRound).toFixed(2)})`,
+  );
+}
+
+export async function run(): Promise<void> {
+  const events = streamEvents(2000);
+  const payloads = events.map((e) => JSON.stringify(e));
+  // Network-sized chunks, cut regardless of event boundaries.
+  const { sse, chunks, body } = sseChunks(events, 16 * 1024);
 
   const results = await measureInterleaved(
     [
@@ -95,4 +131,21 @@ export async function run(): Promise<void> {
   const perRound = pipeline.rates.map((rate, round) => rate / results[0]!.rates[round]!);
   console.log(`pipeline / JSON.parse per round: ${perRound.map((r) => r.toFixed(2)).join(' ')}`);
   console.log('target: the full pipeline at >= 0.33x of JSON.parse alone (within 3x)');
+
+  console.log(
+    '\nSSE decoder: ours vs eventsource-parser 3 + our strict layer (same iterator, same strict checks), events/s and MB/s, median of 9 alternating rounds; ratio ours / eventsource-parser, median of the per-round ratios',
+  );
+  console.log(`${'workload'.padEnd(44)} ${'ours'.padStart(21)}  ${'eventsource-parser'.padStart(21)}  ours/e-p`);
+  await compareDecoders('small deltas (2,000 events, 16 KiB chunks)', streamEvents(2000), 16 * 1024);
+  await compareDecoders(
+    'large events (64 deltas of 64 KiB, 16 KiB chunks)',
+    streamEvents(72, (i) => `${'lorem ipsum '.repeat(5461)}${i}`),
+    16 * 1024,
+  );
+  await compareDecoders(
+    'split chunks (2,000 events, UTF-8 text, 61-byte chunks)',
+    streamEvents(2000, (i) => `naïve 漢字 🙂 ${i} `),
+    61,
+  );
+  await printStrictness();
 }

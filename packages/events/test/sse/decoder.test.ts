@@ -41,6 +41,25 @@ describe('SSE decoder', () => {
     expect(events).toEqual([{ type: 'a' }]);
   });
 
+  test('a byte order mark at the start is dropped, also when its bytes are split, and counts in byte offsets', async () => {
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+    const text = bytes('event: a\ndata: {"type":"b"}\n\n');
+    const warnings: StreamWarning[] = [];
+    const split = streamOf(bom.subarray(0, 1), bom.subarray(1), text);
+    // Read as a field named "\uFEFFevent", the event name would be lost and the mismatch unseen.
+    await expect(collect(split, { onWarning: (w: StreamWarning) => warnings.push(w) })).rejects.toMatchObject({
+      code: 'event_type_mismatch',
+      byteOffset: 3,
+    });
+    expect(warnings).toEqual([]);
+    const { events } = await collect(streamOf(bom, 'event: b\ndata: {"type":"b"}\n\ndata: [DONE]\n\n'));
+    expect(events).toEqual([{ type: 'b' }]);
+    // Only at the start: a later U+FEFF is text.
+    const later = await collect(streamOf('data: {"type":"c"}\n\n', bom, 'data: [DONE]\n\n'), { profile: 'lenient' });
+    expect(later.events).toEqual([{ type: 'c' }]);
+    expect(later.sawDone).toBe(false); // "\uFEFFdata: [DONE]" is an unknown field
+  });
+
   test('UTF-8 sequences split across chunks decode intact', async () => {
     const all = bytes(`data: {"type":"t","s":"日本😀"}\n\ndata: [DONE]\n\n`);
     const chunks = Array.from(all, (b) => new Uint8Array([b]));
