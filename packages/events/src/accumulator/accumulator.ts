@@ -46,6 +46,14 @@ const listOf = (owner: Mutable | undefined, key: string): unknown[] | undefined 
 };
 const partAt = (snapshot: Snapshot, outputIndex: number, key: 'content' | 'summary', index: number) =>
   mutable(listOf(itemAt(snapshot, outputIndex), key)?.[index]);
+/** Appends a delta to the text at `target[key]` (a part's `text` or `refusal`, an item's `arguments`). */
+const append = (target: Mutable | undefined, key: string, delta: string) => {
+  if (target) target[key] = `${target[key] ?? ''}${delta}`;
+};
+/** Sets the final text at `target[key]`, from a .done event. */
+const finish = (target: Mutable | undefined, key: string, text: string) => {
+  if (target) target[key] = text;
+};
 
 /**
  * The snapshot for a lifecycle event's response; undefined when a broken peer sent none (the checker
@@ -112,7 +120,8 @@ function applyReasoning(
     target = { type: 'reasoning_text', text: '' };
     parts[event.content_index] = target;
   }
-  target.text = event.type === 'response.reasoning.delta' ? `${target.text ?? ''}${event.delta}` : event.text;
+  if (event.type === 'response.reasoning.delta') append(target, 'text', event.delta);
+  else finish(target, 'text', event.text);
 }
 
 /** How each event type changes the snapshot, one handler per event type (or family): a spec event type without one does not compile. */
@@ -130,44 +139,30 @@ const APPLY: EventTable<Snapshot> = {
   'response.output_text.delta': (event, snapshot) => {
     const target = partAt(snapshot, event.output_index, 'content', event.content_index);
     if (!target) return;
-    target.text = `${target.text ?? ''}${event.delta}`;
+    append(target, 'text', event.delta);
     if (event.logprobs?.length)
       target.logprobs = [...(Array.isArray(target.logprobs) ? target.logprobs : []), ...event.logprobs];
   },
-  'response.output_text.done': (event, snapshot) => {
-    const target = partAt(snapshot, event.output_index, 'content', event.content_index);
-    if (target) target.text = event.text;
-  },
-  'response.refusal.delta': (event, snapshot) => {
-    const target = partAt(snapshot, event.output_index, 'content', event.content_index);
-    if (target) target.refusal = `${target.refusal ?? ''}${event.delta}`;
-  },
-  'response.refusal.done': (event, snapshot) => {
-    const target = partAt(snapshot, event.output_index, 'content', event.content_index);
-    if (target) target.refusal = event.refusal;
-  },
+  'response.output_text.done': (event, snapshot) =>
+    finish(partAt(snapshot, event.output_index, 'content', event.content_index), 'text', event.text),
+  'response.refusal.delta': (event, snapshot) =>
+    append(partAt(snapshot, event.output_index, 'content', event.content_index), 'refusal', event.delta),
+  'response.refusal.done': (event, snapshot) =>
+    finish(partAt(snapshot, event.output_index, 'content', event.content_index), 'refusal', event.refusal),
   'response.output_text.annotation.added': (event, snapshot) => {
     const annotations = listOf(partAt(snapshot, event.output_index, 'content', event.content_index), 'annotations');
     if (annotations && event.annotation) annotations[event.annotation_index] = cloneJson(event.annotation);
   },
-  'response.function_call_arguments.delta': (event, snapshot) => {
-    const target = itemAt(snapshot, event.output_index);
-    if (target) target.arguments = `${target.arguments ?? ''}${event.delta}`;
-  },
-  'response.function_call_arguments.done': (event, snapshot) => {
-    const target = itemAt(snapshot, event.output_index);
-    if (target) target.arguments = event.arguments;
-  },
+  'response.function_call_arguments.delta': (event, snapshot) =>
+    append(itemAt(snapshot, event.output_index), 'arguments', event.delta),
+  'response.function_call_arguments.done': (event, snapshot) =>
+    finish(itemAt(snapshot, event.output_index), 'arguments', event.arguments),
   'response.reasoning_summary_part.added': setSummaryPart,
   'response.reasoning_summary_part.done': setSummaryPart,
-  'response.reasoning_summary_text.delta': (event, snapshot) => {
-    const target = partAt(snapshot, event.output_index, 'summary', event.summary_index);
-    if (target) target.text = `${target.text ?? ''}${event.delta}`;
-  },
-  'response.reasoning_summary_text.done': (event, snapshot) => {
-    const target = partAt(snapshot, event.output_index, 'summary', event.summary_index);
-    if (target) target.text = event.text;
-  },
+  'response.reasoning_summary_text.delta': (event, snapshot) =>
+    append(partAt(snapshot, event.output_index, 'summary', event.summary_index), 'text', event.delta),
+  'response.reasoning_summary_text.done': (event, snapshot) =>
+    finish(partAt(snapshot, event.output_index, 'summary', event.summary_index), 'text', event.text),
   'response.reasoning.delta': applyReasoning,
   'response.reasoning.done': applyReasoning,
   error: (event, snapshot) => {

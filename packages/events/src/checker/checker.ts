@@ -372,29 +372,31 @@ function checkPartDone(event: EventOf<'response.content_part.done'>, stream: Str
   part.done = true;
 }
 
-function checkContentDelta(
-  event: EventOf<'response.output_text.delta' | 'response.refusal.delta'>,
+/** Streamed text of a content or summary part: the part must be open, deltas add up to the .done text. */
+function checkPartText(
+  event: EventOf<
+    | 'response.output_text.delta'
+    | 'response.refusal.delta'
+    | 'response.reasoning_summary_text.delta'
+    | 'response.output_text.done'
+    | 'response.refusal.done'
+    | 'response.reasoning_summary_text.done'
+  >,
   stream: StreamState,
 ): void {
   const state = stream.itemFor(event);
-  stream.delta(state && stream.text(state.parts, event.content_index, event, true), event.delta, event);
-}
-
-function checkContentDone(
-  event: EventOf<'response.output_text.done' | 'response.refusal.done'>,
-  stream: StreamState,
-): void {
-  const state = stream.itemFor(event);
-  stream.finish(
-    state && stream.text(state.parts, event.content_index, event, true),
-    event.type === 'response.refusal.done' ? event.refusal : event.text,
-    event,
-  );
-}
-
-function checkSummaryDelta(event: EventOf<'response.reasoning_summary_text.delta'>, stream: StreamState): void {
-  const state = stream.itemFor(event);
-  stream.delta(state && stream.text(state.summaries, event.summary_index, event, true), event.delta, event);
+  if (!state) return;
+  const part =
+    event.type === 'response.reasoning_summary_text.delta' || event.type === 'response.reasoning_summary_text.done'
+      ? stream.text(state.summaries, event.summary_index, event, true)
+      : stream.text(state.parts, event.content_index, event, true);
+  if (
+    event.type === 'response.output_text.delta' ||
+    event.type === 'response.refusal.delta' ||
+    event.type === 'response.reasoning_summary_text.delta'
+  )
+    stream.delta(part, event.delta, event);
+  else stream.finish(part, event.type === 'response.refusal.done' ? event.refusal : event.text, event);
 }
 
 function checkReasoning(
@@ -427,10 +429,10 @@ const ORDERING_RULES: EventTable<StreamState> = {
   'response.output_item.done': checkItemDone,
   'response.content_part.added': checkPartAdded,
   'response.content_part.done': checkPartDone,
-  'response.output_text.delta': checkContentDelta,
-  'response.refusal.delta': checkContentDelta,
-  'response.output_text.done': checkContentDone,
-  'response.refusal.done': checkContentDone,
+  'response.output_text.delta': checkPartText,
+  'response.refusal.delta': checkPartText,
+  'response.output_text.done': checkPartText,
+  'response.refusal.done': checkPartText,
   'response.output_text.annotation.added': (event, stream) => {
     const state = stream.itemFor(event);
     if (state) stream.text(state.parts, event.content_index, event, true);
@@ -457,11 +459,8 @@ const ORDERING_RULES: EventTable<StreamState> = {
       );
     if (part) part.done = true;
   },
-  'response.reasoning_summary_text.delta': checkSummaryDelta,
-  'response.reasoning_summary_text.done': (event, stream) => {
-    const state = stream.itemFor(event);
-    stream.finish(state && stream.text(state.summaries, event.summary_index, event, true), event.text, event);
-  },
+  'response.reasoning_summary_text.delta': checkPartText,
+  'response.reasoning_summary_text.done': checkPartText,
   'response.reasoning.delta': checkReasoning,
   'response.reasoning.done': checkReasoning,
   error: (_event, stream) => {

@@ -26,3 +26,20 @@ export function recordingWriter(onEvent?: (event: AnyStreamingEvent) => void): {
   });
   return { writer, events };
 }
+
+/** A message "Hello" (two deltas) at output_index 0, a function call at 1, response.completed. */
+export function helloAndCall(): AnyStreamingEvent[] {
+  const { writer, events } = recordingWriter();
+  writer.start();
+  const message = writer.addMessage();
+  const text = message.addOutputText();
+  text.append('Hel');
+  text.append('lo');
+  text.done();
+  message.done();
+  const call = writer.addFunctionCall({ name: 'get_weather', call_id: 'call_1' });
+  call.appendArguments('{}');
+  call.done();
+  writer.complete();
+  return events;
+}

@@ -1,7 +1,7 @@
 // One targeted break per rule: a clean writer-built stream is edited in exactly one way, and the checker
 // must report exactly the rules listed (the rule under test, plus any consequence named in the case).
 import { describe, expect, test } from 'vitest';
-import { recordingWriter } from '../__fixtures__/responses.js';
+import { helloAndCall, recordingWriter } from '../__fixtures__/responses.js';
 import type { StreamWriter } from '../../src/writer/writer.js';
 import {
   checkStream,
@@ -20,20 +20,7 @@ function record(script: (writer: StreamWriter) => void): Event[] {
 }
 
 /** A message "Hello" (two deltas) at output_index 0, a function call at 1, response.completed. */
-const messageAndCall = () =>
-  record((writer) => {
-    writer.start();
-    const message = writer.addMessage();
-    const text = message.addOutputText();
-    text.append('Hel');
-    text.append('lo');
-    text.done();
-    message.done();
-    const call = writer.addFunctionCall({ name: 'get_weather', call_id: 'call_1' });
-    call.appendArguments('{}');
-    call.done();
-    writer.complete();
-  });
+const messageAndCall = (): Event[] => helloAndCall();
 
 /** A reasoning item streaming raw reasoning text ("think") at output_index 0. */
 const reasoningContent = () =>

@@ -3,20 +3,11 @@
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS, STREAMING_EVENT_TYPES_BY_VERSION } from '@openresponses/types';
 import { describe, expect, test } from 'vitest';
 import { checkStream } from '../../src/checker/checker.js';
-import { recordingWriter } from '../__fixtures__/responses.js';
+import { helloAndCall } from '../__fixtures__/responses.js';
 
 /** A writer-built stream whose text deltas carry no `logprobs` (as a peer that sends none would). */
 function deltasWithoutLogprobs() {
-  const { writer, events } = recordingWriter();
-  writer.start();
-  const message = writer.addMessage();
-  const text = message.addOutputText();
-  text.append('Hel');
-  text.append('lo');
-  text.done();
-  message.done();
-  writer.complete();
-  return events.map((event) => {
+  return helloAndCall().map((event) => {
     if (event.type !== 'response.output_text.delta') return event;
     const { logprobs: _dropped, ...rest } = event;
     return rest;
