@@ -30,6 +30,12 @@ export interface ServerLimits {
   maxWebSocketConnections: number;
   /** WebSocket connections open at once for one API key (or for everyone, on an open server) (64); more are a 429. */
   maxWebSocketConnectionsPerKey: number;
+  /**
+   * Bytes all WebSocket connections together keep as connection-local state (their responses, kept for
+   * continuation on the connection; the only copy of `store: false` ones) (64 MiB); past it the least
+   * recently used go, and continuing from one of those is `previous_response_not_found`.
+   */
+  maxWebSocketStateBytes: number;
   /** Requests per second per API key (a token bucket); 0 turns rate limiting off (the default). */
   rateLimitPerSecond: number;
   /** Requests a key may make at once before the rate applies (the bucket's size; default: one second's worth). */
@@ -53,6 +59,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   maxTurnsInFlightPerKey: 32,
   maxWebSocketConnections: 1024,
   maxWebSocketConnectionsPerKey: 64,
+  maxWebSocketStateBytes: 64 * 1024 * 1024,
   rateLimitPerSecond: 0,
   rateLimitBurst: 0,
   writeHighWaterBytes: 1024 * 1024,

@@ -85,6 +85,46 @@ describe('WebSocket session over a fake socket', () => {
     });
   });
 
+  test('connections share one byte budget for their local state; a response larger than it is not kept', async () => {
+    // About 16 KB a response (its input as JSON): the budget holds one of them, not two.
+    const service = createResponsesService({ limits: { maxWebSocketStateBytes: 25_000 } });
+    const noHeaders = { header: () => null };
+    const connect = () => {
+      const fake = fakeSocket();
+      const session = service.openSession(fake.socket, noHeaders);
+      const turn = async (body: Record<string, unknown>) => {
+        const before = fake.sent.length;
+        session.receive(JSON.stringify({ type: 'response.create', store: false, ...body }));
+        await session.idle();
+        return fake.sent.slice(before).at(-1)!;
+      };
+      return { session, turn };
+    };
+    const first = connect();
+    const second = connect();
+    const words = `My name is Ada. ${'and so on '.repeat(1_500)}`;
+    const a = completedResponse(await first.turn({ input: words })).id;
+    expect(await first.turn({ input: 'What is my name?', previous_response_id: a })).toMatchObject({
+      type: 'response.completed',
+    });
+    // The other connection's response takes the budget: the first one's are evicted.
+    expect((await second.turn({ input: words })).type).toBe('response.completed');
+    expect(await first.turn({ input: 'again', previous_response_id: a })).toMatchObject({
+      type: 'error',
+      status: 404,
+      error: { code: 'previous_response_not_found' },
+    });
+    // Larger than the whole budget: the turn completes, and it is simply not kept for continuation.
+    const huge = await first.turn({ input: 'x '.repeat(30_000) });
+    expect(huge.type).toBe('response.completed');
+    expect(await first.turn({ input: 'on', previous_response_id: completedResponse(huge).id })).toMatchObject({
+      type: 'error',
+      error: { code: 'previous_response_not_found' },
+    });
+    first.session.closed();
+    second.session.closed();
+  });
+
   test('bad messages get error envelopes and the session stays usable', async () => {
     const { sent, session, create } = open();
     session.receive('not json');

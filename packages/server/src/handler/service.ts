@@ -126,6 +126,11 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   const authenticator = bearerAuthenticator(options.apiKeys ?? [], options.tenants);
   // One account of rates, turns in flight and connections for HTTP and WebSocket alike.
   const admitted = createAdmission(limits);
+  // Connection-local responses of every WebSocket, under one byte budget (32 a connection at the most).
+  const connectionState = new InMemoryResponseStore({
+    maxBytes: Math.max(1, limits.maxWebSocketStateBytes),
+    maxEntries: Math.max(1, limits.maxWebSocketConnections) * 32,
+  });
   // Outermost first: every answer (errors included) gets a request id, is logged and carries CORS headers.
   const middleware: Middleware[] = [
     requestIds(),
@@ -167,6 +172,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
           versionHeader: request.header('openresponses-version'),
           owner: authenticator.ownerOf(request.header('authorization')),
           admission: admitted,
+          state: connectionState,
         },
         sessionOptions,
       ),

@@ -1,39 +1,86 @@
 import type { ItemField } from '@openresponses/types';
-import type { ResponseStore, StoredChain, StoredResponse } from './contract.js';
+import { type ResponseStore, type StoredChain, StoreEntryTooLargeError, type StoredResponse } from './contract.js';
 import { InMemoryResponseStore } from './memory.js';
+
+/** Tells connections apart inside a shared layer. */
+let connectionsOpened = 0;
 
 /**
  * A WebSocket connection's own responses (the spec's connection-local state, where `store: false`
  * responses live) as a layer over the shared store: reads look here first and then in the shared store,
- * a chain may start in the shared store and continue here, and writes go to the shared store. It is a
- * small in-memory store of the same contract, so ownership and copies behave the same in both layers.
+ * a chain may start in the shared store and continue here, and writes go to the shared store. The layer is
+ * a small in-memory store of the same contract, so ownership and copies behave the same in both layers.
+ *
+ * The layer may be shared by all of a server's connections (`state`), so that one byte budget bounds them
+ * together: each connection's entries are owned by its tenant and the connection, so no connection sees
+ * another's, and it keeps at most `maxEntries` of its own (least recently used dropped first). A response
+ * too large for the layer is not kept there; `clear` drops the connection's entries when it closes.
  */
 export class ConnectionCache implements ResponseStore {
   private readonly local: InMemoryResponseStore;
+  private readonly maxEntries: number;
+  private readonly connection = String(++connectionsOpened);
+  /** This connection's response ids in the layer (with their tenants), least recently used first. */
+  private readonly recent = new Map<string, string>();
 
   constructor(
     private readonly shared: ResponseStore,
-    options: { maxEntries?: number } = {},
+    options: { maxEntries?: number; state?: InMemoryResponseStore } = {},
   ) {
-    this.local = new InMemoryResponseStore({ maxEntries: options.maxEntries ?? 32 });
+    this.maxEntries = options.maxEntries ?? 32;
+    this.local = options.state ?? new InMemoryResponseStore({ maxEntries: this.maxEntries });
+  }
+
+  /** The owner of a tenant's entries in the layer: the tenant on this connection. */
+  private mine(owner: string): string {
+    return `${owner}\u0000${this.connection}`;
+  }
+
+  private touch(id: string, owner: string): void {
+    this.recent.delete(id);
+    this.recent.set(id, owner);
   }
 
   /** Keeps a response of this connection (stored or not) for continuation on it. */
   async remember(entry: StoredResponse, owner: string): Promise<void> {
-    await this.local.put(entry, owner);
+    try {
+      if (!(await this.local.put(entry, this.mine(owner)))) return;
+    } catch (error) {
+      // Larger than the whole layer: continuation falls back to the shared store (or fails, for store: false).
+      if (error instanceof StoreEntryTooLargeError) return;
+      throw error;
+    }
+    this.touch(entry.response.id, owner);
+    for (const [oldest, oldOwner] of this.recent) {
+      if (this.recent.size <= this.maxEntries) break;
+      this.recent.delete(oldest);
+      await this.local.delete(oldest, this.mine(oldOwner));
+    }
   }
 
   /** Drops a response from this connection's layer (the spec's eviction after a failed continuation). */
   async forget(id: string, owner: string): Promise<void> {
-    await this.local.delete(id, owner);
+    this.recent.delete(id);
+    await this.local.delete(id, this.mine(owner));
+  }
+
+  /** Drops all of this connection's responses from the layer (the connection closed). */
+  async clear(): Promise<void> {
+    const entries = [...this.recent];
+    this.recent.clear();
+    for (const [id, owner] of entries) await this.local.delete(id, this.mine(owner));
   }
 
   async get(id: string, owner: string): Promise<StoredResponse | undefined> {
-    return (await this.local.get(id, owner)) ?? (await this.shared.get(id, owner));
+    const here = await this.local.get(id, this.mine(owner));
+    if (!here) return this.shared.get(id, owner);
+    this.touch(id, owner);
+    return here;
   }
 
   async getChain(id: string, owner: string): Promise<StoredChain> {
-    const near = await this.local.getChain(id, owner);
+    const near = await this.local.getChain(id, this.mine(owner));
+    for (const stored of near.chain) this.touch(stored.response.id, owner);
     if (near.missing === undefined) return near;
     const far = await this.shared.getChain(near.missing, owner);
     return far.missing === undefined
@@ -42,7 +89,7 @@ export class ConnectionCache implements ResponseStore {
   }
 
   async getItem(id: string, owner: string): Promise<ItemField | undefined> {
-    return (await this.local.getItem(id, owner)) ?? (await this.shared.getItem(id, owner));
+    return (await this.local.getItem(id, this.mine(owner))) ?? (await this.shared.getItem(id, owner));
   }
 
   put(entry: StoredResponse, owner: string): Promise<boolean> {
@@ -58,7 +105,8 @@ export class ConnectionCache implements ResponseStore {
   }
 
   async delete(id: string, owner: string): Promise<boolean> {
-    const here = await this.local.delete(id, owner);
+    this.recent.delete(id);
+    const here = await this.local.delete(id, this.mine(owner));
     return (await this.shared.delete(id, owner)) || here;
   }
 }

@@ -5,6 +5,7 @@ import { type Backpressure, negotiateVersion, parseJson } from '../handler/http.
 import { Cancellation } from '../responses/cancellation.js';
 import type { TurnRunner } from '../responses/runner.js';
 import { ConnectionCache } from '../stores/connection-cache.js';
+import type { InMemoryResponseStore } from '../stores/memory.js';
 
 /**
  * All a session needs of a WebSocket: the `ws` package's sockets, the browser/Bun/Deno/workerd
@@ -56,6 +57,8 @@ export function openResponsesSession(
      * holds a connection slot while open, and each turn takes from the rate and holds a turn slot.
      */
     admission?: Admission;
+    /** Where connection-local responses live, shared by the server's connections under one byte budget (default: this connection's own). */
+    state?: InMemoryResponseStore;
   },
   options: SessionOptions = {},
 ): ResponsesSession {
@@ -97,7 +100,10 @@ export function openResponsesSession(
   });
 
   // Connection-local responses (where `store: false` ones live), least recently used evicted first.
-  const local = new ConnectionCache(runner.store, { maxEntries: options.localCacheSize ?? 32 });
+  const local = new ConnectionCache(runner.store, {
+    maxEntries: options.localCacheSize ?? 32,
+    state: connection.state,
+  });
 
   // One in-flight response per connection: tasks run strictly in arrival order.
   const queue: Array<() => Promise<void>> = [];
@@ -164,6 +170,7 @@ export function openResponsesSession(
     current?.cancel();
     clearTimeout(limit);
     endConnection?.();
+    void local.clear();
   };
 
   const limitMs = options.connectionLimitMs ?? 60 * 60 * 1000;
