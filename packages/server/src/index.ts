@@ -13,6 +13,7 @@ export {
   toChatRequest,
   type ChatCompletionsProviderOptions,
   type ChatRequestSettings,
+  type UpstreamAbort,
   type UpstreamBodyReader,
   type UpstreamFetch,
   type UpstreamRequestInit,

@@ -475,56 +475,62 @@ describe('streaming is incremental and cancellable', () => {
     upstream.release();
   });
 
-  test('called with a plain request that has only a signal (a provider wrapping it), aborting the signal aborts the upstream', async () => {
-    const provider = new ChatCompletionsProvider({ baseUrl: upstream.baseUrl, fetch: nodeFetch });
-    const client = new AbortController();
-    const request: ModelRequest = {
-      model: 'held',
-      instructions: null,
-      items: [
-        {
-          type: 'message',
-          id: 'msg_1',
-          status: 'completed',
-          role: 'user',
-          content: [{ type: 'input_text', text: 'x' }],
-        },
-      ],
-      tools: [],
-      hostedTools: [],
-      toolPolicy: { mode: 'auto', allowed: [] },
-      parallelToolCalls: true,
-      maxToolCalls: null,
-      reasoning: null,
-      maxOutputTokens: null,
-      temperature: null,
-      topP: null,
-      presencePenalty: null,
-      frequencyPenalty: null,
-      topLogprobs: null,
-      text: null,
-      metadata: {},
-      safetyIdentifier: null,
-      promptCacheKey: null,
-      serviceTier: null,
-      include: [],
-      stream: true,
-      signal: client.signal,
-    };
-    const parts = provider.generate(request);
-    const first = await parts.next();
-    expect(first.value).toMatchObject({ type: 'text-start' });
-    const record = lastSent();
-    expect(record.aborted).toBe(false);
-    const rest = (async () => {
-      while (!(await parts.next()).done);
-    })();
-    client.abort();
-    await rest;
-    for (let attempt = 0; attempt < 100 && !record.aborted; attempt++) await new Promise((r) => setTimeout(r, 20));
-    expect(record.aborted).toBe(true);
-    upstream.release();
-  });
+  test.each([
+    ['nodeFetch', nodeFetch],
+    ['the global fetch', undefined],
+  ])(
+    'called with a plain request that has only a signal (a provider wrapping it), aborting the signal aborts the upstream (%s)',
+    async (_, fetch) => {
+      const provider = new ChatCompletionsProvider({ baseUrl: upstream.baseUrl, fetch });
+      const client = new AbortController();
+      const request: ModelRequest = {
+        model: 'held',
+        instructions: null,
+        items: [
+          {
+            type: 'message',
+            id: 'msg_1',
+            status: 'completed',
+            role: 'user',
+            content: [{ type: 'input_text', text: 'x' }],
+          },
+        ],
+        tools: [],
+        hostedTools: [],
+        toolPolicy: { mode: 'auto', allowed: [] },
+        parallelToolCalls: true,
+        maxToolCalls: null,
+        reasoning: null,
+        maxOutputTokens: null,
+        temperature: null,
+        topP: null,
+        presencePenalty: null,
+        frequencyPenalty: null,
+        topLogprobs: null,
+        text: null,
+        metadata: {},
+        safetyIdentifier: null,
+        promptCacheKey: null,
+        serviceTier: null,
+        include: [],
+        stream: true,
+        signal: client.signal,
+      };
+      const parts = provider.generate(request);
+      const first = await parts.next();
+      expect(first.value).toMatchObject({ type: 'text-start' });
+      const record = lastSent();
+      expect(record.aborted).toBe(false);
+      const rest = (async () => {
+        while (!(await parts.next()).done);
+      })();
+      client.abort();
+      await rest;
+      for (let attempt = 0; attempt < 100 && !record.aborted; attempt++) await new Promise((r) => setTimeout(r, 20));
+      expect(record.aborted).toBe(true);
+      upstream.release();
+    },
+  );
 });
 
 describe('WebSocket', () => {

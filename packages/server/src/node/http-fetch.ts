@@ -19,13 +19,16 @@ const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent
 export const nodeFetch: UpstreamFetch = (url: string, init: UpstreamRequestInit) => {
   const target = parsedUrl(url);
   const headers = init.body === undefined ? init.headers : withLength(init.headers, init.body);
-  const signal = init.signal;
+  // `abort` when the caller gives one: reading `signal` may make an AbortSignal.
+  const cancellation = init.abort;
+  const signal = cancellation ? undefined : init.signal;
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
+    if (cancellation?.cancelled || signal?.aborted) {
+      reject(abortError(signal));
       return;
     }
     let answer: IncomingMessage | undefined;
+    let stopFollowing: (() => void) | undefined;
     const request = (target.secure ? httpsRequest : httpRequest)(
       {
         protocol: target.protocol,
@@ -38,25 +41,33 @@ export const nodeFetch: UpstreamFetch = (url: string, init: UpstreamRequestInit)
       },
       (response) => {
         answer = response;
-        // The listener stays until the body is read or dropped, so an abort also stops a streamed body.
-        if (signal) response.once('close', () => signal.removeEventListener('abort', abort));
+        // Followed until the body is read or dropped, so an abort also stops a streamed body.
+        if (stopFollowing) response.once('close', stopFollowing);
         resolve(new NodeUpstreamResponse(response));
       },
     );
     const abort = () => {
-      const reason = signal?.reason ?? new Error('aborted');
+      const reason = abortError(signal);
       if (answer) answer.destroy(reason);
       request.destroy(reason);
       reject(reason);
     };
-    signal?.addEventListener('abort', abort, { once: true });
+    if (cancellation) stopFollowing = cancellation.onCancel(abort);
+    else if (signal) {
+      signal.addEventListener('abort', abort, { once: true });
+      stopFollowing = () => signal.removeEventListener('abort', abort);
+    }
     request.on('error', (error) => {
-      signal?.removeEventListener('abort', abort);
+      stopFollowing?.();
       reject(error);
     });
     request.end(init.body);
   });
 };
+
+function abortError(signal: AbortSignal | undefined): Error {
+  return (signal?.reason as Error | undefined) ?? new DOMException('The upstream request was aborted.', 'AbortError');
+}
 
 function withLength(headers: Record<string, string>, body: string): Record<string, string> {
   return Object.assign({}, headers, { 'content-length': String(Buffer.byteLength(body)) });

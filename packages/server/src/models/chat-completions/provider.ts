@@ -3,7 +3,8 @@ import { ResponsesError } from '../../errors.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
-import type { UpstreamFetch, UpstreamResponse } from './upstream.js';
+import { Cancellation } from '../../responses/cancellation.js';
+import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
 import type { ChatChunk, ChatCompletion } from './wire.js';
 
 export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings, 'upstreamModel'> {
@@ -102,7 +103,7 @@ export class ChatCompletionsProvider implements ModelProvider {
       maxTokensField: this.options.maxTokensField,
       nativeAllowedTools: this.options.nativeAllowedTools,
     });
-    const upstream = new AbortController();
+    const upstream = new Cancellation();
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     /** The timeout covers the wait for the answer to start, then each wait between chunks. */
@@ -111,13 +112,13 @@ export class ChatCompletionsProvider implements ModelProvider {
       else
         timer = setTimeout(() => {
           timedOut = true;
-          upstream.abort();
+          upstream.cancel();
         }, this.timeoutMs);
     };
     let clientGone = false;
     const onClientGone = () => {
       clientGone = true;
-      upstream.abort();
+      upstream.cancel();
     };
     const stopListening = request.onCancel ? request.onCancel(onClientGone) : onAbort(request.signal, onClientGone);
     let finished = false;
@@ -145,12 +146,7 @@ export class ChatCompletionsProvider implements ModelProvider {
       arm();
       let response: UpstreamResponse;
       try {
-        response = await this.fetch(this.endpoint, {
-          method: 'POST',
-          headers: this.headers,
-          body: JSON.stringify(body),
-          signal: upstream.signal,
-        });
+        response = await this.fetch(this.endpoint, new UpstreamCall(this.headers, JSON.stringify(body), upstream));
       } catch (error) {
         throw failure(error);
       }
@@ -244,7 +240,7 @@ export class ChatCompletionsProvider implements ModelProvider {
       clearTimeout(timer);
       stopListening();
       // Stopped early (the client went away, the turn ended, a failure): the upstream stops too.
-      if (!finished) upstream.abort();
+      if (!finished) upstream.cancel();
     }
   }
 
@@ -305,6 +301,20 @@ export class ChatCompletionsProvider implements ModelProvider {
   private redact(text: string): string {
     const key = this.options.apiKey;
     return key ? text.split(key).join('[redacted]') : text;
+  }
+}
+
+/** A POST's init: `signal` is made only when a fetch reads it (the global fetch does; `nodeFetch` follows `abort`). */
+class UpstreamCall implements UpstreamRequestInit {
+  readonly method = 'POST';
+  constructor(
+    readonly headers: Record<string, string>,
+    readonly body: string,
+    readonly abort: Cancellation,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
   }
 }
 
