@@ -1,24 +1,60 @@
 // The gateway's cost: a client calling a Chat Completions upstream stub directly (POST /v1/chat/completions)
 // side by side with the same client calling the reference server's POST /v1/responses, which the gateway
-// serves from that stub. Loader, stub and gateway are three processes on loopback. Requests/s and p50/p99
-// under load (non-streaming and streaming, alternating rounds, median round), then the added time to first
-// token of a streamed answer measured one request at a time.
+// serves from that stub (the deployment defaults: the response is stored in the in-memory store, no
+// request log). Loader and stub are child processes, the gateway runs in this one; all connections are
+// keep-alive (the gateway's upstream calls too, through nodeFetch). Requests/s, p50/p99 and each process's
+// CPU per request under load (non-streaming and streaming, alternating rounds, median round), then the
+// added time to first token of a streamed answer measured one request at a time.
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { load, median, rps, type LoadResult } from './fixtures/load.js';
 import { ChatCompletionsProvider, createResponsesService } from '@openresponses/server';
 import { nodeFetch, startServer } from '@openresponses/server/node';
 
-async function startStub(): Promise<{ url: string; stop: () => void }> {
+interface Stub {
+  url: string;
+  /** The stub process's CPU time so far, µs. */
+  cpu(): Promise<number>;
+  stop(): void;
+}
+
+async function startStub(): Promise<Stub> {
   const stub = spawn(
     process.execPath,
     ['--import', 'tsx', fileURLToPath(new URL('./fixtures/chat-completions-stub.ts', import.meta.url))],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const port = await new Promise<string>((resolve) =>
-    stub.stdout!.once('data', (data: Buffer) => resolve(data.toString().trim())),
-  );
-  return { url: `http://127.0.0.1:${port}/v1`, stop: () => stub.kill() };
+  const lines = createInterface({ input: stub.stdout! })[Symbol.asyncIterator]();
+  const port = (await lines.next()).value as string;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    cpu: async () => {
+      stub.stdin!.write('cpu\n');
+      return Number((await lines.next()).value);
+    },
+    stop: () => stub.kill(),
+  };
+}
+
+/** A load round with each process's CPU per request (µs): the loader's, the stub's and this process's (the gateway's). */
+interface Round extends LoadResult {
+  cpu: { loader: number; stub: number; gateway: number };
+}
+
+async function measured(stub: Stub, url: string, body: string, concurrency: number, seconds: number): Promise<Round> {
+  const stubBefore = await stub.cpu();
+  const ownBefore = process.cpuUsage();
+  const result = await load(url, body, concurrency, seconds);
+  const own = process.cpuUsage(ownBefore);
+  const stubMicros = (await stub.cpu()) - stubBefore;
+  return Object.assign(result, {
+    cpu: {
+      loader: result.cpuMicros / result.requests,
+      stub: stubMicros / result.requests,
+      gateway: (own.user + own.system) / result.requests,
+    },
+  });
 }
 
 /** ms from sending the request to the first text delta, one request at a time. */
@@ -43,6 +79,7 @@ export async function run(): Promise<void> {
   const stub = await startStub();
   const gateway = await startServer({
     warn: () => {},
+    // The deployment defaults otherwise: the in-memory store, no request log.
     providers: [new ChatCompletionsProvider({ baseUrl: stub.url, fetch: nodeFetch })],
   });
   const direct = `${stub.url}/chat/completions`;
@@ -53,23 +90,29 @@ export async function run(): Promise<void> {
       messages: [{ role: 'user', content: 'Hello! What can you do?' }],
       ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
     });
-  const responsesBody = (stream: boolean) =>
-    JSON.stringify({
-      model: 'stub-model',
-      input: 'Hello! What can you do?',
-      store: false,
-      ...(stream ? { stream: true } : {}),
-    });
+  const responsesBody = (stream: boolean, store = true) =>
+    JSON.stringify(
+      Object.assign(
+        { model: 'stub-model', input: 'Hello! What can you do?' },
+        store ? {} : { store: false },
+        stream ? { stream: true } : {},
+      ),
+    );
 
   const concurrency = 16;
-  for (const stream of [false, true]) {
+  const cases = [
+    { title: 'Non-streaming (JSON)', stream: false, store: true },
+    { title: 'Non-streaming (JSON), store: false', stream: false, store: false },
+    { title: 'Streaming (SSE)', stream: true, store: true },
+  ];
+  for (const { title, stream, store } of cases) {
     await load(direct, chatBody(stream), concurrency, 0.5);
-    await load(via, responsesBody(stream), concurrency, 0.5);
-    const rounds: Array<{ direct: LoadResult; gateway: LoadResult }> = [];
+    await load(via, responsesBody(stream, store), concurrency, 0.5);
+    const rounds: Array<{ direct: Round; gateway: Round }> = [];
     for (let round = 0; round < 5; round++)
       rounds.push({
-        direct: await load(direct, chatBody(stream), concurrency, 2),
-        gateway: await load(via, responsesBody(stream), concurrency, 2),
+        direct: await measured(stub, direct, chatBody(stream), concurrency, 2),
+        gateway: await measured(stub, via, responsesBody(stream, store), concurrency, 2),
       });
     const ratios = rounds.map((r) => rps(r.gateway) / rps(r.direct));
     const d = median(
@@ -80,19 +123,36 @@ export async function run(): Promise<void> {
       rounds.map((r) => r.gateway),
       rps,
     );
+    const cpu = (path: 'direct' | 'gateway', process: 'loader' | 'stub' | 'gateway') =>
+      median(
+        rounds.map((r) => r[path].cpu[process]),
+        (x) => x,
+      );
     console.log(
-      `\n${stream ? 'Streaming (SSE)' : 'Non-streaming (JSON)'}, ${concurrency} concurrent keep-alive connections, 5 alternating rounds of 2 s; median round`,
+      `\n${title}, ${concurrency} concurrent keep-alive connections, 5 alternating rounds of 2 s; median round`,
     );
-    console.log(`${'path'.padEnd(44)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
-    for (const [name, r] of [
-      ['direct to the upstream stub', d],
-      ['through the gateway (/v1/responses)', g],
+    console.log(
+      `${'path'.padEnd(40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}  CPU µs per request: loader, stub, gateway`,
+    );
+    for (const [name, r, path] of [
+      ['direct to the upstream stub', d, 'direct'],
+      ['through the gateway (/v1/responses)', g, 'gateway'],
     ] as const)
       console.log(
-        `${name.padEnd(44)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(9)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)}`,
+        `${name.padEnd(40)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(8)} ${r.p50.toFixed(2).padStart(7)} ${r.p99.toFixed(2).padStart(7)}  ${[cpu(path, 'loader'), cpu(path, 'stub'), path === 'gateway' ? cpu(path, 'gateway') : 0].map((c) => (c ? c.toFixed(0) : '-').padStart(5)).join(' ')}`,
       );
     console.log(
       `ratio per round: ${ratios.map((r) => r.toFixed(2)).join(' ')}; median ${median(ratios, (r) => r).toFixed(2)}x of direct (target >= 0.80x); added p50 ${(g.p50 - d.p50).toFixed(2)} ms (target < 1 ms)`,
+    );
+    // What the CPU allows: one request costs the direct path loader + stub, the gateway path loader +
+    // gateway + stub, on 2 cores, each process on at most one of them.
+    const l = cpu('direct', 'loader');
+    const s = cpu('direct', 'stub');
+    const gw = cpu('gateway', 'gateway');
+    const ceiling = (costs: number[]) =>
+      Math.min(1e6 / Math.max(...costs), (2 * 1e6) / costs.reduce((a, b) => a + b, 0));
+    console.log(
+      `CPU ceiling on 2 cores: direct ${Math.round(ceiling([l, s])).toLocaleString('en-US')} req/s, through the gateway ${Math.round(ceiling([cpu('gateway', 'loader'), gw, cpu('gateway', 'stub')])).toLocaleString('en-US')} req/s; a gateway that cost only one server-side and one client-side HTTP exchange (stub + loader, ${(l + s).toFixed(0)} µs) would allow at most ${(ceiling([l, l + s, s]) / ceiling([l, s])).toFixed(2)}x`,
     );
   }
 
