@@ -40,6 +40,7 @@ export {
   lastUserMessage,
   itemText,
   countTokens,
+  LOGPROBS_INCLUDE,
   type FinishReason,
   type ModelPart,
   type ModelProvider,

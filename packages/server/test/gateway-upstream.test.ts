@@ -115,6 +115,98 @@ describe('text', () => {
   });
 });
 
+describe('logprobs', () => {
+  // What the recording's tokens must become, in the spec's LogProb shape (bytes are UTF-8; the
+  // recording leaves the fourth token's bytes null, as some compatible servers do).
+  const utf8 = (text: string) => [...Buffer.from(text, 'utf8')];
+  const token = (text: string, logprob: number, top: Array<[string, number]>) => ({
+    token: text,
+    logprob,
+    bytes: utf8(text),
+    top_logprobs: top.map(([t, l]) => ({ token: t, logprob: l, bytes: utf8(t) })),
+  });
+  const expected = [
+    token('Hello', -0.0003, [
+      ['Hello', -0.0003],
+      ['Hi', -8.21],
+    ]),
+    token(' from', -0.12, [
+      [' from', -0.12],
+      [' to', -2.4],
+    ]),
+    token(' the', -0.02, [
+      [' the', -0.02],
+      [' a', -4.1],
+    ]),
+    token(' café', -1.37, [
+      [' café', -1.37],
+      [' upstream', -0.41],
+    ]),
+    token('.', -0.0001, [
+      ['.', -0.0001],
+      ['!', -9.6],
+    ]),
+  ];
+
+  test('streamed upstream logprobs become output_text logprobs and delta logprobs (the openai SDK reads them)', async () => {
+    const response = await client.responses.create({
+      model: 'openai-logprobs',
+      input: 'Say hello',
+      include: ['message.output_text.logprobs'],
+      top_logprobs: 2,
+      stream: true,
+    });
+    const events: Array<{ type: string; logprobs?: unknown[] }> = [];
+    for await (const event of response) events.push(event);
+    expect(lastSent().body).toMatchObject({ logprobs: true, top_logprobs: 2, stream: true });
+    const deltas = events.filter((e) => e.type === 'response.output_text.delta');
+    expect(deltas.map((e) => e.logprobs)).toEqual(expected.map((t) => [t]));
+    const part = (finalOf(events).output as Array<{ content: Array<{ text: string; logprobs: unknown[] }> }>)[0]!
+      .content[0]!;
+    expect(part.text).toBe('Hello from the café.');
+    expect(part.logprobs).toEqual(expected);
+  });
+
+  test('a JSON answer maps the whole completion’s logprobs; the stream checker accepts the streamed ones', async () => {
+    const response = await client.responses.create({
+      model: 'openai-logprobs',
+      input: 'Say hello',
+      include: ['message.output_text.logprobs'],
+      top_logprobs: 2,
+    });
+    const part = response.output[0]!.type === 'message' ? response.output[0]!.content[0]! : undefined;
+    expect(part).toMatchObject({ type: 'output_text', text: 'Hello from the café.', logprobs: expected });
+    const { violations } = await stream(server, {
+      model: 'openai-logprobs',
+      input: 'x',
+      include: ['message.output_text.logprobs'],
+    });
+    expect(violations).toEqual([]);
+  });
+
+  test('logprobs are asked upstream only when the answer shows them; an upstream that answers without them is refused naming include, never ignored', async () => {
+    await client.responses.create({ model: 'openai-text', input: 'x', top_logprobs: 3 });
+    expect(lastSent().body).not.toHaveProperty('logprobs');
+    expect(lastSent().body).not.toHaveProperty('top_logprobs');
+    for (const stream of [false, true]) {
+      const response = await post(server, '/v1/responses', {
+        model: 'openai-text',
+        input: 'x',
+        include: ['reasoning.encrypted_content', 'message.output_text.logprobs'],
+        stream,
+      });
+      expect(lastSent().body).toMatchObject({ logprobs: true });
+      expect(lastSent().body).not.toHaveProperty('top_logprobs');
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: Record<string, unknown> }).error).toMatchObject({
+        type: 'invalid_request',
+        code: 'unsupported_include',
+        param: 'include[1]',
+      });
+    }
+  });
+});
+
 describe('reasoning', () => {
   test.each([
     ['vllm-reasoning', 'Nine point eleven is larger than nine point eight? No.', '9.8 is larger.'],

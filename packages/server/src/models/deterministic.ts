@@ -2,6 +2,7 @@ import type { FunctionToolParam, ItemField, LogProb } from '@openresponses/types
 import {
   countTokens,
   itemText,
+  LOGPROBS_INCLUDE,
   lastUserMessage,
   lastUserText,
   type ModelPart,
@@ -100,7 +101,7 @@ async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<Mod
       fits: fits === pieces.length,
     };
   };
-  const withLogprobs = request.include.includes('message.output_text.logprobs');
+  const withLogprobs = request.include.includes(LOGPROBS_INCLUDE);
   /** The delta's tokens (words), each the only candidate: logprob 0. */
   const certain = (delta: string): LogProb[] =>
     words(delta).map((token) => {

@@ -1,5 +1,8 @@
 import type { Annotation, CreateResponseBody, FunctionToolParam, ItemField, LogProb } from '@openresponses/types';
 
+/** The `include` value that asks for output text logprobs (a provider sends them with `reportsLogprobs`). */
+export const LOGPROBS_INCLUDE = 'message.output_text.logprobs';
+
 /** Which tools the model may call, after `tool_choice` and `allowed_tools` are applied. */
 export interface ToolPolicy {
   mode: 'auto' | 'required' | 'none';

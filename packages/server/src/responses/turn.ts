@@ -15,6 +15,7 @@ import { checkRequestBudgets, DEFAULT_LIMITS, utf8Length, type ServerLimits } fr
 import {
   countTokens,
   itemText,
+  LOGPROBS_INCLUDE,
   type ModelPart,
   type ModelProvider,
   type ModelRequest,
@@ -90,7 +91,7 @@ export async function prepareTurn(
   const provider = deps.providers.find((p) => p.supports(model));
   if (!provider)
     throw invalidRequest('model_not_found', `The model '${model}' does not exist on this server.`, 'model');
-  const logprobsAt = body.include?.indexOf('message.output_text.logprobs') ?? -1;
+  const logprobsAt = body.include?.indexOf(LOGPROBS_INCLUDE) ?? -1;
   if (logprobsAt >= 0 && !provider.reportsLogprobs)
     throw invalidRequest(
       'unsupported_include',

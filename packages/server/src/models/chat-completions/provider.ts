@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { ResponsesError } from '../../errors.js';
-import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
+import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest } from '../provider.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
 import { Cancellation } from '../../responses/cancellation.js';
@@ -40,6 +40,8 @@ export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings
  */
 export class ChatCompletionsProvider implements ModelProvider {
   readonly name: string;
+  /** Output text logprobs come from the upstream's `logprobs` (empty when it sends none). */
+  readonly reportsLogprobs = true;
   readonly contextWindow: number;
   private readonly endpoint: string;
   private readonly route: NonNullable<ChatCompletionsProviderOptions['route']>;
@@ -103,6 +105,8 @@ export class ChatCompletionsProvider implements ModelProvider {
       maxTokensField: this.options.maxTokensField,
       nativeAllowedTools: this.options.nativeAllowedTools,
     });
+    const logprobsAt = request.include.indexOf(LOGPROBS_INCLUDE);
+    const withLogprobs = logprobsAt < 0 ? undefined : `include[${logprobsAt}]`;
     const upstream = new Cancellation();
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -168,12 +172,12 @@ export class ChatCompletionsProvider implements ModelProvider {
               );
         }
         finished = true;
-        yield* completionParts(completion);
+        yield* completionParts(completion, withLogprobs);
         return;
       }
       if (!response.body)
         throw new ResponsesError('model_error', 'upstream_invalid_response', 'The upstream answered without a body.');
-      const translator = new ChunkTranslator();
+      const translator = new ChunkTranslator(withLogprobs);
       const parts: ModelPart[] = [];
       let sawDone = false;
       let broken: ResponsesError | undefined;
@@ -189,7 +193,7 @@ export class ChatCompletionsProvider implements ModelProvider {
           } catch (error) {
             broken =
               error instanceof ResponsesError
-                ? new ResponsesError(error.type, error.code, this.redact(error.message))
+                ? new ResponsesError(error.type, error.code, this.redact(error.message), error.param, error.status)
                 : new ResponsesError(
                     'model_error',
                     'upstream_invalid_chunk',

@@ -1,6 +1,6 @@
 import type { ItemField } from '@openresponses/types';
 import { invalidRequest } from '../../errors.js';
-import type { ModelRequest } from '../provider.js';
+import { LOGPROBS_INCLUDE, type ModelRequest } from '../provider.js';
 import type { ChatContentPart, ChatMessage, ChatRequest, ChatToolCall, ChatToolChoice } from './wire.js';
 
 export interface ChatRequestSettings {
@@ -76,9 +76,10 @@ export function toChatRequest(request: ModelRequest, settings: ChatRequestSettin
   if (request.topP !== null) body.top_p = request.topP;
   if (request.presencePenalty !== null) body.presence_penalty = request.presencePenalty;
   if (request.frequencyPenalty !== null) body.frequency_penalty = request.frequencyPenalty;
-  if (request.topLogprobs) {
+  // Logprobs only when the answer shows them (`top_logprobs` alone changes nothing a client sees).
+  if (request.include.includes(LOGPROBS_INCLUDE)) {
     body.logprobs = true;
-    body.top_logprobs = request.topLogprobs;
+    if (request.topLogprobs) body.top_logprobs = request.topLogprobs;
   }
   if (request.maxOutputTokens !== null) body[settings.maxTokensField ?? 'max_tokens'] = request.maxOutputTokens;
   if (request.reasoning?.effort) body.reasoning_effort = request.reasoning.effort;

@@ -1,6 +1,7 @@
 import { ResponsesError } from '../../errors.js';
+import type { LogProb } from '@openresponses/types';
 import type { FinishReason, ModelPart, ModelUsage } from '../provider.js';
-import type { ChatChunk, ChatCompletion, ChatUsage } from './wire.js';
+import type { ChatChunk, ChatCompletion, ChatTokenLogprob, ChatUsage } from './wire.js';
 
 const REASONING = 'reasoning';
 const TEXT = 'text';
@@ -11,6 +12,9 @@ const REFUSAL = 'refusal';
  * `reasoning`) deltas into a reasoning item, `content` into a message, `refusal` into a refusal,
  * `tool_calls` fragments into function calls keyed by their `index` (several may interleave; a call
  * starts once its name is known). Usage arrives in the last chunk (`stream_options.include_usage`).
+ * With `logprobs` (the `include` entry that asked for them, `include[0]`), each `content` delta carries the
+ * chunk's `logprobs.content` tokens; an upstream that sends text without them cannot honour that include,
+ * which is refused (400 naming it) rather than answered without them.
  */
 export class ChunkTranslator {
   private readonly open = new Set<string>();
@@ -20,6 +24,8 @@ export class ChunkTranslator {
   >();
   private reason: FinishReason | undefined;
   private usage: ChatUsage | undefined;
+
+  constructor(private readonly logprobs?: string) {}
 
   /** The parts one chunk makes (appended to `out`). */
   push(chunk: ChatChunk, out: ModelPart[]): void {
@@ -31,7 +37,8 @@ export class ChunkTranslator {
     if (delta) {
       const reasoning = delta.reasoning_content ?? delta.reasoning;
       if (typeof reasoning === 'string' && reasoning !== '') this.text(REASONING, reasoning, out);
-      if (typeof delta.content === 'string' && delta.content !== '') this.text(TEXT, delta.content, out);
+      if (typeof delta.content === 'string' && delta.content !== '')
+        this.text(TEXT, delta.content, out, this.logprobs ? this.tokens(choice.logprobs?.content) : undefined);
       if (typeof delta.refusal === 'string' && delta.refusal !== '') this.text(REFUSAL, delta.refusal, out);
       if (delta.tool_calls) {
         this.end(REASONING, out);
@@ -91,14 +98,31 @@ export class ChunkTranslator {
     out.push({ type: 'finish', reason: this.reason, usage: usageOf(this.usage) });
   }
 
-  private text(kind: typeof REASONING | typeof TEXT | typeof REFUSAL, delta: string, out: ModelPart[]): void {
+  private text(
+    kind: typeof REASONING | typeof TEXT | typeof REFUSAL,
+    delta: string,
+    out: ModelPart[],
+    logprobs?: LogProb[],
+  ): void {
     // Reasoning comes first; once the answer starts, the reasoning item is done.
     if (kind !== REASONING) this.end(REASONING, out);
     if (!this.open.has(kind)) {
       this.open.add(kind);
       out.push({ type: `${kind}-start`, id: kind });
     }
-    out.push({ type: `${kind}-delta`, id: kind, delta });
+    if (logprobs) out.push({ type: 'text-delta', id: kind, delta, logprobs });
+    else out.push({ type: `${kind}-delta`, id: kind, delta });
+  }
+
+  private tokens(tokens: ChatTokenLogprob[] | null | undefined): LogProb[] {
+    if (!tokens)
+      throw new ResponsesError(
+        'invalid_request',
+        'unsupported_include',
+        'The upstream model answered without token log probabilities, so message.output_text.logprobs cannot be included.',
+        this.logprobs ?? null,
+      );
+    return toLogProbs(tokens);
   }
 
   private end(kind: string, out: ModelPart[]): void {
@@ -108,12 +132,12 @@ export class ChunkTranslator {
 }
 
 /** A whole completion as parts, in the order a stream would have given them. */
-export function completionParts(completion: ChatCompletion): ModelPart[] {
+export function completionParts(completion: ChatCompletion, logprobs?: string): ModelPart[] {
   const choice = completion.choices?.[0];
   if (!choice?.message)
     throw new ResponsesError('model_error', 'upstream_invalid_response', 'The upstream answered without a choice.');
   const { message } = choice;
-  const translator = new ChunkTranslator();
+  const translator = new ChunkTranslator(logprobs);
   const out: ModelPart[] = [];
   translator.push(
     {
@@ -129,6 +153,7 @@ export function completionParts(completion: ChatCompletion): ModelPart[] {
               function: { name: call.function.name, arguments: call.function.arguments },
             })),
           },
+          logprobs: choice.logprobs ?? null,
           finish_reason: choice.finish_reason ?? 'stop',
         },
       ],
@@ -139,6 +164,23 @@ export function completionParts(completion: ChatCompletion): ModelPart[] {
   translator.finish(out);
   return out;
 }
+
+/** Chat Completions token logprobs in the spec's shape: `bytes` (the token's UTF-8 when the upstream sent none) and `top_logprobs` always present. */
+function toLogProbs(tokens: ChatTokenLogprob[]): LogProb[] {
+  return tokens.map((t) => ({
+    token: t.token,
+    logprob: t.logprob,
+    bytes: t.bytes ?? utf8Bytes(t.token),
+    top_logprobs: (t.top_logprobs ?? []).map((top) => ({
+      token: top.token,
+      logprob: top.logprob,
+      bytes: top.bytes ?? utf8Bytes(top.token),
+    })),
+  }));
+}
+
+const encoder = new TextEncoder();
+const utf8Bytes = (text: string) => Array.from(encoder.encode(text));
 
 function finishReason(reason: string): FinishReason {
   switch (reason) {

@@ -82,6 +82,19 @@ export interface ChatUsage {
   completion_tokens_details?: { reasoning_tokens?: number | null } | null;
 }
 
+/** One token's log probability (`logprobs.content[]`); `bytes` may be null, and `top_logprobs` absent. */
+export interface ChatTokenLogprob {
+  token: string;
+  logprob: number;
+  bytes?: number[] | null;
+  top_logprobs?: Array<{ token: string; logprob: number; bytes?: number[] | null }> | null;
+}
+
+/** A choice's `logprobs` (sent when the request set `logprobs: true`): the content tokens, in order. */
+export interface ChatLogprobs {
+  content?: ChatTokenLogprob[] | null;
+}
+
 export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
 
 /** One `chat.completion.chunk` of a streamed answer. */
@@ -104,6 +117,8 @@ export interface ChatChunk {
         function?: { name?: string; arguments?: string };
       }>;
     };
+    /** The tokens of this chunk's `content`. */
+    logprobs?: ChatLogprobs | null;
     finish_reason?: ChatFinishReason | null;
   }>;
   usage?: ChatUsage | null;
@@ -124,6 +139,7 @@ export interface ChatCompletion {
       reasoning?: string | null;
       tool_calls?: ChatToolCall[] | null;
     };
+    logprobs?: ChatLogprobs | null;
     finish_reason?: ChatFinishReason | null;
   }>;
   usage?: ChatUsage | null;
