@@ -53,13 +53,10 @@ export function toNodeListener(target: NodeListenerTarget, options: { limits?: P
       return;
     }
     res.writeHead(status, headers);
+    const writer = new BurstWriter(res);
     try {
-      await body.pipe(
-        (chunk) => {
-          if (!res.destroyed) res.write(chunk);
-        },
-        () => waitForReader(res, limits),
-      );
+      await body.pipe(writer.write, () => waitForReader(res, limits));
+      writer.flush();
       res.end();
       dropIfStalled(res, limits);
     } catch {
@@ -67,6 +64,45 @@ export function toNodeListener(target: NodeListenerTarget, options: { limits?: P
     }
   };
 }
+
+/**
+ * Writes the events of one burst (what one upstream read or one model step yields) as one chunk of the
+ * chunked encoding: each `res.write` costs Node a chunk header and three buffered writes. The burst goes
+ * out on `process.nextTick`, when Node uncorks the socket anyway (so no later than before), or at once
+ * past FLUSH_BYTES, so that backpressure sees it.
+ */
+class BurstWriter {
+  private pending = '';
+  private scheduled = false;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  readonly write = (chunk: string | Uint8Array): void => {
+    if (this.res.destroyed) return;
+    if (typeof chunk !== 'string') {
+      this.flush();
+      this.res.write(chunk);
+      return;
+    }
+    this.pending += chunk;
+    if (this.pending.length >= FLUSH_BYTES) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      process.nextTick(this.flushScheduled);
+    }
+  };
+
+  flush(): void {
+    if (this.pending !== '' && !this.res.destroyed) this.res.write(this.pending);
+    this.pending = '';
+  }
+
+  private readonly flushScheduled = (): void => {
+    this.scheduled = false;
+    this.flush();
+  };
+}
+const FLUSH_BYTES = 16 * 1024;
 
 /**
  * Undefined while the client reads; otherwise a promise that settles once the socket has drained, or once
