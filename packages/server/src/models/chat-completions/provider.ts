@@ -40,7 +40,7 @@ export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings
  */
 export class ChatCompletionsProvider implements ModelProvider {
   readonly name: string;
-  /** Output text logprobs come from the upstream's `logprobs` (empty when it sends none). */
+  /** Output text logprobs come from the upstream's `logprobs` (an upstream that sends none makes that include a 400). */
   readonly reportsLogprobs = true;
   readonly contextWindow: number;
   private readonly endpoint: string;
