@@ -3,7 +3,7 @@
 // MUST of tool_choice); the rest are marked modelDependent.
 import type { ResponseResource } from '@openresponses/types';
 import { Skip } from '../types.js';
-import { checkSocketTurn, endsTurn, expect, expectError, type HttpResult, textOf } from './context.js';
+import { checkSocketTurn, endsTurn, expect, expectError, type HttpResult, type TestSocket, textOf } from './context.js';
 import { calls, timeTool, user, weatherTool } from './helpers.js';
 import type { ComplianceTest } from './tests.js';
 
@@ -17,6 +17,13 @@ const responseOf = (messages: Array<Record<string, unknown>>) =>
   (messages.at(-1) as { response?: ResponseResource }).response;
 const errorOf = (messages: Array<Record<string, unknown>>) =>
   messages.at(-1) as { type: string; status?: number; error?: { code?: string; type?: string } };
+/** A `store: false` socket turn forced to call the weather tool, and that call: where continuation tests start. */
+async function storeFalseToolCall(socket: TestSocket) {
+  const first = responseOf(await socket.turn({ ...forcedWeather, store: false }));
+  const [call] = first ? calls(first) : [];
+  expect(call, 'tool-choice', 'tool_choice naming a function made no call');
+  return { first: first!, call };
+}
 /** Content the server did not issue (or issued and saw altered) is a 400 naming the encrypted_content. */
 const expectRefusedContent = (result: HttpResult) => {
   const error = expectError(result, [400], 'encrypted-content');
@@ -408,12 +415,10 @@ export const PROTOCOL_TESTS: ComplianceTest[] = [
     transport: 'websocket',
     async run(t) {
       await t.withSocket(async (socket) => {
-        const first = responseOf(await socket.turn({ ...forcedWeather, store: false }));
-        const [call] = first ? calls(first) : [];
-        expect(call, 'tool-choice', 'tool_choice naming a function made no call');
+        const { first, call } = await storeFalseToolCall(socket);
         const second = await socket.turn({
           store: false,
-          previous_response_id: first!.id,
+          previous_response_id: first.id,
           tools: [weatherTool],
           input: [toolOutput(call.call_id)],
         });
@@ -432,13 +437,11 @@ export const PROTOCOL_TESTS: ComplianceTest[] = [
     transport: 'websocket',
     async run(t) {
       await t.withSocket(async (socket) => {
-        const first = responseOf(await socket.turn({ ...forcedWeather, store: false }));
-        const [call] = first ? calls(first) : [];
-        expect(call, 'tool-choice', 'tool_choice naming a function made no call');
+        const { first, call } = await storeFalseToolCall(socket);
         const orphan = errorOf(
           await socket.turn({
             store: false,
-            previous_response_id: first!.id,
+            previous_response_id: first.id,
             tools: [weatherTool],
             input: [toolOutput('call_nobody_made')],
           }),
@@ -451,7 +454,7 @@ export const PROTOCOL_TESTS: ComplianceTest[] = [
         const after = errorOf(
           await socket.turn({
             store: false,
-            previous_response_id: first!.id,
+            previous_response_id: first.id,
             tools: [weatherTool],
             input: [toolOutput(call.call_id)],
           }),
