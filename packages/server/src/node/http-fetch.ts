@@ -6,6 +6,7 @@ import type {
   UpstreamRequestInit,
   UpstreamResponse,
 } from '../models/chat-completions/upstream.js';
+import { onAbort } from '../responses/cancellation.js';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
@@ -53,11 +54,7 @@ export const nodeFetch: UpstreamFetch = (url: string, init: UpstreamRequestInit)
       request.destroy(reason);
       reject(reason);
     };
-    if (cancellation) stopFollowing = cancellation.onCancel(abort);
-    else if (signal) {
-      signal.addEventListener('abort', abort, { once: true });
-      stopFollowing = () => signal.removeEventListener('abort', abort);
-    }
+    stopFollowing = cancellation ? cancellation.onCancel(abort) : onAbort(signal, abort);
     request.on('error', (error) => {
       stopFollowing?.();
       reject(error);

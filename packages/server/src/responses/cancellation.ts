@@ -59,3 +59,10 @@ export class Cancellation {
 }
 
 const noop = () => {};
+
+/** Calls `listener` once when `signal` aborts; returns what stops listening (a no-op without a signal). */
+export function onAbort(signal: AbortSignal | undefined, listener: () => void): () => void {
+  if (!signal) return noop;
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}

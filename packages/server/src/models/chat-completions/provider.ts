@@ -3,7 +3,7 @@ import { ResponsesError } from '../../errors.js';
 import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest } from '../provider.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
-import { Cancellation } from '../../responses/cancellation.js';
+import { Cancellation, onAbort } from '../../responses/cancellation.js';
 import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
 import type { ChatChunk, ChatCompletion } from './wire.js';
 
@@ -320,11 +320,4 @@ class UpstreamCall implements UpstreamRequestInit {
   get signal(): AbortSignal {
     return this.abort.signal;
   }
-}
-
-/** Calls `listener` when `signal` aborts; returns what stops listening. */
-function onAbort(signal: AbortSignal | undefined, listener: () => void): () => void {
-  if (!signal) return () => {};
-  signal.addEventListener('abort', listener, { once: true });
-  return () => signal.removeEventListener('abort', listener);
 }
