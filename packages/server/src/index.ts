@@ -13,12 +13,14 @@ export {
   toChatRequest,
   type ChatCompletionsProviderOptions,
   type ChatRequestSettings,
-  type UpstreamAbort,
-  type UpstreamBodyReader,
-  type UpstreamFetch,
-  type UpstreamRequestInit,
-  type UpstreamResponse,
 } from './models/chat-completions/index.js';
+export type {
+  UpstreamAbort,
+  UpstreamBodyReader,
+  UpstreamFetch,
+  UpstreamRequestInit,
+  UpstreamResponse,
+} from './models/upstream.js';
 export {
   ScenarioProvider,
   ScenarioFileError,

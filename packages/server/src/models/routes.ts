@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChatCompletionsProvider } from './chat-completions/provider.js';
-import type { UpstreamFetch } from './chat-completions/upstream.js';
+import type { UpstreamFetch } from './upstream.js';
 import type { ModelProvider } from './provider.js';
 
 /**

@@ -1,11 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type {
-  UpstreamBodyReader,
-  UpstreamFetch,
-  UpstreamRequestInit,
-  UpstreamResponse,
-} from '../models/chat-completions/upstream.js';
+import type { UpstreamBodyReader, UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../models/upstream.js';
 import { onAbort } from '../responses/cancellation.js';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };

@@ -1,10 +1,3 @@
 export { ChatCompletionsProvider, type ChatCompletionsProviderOptions } from './provider.js';
 export { toChatRequest, type ChatRequestSettings } from './request.js';
 export type * from './wire.js';
-export type {
-  UpstreamAbort,
-  UpstreamBodyReader,
-  UpstreamFetch,
-  UpstreamRequestInit,
-  UpstreamResponse,
-} from './upstream.js';

@@ -4,7 +4,7 @@ import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
 import { Cancellation, onAbort } from '../../responses/cancellation.js';
-import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
+import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../upstream.js';
 import type { ChatChunk, ChatCompletion } from './wire.js';
 
 export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings, 'upstreamModel'> {

@@ -1,5 +1,5 @@
 /**
- * What a Chat Completions provider needs of `fetch` for its upstream calls. The global `fetch` is one
+ * What a provider (of any family) needs of `fetch` for its upstream calls. The global `fetch` is one
  * (on every runtime); the Node entry's `nodeFetch` is another that answers without web `Response`,
  * `Headers` and `ReadableStream` objects, which cost Node 20 more than the rest of a gateway turn.
  */
