@@ -36,7 +36,18 @@ export {
   GatewayConfigError,
   type GatewayConfig,
   type GatewayRoute,
+  type GatewayRouteInput,
 } from './models/routes.js';
+export {
+  defineFamily,
+  ROUTE_FIELDS,
+  routeServes,
+  upstreamModelOf,
+  type ModelRoute,
+  type ProviderFamily,
+  type RouteFields,
+  type UpstreamAccess,
+} from './models/family.js';
 export {
   lastUserText,
   lastUserMessage,

@@ -1,68 +1,66 @@
 import { z } from 'zod';
-import { ChatCompletionsProvider } from './chat-completions/provider.js';
-import type { UpstreamFetch } from './upstream.js';
+import { chatCompletionsFamily } from './chat-completions/family.js';
+import { ROUTE_FIELDS, type ProviderFamily, type RouteFields } from './family.js';
 import type { ModelProvider } from './provider.js';
+import type { UpstreamFetch } from './upstream.js';
+
+/**
+ * The provider families a route's `type` names: each is one module exporting a `ProviderFamily` (its own
+ * route fields and how a route becomes its provider), plus one entry here (see the server README,
+ * "Adding a provider family"). The first is the default `type`.
+ */
+const FAMILIES = [chatCompletionsFamily] as const;
+
+type Family = (typeof FAMILIES)[number];
+const DEFAULT_FAMILY: Family['type'] = FAMILIES[0].type;
+
+/** One family's route: the shared fields, its `type`, and its own options; unknown fields are refused. */
+function routeSchemaOf<F extends Family>(family: F) {
+  return z
+    .strictObject({ ...ROUTE_FIELDS, type: z.literal(family.type as F['type']), ...(family.options as F['options']) })
+    .refine((route) => namesOneTarget(route as RouteFields), {
+      message: 'a route names exactly one of "model" or "prefix"',
+    })
+    .refine(
+      (route) => (route as RouteFields).upstreamModel === undefined || (route as RouteFields).model !== undefined,
+      {
+        message: '"upstreamModel" needs "model" (a prefix route sends the name without its prefix)',
+      },
+    );
+}
+
+const namesOneTarget = (route: RouteFields) => (route.model === undefined) !== (route.prefix === undefined);
+
+const routeSchema = z.preprocess(
+  // A route without `type` is the default family's.
+  (route) =>
+    route && typeof route === 'object' && !Array.isArray(route) && !('type' in route)
+      ? { ...route, type: DEFAULT_FAMILY }
+      : route,
+  z.discriminatedUnion('type', FAMILIES.map(routeSchemaOf) as [ReturnType<typeof routeSchemaOf<Family>>]),
+);
 
 /**
  * Gateway configuration: which model names go to which upstream. Each route names one model (`model`,
  * optionally sent upstream as `upstreamModel`) or every model with a `prefix` (sent without it), the
- * provider family (`type`), the upstream's base URL, the environment variable holding its key (keys are
- * never written in the file), and default body settings. Routes are tried in order.
+ * provider family (`type`, default `chat-completions`), the upstream's base URL, the environment variable
+ * holding its key (keys are never written in the file), default body settings, and its family's own
+ * options. Routes are tried in order.
  */
-const routeSchema = z
-  .strictObject({
-    model: z.string().min(1).optional(),
-    prefix: z.string().min(1).optional(),
-    type: z.enum(['chat-completions']).default('chat-completions'),
-    url: z.url({ protocol: /^https?$/ }),
-    apiKeyEnv: z.string().min(1).optional(),
-    upstreamModel: z.string().min(1).optional(),
-    defaults: z.record(z.string(), z.unknown()).optional(),
-    maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
-    nativeAllowedTools: z.boolean().optional(),
-    timeoutMs: z.number().int().positive().optional(),
-    contextWindow: z.number().int().positive().optional(),
-  })
-  .refine((route) => (route.model === undefined) !== (route.prefix === undefined), {
-    message: 'a route names exactly one of "model" or "prefix"',
-  })
-  .refine((route) => route.upstreamModel === undefined || route.model !== undefined, {
-    message: '"upstreamModel" needs "model" (a prefix route sends the name without its prefix)',
-  });
-
 export const gatewayConfigSchema = z.strictObject({ routes: z.array(routeSchema) });
-export type GatewayConfig = z.input<typeof gatewayConfigSchema>;
+
+/** A route as written: one family's fields; `type` may be left out for the default family. */
+export type GatewayRouteInput = {
+  [F in Family as F['type']]: Omit<z.input<ReturnType<typeof routeSchemaOf<F>>>, 'type'> &
+    (F['type'] extends typeof DEFAULT_FAMILY ? { type?: F['type'] } : { type: F['type'] });
+}[Family['type']];
+export type GatewayConfig = { routes: GatewayRouteInput[] };
 export type GatewayRoute = z.output<typeof routeSchema>;
 
 /** A configuration mistake, naming where it is (`routes[1].url: …`). */
 export class GatewayConfigError extends Error {
   override name = 'GatewayConfigError';
 }
-
-/**
- * Provider families by route `type`: a family is one module exporting a provider class, plus one entry
- * here (see the server README, "Adding a provider family").
- */
-const FAMILIES: Record<
-  GatewayRoute['type'],
-  (route: GatewayRoute, apiKey: string | undefined, fetch: UpstreamFetch | undefined) => ModelProvider
-> = {
-  'chat-completions': (route, apiKey, fetch) =>
-    new ChatCompletionsProvider({
-      fetch,
-      name: route.model ?? `${route.prefix}*`,
-      baseUrl: route.url,
-      apiKey,
-      route: route.model
-        ? Object.assign({ model: route.model }, route.upstreamModel ? { upstreamModel: route.upstreamModel } : {})
-        : { prefix: route.prefix! },
-      defaults: route.defaults,
-      maxTokensField: route.maxTokensField,
-      nativeAllowedTools: route.nativeAllowedTools,
-      timeoutMs: route.timeoutMs,
-      contextWindow: route.contextWindow,
-    }),
-};
 
 /**
  * The providers a configuration describes, in order; keys are read from `env` by the names it gives.
@@ -100,6 +98,7 @@ export function providersFromConfig(
           `routes[${index}].apiKeyEnv: the environment variable ${route.apiKeyEnv} is not set.`,
         );
     }
-    return FAMILIES[route.type](route, apiKey, fetch);
+    const family = FAMILIES.find((f) => f.type === route.type)! as ProviderFamily;
+    return family.create(route, { apiKey, fetch });
   });
 }

@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import { ResponsesError } from '../../errors.js';
 import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest } from '../provider.js';
+import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
 import { Cancellation, onAbort } from '../../responses/cancellation.js';
@@ -12,12 +13,8 @@ export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings
   baseUrl: string;
   /** Sent as `Authorization: Bearer …`; never echoed in errors. */
   apiKey?: string;
-  /**
-   * Which model names this provider serves: `{ model }` one name (sent upstream as `upstreamModel`, or
-   * unchanged), `{ prefix }` every name starting with it (sent without the prefix, `ollama/llama3.2` ->
-   * `llama3.2`), `'any'` every name, unchanged (default).
-   */
-  route?: { model: string; upstreamModel?: string } | { prefix: string } | 'any';
+  /** Which model names this provider serves (default `'any'`: every name, unchanged). */
+  route?: ModelRoute;
   /** Name shown in logs and `GET /v1/models` (`owned_by`); default `chat-completions`. */
   name?: string;
   /** How long to wait for the upstream's answer to start, and then between two chunks (default 300 s). */
@@ -66,18 +63,12 @@ export class ChatCompletionsProvider implements ModelProvider {
   }
 
   supports(model: string): boolean {
-    const route = this.route;
-    if (route === 'any') return true;
-    return 'prefix' in route
-      ? model.startsWith(route.prefix) && model.length > route.prefix.length
-      : model === route.model;
+    return routeServes(this.route, model);
   }
 
   /** The name the upstream knows `model` by. */
   upstreamModel(model: string): string {
-    const route = this.route;
-    if (route === 'any') return model;
-    return 'prefix' in route ? model.slice(route.prefix.length) : (route.upstreamModel ?? model);
+    return upstreamModelOf(this.route, model);
   }
 
   /** One name for a `{ model }` route; for the others, what the upstream's `GET /models` lists (none when it cannot be asked). */

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { ModelProvider } from './provider.js';
+import type { UpstreamFetch } from './upstream.js';
+
+/**
+ * Which model names a provider serves: `{ model }` one name (sent upstream as `upstreamModel`, or
+ * unchanged), `{ prefix }` every name starting with it (sent without the prefix, `ollama/llama3.2` ->
+ * `llama3.2`), `'any'` every name, unchanged.
+ */
+export type ModelRoute = { model: string; upstreamModel?: string } | { prefix: string } | 'any';
+
+/** Whether `route` serves `model`. */
+export function routeServes(route: ModelRoute, model: string): boolean {
+  if (route === 'any') return true;
+  return 'prefix' in route
+    ? model.startsWith(route.prefix) && model.length > route.prefix.length
+    : model === route.model;
+}
+
+/** The name the upstream knows `model` by. */
+export function upstreamModelOf(route: ModelRoute, model: string): string {
+  if (route === 'any') return model;
+  return 'prefix' in route ? model.slice(route.prefix.length) : (route.upstreamModel ?? model);
+}
+
+/**
+ * The route fields every provider family has: the names it serves (`model`, optionally sent upstream as
+ * `upstreamModel`, or a `prefix`), the upstream's base URL, the environment variable holding its key (keys
+ * are never written in the file), body fields sent when the request does not set them, the upstream
+ * timeout and the model's context window. A family adds its own fields beside these.
+ */
+export const ROUTE_FIELDS = {
+  model: z.string().min(1).optional(),
+  prefix: z.string().min(1).optional(),
+  url: z.url({ protocol: /^https?$/ }),
+  apiKeyEnv: z.string().min(1).optional(),
+  upstreamModel: z.string().min(1).optional(),
+  defaults: z.record(z.string(), z.unknown()).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  contextWindow: z.number().int().positive().optional(),
+};
+
+/** A parsed route's shared fields. */
+export type RouteFields = z.output<z.ZodObject<typeof ROUTE_FIELDS>>;
+
+/** What a provider family gets besides its route: the key read from the environment, and the fetch to call its upstream with. */
+export interface UpstreamAccess {
+  apiKey: string | undefined;
+  /** Default the global fetch; the Node entry passes `nodeFetch`. */
+  fetch: UpstreamFetch | undefined;
+}
+
+/**
+ * A provider family: the route `type` naming it, its own route fields (a Zod shape beside `ROUTE_FIELDS`),
+ * and how a parsed route becomes its provider. A family is registered by one entry in `FAMILIES`
+ * (`models/routes.ts`).
+ */
+export interface ProviderFamily<Type extends string = string, Options extends z.ZodRawShape = z.ZodRawShape> {
+  readonly type: Type;
+  readonly options: Options;
+  create(route: RouteFields & z.output<z.ZodObject<Options>>, upstream: UpstreamAccess): ModelProvider;
+}
+
+/** A family, with its types checked (`satisfies` without losing the literal type and the options' shape). */
+export function defineFamily<const Type extends string, Options extends z.ZodRawShape>(
+  family: ProviderFamily<Type, Options>,
+): ProviderFamily<Type, Options> {
+  return family;
+}
+
+/** The route a parsed route's `model`/`prefix` describe. */
+export function modelRouteOf(route: Pick<RouteFields, 'model' | 'prefix' | 'upstreamModel'>): ModelRoute {
+  if (route.model !== undefined)
+    return route.upstreamModel ? { model: route.model, upstreamModel: route.upstreamModel } : { model: route.model };
+  return route.prefix !== undefined ? { prefix: route.prefix } : 'any';
+}
+
+/** The name a route's provider shows in logs and `GET /v1/models` (`owned_by`). */
+export function routeName(route: Pick<RouteFields, 'model' | 'prefix'>): string | undefined {
+  return route.model ?? (route.prefix === undefined ? undefined : `${route.prefix}*`);
+}
