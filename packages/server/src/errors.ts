@@ -1,5 +1,3 @@
-import { StoreEntryTooLargeError, StoreUnavailableError } from './stores/contract.js';
-
 /** Error types of the spec, each with its HTTP status (plus authentication, which the spec leaves to servers). */
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -65,4 +63,14 @@ export function asResponsesError(error: unknown): ResponsesError {
     'internal_error',
     'The server hit an unexpected condition; the request can be retried.',
   );
+}
+
+/** The backend cannot answer now (unreachable, timed out); retrying later can succeed. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
+
+/** A response too large for the store's budget: it is not stored (the service answers 413). */
+export class StoreEntryTooLargeError extends Error {
+  override name = 'StoreEntryTooLargeError';
 }

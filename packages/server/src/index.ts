@@ -3,9 +3,9 @@ export {
   createResponsesService,
   type ResponsesService,
   type ResponsesServiceOptions,
-} from './handler/service.js';
-export type { ServiceRequest, ServiceResponse, ServiceEventStream } from './handler/http.js';
-export { Cancellation } from './responses/cancellation.js';
+} from './service/service.js';
+export type { ServiceRequest, ServiceResponse, ServiceEventStream } from './exchange.js';
+export { Cancellation } from './cancellation.js';
 export { ResponsesError, ERROR_STATUS, type ErrorType } from './errors.js';
 export { DeterministicModel, DETERMINISTIC_MODEL, TRIGGERS } from './models/deterministic.js';
 export {

@@ -4,7 +4,7 @@
 import { checkStream } from '@openresponses/events';
 import { describe, expect, test } from 'vitest';
 import { InMemoryResponseStore } from '../src/index.js';
-import { createResponsesService } from '../src/handler/service.js';
+import { createResponsesService } from '../src/service/service.js';
 import type { SessionOptions, SessionSocket } from '../src/websocket/session.js';
 
 type Message = { type: string; [key: string]: unknown };

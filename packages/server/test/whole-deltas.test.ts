@@ -2,7 +2,7 @@
 // the same either way, including where max_output_tokens cuts it off. Token counting is checked too.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { createRunner } from '../src/handler/service.js';
+import { createRunner } from '../src/service/service.js';
 import { countTokens } from '../src/index.js';
 
 const service = createRunner({});

@@ -2,7 +2,7 @@ import { randomId, type AnyStreamingEvent, type StreamingEvent } from '@openresp
 import type { ResponseResource } from '@openresponses/types';
 import { z } from 'zod';
 import { invalidRequest, ResponsesError } from '../errors.js';
-import { json, type ServiceResponse } from './http.js';
+import { json, type ServiceResponse } from '../exchange.js';
 
 /**
  * The legacy `POST /v1/chat/completions` endpoint (seed 004), served from the Responses pipeline: a

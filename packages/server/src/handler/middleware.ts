@@ -1,13 +1,9 @@
 import { randomId } from '@openresponses/events';
 import { ResponsesError } from '../errors.js';
-import {
-  constantTimeEqual,
-  errorResponse,
-  tooLarge,
-  type ServiceRequest,
-  type ServiceResponse,
-  unauthorized,
-} from './http.js';
+import type { Admission } from '../admission.js';
+import { errorResponse, type ServiceRequest, type ServiceResponse } from '../exchange.js';
+import { tooLarge } from './body.js';
+import { type CorsSetting, originAllowed, originRefused } from './origin.js';
 
 /** Serves a request: the router, or the rest of the middleware chain in front of it. */
 export type ServiceHandler = (request: ServiceRequest) => Promise<ServiceResponse>;
@@ -151,5 +147,67 @@ export function bodyLimit(maxBytes: number): Middleware {
     const declared = request.header('content-length');
     if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
     return next(request);
+  };
+}
+
+/** Compares secrets in time independent of where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let difference = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) difference |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return difference === 0;
+}
+
+export function unauthorized(): ResponsesError {
+  return new ResponsesError(
+    'authentication_error',
+    'invalid_api_key',
+    'Missing or invalid API key: send Authorization: Bearer <key>.',
+  );
+}
+
+/**
+ * Refuses requests from web pages whose origin the CORS setting does not allow (a form post or a
+ * `fetch` in `no-cors` mode needs no preflight, so without this any page could drive a local server).
+ */
+export function originCheck(cors: CorsSetting): Middleware {
+  return (request, next) => {
+    const origin = request.header('origin');
+    if (origin !== null && !originAllowed(origin, request.header('host'), cors)) throw originRefused(origin);
+    return next(request);
+  };
+}
+
+/**
+ * Admission of HTTP requests (runs after authentication): every request of a tenant takes from its rate,
+ * and a POST takes a turn slot until its answer, or its whole stream, has been written.
+ */
+export function admission(admitted: Admission): Middleware {
+  return async (request, next) => {
+    // Public routes (health checks) have no tenant and are never limited.
+    const owner = request.owner;
+    if (owner === undefined) return next(request);
+    admitted.takeRate(owner);
+    if (request.method !== 'POST') return next(request);
+    const release = admitted.startTurn(owner);
+    let response: ServiceResponse;
+    try {
+      response = await next(request);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const body = response.body;
+    if (body === null || typeof body === 'string') {
+      release();
+      return response;
+    }
+    // A stream's turn runs while it is written: it counts until the stream has ended.
+    return Object.assign({}, response, {
+      body: {
+        pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(release),
+      },
+    });
   };
 }

@@ -1,6 +1,6 @@
 // The playground page at `/` (and its script at `/playground.js`): a self-contained page from
 // @openresponses/playground that talks to this server's API only, so its policy allows nothing else.
-import type { ServiceResponse } from './http.js';
+import type { ServiceResponse } from '../exchange.js';
 
 const POLICY = [
   "default-src 'none'",

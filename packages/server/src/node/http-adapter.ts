@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ServiceRequest, ServiceResponse } from '../handler/http.js';
+import type { ServiceRequest, ServiceResponse } from '../exchange.js';
 import { resolveLimits, type ServerLimits } from '../limits.js';
-import { Cancellation } from '../responses/cancellation.js';
+import { Cancellation } from '../cancellation.js';
 
 type FetchHandler = (request: Request) => Promise<Response>;
 /** What serves requests: a `ResponsesService` (or anything with its `handle`), or any fetch-style handler. */

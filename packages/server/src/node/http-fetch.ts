@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { onAbort } from '../cancellation.js';
 import type { UpstreamBodyReader, UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../models/upstream.js';
-import { onAbort } from '../responses/cancellation.js';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 

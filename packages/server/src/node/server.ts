@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { ResponsesError } from '../errors.js';
-import { createResponsesService, type ResponsesService, type ResponsesServiceOptions } from '../handler/service.js';
+import { createResponsesService, type ResponsesService, type ResponsesServiceOptions } from '../service/service.js';
 import { toNodeListener } from './http-adapter.js';
 import type { SessionOptions } from '../websocket/session.js';
 import { firstHeader, serveResponsesSocket } from './websocket.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { ResponsesService } from '../handler/service.js';
+import type { ResponsesService } from '../service/service.js';
 import type { ServerLimits } from '../limits.js';
 import type { SessionOptions } from '../websocket/session.js';
 

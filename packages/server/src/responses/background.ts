@@ -2,9 +2,9 @@ import { encodeEvent, SSE_DONE } from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
 import type { SpecVersion } from '@openresponses/zod';
 import { invalidRequest, ResponsesError } from '../errors.js';
-import { type Backpressure, json, type ServiceRequest, type ServiceResponse } from '../handler/http.js';
+import { type Backpressure, json, type ServiceRequest, type ServiceResponse } from '../exchange.js';
 import type { ResponseStore, StoredResponse } from '../stores/contract.js';
-import { Cancellation } from './cancellation.js';
+import { Cancellation } from '../cancellation.js';
 import type { TurnRunner } from './runner.js';
 
 const CANCELLED_BY_REQUEST = 'The response was cancelled (POST /v1/responses/{id}/cancel).';

@@ -10,7 +10,7 @@ import type {
 import { versions, validate, type SpecVersion } from '@openresponses/zod';
 import type { Registry } from '@openresponses/extensions';
 import { invalidRequest, ResponsesError } from '../errors.js';
-import type { Backpressure } from '../handler/http.js';
+import type { Backpressure } from '../exchange.js';
 import { checkRequestBudgets, DEFAULT_LIMITS, utf8Length, type ServerLimits } from '../limits.js';
 import {
   countTokens,
@@ -23,7 +23,7 @@ import {
   type ToolPolicy,
 } from '../models/provider.js';
 import { acceptClientShapes, historyOf, normalizeInput, type LoadChain, type LookupItem } from './context.js';
-import type { Cancellation } from './cancellation.js';
+import type { Cancellation } from '../cancellation.js';
 import type { Sealer } from './sealed.js';
 
 export interface TurnDependencies {

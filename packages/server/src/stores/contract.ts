@@ -56,15 +56,8 @@ export interface ResponseStore {
   close?(): Promise<void>;
 }
 
-/** The backend cannot answer now (unreachable, timed out); retrying later can succeed. */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-}
-
-/** A response too large for the store's budget: it is not stored (the service answers 413). */
-export class StoreEntryTooLargeError extends Error {
-  override name = 'StoreEntryTooLargeError';
-}
+// The store's failures are ground-floor errors (the error mapping names them); stores throw them from here.
+export { StoreEntryTooLargeError, StoreUnavailableError } from '../errors.js';
 
 /** Statuses after which a response no longer changes. */
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'incomplete', 'cancelled']);

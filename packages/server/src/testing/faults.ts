@@ -1,4 +1,4 @@
-import { json } from '../handler/http.js';
+import { json } from '../exchange.js';
 import type { Middleware } from '../handler/middleware.js';
 
 /**

@@ -1,4 +1,4 @@
-export { createRunner } from '../handler/service.js';
+export { createRunner } from '../service/service.js';
 export type { TurnRunner } from '../responses/runner.js';
 export { injectFaults } from './faults.js';
 export type { TestFramework } from './framework.js';

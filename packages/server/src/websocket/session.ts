@@ -1,8 +1,8 @@
 import type { SpecVersion } from '@openresponses/zod';
 import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
-import type { Admission } from '../handler/admission.js';
-import { type Backpressure, negotiateVersion, parseJson } from '../handler/http.js';
-import { Cancellation } from '../responses/cancellation.js';
+import type { Admission } from '../admission.js';
+import { type Backpressure, negotiateVersion, parseJson } from '../exchange.js';
+import { Cancellation } from '../cancellation.js';
 import type { TurnRunner } from '../responses/runner.js';
 import { ConnectionCache } from '../stores/connection-cache.js';
 import type { InMemoryResponseStore } from '../stores/memory.js';

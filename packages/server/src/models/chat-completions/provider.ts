@@ -4,7 +4,7 @@ import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest
 import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
-import { Cancellation, onAbort } from '../../responses/cancellation.js';
+import { Cancellation, onAbort } from '../../cancellation.js';
 import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../upstream.js';
 import type { ChatChunk, ChatCompletion } from './wire.js';
 

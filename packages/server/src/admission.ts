@@ -1,19 +1,4 @@
-import { type ServerLimits, tooManyRequests } from '../limits.js';
-import type { ServiceResponse } from './http.js';
-import type { Middleware } from './middleware.js';
-import { type CorsSetting, originAllowed, originRefused } from './origin.js';
-
-/**
- * Refuses requests from web pages whose origin the CORS setting does not allow (a form post or a
- * `fetch` in `no-cors` mode needs no preflight, so without this any page could drive a local server).
- */
-export function originCheck(cors: CorsSetting): Middleware {
-  return (request, next) => {
-    const origin = request.header('origin');
-    if (origin !== null && !originAllowed(origin, request.header('host'), cors)) throw originRefused(origin);
-    return next(request);
-  };
-}
+import { type ServerLimits, tooManyRequests } from './limits.js';
 
 /**
  * The work tenants (`request.owner`, one per API key unless configured otherwise) may start, shared by
@@ -127,37 +112,4 @@ function slots(
     };
   };
   return { check, take };
-}
-
-/**
- * Admission of HTTP requests (runs after authentication): every request of a tenant takes from its rate,
- * and a POST takes a turn slot until its answer, or its whole stream, has been written.
- */
-export function admission(admitted: Admission): Middleware {
-  return async (request, next) => {
-    // Public routes (health checks) have no tenant and are never limited.
-    const owner = request.owner;
-    if (owner === undefined) return next(request);
-    admitted.takeRate(owner);
-    if (request.method !== 'POST') return next(request);
-    const release = admitted.startTurn(owner);
-    let response: ServiceResponse;
-    try {
-      response = await next(request);
-    } catch (error) {
-      release();
-      throw error;
-    }
-    const body = response.body;
-    if (body === null || typeof body === 'string') {
-      release();
-      return response;
-    }
-    // A stream's turn runs while it is written: it counts until the stream has ended.
-    return Object.assign({}, response, {
-      body: {
-        pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(release),
-      },
-    });
-  };
 }

@@ -1,5 +1,5 @@
-import { Cancellation } from '../responses/cancellation.js';
-import type { ServiceRequest, ServiceResponse } from './http.js';
+import { Cancellation } from '../cancellation.js';
+import type { ServiceRequest, ServiceResponse } from '../exchange.js';
 
 /** The fetch-style transport: a web `Request` in, a web `Response` out (SSE as a byte stream). */
 export function toFetchHandler(

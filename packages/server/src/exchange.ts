@@ -1,6 +1,6 @@
-import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
-import { checkJsonDepth, type ServerLimits } from '../limits.js';
-import type { Cancellation } from '../responses/cancellation.js';
+import { asResponsesError, invalidRequest } from './errors.js';
+import type { Cancellation } from './cancellation.js';
+import { checkJsonDepth, type ServerLimits } from './limits.js';
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS, type SpecVersion } from '@openresponses/zod';
 
 /**
@@ -56,33 +56,6 @@ export function errorResponse(error: unknown): ServiceResponse {
   return json(failure.status, failure.toJSON(), failure.headers);
 }
 
-/**
- * Reads a request body as the OpenAPI declares it: `application/json` or
- * `application/x-www-form-urlencoded` (fields holding JSON are parsed), within a size limit.
- */
-export async function readBody(
-  request: ServiceRequest,
-  limits: Pick<ServerLimits, 'maxBodyBytes' | 'maxJsonDepth'>,
-): Promise<unknown> {
-  const maxBytes = limits.maxBodyBytes;
-  const type = (request.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json' && type !== 'application/x-www-form-urlencoded') {
-    throw invalidRequest(
-      'unsupported_media_type',
-      `Content-Type must be application/json or application/x-www-form-urlencoded, got '${type || 'none'}'.`,
-      null,
-      415,
-    );
-  }
-  const declared = Number(request.header('content-length') ?? NaN);
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const text = await request.text(maxBytes);
-  if (text === null) throw tooLarge(maxBytes);
-  if (type === 'application/x-www-form-urlencoded') return fromForm(text, limits);
-  if (text.trim() === '') throw invalidRequest('invalid_json', 'The request body is empty; expected a JSON object.');
-  return parseJson(text, limits, 'The request body');
-}
-
 /** JSON text as a value: too deep a nesting or a syntax error is a 400 naming `what`. */
 export function parseJson(text: string, limits: Pick<ServerLimits, 'maxJsonDepth'>, what: string): unknown {
   checkJsonDepth(text, limits, what);
@@ -93,40 +66,6 @@ export function parseJson(text: string, limits: Pick<ServerLimits, 'maxJsonDepth
       cause: error,
     });
   }
-}
-
-export const tooLarge = (maxBytes: number) =>
-  invalidRequest('request_too_large', `The request body is larger than ${maxBytes} bytes.`, null, 413);
-
-/** Form fields are strings; values that are JSON (arrays, objects, numbers, booleans) are parsed. */
-function fromForm(text: string, limits: Pick<ServerLimits, 'maxJsonDepth'>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of new URLSearchParams(text)) {
-    checkJsonDepth(value, limits, `The form field '${key}'`);
-    try {
-      out[key] = /^[[{]|^(true|false|null|-?\d)/.test(value.trim()) ? JSON.parse(value) : value;
-    } catch {
-      out[key] = value;
-    }
-  }
-  return out;
-}
-
-/** Compares secrets in time independent of where they differ. */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  let difference = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) difference |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return difference === 0;
-}
-
-export function unauthorized(): ResponsesError {
-  return new ResponsesError(
-    'authentication_error',
-    'invalid_api_key',
-    'Missing or invalid API key: send Authorization: Bearer <key>.',
-  );
 }
 
 /** The spec version a request asks for with `OpenResponses-Version` (the latest without it). */

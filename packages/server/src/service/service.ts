@@ -1,5 +1,5 @@
 import type { Registry } from '@openresponses/extensions';
-import { admission, createAdmission, originCheck } from './admission.js';
+import { createAdmission } from '../admission.js';
 import { ResponsesError } from '../errors.js';
 import { resolveLimits, type ServerLimits } from '../limits.js';
 import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic.js';
@@ -15,9 +15,9 @@ import {
   type SessionOptions,
   type SessionSocket,
 } from '../websocket/session.js';
-import { toFetchHandler } from './fetch.js';
-import { type ServiceRequest, type ServiceResponse, unauthorized } from './http.js';
+import type { ServiceRequest, ServiceResponse } from '../exchange.js';
 import {
+  admission,
   authentication,
   bearerAuthenticator,
   bodyLimit,
@@ -26,11 +26,15 @@ import {
   errorMapping,
   logging,
   type Middleware,
+  originCheck,
   type RequestLog,
   requestIds,
-} from './middleware.js';
-import { type CorsSetting, originAllowed, originRefused } from './origin.js';
-import { createRouter, ROUTES, withoutTrailingSlash } from './routes.js';
+  unauthorized,
+} from '../handler/middleware.js';
+import { toFetchHandler } from './fetch-adapter.js';
+import { type CorsSetting, originAllowed, originRefused } from '../handler/origin.js';
+import { ROUTES } from '../handler/route-table.js';
+import { createRouter, withoutTrailingSlash } from '../handler/router.js';
 
 export interface ResponsesServiceOptions {
   /** Accepted bearer keys; none means the server is open (the Node entry warns at startup). */
@@ -122,6 +126,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     ROUTES,
     { runner, store, limits, providers: runner.providers, background, basePath, options },
     basePath,
+    (option) => Boolean(options[option]),
   );
   const authenticator = bearerAuthenticator(options.apiKeys ?? [], options.tenants);
   // One account of rates, turns in flight and connections for HTTP and WebSocket alike.

@@ -1,5 +1,5 @@
 import { encodeEvent, SSE_DONE } from '@openresponses/events';
-import { LATEST_SPEC_VERSION, type SpecVersion } from '@openresponses/zod';
+import type { SpecVersion } from '@openresponses/zod';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import { compactWindow } from '../responses/compact.js';
 import type { BackgroundResponses } from '../responses/background.js';
@@ -10,15 +10,9 @@ import type { ModelProvider } from '../models/provider.js';
 import { serveChatCompletions } from './chat-completions.js';
 import { listModels } from './models.js';
 import { playgroundAsset } from './playground.js';
-import {
-  type Backpressure,
-  json,
-  negotiateVersion,
-  readBody,
-  type ServiceRequest,
-  type ServiceResponse,
-} from './http.js';
-import type { ServiceHandler } from './middleware.js';
+import { type Backpressure, json, type ServiceRequest, type ServiceResponse } from '../exchange.js';
+import { readBody } from './body.js';
+import { type Route as GenericRoute, type RouteHandler as Handler, withoutTrailingSlash } from './router.js';
 
 /** What route handlers work with; made once per service. */
 export interface RouteContext {
@@ -41,26 +35,8 @@ export interface RouteOptions {
   playground?: boolean;
 }
 
-/** Answers one route. `version` is the negotiated spec version; `params` are the path's `:name` segments, decoded, in order. */
-export type RouteHandler = (
-  request: ServiceRequest,
-  context: RouteContext,
-  version: SpecVersion,
-  params: readonly string[],
-) => Promise<ServiceResponse>;
-
-export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
-  /** Under the base path (`/v1`) unless `root`; a `:name` segment matches one path segment. */
-  path: string;
-  handler: RouteHandler;
-  /** Outside the base path. */
-  root?: boolean;
-  /** Served without authentication or version negotiation. */
-  public?: boolean;
-  /** Served only when this option is on. */
-  option?: keyof RouteOptions;
-}
+export type RouteHandler = Handler<RouteContext>;
+export type Route = GenericRoute<RouteContext, keyof RouteOptions>;
 
 /** The routes, one line each. A route is a handler below and a line here. */
 export const ROUTES: readonly Route[] = [
@@ -235,101 +211,4 @@ function pageOf(query = ''): { limit: number; order: 'asc' | 'desc'; after: stri
   if (order !== 'asc' && order !== 'desc')
     throw invalidRequest('invalid_value', `order must be 'asc' or 'desc', got '${order}'.`, 'order');
   return { limit, order, after: params.get('after') };
-}
-
-export interface Router {
-  handle: ServiceHandler;
-  /** Whether a request is for a public route (no authentication). */
-  isPublic(request: ServiceRequest): boolean;
-}
-
-type Methods = Map<string, Route>;
-const NO_PARAMS: readonly string[] = [];
-
-/**
- * Matches literal paths with one map lookup (the hot path) and `:name` paths by pattern; a literal path
- * wins over a pattern (`/responses/compact` is not a response id). A known path with another method is 405.
- */
-export function createRouter(routes: readonly Route[], context: RouteContext, basePath: string): Router {
-  const literal = new Map<string, Methods>();
-  const patterns: Array<{ pattern: RegExp; methods: Methods }> = [];
-  const patternMethods = new Map<string, Methods>();
-  for (const route of routes) {
-    if (route.option && !context.options[route.option]) continue;
-    const path = route.root ? route.path : `${basePath}${route.path}`;
-    if (!path.includes('/:')) {
-      const methods = literal.get(path) ?? new Map();
-      literal.set(path, methods.set(route.method, route));
-      continue;
-    }
-    const source = `^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\/:[A-Za-z_]+/g, '/([^/]+)')}$`;
-    let methods = patternMethods.get(source);
-    if (!methods) {
-      patternMethods.set(source, (methods = new Map()));
-      patterns.push({ pattern: new RegExp(source), methods });
-    }
-    methods.set(route.method, route);
-  }
-
-  const find = (path: string): { methods: Methods; params: readonly string[] } | undefined => {
-    const methods = literal.get(path);
-    if (methods) return { methods, params: NO_PARAMS };
-    for (const { pattern, methods } of patterns) {
-      const match = pattern.exec(path);
-      if (match) return { methods, params: match.slice(1).map(decodeSegment) };
-    }
-    return undefined;
-  };
-
-  return {
-    handle: (request) => {
-      const path = withoutTrailingSlash(request.path);
-      const literalMethods = literal.get(path);
-      const found = literalMethods ? undefined : find(path);
-      const methods = literalMethods ?? found?.methods;
-      if (!methods) throw new ResponsesError('not_found', 'unknown_path', `No route for ${request.method} ${path}.`);
-      // HEAD is GET without the body, wherever GET is served.
-      const head = request.method === 'HEAD';
-      const route = methods.get(head ? 'GET' : request.method);
-      if (!route)
-        throw new ResponsesError(
-          'invalid_request',
-          'method_not_allowed',
-          `${request.method} is not supported on ${path}.`,
-          null,
-          405,
-          { headers: { allow: allowed(methods) } },
-        );
-      const version = route.public ? LATEST_SPEC_VERSION : negotiateVersion(request.header('openresponses-version'));
-      const answer = route.handler(request, context, version, found?.params ?? NO_PARAMS);
-      return head ? answer.then((response) => Object.assign({}, response, { body: null })) : answer;
-    },
-    isPublic: (request) =>
-      literal.get(withoutTrailingSlash(request.path))?.get(request.method === 'HEAD' ? 'GET' : request.method)
-        ?.public === true,
-  };
-}
-
-/** The `Allow` header of a path: its methods, and HEAD where GET is served. */
-function allowed(methods: Methods): string {
-  const names = [...methods.keys()];
-  if (methods.has('GET')) names.push('HEAD');
-  return names.join(', ');
-}
-
-/** `/v1/responses/` is `/v1/responses`; returns `path` itself (no copy) when it has no trailing slash. */
-export function withoutTrailingSlash(path: string): string {
-  if (path.length <= 1 || path.charCodeAt(path.length - 1) !== 47) return path;
-  return path.replace(/\/+$/, '') || '/';
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch (error) {
-    // A malformed escape (`%`, `%zz`) is the client's mistake, not a URIError.
-    throw invalidRequest('invalid_path', `The path segment '${segment}' is not valid percent-encoding.`, null, 400, {
-      cause: error,
-    });
-  }
 }
