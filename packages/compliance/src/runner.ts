@@ -1,5 +1,5 @@
 import { TestContext } from './suite/context.js';
-import { COMPLIANCE_TESTS, type ComplianceTest } from './suite/tests.js';
+import { COMPLIANCE_TESTS, type ComplianceTest } from './suite/index.js';
 import { CheckFailed, Skip, type SuiteConfig, type SuiteReport, type TestResult } from './types.js';
 
 /** Runs the suite against a server and returns a report; never throws for a failing server. */

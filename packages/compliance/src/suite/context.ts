@@ -338,3 +338,14 @@ export function expectError(
     expect(error.param === param, 'error-param', `param is ${JSON.stringify(error.param)}, expected "${param}"`);
   return error as never;
 }
+
+/** One compliance test: a stable id, what it checks, its transport, and the check itself. */
+export interface ComplianceTest {
+  /** Stable id, used by --filter and in reports. */
+  id: string;
+  description: string;
+  transport: 'http' | 'websocket';
+  /** Needs the model to cooperate (recall, following a prompt); skipped with skipModelDependent. */
+  modelDependent?: boolean;
+  run(context: TestContext): Promise<void>;
+}
