@@ -2,6 +2,16 @@ export { createRunner } from '../service/service.js';
 export type { TurnRunner } from '../responses/runner.js';
 export { injectFaults } from './faults.js';
 export type { TestFramework } from './framework.js';
+export {
+  HOSTILE_BEHAVIOURS,
+  type HostileBehaviour,
+  type HostileExchange,
+  type HostileSizes,
+  type HostileUpstream,
+  type HostileUpstreamOptions,
+  type ServedRequest,
+  startHostileUpstream,
+} from './hostile-upstream.js';
 export { describeTenantIsolation, type IsolationTarget, socketTurn } from './isolation.js';
 export { type ReceivedRequest, type ReplayUpstream, startReplayUpstream } from './replay-upstream.js';
 export { describeStoreContract, type StoreContractOptions, sampleEntry } from './store-contract.js';

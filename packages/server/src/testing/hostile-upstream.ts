@@ -1,0 +1,497 @@
+// A hostile or broken Chat Completions upstream on 127.0.0.1, for tests and for anyone who wants to point a
+// gateway at one: each behaviour is a named entry of a table (HOSTILE_BEHAVIOURS), selected by the model
+// name of a chat request or by a path prefix (`<origin>/<behaviour>/v1`, which also reaches `GET /models`).
+// It counts its open connections, so a test can assert the gateway released the upstream connection, and
+// writes with backpressure, so the upstream itself never holds more than one chunk: what grows is the gateway.
+// Every answer says `connection: close`: once the gateway has read or dropped an answer, no socket stays open.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** What a behaviour gets for one request. */
+export interface HostileExchange {
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  /** `/chat/completions` or `/models` (the path after `/v1`). */
+  readonly endpoint: string;
+  /** The request's JSON body (`{}` for a GET or a body that is not JSON). */
+  readonly body: Record<string, unknown>;
+  /** Whether the request asked for a stream. */
+  readonly stream: boolean;
+  /** The key in `Authorization: Bearer <key>` ('' without one). */
+  readonly apiKey: string;
+  /** The sizes and pace the upstream was started with. */
+  readonly options: Readonly<Required<HostileSizes>>;
+  /**
+   * Writes with backpressure: resolves true once the chunk is handed to the socket, false once the gateway
+   * closed the connection (stop then). Past `options.maxBytes` in total it ends the connection and says false.
+   */
+  write(chunk: string): Promise<boolean>;
+  /** Waits `ms`; false when the connection closed meanwhile. */
+  pause(ms: number): Promise<boolean>;
+  /** Whether the connection is closed. */
+  readonly closed: boolean;
+}
+
+export interface HostileBehaviour {
+  /** What the upstream does, in one line (tests and the README show it). */
+  description: string;
+  /** Answers one request; may run until the connection closes. */
+  serve(exchange: HostileExchange): Promise<void> | void;
+}
+
+export interface HostileSizes {
+  /** Bytes a finite "huge" answer has (huge JSON, error body, model list; the cut answer's announced length) (1 MiB). */
+  bytes?: number;
+  /** How many of a countable thing (tool calls) (10,000). */
+  count?: number;
+  /** Pause between writes of the paced behaviours (keep-alives, drips), in ms (20). */
+  intervalMs?: number;
+  /** Total bytes after which an endless behaviour gives up and ends the connection (a guard for the tests' own sake) (1 GiB). */
+  maxBytes?: number;
+}
+
+export interface HostileUpstreamOptions extends HostileSizes {
+  /** More behaviours, or replacements of the built-in ones, by name. */
+  behaviours?: Record<string, HostileBehaviour>;
+}
+
+export interface ServedRequest {
+  behaviour: string;
+  endpoint: string;
+  /** Bytes of body written to the gateway. */
+  bytesWritten: number;
+  /** Whether the gateway closed the connection before the answer was complete. */
+  closedByGateway: boolean;
+}
+
+export interface HostileUpstream {
+  /** The API root that answers by model name, `http://127.0.0.1:<port>/v1`. */
+  baseUrl: string;
+  /** The API root where every request gets `behaviour` (also `GET /models`). */
+  urlFor(behaviour: string): string;
+  /** Connections open now (the gateway's sockets to this upstream). */
+  readonly openConnections: number;
+  /** Requests answered so far, with what happened to each. */
+  readonly served: ServedRequest[];
+  /** Resolves once at most `count` connections are open; rejects after `timeoutMs` (default 10 s). */
+  waitForConnections(count?: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const CHUNK_ID = 'chatcmpl-hostile';
+const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  `data: ${JSON.stringify({
+    id: CHUNK_ID,
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'hostile',
+    choices: [{ index: 0, delta, finish_reason: null, ...extra }],
+  })}\n\n`;
+const finishChunk = (reason: string, usage?: unknown) =>
+  `data: ${JSON.stringify({
+    id: CHUNK_ID,
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'hostile',
+    choices: [{ index: 0, delta: {}, finish_reason: reason }],
+    ...(usage === undefined ? {} : { usage }),
+  })}\n\n`;
+const completion = (message: Record<string, unknown>, usage: unknown = { prompt_tokens: 1, completion_tokens: 1 }) => ({
+  id: CHUNK_ID,
+  object: 'chat.completion',
+  created: 0,
+  model: 'hostile',
+  choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
+  usage,
+});
+/** The start of a chat completion, up to the opening quote of the message text. */
+const COMPLETION_HEAD = `{"id":"${CHUNK_ID}","object":"chat.completion","created":0,"model":"hostile","choices":[{"index":0,"message":{"role":"assistant","content":"`;
+const COMPLETION_TAIL = '"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}';
+
+const filler = (bytes: number) => 'x'.repeat(Math.max(0, bytes));
+
+/** Writes `total` bytes of `piece` repeated (the last piece cut), with backpressure; false when the connection closed. */
+async function writeRepeated(exchange: HostileExchange, piece: string, total: number): Promise<boolean> {
+  const block = piece.repeat(Math.max(1, Math.floor((64 * 1024) / piece.length)));
+  for (let written = 0; written < total; written += block.length)
+    if (!(await exchange.write(block.slice(0, Math.min(block.length, total - written))))) return false;
+  return true;
+}
+
+function sseHead(exchange: HostileExchange): void {
+  exchange.response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+}
+
+function jsonHead(exchange: HostileExchange, status = 200, headers: Record<string, string> = {}): void {
+  exchange.response.writeHead(status, { 'content-type': 'application/json', ...headers });
+}
+
+/** Sends `text` whole, as JSON with its length. */
+function sendJson(exchange: HostileExchange, status: number, value: unknown, headers: Record<string, string> = {}) {
+  const text = JSON.stringify(value);
+  exchange.response
+    .writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(text)),
+      ...headers,
+    })
+    .end(text);
+}
+
+/** Chunks forever (until the connection closes or `maxBytes`): `make(i)` is the i-th one. */
+async function endless(exchange: HostileExchange, make: (index: number) => string): Promise<void> {
+  for (let i = 0; ; i++) if (!(await exchange.write(make(i)))) return;
+}
+
+/**
+ * The built-in behaviours. Each reproduces one finding of issue 23 (the upstream is untrusted); the name is
+ * what a test selects. Extend by passing `behaviours` to `startHostileUpstream`, or add an entry here.
+ */
+export const HOSTILE_BEHAVIOURS: Readonly<Record<string, HostileBehaviour>> = {
+  'huge-json-answer': {
+    description: 'a whole (valid) chat completion of `bytes` bytes',
+    async serve(exchange) {
+      const text = filler(exchange.options.bytes - COMPLETION_HEAD.length - COMPLETION_TAIL.length);
+      jsonHead(exchange, 200, {
+        'content-length': String(COMPLETION_HEAD.length + text.length + COMPLETION_TAIL.length),
+      });
+      if (!(await exchange.write(COMPLETION_HEAD))) return;
+      if (!(await writeRepeated(exchange, 'x', text.length))) return;
+      await exchange.write(COMPLETION_TAIL);
+      exchange.response.end();
+    },
+  },
+  'huge-error-body': {
+    description: 'HTTP 500 with a JSON error whose message is `bytes` bytes long',
+    async serve(exchange) {
+      const head = '{"error":{"type":"server_error","code":null,"param":null,"message":"';
+      const tail = '"}}';
+      jsonHead(exchange, 500);
+      if (!(await exchange.write(head))) return;
+      if (!(await writeRepeated(exchange, 'x', exchange.options.bytes - head.length - tail.length))) return;
+      await exchange.write(tail);
+      exchange.response.end();
+    },
+  },
+  'huge-model-list': {
+    description: '`GET /models` answers a list of `bytes` bytes (chat requests get a short text)',
+    async serve(exchange) {
+      if (exchange.endpoint !== '/models') return HOSTILE_BEHAVIOURS['short-answer']!.serve(exchange);
+      jsonHead(exchange);
+      if (!(await exchange.write('{"object":"list","data":['))) return;
+      let written = 0;
+      for (let i = 0; written < exchange.options.bytes; i++) {
+        const entry = `${i === 0 ? '' : ','}{"id":"model-${i}-${filler(200)}","object":"model","created":0,"owned_by":"hostile"}`;
+        written += entry.length;
+        if (!(await exchange.write(entry))) return;
+      }
+      await exchange.write(']}');
+      exchange.response.end();
+    },
+  },
+  'endless-sse-line': {
+    description: 'a streamed `data:` line that never gets its line break',
+    async serve(exchange) {
+      sseHead(exchange);
+      if (!(await exchange.write('data: {"id":"x","choices":[{"index":0,"delta":{"content":"'))) return;
+      const block = filler(64 * 1024);
+      await endless(exchange, () => block);
+    },
+  },
+  'endless-json-body': {
+    description: 'a JSON answer that never ends (chunks as fast as the gateway reads)',
+    async serve(exchange) {
+      jsonHead(exchange);
+      if (!(await exchange.write(COMPLETION_HEAD))) return;
+      const block = filler(64 * 1024);
+      await endless(exchange, () => block);
+    },
+  },
+  'dripping-json-body': {
+    description: 'a JSON answer that never ends, a few bytes every `intervalMs` (only a deadline ends it)',
+    async serve(exchange) {
+      jsonHead(exchange);
+      if (!(await exchange.write(COMPLETION_HEAD))) return;
+      while ((await exchange.pause(exchange.options.intervalMs)) && (await exchange.write('xx')));
+    },
+  },
+  'endless-deltas': {
+    description: 'valid text deltas forever, never a finish',
+    async serve(exchange) {
+      sseHead(exchange);
+      const delta = chunk({ content: filler(1024) });
+      await endless(exchange, () => delta);
+    },
+  },
+  'keep-alive-forever': {
+    description: 'an SSE stream of `: keep-alive` comments every `intervalMs`, never an event',
+    async serve(exchange) {
+      sseHead(exchange);
+      while ((await exchange.write(': keep-alive\n\n')) && (await exchange.pause(exchange.options.intervalMs)));
+    },
+  },
+  'logprob-flood': {
+    description: 'one character of text per chunk carrying 1,000 logprob tokens, forever',
+    async serve(exchange) {
+      sseHead(exchange);
+      const content = Array.from({ length: 1000 }, () => ({
+        token: 'a',
+        logprob: -0.5,
+        bytes: [97],
+        top_logprobs: [],
+      }));
+      const flood = chunk({ content: 'a' }, { logprobs: { content } });
+      await endless(exchange, () => flood);
+    },
+  },
+  'nameless-tool-arguments': {
+    description: 'argument fragments for a tool call that never gets an id or a name, forever',
+    async serve(exchange) {
+      sseHead(exchange);
+      const fragment = chunk({ tool_calls: [{ index: 0, function: { arguments: filler(1024) } }] });
+      await endless(exchange, () => fragment);
+    },
+  },
+  'endless-tool-name': {
+    description: 'a tool call whose name grows by fragments forever',
+    async serve(exchange) {
+      sseHead(exchange);
+      if (
+        !(await exchange.write(
+          chunk({ tool_calls: [{ index: 0, id: 'call_h', type: 'function', function: { name: 'f' } }] }),
+        ))
+      )
+        return;
+      const fragment = chunk({ tool_calls: [{ index: 0, function: { name: filler(1024) } }] });
+      await endless(exchange, () => fragment);
+    },
+  },
+  'many-tool-calls': {
+    description: '`count` complete tool calls in one streamed answer, then a finish',
+    async serve(exchange) {
+      sseHead(exchange);
+      for (let i = 0; i < exchange.options.count; i++) {
+        const call = { index: i, id: `call_${i}`, type: 'function', function: { name: 'f', arguments: '{}' } };
+        if (!(await exchange.write(chunk({ tool_calls: [call] })))) return;
+      }
+      if (!(await exchange.write(finishChunk('tool_calls')))) return;
+      await exchange.write('data: [DONE]\n\n');
+      exchange.response.end();
+    },
+  },
+  'key-in-error': {
+    description:
+      "HTTP 400 whose error `param` is the gateway's key and whose message ends with it, past 500 characters",
+    serve(exchange) {
+      const key = exchange.apiKey || 'no-key-sent';
+      sendJson(exchange, 400, {
+        error: {
+          type: 'invalid_request_error',
+          code: key,
+          param: key,
+          message: `${filler(480)} Incorrect API key provided: ${key}`,
+        },
+      });
+    },
+  },
+  'hostile-retry-after': {
+    description: 'HTTP 429 with a 12 KB `Retry-After` and a negative `retry-after-ms`',
+    serve(exchange) {
+      sendJson(
+        exchange,
+        429,
+        { error: { type: 'requests', code: 'rate_limit_exceeded', param: null, message: 'slow down' } },
+        { 'retry-after': '9'.repeat(12 * 1024), 'retry-after-ms': '-5000' },
+      );
+    },
+  },
+  'type-invalid-values': {
+    description:
+      'an answer with `usage.prompt_tokens: "lots"`, negative counts and an object tool call id (JSON and stream)',
+    async serve(exchange) {
+      const usage = { prompt_tokens: 'lots', completion_tokens: -3, total_tokens: -1, input_tokens: 'lots' };
+      const call = { index: 0, id: { not: 'a string' }, type: 'function', function: { name: 'f', arguments: '{}' } };
+      if (!exchange.stream) {
+        sendJson(exchange, 200, completion({ content: null, tool_calls: [call] }, usage));
+        return;
+      }
+      sseHead(exchange);
+      if (!(await exchange.write(chunk({ role: 'assistant', tool_calls: [call] })))) return;
+      if (!(await exchange.write(finishChunk('tool_calls', usage)))) return;
+      await exchange.write('data: [DONE]\n\n');
+      exchange.response.end();
+    },
+  },
+  'cut-json-answer': {
+    description: 'a JSON answer announced at `bytes` bytes whose connection drops halfway',
+    async serve(exchange) {
+      const length = Math.max(exchange.options.bytes, COMPLETION_HEAD.length + 64);
+      jsonHead(exchange, 200, { 'content-length': String(length) });
+      if (!(await exchange.write(COMPLETION_HEAD))) return;
+      if (!(await writeRepeated(exchange, 'x', Math.floor(length / 2) - COMPLETION_HEAD.length))) return;
+      // Let the half reach the gateway, then drop the connection.
+      await exchange.pause(20);
+      exchange.response.destroy();
+    },
+  },
+  'short-answer': {
+    description: 'a well-behaved short text answer (JSON or stream), and a one-model list',
+    async serve(exchange) {
+      if (exchange.endpoint === '/models') {
+        sendJson(exchange, 200, {
+          object: 'list',
+          data: [{ id: 'hostile', object: 'model', created: 0, owned_by: 'hostile' }],
+        });
+        return;
+      }
+      if (!exchange.stream) {
+        sendJson(exchange, 200, completion({ content: 'fine' }));
+        return;
+      }
+      sseHead(exchange);
+      if (!(await exchange.write(chunk({ role: 'assistant', content: 'fine' })))) return;
+      if (!(await exchange.write(finishChunk('stop', { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }))))
+        return;
+      await exchange.write('data: [DONE]\n\n');
+      exchange.response.end();
+    },
+  },
+};
+
+const DEFAULT_SIZES: Required<HostileSizes> = {
+  bytes: 1024 * 1024,
+  count: 10_000,
+  intervalMs: 20,
+  maxBytes: 1024 * 1024 * 1024,
+};
+/** The most request body the upstream reads (it is a test tool, but it holds what it is sent). */
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Starts the hostile upstream on a free port of 127.0.0.1. A chat request is answered by the behaviour named
+ * by its `model` (`short-answer` when the name is none of them); under `urlFor(name)` every request is.
+ */
+export async function startHostileUpstream(options: HostileUpstreamOptions = {}): Promise<HostileUpstream> {
+  const behaviours: Record<string, HostileBehaviour> = { ...HOSTILE_BEHAVIOURS, ...options.behaviours };
+  const sizes: Required<HostileSizes> = {
+    bytes: options.bytes ?? DEFAULT_SIZES.bytes,
+    count: options.count ?? DEFAULT_SIZES.count,
+    intervalMs: options.intervalMs ?? DEFAULT_SIZES.intervalMs,
+    maxBytes: options.maxBytes ?? DEFAULT_SIZES.maxBytes,
+  };
+  const sockets = new Set<Socket>();
+  const served: ServedRequest[] = [];
+  const server = createServer((request, response) => {
+    void answer(request, response).catch(() => response.destroy());
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://upstream');
+    const path = /^(?:\/([^/]+))?\/v1(\/.*)$/.exec(url.pathname);
+    response.setHeader('connection', 'close');
+    if (!path) {
+      sendRaw(response, 404, { error: { message: `no route ${url.pathname}` } });
+      return;
+    }
+    const [, pinned, endpoint] = path as unknown as [string, string | undefined, string];
+    const body = await readBody(request);
+    const name = pinned ?? (typeof body.model === 'string' && body.model in behaviours ? body.model : 'short-answer');
+    const behaviour = behaviours[name];
+    if (!behaviour) {
+      sendRaw(response, 404, { error: { message: `no behaviour ${name}` } });
+      return;
+    }
+    const record: ServedRequest = { behaviour: name, endpoint, bytesWritten: 0, closedByGateway: false };
+    served.push(record);
+    let closed = false;
+    // One listener for the whole exchange: a race per write would leave one behind each time.
+    const whenClosed = new Promise<void>((resolve) =>
+      response.once('close', () => {
+        closed = true;
+        if (!response.writableFinished) record.closedByGateway = true;
+        resolve();
+      }),
+    );
+    const exchange: HostileExchange = {
+      request,
+      response,
+      endpoint,
+      body,
+      stream: body.stream === true,
+      apiKey: /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '',
+      options: sizes,
+      get closed() {
+        return closed;
+      },
+      async write(text) {
+        if (closed) return false;
+        if (record.bytesWritten >= sizes.maxBytes) {
+          response.destroy();
+          return false;
+        }
+        record.bytesWritten += Buffer.byteLength(text);
+        if (response.write(text)) return !closed;
+        await Promise.race([new Promise((resolve) => response.once('drain', resolve)), whenClosed]);
+        return !closed;
+      },
+      async pause(ms) {
+        if (closed) return false;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, ms))), whenClosed]);
+        clearTimeout(timer);
+        return !closed;
+      },
+    };
+    await behaviour.serve(exchange);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseUrl: `${origin}/v1`,
+    urlFor: (behaviour) => `${origin}/${encodeURIComponent(behaviour)}/v1`,
+    get openConnections() {
+      return sockets.size;
+    },
+    served,
+    async waitForConnections(count = 0, timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      while (sockets.size > count) {
+        if (Date.now() > until)
+          throw new Error(
+            `the hostile upstream still has ${sockets.size} open connections (expected at most ${count})`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    close: async () => {
+      server.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const piece of request) {
+    length += (piece as Buffer).byteLength;
+    if (length > MAX_REQUEST_BYTES) break;
+    chunks.push(piece as Buffer);
+  }
+  try {
+    const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function sendRaw(response: ServerResponse, status: number, value: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+}
