@@ -8,7 +8,7 @@ import { InMemoryResponseStore, type ResponseStore } from '@openresponses/server
 import { startServer } from '@openresponses/server/node';
 import { RedisResponseStore } from '@openresponses/store-redis';
 import { Redis } from 'ioredis';
-import { startRedis } from '../packages/store-redis/test/redis-server.js';
+import { startRedis } from '../test-support/redis-server.js';
 
 interface LoadResult {
   requests: number;

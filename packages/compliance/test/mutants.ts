@@ -1,7 +1,7 @@
 // Deliberately broken servers: the reference server with one realistic bug each, served on 127.0.0.1. They
 // stand in for the third-party servers the suite exists to judge. `npm test` checks that each is caught by the
 // tests named in `caughtBy`, with those rule ids; `npm run mutation` runs the whole suite against every one and
-// reports the share caught (scripts/mutation.ts).
+// reports the share caught (test/mutation.ts).
 import { createServer, type Server } from 'node:http';
 import { encodeEvent, SSE_DONE } from '@openresponses/events';
 import {

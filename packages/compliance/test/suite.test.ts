@@ -1,6 +1,6 @@
 // The suite against the reference server (all green, both transports) and against deliberately broken
 // servers (test/mutants.ts): each is caught by the tests it names, with the rule ids it names. The whole
-// suite against every mutant is `npm run mutation` (scripts/mutation.ts), not part of npm test.
+// suite against every mutant is `npm run mutation` (test/mutation.ts), not part of npm test.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { COMPLIANCE_TESTS, formatJUnit, formatTable, runSuite } from '../src/index.js';

@@ -2,7 +2,7 @@
 // every finding reproduces at a size CI can afford): raw `net` sockets for what HTTP and WebSocket
 // clients would never send, `ws` for the rest. After every case the server still runs, /healthz has
 // answered within a second throughout, the child's RSS stayed under RSS_BOUND, and the client got the
-// spec's error shape. The large versions are in bench/reliability.bench.ts and bench/soak.ts.
+// spec's error shape. The large versions are in bench/reliability.bench.ts and test/soak.ts (`npm run soak`).
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';

@@ -4,7 +4,7 @@
 // connections); `npm run fault -w @openresponses/store-redis` runs the issue's 60 s, 32 connections.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type Instance, KEYS, startInstance } from './instances.js';
-import { type RedisServer, startRedis } from './redis-server.js';
+import { type RedisServer, startRedis } from '../../../test-support/redis-server.js';
 
 const SECONDS = Number(process.env.OPENRESPONSES_FAULT_SECONDS ?? 12);
 const CONNECTIONS = Number(process.env.OPENRESPONSES_FAULT_CONNECTIONS ?? 16);

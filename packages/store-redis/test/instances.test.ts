@@ -5,7 +5,7 @@ import { describeTenantIsolation, socketTurn } from '@openresponses/server/testi
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Instance, KEYS, startInstance } from './instances.js';
-import { freePort, type RedisServer, startRedis } from './redis-server.js';
+import { freePort, type RedisServer, startRedis } from '../../../test-support/redis-server.js';
 
 let redis: RedisServer;
 let a: Instance;

@@ -3,7 +3,7 @@
 import OpenAI from 'openai';
 import { afterAll, expect, test } from 'vitest';
 import { type Instance, KEYS, startInstance } from './instances.js';
-import { type RedisServer, startRedis } from './redis-server.js';
+import { type RedisServer, startRedis } from '../../../test-support/redis-server.js';
 
 let redis: RedisServer | undefined;
 let instances: Instance[] = [];

@@ -5,7 +5,7 @@ import { describeStoreContract, sampleEntry } from '@openresponses/server/testin
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { RedisResponseStore } from '../src/index.js';
-import { type RedisServer, startRedis } from './redis-server.js';
+import { type RedisServer, startRedis } from '../../../test-support/redis-server.js';
 
 let redis: RedisServer;
 let database = 0;
@@ -54,7 +54,7 @@ describe('RedisResponseStore', () => {
   });
 
   test('an unreachable Redis fails start-up with a clear error', async () => {
-    const closedPort = (await import('./redis-server.js')).freePort;
+    const closedPort = (await import('../../../test-support/redis-server.js')).freePort;
     const port = await closedPort();
     await expect(
       RedisResponseStore.connect({ url: `redis://:secret@127.0.0.1:${port}/0`, connectTimeoutMs: 500 }),

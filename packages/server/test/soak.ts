@@ -1,5 +1,5 @@
-// Soak: the reference server as a child process (bench/soak-server.ts) under mixed load for a while
-// (default 10 minutes: `npx tsx bench/soak.ts --minutes 10`), at bounded concurrency: clients that create
+// Soak: the reference server as a child process (test/soak-server.ts) under mixed load for a while
+// (default 10 minutes: `npm run soak -w @openresponses/server -- --minutes 10`), at bounded concurrency: clients that create
 // and continue conversations (JSON, SSE read to the end, WebSocket turns), clients that abort streams
 // midway, clients that never read their streams, and clients that send bad input.
 //
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { healthzMs } from '../packages/server/test/child-server.js';
+import { healthzMs } from './child-server.js';
 import type { SoakMessage, SoakRequest, SoakStats } from './soak-server.js';
 
 const { values } = parseArgs({

@@ -1,11 +1,11 @@
 // npm run mutation — how strong is the compliance suite? Runs the whole suite (HTTP and WebSocket) against the
-// reference server and against every deliberately broken server of packages/compliance/test/mutants.ts, with
+// reference server and against every deliberately broken server of test/mutants.ts, with
 // all tests and with --skip-model-dependent, and prints the share of injected bugs caught in each mode.
 // Every injected bug is wire-visible (the mutants change only what a client can observe). Not part of npm test:
 // it runs the suite about a hundred times (about a minute).
 import WebSocket from 'ws';
 import { type SuiteReport, runSuite } from '@openresponses/compliance';
-import { MUTANT_API_KEY, MUTANTS, type Mutant, serve } from '../packages/compliance/test/mutants.js';
+import { MUTANT_API_KEY, MUTANTS, type Mutant, serve } from './mutants.js';
 
 const LIMIT_MS = 400;
 

@@ -1,7 +1,7 @@
 // The soak's server: the reference server (`startServer`, as the CLI runs it) in a child process that
 // answers the soak's questions over IPC: its memory (`process.memoryUsage()`, optionally after a full
 // collection) and the in-memory store's own byte and entry counts, which tell when the store has reached its bounds.
-// Run by bench/soak.ts with --expose-gc; not meant to be started by hand.
+// Run by test/soak.ts with --expose-gc; not meant to be started by hand.
 import { InMemoryResponseStore } from '@openresponses/server';
 import { startServer } from '@openresponses/server/node';
 import { getHeapSpaceStatistics } from 'node:v8';
