@@ -5,7 +5,7 @@ import { invalidRequest, ResponsesError } from '../errors.js';
 import { checkRequestBudgets, type ServerLimits } from '../limits.js';
 import { countTokens, itemText } from '../models/provider.js';
 import { acceptClientShapes, historyOf, normalizeInput } from './context.js';
-import type { TurnDependencies } from './turn.js';
+import type { TurnDependencies } from './turn/prepare.js';
 
 /**
  * `POST /responses/compact`: keeps the window's user messages in the clear and seals everything else

@@ -10,7 +10,9 @@ import type { ResponseStore } from '../stores/contract.js';
 import type { Cancellation } from '../cancellation.js';
 import { openAIEventNames } from './compat.js';
 import type { Sealer } from './sealed.js';
-import { prepareTurn, startTurn, type TurnDependencies, type TurnResult } from './turn.js';
+import { startTurn } from './turn.js';
+import type { TurnResult } from './turn/stream.js';
+import { prepareTurn, type TurnDependencies } from './turn/prepare.js';
 
 export interface TurnOptions {
   version: SpecVersion;

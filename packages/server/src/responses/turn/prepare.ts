@@ -1,0 +1,130 @@
+import type { CreateResponseBody, FunctionToolParam, ItemField } from '@openresponses/types';
+import type { Registry } from '@openresponses/extensions';
+import { type SpecVersion, validate, versions } from '@openresponses/zod';
+import { invalidRequest } from '../../errors.js';
+import { checkRequestBudgets, DEFAULT_LIMITS, type ServerLimits } from '../../limits.js';
+import {
+  countTokens,
+  itemText,
+  LOGPROBS_INCLUDE,
+  type ModelProvider,
+  type ModelRequest,
+} from '../../models/provider.js';
+import { acceptClientShapes, historyOf, type LoadChain, type LookupItem, normalizeInput } from '../context.js';
+import type { Sealer } from '../sealed.js';
+import { rejectOrphanToolOutputs } from './prepare-orphan-outputs.js';
+import { toolPolicyOf } from './prepare-tool-policy.js';
+import { truncateOldest } from './prepare-truncation.js';
+import { modelRequestOf } from './provider-request.js';
+
+export interface TurnDependencies {
+  /** Vendor extensions: requests validate with the registry's extended schemas. */
+  registry?: Registry;
+  providers: ModelProvider[];
+  /** The model used when a request names none. */
+  defaultModel: string;
+  loadChain: LoadChain;
+  lookupItem: LookupItem;
+  sealer: Sealer;
+  /** Budgets for request fields and output (default: `DEFAULT_LIMITS`). */
+  limits?: ServerLimits;
+}
+
+/** A validated request, resolved against stored state, ready to run. */
+export interface PreparedTurn {
+  body: CreateResponseBody;
+  model: string;
+  provider: ModelProvider;
+  /** This turn's input (what is stored and listed by input_items). */
+  input: ItemField[];
+  request: ModelRequest;
+  inputTokens: number;
+}
+
+/** A validated request, resolved against stored state, ready to run. */
+export interface PreparedTurn {
+  body: CreateResponseBody;
+  model: string;
+  provider: ModelProvider;
+  /** This turn's input (what is stored and listed by input_items). */
+  input: ItemField[];
+  request: ModelRequest;
+  inputTokens: number;
+}
+
+/** Validates and resolves a create request; every failure is a ResponsesError naming its `param`. */
+export async function prepareTurn(
+  raw: unknown,
+  version: SpecVersion,
+  deps: TurnDependencies,
+  schema: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema' = 'CreateResponseBodySchema',
+): Promise<PreparedTurn> {
+  checkRequestBudgets(raw, deps.limits ?? DEFAULT_LIMITS);
+  const shaped = acceptClientShapes(raw);
+  const schemas = versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0]>;
+  let target = schemas[schema] ?? schemas.CreateResponseBodySchema!;
+  let body_ = shaped;
+  if (deps.registry) {
+    // The registry extends the create body; the WebSocket envelope's own rules are checked here.
+    if (schema === 'WebSocketResponseCreateEventSchema') {
+      const { type: _type, ...rest } = shaped as Record<string, unknown>;
+      const sent = ['stream', 'stream_options', 'background'].find((field) => field in rest);
+      if (sent)
+        throw invalidRequest(
+          'invalid_value',
+          `Invalid request: ${sent} must not be sent in a WebSocket response.create message.`,
+          sent,
+        );
+      body_ = rest;
+    }
+    target = deps.registry.schemas.CreateResponseBody as unknown as Parameters<typeof validate>[0];
+  }
+  const result = validate(target, body_);
+  if (!result.success) {
+    const issue = result.issues[0]!;
+    throw invalidRequest(
+      'invalid_value',
+      `Invalid request: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`,
+      issue.path || null,
+    );
+  }
+  const body = result.data as CreateResponseBody;
+  const model = body.model ?? deps.defaultModel;
+  const provider = deps.providers.find((p) => p.supports(model));
+  if (!provider)
+    throw invalidRequest('model_not_found', `The model '${model}' does not exist on this server.`, 'model');
+  const logprobsAt = body.include?.indexOf(LOGPROBS_INCLUDE) ?? -1;
+  if (logprobsAt >= 0 && !provider.reportsLogprobs)
+    throw invalidRequest(
+      'unsupported_include',
+      `The model '${model}' does not report token log probabilities.`,
+      `include[${logprobsAt}]`,
+    );
+
+  const tools = (body.tools ?? []).filter((t): t is FunctionToolParam => t.type === 'function');
+  const hostedTools = ((body.tools ?? []) as Array<{ type: string }>).filter((t) => t.type !== 'function');
+  const toolPolicy = toolPolicyOf(body, tools);
+  const history = body.previous_response_id
+    ? await historyOf(body.previous_response_id, deps.loadChain, deps.sealer)
+    : [];
+  const { input, expanded } = await normalizeInput(body.input, deps.lookupItem, deps.sealer);
+  rejectOrphanToolOutputs(body.input, history, expanded);
+  let items = history.length === 0 ? expanded : history.concat(expanded);
+  // Each item is counted once; truncation subtracts what it drops (re-counting after each drop was quadratic).
+  const itemTokens = items.map((item) => countTokens(itemText(item)));
+  let inputTokens = itemTokens.reduce((n, count) => n + count, countTokens(body.instructions ?? ''));
+  if (inputTokens > provider.contextWindow) {
+    if ((body.truncation ?? 'disabled') === 'disabled') {
+      throw invalidRequest(
+        'context_length_exceeded',
+        `The input is ${inputTokens} tokens, over the model's context window of ${provider.contextWindow}; truncation is disabled.`,
+        'input',
+      );
+    }
+    const truncated = truncateOldest(items, itemTokens, inputTokens, provider.contextWindow);
+    items = truncated.items;
+    inputTokens = truncated.tokens;
+  }
+  const request = modelRequestOf(body, { model, items, tools, hostedTools, toolPolicy });
+  return { body, model, provider, input, request, inputTokens };
+}

@@ -1,0 +1,72 @@
+import type { CreateResponseBody } from '@openresponses/types';
+import type { Cancellation } from '../../cancellation.js';
+import type { ModelRequest } from '../../models/provider.js';
+
+/** What preparation resolved (model, context, tools) beside the body's own settings. */
+export type ResolvedRequest = Pick<ModelRequest, 'model' | 'items' | 'tools' | 'hostedTools' | 'toolPolicy'>;
+
+/** Every generation setting of the body, defaults applied, with what preparation resolved. */
+export function modelRequestOf(body: CreateResponseBody, resolved: ResolvedRequest): ModelRequest {
+  return {
+    model: resolved.model,
+    instructions: body.instructions ?? null,
+    items: resolved.items,
+    tools: resolved.tools,
+    hostedTools: resolved.hostedTools,
+    toolPolicy: resolved.toolPolicy,
+    parallelToolCalls: body.parallel_tool_calls ?? true,
+    maxToolCalls: body.max_tool_calls ?? null,
+    reasoning: body.reasoning ?? null,
+    maxOutputTokens: body.max_output_tokens ?? null,
+    temperature: body.temperature ?? null,
+    topP: body.top_p ?? null,
+    presencePenalty: body.presence_penalty ?? null,
+    frequencyPenalty: body.frequency_penalty ?? null,
+    topLogprobs: body.top_logprobs ?? null,
+    text: body.text ?? null,
+    metadata: (body.metadata ?? {}) as Record<string, string>,
+    safetyIdentifier: body.safety_identifier ?? null,
+    promptCacheKey: body.prompt_cache_key ?? null,
+    serviceTier: body.service_tier ?? null,
+    include: (body.include ?? []) as string[],
+    stream: body.stream === true,
+  };
+}
+
+/**
+ * `signal` and `onCancel` of the request a provider sees, on the prototype: `signal` is made only when a
+ * provider reads it (on Node 20 an AbortController is costly to make and to collect; an own getter per
+ * object costs a hidden class per request).
+ */
+class CancellationView {
+  readonly #cancellation: Cancellation | undefined;
+
+  constructor(cancellation: Cancellation | undefined) {
+    this.#cancellation = cancellation;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.#cancellation?.signal;
+  }
+
+  onCancel(listener: () => void): () => void {
+    return this.#cancellation ? this.#cancellation.onCancel(listener) : noop;
+  }
+}
+
+const noop = () => {};
+
+/**
+ * The request a provider sees: the prepared request's fields (copied whole, so a new `ModelRequest` field
+ * reaches providers without a line here), `stream` as the transport watches it, and the cancellation view.
+ * Read `request.signal` from this object: a spread copy does not carry it.
+ */
+export function providerRequest(
+  request: ModelRequest,
+  cancellation: Cancellation | undefined,
+  stream: boolean,
+): ModelRequest {
+  const view = Object.assign(new CancellationView(cancellation), request);
+  view.stream = stream;
+  return view;
+}

@@ -1,0 +1,302 @@
+import { type AnyStreamingEvent, createStreamWriter, randomId } from '@openresponses/events';
+import type { LogProb, ResponseResource, Usage } from '@openresponses/types';
+import { ResponsesError } from '../../errors.js';
+import type { Backpressure } from '../../exchange.js';
+import { DEFAULT_LIMITS, utf8Length } from '../../limits.js';
+import { countTokens, type ModelPart, type ModelUsage } from '../../models/provider.js';
+import type { Cancellation } from '../../cancellation.js';
+import { initialResponse } from './echo.js';
+import type { PreparedTurn, TurnDependencies } from './prepare.js';
+
+export interface RunOptions {
+  onEvent?: (event: AnyStreamingEvent) => void;
+  /**
+   * Nobody watches the deltas (a non-streaming answer): providers are told (`request.stream: false`)
+   * and may send each text whole. The response is the same; a fraction of the events are made.
+   */
+  wholeDeltas?: boolean;
+  /** Stops the turn when the client goes away. */
+  cancellation?: Cancellation;
+  /** Awaited before each part: pauses the turn while the client is behind on reading (see `ServiceEventStream`). */
+  backpressure?: Backpressure;
+  now?: () => number;
+}
+
+/** The outcome of a turn: the final response, and the error when it failed. */
+export interface TurnResult {
+  response: ResponseResource;
+  error?: ResponsesError;
+}
+
+/** One output item the model streams: open in the writer, or waiting (its parts held) while another is open. */
+interface Lane {
+  key: string;
+  /** Starts the item in the writer; returns how parts reach it and how it ends (nothing for a whole item). */
+  begin(): { apply(part: ModelPart): void; close(): void | Promise<void> } | undefined;
+  /** Parts that arrived while the lane was waiting, replayed when it opens. */
+  held: ModelPart[];
+}
+
+/** `text-delta` -> `text`, `reasoning-summary-end` -> `reasoning` (summary parts belong to their reasoning item). */
+/** A lane per started item; the text and refusal parts of one message share its lane. */
+const laneKey = (part: { type: string; id: string }) => {
+  const kind = part.type.slice(0, part.type.indexOf('-'));
+  return `${kind === 'refusal' || kind === 'message' ? 'text' : kind}:${part.id}`;
+};
+const isItemEnd = (type: string) => type.endsWith('-end') && type !== 'reasoning-summary-end';
+
+export async function streamTurn(
+  turn: PreparedTurn,
+  deps: Pick<TurnDependencies, 'sealer' | 'limits'>,
+  options: Omit<RunOptions, 'onEvent'>,
+  onEvent: ((event: AnyStreamingEvent) => void) | undefined,
+  iterator: AsyncIterator<ModelPart>,
+  first: IteratorResult<ModelPart> | Error,
+  backpressure: Backpressure | undefined,
+): Promise<TurnResult> {
+  const { request } = turn;
+  const now = options.now ?? (() => Math.floor(Date.now() / 1000));
+  const writer = createStreamWriter({ response: initialResponse(turn, now()), onEvent: onEvent ?? (() => {}), now });
+  writer.start();
+  const maxCalls = request.maxToolCalls ?? Infinity;
+  const { include } = request;
+  let calls = 0;
+  /** Lanes started and not ended, by key; `null` marks a call dropped past `max_tool_calls`. */
+  const lanes = new Map<string, Lane | null>();
+  /** Lanes waiting for the open one to end, in the order they started. */
+  const waiting: Lane[] = [];
+  let open: { lane: Lane; apply(part: ModelPart): void; close(): void | Promise<void> } | undefined;
+
+  const failWith = (error: ResponsesError): TurnResult => ({
+    response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }),
+    error,
+  });
+
+  /** Opens lanes from the queue until one stays open (a whole item, or one whose end was held, closes at once). */
+  const openNext = async (): Promise<void> => {
+    while (!open) {
+      const lane = waiting.shift();
+      if (!lane) return;
+      const streaming = lane.begin();
+      if (!streaming) continue;
+      open = { lane, apply: streaming.apply, close: streaming.close };
+      for (const part of lane.held.splice(0)) await deliver(part);
+    }
+  };
+
+  /** Sends a part to the open lane; its end closes it and opens the next waiting lane. */
+  const deliver = async (part: ModelPart): Promise<void> => {
+    const current = open!;
+    if (!isItemEnd(part.type)) {
+      current.apply(part);
+      return;
+    }
+    await current.close();
+    lanes.delete(current.lane.key);
+    open = undefined;
+    await openNext();
+  };
+
+  const enqueue = async (lane: Lane) => {
+    waiting.push(lane);
+    if (!open) await openNext();
+  };
+
+  const laneFor = (start: ModelPart): Lane['begin'] => {
+    switch (start.type) {
+      case 'text-start':
+      case 'refusal-start':
+        return () => {
+          const message = writer.addMessage(start.type === 'text-start' && start.phase ? { phase: start.phase } : {});
+          let part = start.type === 'text-start' ? message.addOutputText() : message.addRefusal();
+          return {
+            apply: (p) => {
+              if (p.type === 'message-part-start') {
+                part.done();
+                part = p.kind === 'text' ? message.addOutputText() : message.addRefusal();
+              } else if (p.type === 'text-annotation') part.annotate(p.annotation);
+              else part.append((p as { delta: string }).delta, (p as { logprobs?: LogProb[] }).logprobs);
+            },
+            close: () => {
+              part.done();
+              message.done();
+            },
+          };
+        };
+      case 'reasoning-start':
+        return () => {
+          const reasoning = writer.addReasoning();
+          const summaries: string[] = [];
+          let content: string | null = null;
+          let summary: ReturnType<typeof reasoning.addSummaryPart> | undefined;
+          const openSummary = () => {
+            summary = reasoning.addSummaryPart();
+            summaries.push('');
+            return summary;
+          };
+          return {
+            apply: (p) => {
+              if (p.type === 'reasoning-summary-start') openSummary();
+              else if (p.type === 'reasoning-summary-delta') {
+                (summary ?? openSummary()).append(p.delta);
+                summaries[summaries.length - 1] += p.delta;
+              } else if (p.type === 'reasoning-summary-end') {
+                summary?.done();
+                summary = undefined;
+              } else if (p.type === 'reasoning-delta') {
+                reasoning.appendContent(p.delta);
+                content = (content ?? '') + p.delta;
+              }
+            },
+            close: async () => {
+              summary?.done();
+              // Only on request (include), as the OpenAPI describes: most clients never send reasoning back.
+              reasoning.done(
+                include.includes('reasoning.encrypted_content')
+                  ? { encrypted_content: await deps.sealer.seal({ summary: summaries, content }, 'reasoning') }
+                  : {},
+              );
+            },
+          };
+        };
+      case 'function-call-start':
+        return () => {
+          const call = writer.addFunctionCall({ name: start.name, call_id: start.callId ?? randomId('call') });
+          return { apply: (p) => call.appendArguments((p as { delta: string }).delta), close: () => call.done() };
+        };
+      default:
+        throw new Error(`not a start part: ${start.type}`);
+    }
+  };
+
+  /** Handles one part; returns the result when the turn ended. */
+  const handle = async (part: ModelPart): Promise<TurnResult | undefined> => {
+    switch (part.type) {
+      case 'finish': {
+        if (part.reason === 'length' || part.reason === 'content_filter')
+          return {
+            response: writer.incomplete(part.reason === 'length' ? 'max_output_tokens' : 'content_filter', {
+              usage: usageOf(part.usage),
+            }),
+          };
+        if (part.reason === 'error')
+          return failWith(new ResponsesError('model_error', 'model_failed', 'The model stopped with an error.'));
+        // What the provider left open ends here, in order.
+        while (open) await deliver({ type: 'text-end', id: '' });
+        if (request.toolPolicy.mode === 'required' && calls === 0)
+          return failWith(
+            new ResponsesError(
+              'model_error',
+              'tool_call_required',
+              'tool_choice requires a tool call, and the model made none.',
+            ),
+          );
+        return { response: writer.complete({ usage: usageOf(part.usage) }) };
+      }
+      case 'error':
+        return failWith(new ResponsesError('model_error', part.code, part.message));
+      case 'vendor-event':
+        writer.emitVendorEvent(part.event);
+        return undefined;
+      case 'item': {
+        const { id, ...rest } = part.item;
+        const item = Object.assign({}, rest, { id: id ?? randomId('item') });
+        await enqueue({ key: '', held: [], begin: () => void writer.addItem(item).done() });
+        return undefined;
+      }
+      case 'text-start':
+      case 'refusal-start':
+      case 'reasoning-start':
+      case 'function-call-start': {
+        const key = laneKey(part);
+        if (lanes.has(key)) throw invalidStream(`The model started '${part.id}' (${part.type}) twice.`);
+        if (part.type === 'function-call-start') {
+          // tool_choice and allowed_tools are hard constraints, whatever the provider does.
+          if (!request.toolPolicy.allowed.includes(part.name))
+            return failWith(
+              new ResponsesError(
+                'model_error',
+                'tool_not_allowed',
+                `The model called '${part.name}', which tool_choice does not allow.`,
+              ),
+            );
+          if (calls >= maxCalls) {
+            lanes.set(key, null);
+            return undefined;
+          }
+          calls++;
+        }
+        const lane: Lane = { key, held: [], begin: laneFor(part) };
+        lanes.set(key, lane);
+        await enqueue(lane);
+        return undefined;
+      }
+      default: {
+        const key = laneKey(part);
+        const lane = lanes.get(key);
+        if (lane === undefined)
+          throw invalidStream(`The model sent ${part.type} for '${part.id}', which it had not started.`);
+        if (lane === null) {
+          if (isItemEnd(part.type)) lanes.delete(key);
+        } else if (open?.lane === lane) await deliver(part);
+        else lane.held.push(part);
+        return undefined;
+      }
+    }
+  };
+
+  const cancellation = options.cancellation;
+  const maxOutputBytes = (deps.limits ?? DEFAULT_LIMITS).maxOutputBytes;
+  let outputBytes = 0;
+  let outputTokens = 0;
+  try {
+    for (let next = first; ; next = await iterator.next().catch((error: Error) => error)) {
+      if (next instanceof Error) throw next;
+      const behind = backpressure?.();
+      if (behind) await behind;
+      if (cancellation?.cancelled) {
+        void iterator.return?.()?.catch(() => {});
+        return failWith(new ResponsesError('server_error', 'cancelled', cancellation.reason));
+      }
+      if (next.done) break;
+      // The server's cap on one response's output ends it as max_output_tokens does, whatever the provider sends.
+      const delta = (next.value as { delta?: unknown }).delta;
+      if (typeof delta === 'string') {
+        outputBytes += utf8Length(delta);
+        outputTokens += countTokens(delta);
+      } else if (next.value.type === 'item') outputBytes += utf8Length(JSON.stringify(next.value.item));
+      if (outputBytes > maxOutputBytes) {
+        void iterator.return?.()?.catch(() => {});
+        const usage = { inputTokens: turn.inputTokens, outputTokens };
+        return { response: writer.incomplete('max_output_tokens', { usage: usageOf(usage) }) };
+      }
+      const result = await handle(next.value);
+      if (result) {
+        void iterator.return?.()?.catch(() => {});
+        return result;
+      }
+    }
+  } catch (error) {
+    void iterator.return?.()?.catch(() => {});
+    return failWith(
+      error instanceof ResponsesError
+        ? error
+        : new ResponsesError('model_error', 'model_failed', `The model failed: ${(error as Error).message}`),
+    );
+  }
+  return failWith(
+    new ResponsesError('model_error', 'model_stream_ended', 'The model stream ended without a finish part.'),
+  );
+}
+
+const invalidStream = (message: string) => new ResponsesError('model_error', 'invalid_model_stream', message);
+
+function usageOf(usage: ModelUsage): Usage {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+  };
+}
