@@ -24,6 +24,18 @@ const targets: Record<string, (version: string, mode: Mode) => Promise<Verdict>>
     const mini = await import(`../src/generated/mini/${version}/index.gen.ts`);
     return zodVerdict(mode === 'exact' ? mini : mini.forward);
   },
+  standalone: async (version, mode) => {
+    const entry = await import(`../../types/src/generated/validate/${version}/index.gen.ts`);
+    const validators = (mode === 'exact' ? entry : entry.forward) as Record<string, (value: unknown) => unknown>;
+    return (name, value) => {
+      const verdict = validators[`is${name}`]!(value) as boolean;
+      // The reporting path must reach the same verdict as the fast one.
+      const result = validators[`validate${name}`]!(value) as { success: boolean; issues?: unknown[] };
+      if (result.success !== verdict || (!verdict && result.issues!.length === 0))
+        throw new Error(`is${name} and validate${name} disagree on ${JSON.stringify(value).slice(0, 200)}`);
+      return verdict;
+    };
+  },
   'JSON Schema (Ajv)': async (version, mode) => {
     const { jsonSchema } = await import(`../../types/src/generated/json-schema/${version}/index.gen.ts`);
     // Loaded as emitted: plain draft-07, default (strict) Ajv options.

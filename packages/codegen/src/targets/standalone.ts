@@ -1,0 +1,84 @@
+import { generatedHeader } from '../emit/docs.js';
+import { checkName, emitStandaloneChecks } from '../emit/emit-standalone.js';
+import type { ModelAnalysis, ValidationMode } from '../model/analysis.js';
+import { type GeneratorTarget, ident } from './target.js';
+
+const RUNTIME = '../../../validation-runtime.js';
+
+/**
+ * `@openresponses/types/validate` and `@openresponses/types/validate/<version>`: dependency-free validator
+ * functions (`is<Name>`, `validate<Name>`) per version and mode, compiled ahead of time (no `eval`, so
+ * they run under a strict CSP and in Workers). Each export is a separate function over shared checks,
+ * so a bundle keeps only the checks the imported schemas reach.
+ */
+export const standaloneTarget: GeneratorTarget = {
+  name: 'standalone',
+  packageName: 'types',
+  emitVersion({ version: v, sha256, analysis }) {
+    const header = generatedHeader(v, sha256);
+    return {
+      [`validate/${v}/checks.gen.ts`]: emitStandaloneChecks(analysis, RUNTIME, header),
+      [`validate/${v}/exact.gen.ts`]: entryPoints(analysis, 'exact', v, header),
+      [`validate/${v}/forward.gen.ts`]: entryPoints(analysis, 'forward', v, header),
+      [`validate/${v}/index.gen.ts`]: [
+        header,
+        `export * from './exact.gen.js';`,
+        `/** The same validators in forward-compatible mode: open unions also accept members of unknown \`type\`. */`,
+        `export * as forward from './forward.gen.js';`,
+        `export type { IssuePath, ValidationIssue, ValidationResult } from '${RUNTIME}';`,
+        `/** The spec version these validators were generated from. */`,
+        `export const SPEC_VERSION = ${JSON.stringify(v)};`,
+        '',
+      ].join('\n'),
+    };
+  },
+  emitIndex({ versions, latest, header }) {
+    return {
+      'validate/index.gen.ts': [
+        header.trimEnd(),
+        `import type { SpecVersion } from '../versions.gen.js';`,
+        ...versions.flatMap((v) => [
+          `import * as exact_${ident(v.version)} from './${v.version}/exact.gen.js';`,
+          `import * as forward_${ident(v.version)} from './${v.version}/forward.gen.js';`,
+        ]),
+        `export * from './${latest}/index.gen.js';`,
+        ``,
+        `/** Every version's validators, in both modes: pick one at run time (e.g. from an \`OpenResponses-Version\` header). */`,
+        `export const versions = {`,
+        ...versions.map(
+          (v) =>
+            `  ${JSON.stringify(v.version)}: { exact: exact_${ident(v.version)}, forward: forward_${ident(v.version)} },`,
+        ),
+        `} as const satisfies Record<SpecVersion, { exact: object; forward: object }>;`,
+        '',
+      ].join('\n'),
+    };
+  },
+};
+
+/** `is<Name>` and `validate<Name>` for every named schema, typed by the `types` target's types of that mode. */
+function entryPoints(analysis: ModelAnalysis, mode: ValidationMode, version: string, header: string): string {
+  const names = analysis.model.schemas.map((s) => s.name);
+  const checks = [...new Set(names.map((n) => checkName(analysis, n, mode)))].sort();
+  const lines = [
+    header,
+    mode === 'exact'
+      ? `import type * as T from '../../${version}/index.gen.js';`
+      : `import type { Forward as T } from '../../${version}/index.gen.js';`,
+    `import { validate, type ValidationResult } from '${RUNTIME}';`,
+    `import { ${checks.join(', ')} } from './checks.gen.js';`,
+  ];
+  const modeNote = mode === 'exact' ? 'spec-exact' : 'forward-compatible: unknown members of open unions pass intact';
+  for (const name of names) {
+    const check = checkName(analysis, name, mode);
+    lines.push(
+      '',
+      `/** Whether \`value\` is a valid {@link T.${name}} (${modeNote}). Allocates nothing. */`,
+      `export const is${name} = (value: unknown): value is T.${name} => ${check}(value);`,
+      `/** Validates a {@link T.${name}}: the input itself as \`data\`, or the issues, each at the path of the wrong field. */`,
+      `export const validate${name} = (value: unknown): ValidationResult<T.${name}> => validate(${check}, value);`,
+    );
+  }
+  lines.push('');
+  return lines.join('\n');
+}

@@ -1,0 +1,2 @@
+// Lets the standalone snapshots import their version's types as the generated package code does.
+export type * from '../../types/discriminated-unions/index.gen.js';
