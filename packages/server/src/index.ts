@@ -14,6 +14,12 @@ export {
   type ChatCompletionsProviderOptions,
   type ChatRequestSettings,
 } from './models/chat-completions/index.js';
+export {
+  AnthropicMessagesProvider,
+  toAnthropicRequest,
+  type AnthropicMessagesProviderOptions,
+  type AnthropicRequestSettings,
+} from './models/anthropic-messages/index.js';
 export type {
   UpstreamAbort,
   UpstreamBodyReader,
@@ -59,6 +65,7 @@ export {
   type ModelProvider,
   type ModelRequest,
   type ModelUsage,
+  type ReasoningState,
   type ToolPolicy,
 } from './models/provider.js';
 export {

@@ -47,11 +47,20 @@ export interface ModelRequest {
   /** Aborted when the client goes away (made on first read: read it from the request object, not from a spread copy). */
   readonly signal?: AbortSignal;
   /**
+   * Opens the `encrypted_content` of a reasoning item in `items`: the `state` its provider ended it with
+   * (undefined when it carries none, or cannot be opened). Input reasoning was checked to be this server's,
+   * unaltered, when the request was prepared; a provider never sends reasoning it cannot open upstream.
+   */
+  openReasoning?(encryptedContent: string): Promise<ReasoningState | undefined>;
+  /**
    * Calls `listener` once when the client goes away; returns what stops listening. The same as a listener
    * on `signal`, without making an AbortSignal (each costs Node 20 a few µs, and more to collect).
    */
   onCancel?(listener: () => void): () => void;
 }
+
+/** A provider's own data for a reasoning item (JSON), sealed with the server's keys between turns. */
+export type ReasoningState = { [key: string]: unknown };
 
 /** Why the model stopped: `length` ends the response incomplete (`max_output_tokens`), `content_filter` too. */
 export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'error';
@@ -91,7 +100,12 @@ export type ModelPart =
   | { type: 'reasoning-summary-start'; id: string }
   | { type: 'reasoning-summary-delta'; id: string; delta: string }
   | { type: 'reasoning-summary-end'; id: string }
-  | { type: 'reasoning-end'; id: string }
+  /**
+   * `state`: what the provider needs back to continue after this item on a later turn (Anthropic's thinking
+   * signature). The turn runner seals it into the item's `encrypted_content` (returned when `include` asks
+   * for it or the response is stored); `ModelRequest.openReasoning` gives it back.
+   */
+  | { type: 'reasoning-end'; id: string; state?: ReasoningState }
   | { type: 'function-call-start'; id: string; name: string; callId?: string }
   | { type: 'function-call-delta'; id: string; delta: string }
   | { type: 'function-call-end'; id: string }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { anthropicMessagesFamily } from './anthropic-messages/family.js';
 import { chatCompletionsFamily } from './chat-completions/family.js';
 import { ROUTE_FIELDS, type ProviderFamily, type RouteFields } from './family.js';
 import type { ModelProvider } from './provider.js';
@@ -9,7 +10,7 @@ import type { UpstreamFetch } from './upstream.js';
  * route fields and how a route becomes its provider), plus one entry here (see the server README,
  * "Adding a provider family"). The first is the default `type`.
  */
-const FAMILIES = [chatCompletionsFamily] as const;
+const FAMILIES = [chatCompletionsFamily, anthropicMessagesFamily] as const;
 
 type Family = (typeof FAMILIES)[number];
 const DEFAULT_FAMILY: Family['type'] = FAMILIES[0].type;

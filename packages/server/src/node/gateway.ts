@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { anthropicFromEnvironment } from '../models/anthropic-messages/family.js';
 import { ChatCompletionsProvider } from '../models/chat-completions/provider.js';
 import { DeterministicModel } from '../models/deterministic.js';
 import type { ModelProvider } from '../models/provider.js';
@@ -42,6 +43,12 @@ export function gatewayProviders(options: GatewayOptions): ModelProvider[] {
         throw new GatewayConfigError(`${options.configPath}: ${error.message}`, { cause: error });
       throw error;
     }
+  }
+  try {
+    const anthropic = anthropicFromEnvironment(options.env ?? {}, nodeFetch);
+    if (anthropic) providers.push(anthropic);
+  } catch (error) {
+    throw new GatewayConfigError((error as Error).message, { cause: error });
   }
   if (options.chatCompletionsUrl) {
     if (!URL.canParse(options.chatCompletionsUrl) || !/^https?:$/.test(new URL(options.chatCompletionsUrl).protocol))

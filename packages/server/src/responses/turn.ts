@@ -26,7 +26,7 @@ export async function startTurn(
   options: Omit<RunOptions, 'onEvent'> = {},
 ): Promise<StartedTurn> {
   const iterator = turn.provider
-    .generate(providerRequest(turn.request, options.cancellation, !options.wholeDeltas))
+    .generate(providerRequest(turn.request, options.cancellation, !options.wholeDeltas, deps.sealer))
     [Symbol.asyncIterator]();
   let first: IteratorResult<ModelPart> | Error;
   try {

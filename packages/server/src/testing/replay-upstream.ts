@@ -1,5 +1,6 @@
-// A Chat Completions upstream on 127.0.0.1 that replays recorded streams (./recordings, written from the
-// documented wire formats of OpenAI, Ollama and vLLM, broken ones included) and records every request it
+// A Chat Completions and Anthropic Messages upstream on 127.0.0.1 that replays recorded streams
+// (./recordings, written from the documented wire formats of OpenAI, Ollama, vLLM and Anthropic, broken
+// ones included; a request with an `anthropic-version` header is answered as Anthropic) and records every request it
 // receives, so gateway tests assert both what the client saw and what the gateway sent.
 //
 // Which recording: the model name when a fixture has that name (`vllm-reasoning`, `status-429`, …);
@@ -64,18 +65,37 @@ export async function startReplayUpstream(): Promise<ReplayUpstream> {
     res.on('close', () => {
       if (!res.writableFinished) record.aborted = true;
     });
+    // Anthropic's Messages API (anthropic-version header): recordings named claude-*.
+    const anthropic = req.headers['anthropic-version'] !== undefined;
+    if (anthropic && req.url?.startsWith('/v1/models')) {
+      json(res, 200, {
+        data: ANTHROPIC_MODELS.map((id) => ({
+          type: 'model',
+          id,
+          display_name: id,
+          created_at: '2025-09-29T00:00:00Z',
+        })),
+        has_more: false,
+        first_id: ANTHROPIC_MODELS[0],
+        last_id: ANTHROPIC_MODELS.at(-1),
+      });
+      return;
+    }
     if (req.url === '/v1/models') {
       json(res, 200, { object: 'list', data: [{ id: 'llama3.2', object: 'model', created: 0, owned_by: 'library' }] });
       return;
     }
-    if (req.url !== '/v1/chat/completions') {
+    if (req.url !== (anthropic ? '/v1/messages' : '/v1/chat/completions')) {
       json(res, 404, { error: { message: `no route ${req.url}` } });
       return;
     }
-    const name = fixtureFor(body);
-    if (name === 'hang') return; // never answers: the gateway's timeout ends it
-    if (name.startsWith('status-')) {
-      const key = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const name = anthropic ? anthropicFixtureFor(body) : fixtureFor(body);
+    if (name === 'hang' || name === 'claude-hang') return; // never answers: the gateway's timeout ends it
+    if (name.startsWith('status-') || name.startsWith('claude-status-')) {
+      const key =
+        (req.headers['x-api-key'] as string | undefined) ??
+        /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ??
+        '';
       const scenario = JSON.parse(fixture(`${name}.json`).replaceAll('{{key}}', key)) as {
         status: number;
         headers: Record<string, string>;
@@ -85,8 +105,10 @@ export async function startReplayUpstream(): Promise<ReplayUpstream> {
       return;
     }
     if (body.stream !== true) {
-      const whole = existsSync(new URL(`${name}.json`, FIXTURES)) ? `${name}.json` : 'openai-text.json';
-      res.writeHead(200, { 'content-type': 'application/json' }).end(fixture(whole));
+      if (existsSync(new URL(`${name}.json`, FIXTURES)) || !anthropic) {
+        const whole = existsSync(new URL(`${name}.json`, FIXTURES)) ? `${name}.json` : 'openai-text.json';
+        res.writeHead(200, { 'content-type': 'application/json' }).end(fixture(whole));
+      } else json(res, 200, messageFromRecording(fixture(`${name}.sse`)));
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -135,6 +157,75 @@ function fixtureFor(body: Record<string, unknown>): string {
     if (existsSync(new URL(`openai-tool-${name}.sse`, FIXTURES))) return `openai-tool-${name}`;
   }
   return 'openai-text';
+}
+
+/** The models the replayed Anthropic upstream lists on `GET /v1/models`. */
+export const ANTHROPIC_MODELS = ['claude-sonnet-4-5-20250929', 'claude-opus-4-6', 'claude-haiku-4-5'];
+
+/**
+ * A Messages recording: the model's own when one is named so (`claude-max-tokens`, `claude-status-529`,
+ * `claude-hang`); else a cut stream when the user wrote [fail], a tool call for the first tool offered
+ * (after thinking when thinking is on) unless tool_choice is none or the last turn carries tool results,
+ * thinking then text when thinking is on, text otherwise.
+ */
+function anthropicFixtureFor(body: Record<string, unknown>): string {
+  const model = String(body.model ?? '');
+  if (
+    model === 'claude-hang' ||
+    existsSync(new URL(`${model}.sse`, FIXTURES)) ||
+    existsSync(new URL(`${model}.json`, FIXTURES))
+  )
+    return model;
+  const messages = (body.messages ?? []) as Array<{ role: string; content: Array<{ type: string }> }>;
+  const last = messages.at(-1);
+  if (last?.role === 'user' && JSON.stringify(last.content).includes('[fail]')) return 'claude-cut';
+  const thinking = (body.thinking as { type?: string } | undefined)?.type;
+  const thinks = thinking === 'enabled' || thinking === 'adaptive';
+  const tools = (body.tools ?? []) as Array<{ name: string }>;
+  const afterTools = last?.content.some((block) => block.type === 'tool_result') ?? false;
+  if (tools.length > 0 && (body.tool_choice as { type?: string } | undefined)?.type !== 'none' && !afterTools) {
+    const name = `claude-${thinks ? 'thinking-tool' : 'tool'}-${tools[0]!.name}`;
+    if (existsSync(new URL(`${name}.sse`, FIXTURES))) return name;
+  }
+  return thinks ? 'claude-thinking-text' : 'claude-text';
+}
+
+/** The whole message a Messages stream recording stands for (what the same answer looks like unstreamed). */
+function messageFromRecording(sse: string): Record<string, unknown> {
+  type Event = {
+    type: string;
+    index: number;
+    message: Record<string, unknown>;
+    content_block: Record<string, unknown>;
+    delta: Record<string, string>;
+    usage: Record<string, unknown>;
+  };
+  let message: Record<string, unknown> = {};
+  const blocks: Array<Record<string, unknown>> = [];
+  const json: string[] = [];
+  for (const line of sse.split('\n')) {
+    if (!line.startsWith('data: ')) continue;
+    const event = JSON.parse(line.slice(6)) as Event;
+    if (event.type === 'message_start') message = event.message;
+    else if (event.type === 'content_block_start') {
+      blocks[event.index] = { ...event.content_block };
+      json[event.index] = '';
+    } else if (event.type === 'content_block_delta') {
+      const block = blocks[event.index]!;
+      const delta = event.delta;
+      if (delta.type === 'text_delta') block.text += delta.text!;
+      else if (delta.type === 'thinking_delta') block.thinking += delta.thinking!;
+      else if (delta.type === 'signature_delta') block.signature = String(block.signature ?? '') + delta.signature;
+      else if (delta.type === 'input_json_delta') json[event.index] += delta.partial_json!;
+    } else if (event.type === 'message_delta') {
+      message.stop_reason = event.delta.stop_reason;
+      message.usage = { ...(message.usage as object), ...event.usage };
+    }
+  }
+  blocks.forEach((block, index) => {
+    if (block.type === 'tool_use') block.input = json[index] ? JSON.parse(json[index]!) : {};
+  });
+  return { ...message, content: blocks };
 }
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {

@@ -1,6 +1,7 @@
 import type { CreateResponseBody } from '@openresponses/types';
 import type { Cancellation } from '../../cancellation.js';
-import type { ModelRequest } from '../../models/provider.js';
+import type { ModelRequest, ReasoningState } from '../../models/provider.js';
+import { type Sealer, UnsealError } from '../sealed.js';
 
 /** What preparation resolved (model, context, tools) beside the body's own settings. */
 export type ResolvedRequest = Pick<ModelRequest, 'model' | 'items' | 'tools' | 'hostedTools' | 'toolPolicy'>;
@@ -34,15 +35,27 @@ export function modelRequestOf(body: CreateResponseBody, resolved: ResolvedReque
 }
 
 /**
- * `signal` and `onCancel` of the request a provider sees, on the prototype: `signal` is made only when a
- * provider reads it (on Node 20 an AbortController is costly to make and to collect; an own getter per
- * object costs a hidden class per request).
+ * `signal`, `onCancel` and `openReasoning` of the request a provider sees, on the prototype: `signal` is
+ * made only when a provider reads it (on Node 20 an AbortController is costly to make and to collect; an
+ * own getter per object costs a hidden class per request).
  */
-class CancellationView {
+class RequestView {
   readonly #cancellation: Cancellation | undefined;
+  readonly #sealer: Sealer;
 
-  constructor(cancellation: Cancellation | undefined) {
+  constructor(cancellation: Cancellation | undefined, sealer: Sealer) {
     this.#cancellation = cancellation;
+    this.#sealer = sealer;
+  }
+
+  async openReasoning(encryptedContent: string): Promise<ReasoningState | undefined> {
+    try {
+      return (await this.#sealer.open<{ state?: ReasoningState }>(encryptedContent, 'reasoning')).state;
+    } catch (error) {
+      // A key rotated away since it was stored: the item goes without its state, as one that never had any.
+      if (error instanceof UnsealError) return undefined;
+      throw error;
+    }
   }
 
   get signal(): AbortSignal | undefined {
@@ -58,15 +71,17 @@ const noop = () => {};
 
 /**
  * The request a provider sees: the prepared request's fields (copied whole, so a new `ModelRequest` field
- * reaches providers without a line here), `stream` as the transport watches it, and the cancellation view.
+ * reaches providers without a line here), `stream` as the transport watches it, the cancellation view, and
+ * `openReasoning` with the server's keys.
  * Read `request.signal` from this object: a spread copy does not carry it.
  */
 export function providerRequest(
   request: ModelRequest,
   cancellation: Cancellation | undefined,
   stream: boolean,
+  sealer: Sealer,
 ): ModelRequest {
-  const view = Object.assign(new CancellationView(cancellation), request);
+  const view = Object.assign(new RequestView(cancellation, sealer), request);
   view.stream = stream;
   return view;
 }

@@ -32,7 +32,7 @@ export interface TurnResult {
 interface Lane {
   key: string;
   /** Starts the item in the writer; returns how parts reach it and how it ends (nothing for a whole item). */
-  begin(): { apply(part: ModelPart): void; close(): void | Promise<void> } | undefined;
+  begin(): { apply(part: ModelPart): void; close(end: ModelPart): void | Promise<void> } | undefined;
   /** Parts that arrived while the lane was waiting, replayed when it opens. */
   held: ModelPart[];
 }
@@ -65,7 +65,7 @@ export async function streamTurn(
   const lanes = new Map<string, Lane | null>();
   /** Lanes waiting for the open one to end, in the order they started. */
   const waiting: Lane[] = [];
-  let open: { lane: Lane; apply(part: ModelPart): void; close(): void | Promise<void> } | undefined;
+  let open: { lane: Lane; apply(part: ModelPart): void; close(end: ModelPart): void | Promise<void> } | undefined;
 
   const failWith = (error: ResponsesError): TurnResult => ({
     response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }),
@@ -91,7 +91,7 @@ export async function streamTurn(
       current.apply(part);
       return;
     }
-    await current.close();
+    await current.close(part);
     lanes.delete(current.lane.key);
     open = undefined;
     await openNext();
@@ -148,12 +148,20 @@ export async function streamTurn(
                 content = (content ?? '') + p.delta;
               }
             },
-            close: async () => {
+            close: async (end) => {
               summary?.done();
-              // Only on request (include), as the OpenAPI describes: most clients never send reasoning back.
+              // On request (include), as the OpenAPI describes: most clients never send reasoning back. A
+              // provider's state (a thinking signature) is also kept when the response is stored, so that a
+              // previous_response_id continuation can send it back.
+              const state = end.type === 'reasoning-end' ? end.state : undefined;
               reasoning.done(
-                include.includes('reasoning.encrypted_content')
-                  ? { encrypted_content: await deps.sealer.seal({ summary: summaries, content }, 'reasoning') }
+                include.includes('reasoning.encrypted_content') || (state && turn.body.store !== false)
+                  ? {
+                      encrypted_content: await deps.sealer.seal(
+                        state ? { summary: summaries, content, state } : { summary: summaries, content },
+                        'reasoning',
+                      ),
+                    }
                   : {},
               );
             },

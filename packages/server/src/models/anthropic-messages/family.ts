@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { defineFamily, modelRouteOf, routeName } from '../family.js';
+import type { UpstreamFetch } from '../upstream.js';
+import { ANTHROPIC_URL, AnthropicMessagesProvider } from './provider.js';
+
+/**
+ * Anthropic Messages routes (`type: "anthropic-messages"`): besides the shared fields (`url` is the API
+ * root, `https://api.anthropic.com`), `anthropicVersion` (the `anthropic-version` header), `auth`
+ * (`x-api-key`, or `bearer` for OAuth tokens), `betas` (`anthropic-beta` features), `thinking` (how
+ * `reasoning.effort` is sent when the model name does not say: `adaptive`, `budget`, `none`) and
+ * `maxTokens` (`max_tokens` when a request sets no `max_output_tokens`).
+ */
+export const anthropicMessagesFamily = defineFamily({
+  type: 'anthropic-messages',
+  options: {
+    anthropicVersion: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/)
+      .optional(),
+    auth: z.enum(['x-api-key', 'bearer']).optional(),
+    betas: z.array(z.string().min(1)).optional(),
+    thinking: z.enum(['adaptive', 'budget', 'none']).optional(),
+    maxTokens: z.number().int().positive().optional(),
+  },
+  create: (route, { apiKey, fetch }) =>
+    new AnthropicMessagesProvider({
+      fetch,
+      name: routeName(route),
+      baseUrl: route.url,
+      apiKey,
+      route: modelRouteOf(route),
+      defaults: route.defaults,
+      timeoutMs: route.timeoutMs,
+      contextWindow: route.contextWindow,
+      anthropicVersion: route.anthropicVersion,
+      auth: route.auth,
+      betas: route.betas,
+      thinking: route.thinking,
+      defaultMaxTokens: route.maxTokens,
+    }),
+});
+
+/**
+ * `OPENRESPONSES_ANTHROPIC_API_KEY` (and `OPENRESPONSES_ANTHROPIC_URL`, default Anthropic's API) route every
+ * model name starting with `claude-` to Anthropic, unchanged; undefined when no key is set. Throws when the
+ * URL is not http(s).
+ */
+export function anthropicFromEnvironment(
+  env: Record<string, string | undefined>,
+  fetch: UpstreamFetch | undefined,
+): AnthropicMessagesProvider | undefined {
+  const apiKey = env.OPENRESPONSES_ANTHROPIC_API_KEY;
+  if (!apiKey) return undefined;
+  const url = env.OPENRESPONSES_ANTHROPIC_URL || ANTHROPIC_URL;
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+    throw new Error(`OPENRESPONSES_ANTHROPIC_URL '${url}' is not an http(s) URL (expected e.g. ${ANTHROPIC_URL})`);
+  return new AnthropicMessagesProvider({
+    baseUrl: url,
+    apiKey,
+    route: { prefix: 'claude-', keepPrefix: true },
+    name: 'anthropic',
+    fetch,
+  });
+}
