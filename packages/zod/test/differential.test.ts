@@ -1,13 +1,15 @@
 // Spec-exact mode accepts exactly what the JSON Schema accepts: every component schema of every spec
 // version, on seeded valid samples and mutants, must get the same verdict from each validator target
-// (Zod classic, Zod mini, the emitted JSON Schema run by Ajv) and from Ajv on the spec document.
+// (Zod classic, Zod mini, the standalone validators, the emitted JSON Schema run by Ajv) and from Ajv on
+// the spec document. On the same pass, each target that reports issues is scored on path precision: the
+// share of rejected single-mutation samples whose first issue is exactly at the mutated path.
 // Forward-compatible mode is held to the same standard against the document with its type-discriminated
 // unions opened to unknown `type`s.
 import { Validator } from '@cfworker/json-schema';
-import { Ajv } from 'ajv';
-import { describe, expect, test } from 'vitest';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { afterAll, describe, expect, test } from 'vitest';
 import type * as core from 'zod/v4/core';
-import { validate, versions } from '../src/index.js';
+import { formatPath, validate, versions } from '../src/index.js';
 import { createOracle } from './ajv-oracle.js';
 import { buildCorpus } from './samples.js';
 import { loadSpecDocuments } from './spec-documents.js';
@@ -15,64 +17,115 @@ import { loadSpecDocuments } from './spec-documents.js';
 const documents = await loadSpecDocuments();
 
 type Mode = 'exact' | 'forward';
+/** A target's verdict, and (when it reports issues) the path of its first issue in `formatPath` form. */
 type Verdict = (schemaName: string, value: unknown) => boolean;
+type FirstIssue = (schemaName: string, value: unknown) => string | undefined;
+interface TargetRun {
+  verdict: Verdict;
+  firstIssue?: FirstIssue;
+}
 
 /** Each validator target's verdict function for one version and mode. */
-const targets: Record<string, (version: string, mode: Mode) => Promise<Verdict>> = {
-  'zod classic': async (version, mode) => zodVerdict(versions[version as keyof typeof versions][mode]),
+const targets: Record<string, (version: string, mode: Mode) => Promise<TargetRun>> = {
+  'zod classic': async (version, mode) => zodTarget(versions[version as keyof typeof versions][mode]),
   'zod mini': async (version, mode) => {
     const mini = await import(`../src/generated/mini/${version}/index.gen.ts`);
-    return zodVerdict(mode === 'exact' ? mini : mini.forward);
+    return zodTarget(mode === 'exact' ? mini : mini.forward);
   },
   standalone: async (version, mode) => {
     const entry = await import(`../../types/src/generated/validate/${version}/index.gen.ts`);
     const validators = (mode === 'exact' ? entry : entry.forward) as Record<string, (value: unknown) => unknown>;
-    return (name, value) => {
-      const verdict = validators[`is${name}`]!(value) as boolean;
-      // The reporting path must reach the same verdict as the fast one.
-      const result = validators[`validate${name}`]!(value) as { success: boolean; issues?: unknown[] };
-      if (result.success !== verdict || (!verdict && result.issues!.length === 0))
-        throw new Error(`is${name} and validate${name} disagree on ${JSON.stringify(value).slice(0, 200)}`);
-      return verdict;
+    type Result = { success: boolean; issues?: Array<{ path: Array<string | number> }> };
+    return {
+      verdict: (name, value) => {
+        const verdict = validators[`is${name}`]!(value) as boolean;
+        // The reporting path must reach the same verdict as the fast one.
+        const result = validators[`validate${name}`]!(value) as Result;
+        if (result.success !== verdict || (!verdict && result.issues!.length === 0))
+          throw new Error(`is${name} and validate${name} disagree on ${JSON.stringify(value).slice(0, 200)}`);
+        return verdict;
+      },
+      firstIssue: (name, value) => {
+        const result = validators[`validate${name}`]!(value) as Result;
+        return result.issues?.[0] ? formatPath(result.issues[0].path) : undefined;
+      },
     };
   },
   'JSON Schema (Ajv)': async (version, mode) => {
     const { jsonSchema } = await import(`../../types/src/generated/json-schema/${version}/index.gen.ts`);
     // Loaded as emitted: plain draft-07, default (strict) Ajv options.
     const ajv = new Ajv();
-    const compiled = new Map<string, (value: unknown) => boolean>();
-    return (name, value) => {
-      let check = compiled.get(name);
-      if (!check) compiled.set(name, (check = ajv.compile(jsonSchema(name, mode)) as (value: unknown) => boolean));
-      return check(value);
+    const compiled = new Map<string, ValidateFunction>();
+    const check = (name: string) => {
+      let validate = compiled.get(name);
+      if (!validate) compiled.set(name, (validate = ajv.compile(jsonSchema(name, mode))));
+      return validate;
+    };
+    return {
+      verdict: (name, value) => check(name)(value) as boolean,
+      firstIssue: (name, value) => {
+        const validate = check(name);
+        return validate(value) ? undefined : ajvErrorPath(validate.errors?.[0]);
+      },
     };
   },
   'JSON Schema (@cfworker/json-schema)': async (version, mode) => {
     const { jsonSchema } = await import(`../../types/src/generated/json-schema/${version}/index.gen.ts`);
     const validators = new Map<string, Validator>();
-    return (name, value) => {
-      let validator = validators.get(name);
-      if (!validator) validators.set(name, (validator = new Validator(jsonSchema(name, mode), '7', true)));
-      return validator.validate(value).valid;
+    return {
+      verdict: (name, value) => {
+        let validator = validators.get(name);
+        if (!validator) validators.set(name, (validator = new Validator(jsonSchema(name, mode), '7', true)));
+        return validator.validate(value).valid;
+      },
     };
   },
 };
 
-function zodVerdict(module: object): Verdict {
+function zodTarget(module: object): TargetRun {
   const schemas = module as Record<string, core.$ZodType>;
-  return (name, value) => {
-    const schema = schemas[`${name}Schema`];
-    if (!schema) throw new Error(`No Zod schema for ${name}`);
-    return validate(schema, value).success;
+  const schema = (name: string) => {
+    const found = schemas[`${name}Schema`];
+    if (!found) throw new Error(`No Zod schema for ${name}`);
+    return found;
+  };
+  return {
+    verdict: (name, value) => validate(schema(name), value).success,
+    firstIssue: (name, value) => {
+      const result = validate(schema(name), value);
+      return result.success ? undefined : result.issues[0]?.path;
+    },
   };
 }
+
+/** Ajv reports a missing or an extra key at the object; the field itself is the path the others use. */
+function ajvErrorPath(error: ErrorObject | undefined): string | undefined {
+  if (!error) return undefined;
+  const path: Array<string | number> = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  if (params.missingProperty !== undefined) path.push(params.missingProperty);
+  if (params.additionalProperty !== undefined) path.push(params.additionalProperty);
+  return formatPath(path);
+}
+
+/** Each target's share of rejected single-mutation samples whose first issue is at the mutated path (logged per run). */
+const precision = new Map<string, { exact: number; total: number }>();
+
+afterAll(() => {
+  for (const [key, { exact, total }] of precision)
+    console.log(`path precision ${key}: ${((100 * exact) / total).toFixed(1)}% of ${total} rejected mutants`);
+});
 
 describe.each(documents)('spec $version', ({ version, document, analysis }) => {
   for (const mode of ['exact', 'forward'] as const)
     for (const [target, verdictFor] of Object.entries(targets))
       test(`${target}, ${mode} mode: agrees with Ajv on every sample`, async () => {
         const oracle = createOracle(document, mode);
-        const verdict = await verdictFor(version, mode);
+        const { verdict, firstIssue } = await verdictFor(version, mode);
         const corpus = buildCorpus(analysis, {
           seed: 20260424,
           perSchema: 12,
@@ -82,11 +135,23 @@ describe.each(documents)('spec $version', ({ version, document, analysis }) => {
         const disagreements: string[] = [];
         let accepted = 0;
         const coveredSchemas = new Set<string>();
+        let mutants = 0;
+        let atMutatedPath = 0;
+        const misses: string[] = [];
         for (const sample of corpus) {
           const pointer = analysis.schema(sample.schema).source;
           const expected = oracle(pointer, sample.value);
           const actual = verdict(sample.schema, sample.value);
           if (expected) accepted++;
+          if (!expected && !actual && firstIssue && sample.mutatedPath) {
+            mutants++;
+            const reported = firstIssue(sample.schema, sample.value);
+            if (reported === formatPath(sample.mutatedPath)) atMutatedPath++;
+            else if (misses.length < 10)
+              misses.push(
+                `${sample.schema} (${sample.label}): first issue at "${reported}", mutated "${formatPath(sample.mutatedPath)}"`,
+              );
+          }
           coveredSchemas.add(sample.schema);
           if (expected !== actual && disagreements.length < 10) {
             disagreements.push(
@@ -102,5 +167,11 @@ describe.each(documents)('spec $version', ({ version, document, analysis }) => {
         console.log(
           `${version} ${target} ${mode}: ${corpus.length} samples, ${accepted} accepted, ${disagreements.length} disagreements`,
         );
+        if (firstIssue) {
+          precision.set(`${version} ${target} ${mode}`, { exact: atMutatedPath, total: mutants });
+          expect(mutants).toBeGreaterThan(corpus.length * 0.1);
+          // The standalone target's issues name the wrong field itself, inside unions too (issue 26: >= 99%).
+          if (target === 'standalone') expect(atMutatedPath / mutants, misses.join('\n')).toBeGreaterThanOrEqual(0.99);
+        }
       });
 });

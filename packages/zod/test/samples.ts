@@ -10,6 +10,8 @@ export interface Sample {
   schema: string;
   label: string;
   value: unknown;
+  /** For a mutant: where the one mutation is (the field it removed, added or changed), from the sample's root. */
+  mutatedPath?: Array<string | number>;
 }
 
 /** mulberry32: small, fast, and the same sequence for the same seed. */
@@ -151,7 +153,12 @@ export function buildCorpus(analysis: ModelAnalysis, options: CorpusOptions): Sa
       for (let m = 0; m < options.mutantsPerSample; m++) {
         const mutant = mutate(value, builder.locations, analysis, random);
         if (mutant)
-          samples.push({ schema: schema.name, label: `mutant of #${i}: ${mutant.label}`, value: mutant.value });
+          samples.push({
+            schema: schema.name,
+            label: `mutant of #${i}: ${mutant.label}`,
+            value: mutant.value,
+            mutatedPath: mutant.path,
+          });
       }
     }
   }
@@ -172,7 +179,7 @@ function mutate(
   locations: Location[],
   analysis: ModelAnalysis,
   random: Random,
-): { label: string; value: unknown } | undefined {
+): { label: string; value: unknown; path: Array<string | number> } | undefined {
   if (locations.length === 0) return undefined;
   const picked = random.pick(locations);
   // Paths run from a holder, so that the root itself can be replaced too.
@@ -180,6 +187,8 @@ function mutate(
   const copy = { root: structuredClone(value) };
   const current = get(copy, location.path);
   const node = location.node;
+  // Mutations of one field of the object at the location move the mutated path down to that field.
+  let field: string | undefined;
   const candidates: Array<() => string | undefined> = [
     () => {
       set(copy, location.path, wrongTypeValue(current));
@@ -192,6 +201,7 @@ function mutate(
       candidates.push(() => {
         const p = random.pick(present);
         delete (current as Record<string, unknown>)[p.name];
+        field = p.name;
         return `missing required ${p.name}`;
       });
     }
@@ -200,6 +210,7 @@ function mutate(
       candidates.push(() => {
         const p = random.pick(disallowed);
         (current as Record<string, unknown>)[p.name] = random.pick([true, 'x', '', null, {}]);
+        field = p.name;
         return `disallowed ${p.name} present`;
       });
     }
@@ -221,11 +232,13 @@ function mutate(
           'output_text',
           '',
         ]);
+        field = 'type';
         return 'changed discriminator';
       });
     }
     candidates.push(() => {
       (current as Record<string, unknown>).unknown_field = { nested: [1, 2, 3] };
+      field = 'unknown_field';
       return 'unknown field added (still valid)';
     });
   }
@@ -268,7 +281,9 @@ function mutate(
   }
   void analysis;
   const label = random.pick(candidates)();
-  return label ? { label: `${label} at ${formatPath(picked.path)}`, value: copy.root } : undefined;
+  if (!label) return undefined;
+  const path = field === undefined ? picked.path : [...picked.path, field];
+  return { label: `${label} at ${formatPath(picked.path)}`, value: copy.root, path };
 }
 
 function formatPath(path: Array<string | number>): string {
