@@ -17,6 +17,7 @@ import {
   validateUsage,
   versions,
 } from '../src/generated/validate/index.gen.js';
+import * as forwardEntry from '../src/generated/validate/forward/index.gen.js';
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS } from '../src/index.js';
 
 const usage = {
@@ -154,6 +155,8 @@ describe('modes', () => {
     expect(validateStreamingEvent(vendorEvent)).toMatchObject({ success: false, issues: [{ path: ['type'] }] });
     const result = forward.validateStreamingEvent(vendorEvent);
     expect(result.success && result.data).toBe(vendorEvent);
+    // The tree-shakable entry point (`@openresponses/types/validate/forward`) holds the same functions.
+    expect(forwardEntry.isStreamingEvent).toBe(forward.isStreamingEvent);
     const value = response();
     at(value, 'output').push({ type: 'acme:search_call', id: 'x' });
     expect(isResponseResource(value)).toBe(false);

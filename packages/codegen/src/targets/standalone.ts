@@ -30,6 +30,16 @@ export const standaloneTarget: GeneratorTarget = {
         `export const SPEC_VERSION = ${JSON.stringify(v)};`,
         '',
       ].join('\n'),
+      // A namespace re-export (\`forward.isX\`) keeps every forward validator in a bundle (esbuild cannot
+      // shake a re-exported namespace); this entry point's named exports tree-shake.
+      [`validate/${v}/forward/index.gen.ts`]: [
+        header,
+        `export * from '../forward.gen.js';`,
+        `export type { IssuePath, ValidationIssue, ValidationResult } from '../${RUNTIME}';`,
+        `/** The spec version these validators were generated from. */`,
+        `export const SPEC_VERSION = ${JSON.stringify(v)};`,
+        '',
+      ].join('\n'),
     };
   },
   emitIndex({ versions, latest, header }) {
@@ -52,6 +62,7 @@ export const standaloneTarget: GeneratorTarget = {
         `} as const satisfies Record<SpecVersion, { exact: object; forward: object }>;`,
         '',
       ].join('\n'),
+      'validate/forward/index.gen.ts': `${header}export * from '../${latest}/forward/index.gen.js';\n`,
     };
   },
 };
