@@ -15,3 +15,15 @@ export {
 export { describeTenantIsolation, type IsolationTarget, socketTurn } from './isolation.js';
 export { type ReceivedRequest, type ReplayUpstream, startReplayUpstream } from './replay-upstream.js';
 export { describeStoreContract, type StoreContractOptions, sampleEntry } from './store-contract.js';
+export {
+  describeProviderConformance,
+  startScriptedUpstream,
+  type ProviderConformanceOptions,
+  type ScriptedAnswer,
+  type ScriptedCall,
+  type ScriptedRequest,
+  type ScriptedUpstream,
+  type WireAnswer,
+  type WireFamily,
+} from './provider-conformance.js';
+export { anthropicMessagesWire, chatCompletionsWire } from './conformance-families.js';

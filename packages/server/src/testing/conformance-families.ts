@@ -1,0 +1,211 @@
+// The two provider families under the provider conformance suite: how a scripted answer looks in each wire
+// format (written from the published formats: OpenAI's Chat Completions chunks, Anthropic's Messages
+// events), and where each carries tool results and reasoning on the way back.
+import type { IncomingHttpHeaders } from 'node:http';
+import { AnthropicMessagesProvider } from '../models/anthropic-messages/provider.js';
+import { ChatCompletionsProvider } from '../models/chat-completions/provider.js';
+import type { ScriptedAnswer, WireAnswer, WireFamily } from './provider-conformance.js';
+
+/** The key the gateway sent, echoed in error bodies as real upstreams do (the gateway must redact it). */
+const keyOf = (headers: IncomingHttpHeaders) =>
+  (headers['x-api-key'] as string | undefined) ?? /^Bearer (.+)$/.exec(headers.authorization ?? '')?.[1] ?? '';
+
+const deltasOf = (answer: ScriptedAnswer): string[] => ('deltas' in answer ? (answer.deltas ?? []) : []);
+const callsOf = (answer: ScriptedAnswer) => ('calls' in answer ? (answer.calls ?? []) : []);
+
+/** Chat Completions (`POST /v1/chat/completions`): `data:` chunks ending with `[DONE]`, or a whole completion. */
+export const chatCompletionsWire: WireFamily = {
+  name: 'chat-completions',
+  provider: (rootUrl, apiKey) => new ChatCompletionsProvider({ baseUrl: `${rootUrl}/v1`, apiKey, timeoutMs: 5_000 }),
+  render(answer, { body, headers }): WireAnswer {
+    if (answer.kind === 'status')
+      return {
+        status: answer.status,
+        headers: answer.retryAfter ? { 'retry-after': answer.retryAfter } : {},
+        json: { error: { message: `Refused for key ${keyOf(headers)}`, type: 'invalid_request_error', code: null } },
+      };
+    const reasoning = answer.kind === 'reasoning' ? answer.reasoning : undefined;
+    const calls = callsOf(answer);
+    const text = deltasOf(answer);
+    const finish = answer.kind === 'length' ? 'length' : calls.length > 0 ? 'tool_calls' : 'stop';
+    const usage = { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 };
+    if (body.stream !== true)
+      return {
+        status: 200,
+        json: {
+          id: 'chatcmpl-conf',
+          object: 'chat.completion',
+          choices: [
+            {
+              index: 0,
+              message: Object.assign(
+                { role: 'assistant', content: text.length > 0 ? text.join('') : null },
+                reasoning ? { reasoning_content: reasoning } : {},
+                calls.length > 0
+                  ? {
+                      tool_calls: calls.map((c) => ({
+                        id: c.id,
+                        type: 'function',
+                        function: { name: c.name, arguments: c.arguments },
+                      })),
+                    }
+                  : {},
+              ),
+              finish_reason: finish,
+            },
+          ],
+          usage,
+        },
+      };
+    const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-conf', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
+    const events = [chunk({ role: 'assistant', content: '' })];
+    if (reasoning) events.push(chunk({ reasoning_content: reasoning }));
+    for (const delta of text) events.push(chunk({ content: delta }));
+    calls.forEach((call, index) => {
+      events.push(
+        chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
+      );
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: call.arguments } }] }));
+    });
+    if (answer.kind === 'error-midstream')
+      return {
+        status: 200,
+        events: [
+          ...events,
+          `data: ${JSON.stringify({ error: { message: 'The server had an error', type: 'server_error' } })}\n\n`,
+        ],
+      };
+    if (answer.kind === 'cut' || answer.kind === 'hold') return { status: 200, events, after: answer.kind };
+    events.push(chunk({}, finish));
+    events.push(
+      `data: ${JSON.stringify({ id: 'chatcmpl-conf', object: 'chat.completion.chunk', choices: [], usage })}\n\n`,
+    );
+    events.push('data: [DONE]\n\n');
+    return { status: 200, events };
+  },
+  toolResults: (body) =>
+    ((body.messages ?? []) as Array<{ role: string; tool_call_id?: string; content?: unknown }>)
+      .filter((m) => m.role === 'tool')
+      .map((m) => ({ callId: m.tool_call_id!, output: String(m.content) })),
+};
+
+/** Anthropic Messages (`POST /v1/messages`): named events from `message_start` to `message_stop`, or a whole message. */
+export const anthropicMessagesWire: WireFamily = {
+  name: 'anthropic-messages',
+  provider: (rootUrl, apiKey) => new AnthropicMessagesProvider({ baseUrl: rootUrl, apiKey, timeoutMs: 5_000 }),
+  render(answer, { body, headers }): WireAnswer {
+    if (answer.kind === 'status') {
+      const type = {
+        400: 'invalid_request_error',
+        401: 'authentication_error',
+        429: 'rate_limit_error',
+        500: 'api_error',
+      }[answer.status];
+      return {
+        status: answer.status,
+        headers: answer.retryAfter ? { 'retry-after': answer.retryAfter } : {},
+        json: { type: 'error', error: { type, message: `Refused for key ${keyOf(headers)}` } },
+      };
+    }
+    const calls = callsOf(answer);
+    const text = deltasOf(answer);
+    const stopReason = answer.kind === 'length' ? 'max_tokens' : calls.length > 0 ? 'tool_use' : 'end_turn';
+    const usage = { input_tokens: 9, output_tokens: 4 };
+    type Block = Record<string, unknown> & { deltas: Array<Record<string, unknown>> };
+    const blocks: Block[] = [];
+    if (answer.kind === 'reasoning')
+      blocks.push({
+        type: 'thinking',
+        thinking: '',
+        signature: '',
+        deltas: [
+          { type: 'thinking_delta', thinking: answer.reasoning },
+          { type: 'signature_delta', signature: answer.opaque },
+        ],
+      });
+    if (text.length > 0)
+      blocks.push({ type: 'text', text: '', deltas: text.map((t) => ({ type: 'text_delta', text: t })) });
+    for (const call of calls)
+      blocks.push({
+        type: 'tool_use',
+        id: call.id,
+        name: call.name,
+        input: {},
+        deltas: [{ type: 'input_json_delta', partial_json: call.arguments }],
+      });
+    if (body.stream !== true) {
+      const content = blocks.map(({ deltas, ...block }) => {
+        if (block.type === 'thinking')
+          return {
+            ...block,
+            thinking: (deltas[0] as { thinking: string }).thinking,
+            signature: (deltas[1] as { signature: string }).signature,
+          };
+        if (block.type === 'text') return { ...block, text: text.join('') };
+        return { ...block, input: JSON.parse((deltas[0] as { partial_json: string }).partial_json) };
+      });
+      return {
+        status: 200,
+        json: {
+          id: 'msg_conf',
+          type: 'message',
+          role: 'assistant',
+          model: String(body.model),
+          content,
+          stop_reason: stopReason,
+          stop_sequence: null,
+          usage,
+        },
+      };
+    }
+    const event = (type: string, data: Record<string, unknown>) =>
+      `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const events = [
+      event('message_start', {
+        message: {
+          id: 'msg_conf',
+          type: 'message',
+          role: 'assistant',
+          model: String(body.model),
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...usage, output_tokens: 1 },
+        },
+      }),
+    ];
+    blocks.forEach(({ deltas, ...block }, index) => {
+      events.push(event('content_block_start', { index, content_block: block }));
+      for (const delta of deltas) events.push(event('content_block_delta', { index, delta }));
+      if (answer.kind !== 'cut' && answer.kind !== 'hold' && answer.kind !== 'error-midstream')
+        events.push(event('content_block_stop', { index }));
+    });
+    if (answer.kind === 'error-midstream')
+      return {
+        status: 200,
+        events: [...events, event('error', { error: { type: 'api_error', message: 'Internal server error' } })],
+      };
+    if (answer.kind === 'cut' || answer.kind === 'hold') return { status: 200, events, after: answer.kind };
+    events.push(
+      event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 4 } }),
+    );
+    events.push(event('message_stop', {}));
+    return { status: 200, events };
+  },
+  toolResults: (body) =>
+    (
+      (body.messages ?? []) as Array<{
+        role: string;
+        content: Array<{ type: string; tool_use_id?: string; content?: unknown }>;
+      }>
+    )
+      .flatMap((m) => (m.role === 'user' ? m.content : []))
+      .filter((block) => block.type === 'tool_result')
+      .map((block) => ({ callId: block.tool_use_id!, output: String(block.content) })),
+  reasoningSentBack: (body) =>
+    ((body.messages ?? []) as Array<{ role: string; content: Array<{ type: string; signature?: string }> }>)
+      .flatMap((m) => (m.role === 'assistant' ? m.content : []))
+      .filter((block) => block.type === 'thinking')
+      .map((block) => block.signature!),
+};

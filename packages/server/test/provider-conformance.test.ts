@@ -1,0 +1,14 @@
+// The provider conformance kit (@openresponses/server/testing) run for both provider families, each
+// behind the real server on 127.0.0.1 in front of a scripted upstream speaking its wire format.
+import { describe, expect, test } from 'vitest';
+import type { ModelProvider } from '../src/index.js';
+import { anthropicMessagesWire, chatCompletionsWire, describeProviderConformance } from '../src/testing/index.js';
+import { API_KEY, startTestServer } from './harness.js';
+
+const serve = async (providers: ModelProvider[]) => {
+  const server = await startTestServer({ providers });
+  return { url: server.url, apiKey: API_KEY, close: () => server.close() };
+};
+
+describeProviderConformance(chatCompletionsWire, { serve }, { describe, test, expect });
+describeProviderConformance(anthropicMessagesWire, { serve }, { describe, test, expect });
