@@ -2,7 +2,7 @@
 // upstream on 127.0.0.1 that replays recorded OpenAI-format streams (the server's testing replay
 // upstream), so only what the gateway does is under test. Model-dependent tests are skipped, as for any
 // server fronting a real model.
-import { ChatCompletionsProvider } from '@openresponses/server';
+import { AnthropicMessagesProvider, ChatCompletionsProvider } from '@openresponses/server';
 import { startServer, type RunningServer } from '@openresponses/server/node';
 import { startReplayUpstream, type ReplayUpstream } from '@openresponses/server/testing';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -11,6 +11,7 @@ import { formatTable, runSuite } from '../src/index.js';
 
 let upstream: ReplayUpstream;
 let gateway: RunningServer;
+let anthropicGateway: RunningServer;
 beforeAll(async () => {
   upstream = await startReplayUpstream();
   gateway = await startServer({
@@ -19,9 +20,17 @@ beforeAll(async () => {
     warn: () => {},
     providers: [new ChatCompletionsProvider({ baseUrl: upstream.baseUrl })],
   });
+  // The replay upstream answers as Anthropic's Messages API to the Anthropic provider (claude-* recordings).
+  anthropicGateway = await startServer({
+    apiKeys: ['suite-key'],
+    validateOutgoing: true,
+    warn: () => {},
+    providers: [new AnthropicMessagesProvider({ baseUrl: upstream.baseUrl, apiKey: 'sk-ant-suite' })],
+  });
 });
 afterAll(async () => {
   await gateway.close();
+  await anthropicGateway.close();
   await upstream.close();
 });
 
@@ -40,4 +49,21 @@ test('a gateway in front of a Chat Completions upstream passes with --skip-model
   expect(report.results.filter((r) => r.status === 'pass').length).toBeGreaterThanOrEqual(20);
   // The upstream really served the turns (the gateway did not answer them itself).
   expect(upstream.received.filter((r) => r.path === '/v1/chat/completions').length).toBeGreaterThanOrEqual(15);
+});
+
+test('a gateway in front of an Anthropic Messages upstream passes with --skip-model-dependent', async () => {
+  upstream.received.length = 0;
+  const report = await runSuite({
+    baseURL: `${anthropicGateway.url}/v1`,
+    apiKey: 'suite-key',
+    model: 'claude-sonnet-4-5',
+    skipModelDependent: true,
+    WebSocket: WebSocket as never,
+  });
+  expect(
+    report.results.filter((r) => r.status === 'fail'),
+    formatTable(report),
+  ).toEqual([]);
+  expect(report.results.filter((r) => r.status === 'pass').length).toBeGreaterThanOrEqual(20);
+  expect(upstream.received.filter((r) => r.path === '/v1/messages').length).toBeGreaterThanOrEqual(15);
 });
