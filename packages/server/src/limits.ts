@@ -22,6 +22,13 @@ export interface ServerLimits {
   maxToolSchemaDepth: number;
   /** Largest output of one response: the text, arguments and items a model produces, in bytes (4 MiB). */
   maxOutputBytes: number;
+  /**
+   * Most function calls a model may start in one response, dropped ones (past `max_tool_calls`) included (1,024);
+   * past it the response ends `incomplete` as at `maxOutputBytes`.
+   */
+  maxToolCallsPerResponse: number;
+  /** Longest a background turn may run, in ms (10 minutes); then it stops and is stored `failed` (`background_deadline`). */
+  maxBackgroundTurnMs: number;
   /** Turns running at once over the whole server, HTTP and WebSocket (256); more are a 429. */
   maxTurnsInFlight: number;
   /** Turns running at once for one API key (or for everyone, on an open server), HTTP and WebSocket (32); more are a 429. */
@@ -55,6 +62,8 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   maxToolSchemaBytes: 64 * 1024,
   maxToolSchemaDepth: 32,
   maxOutputBytes: 4 * 1024 * 1024,
+  maxToolCallsPerResponse: 1024,
+  maxBackgroundTurnMs: 10 * 60_000,
   maxTurnsInFlight: 256,
   maxTurnsInFlightPerKey: 32,
   maxWebSocketConnections: 1024,

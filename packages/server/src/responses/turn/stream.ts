@@ -2,10 +2,11 @@ import { type AnyStreamingEvent, createStreamWriter, randomId } from '@openrespo
 import type { LogProb, ResponseResource, Usage } from '@openresponses/types';
 import { ResponsesError } from '../../errors.js';
 import type { Backpressure } from '../../exchange.js';
-import { DEFAULT_LIMITS, utf8Length } from '../../limits.js';
+import { DEFAULT_LIMITS } from '../../limits.js';
 import { countTokens, type ModelPart, type ModelUsage } from '../../models/provider.js';
 import type { Cancellation } from '../../cancellation.js';
 import { initialResponse } from './echo.js';
+import { outputBytesOf } from './output-budget.js';
 import type { PreparedTurn, TurnDependencies } from './prepare.js';
 
 export interface RunOptions {
@@ -63,8 +64,16 @@ export async function streamTurn(
   let calls = 0;
   /** Lanes started and not ended, by key; `null` marks a call dropped past `max_tool_calls`. */
   const lanes = new Map<string, Lane | null>();
-  /** Lanes waiting for the open one to end, in the order they started. */
-  const waiting: Lane[] = [];
+  /** Lanes waiting for the open one to end, in the order they started (a queue read from `waitingHead`: linear, no shift). */
+  const waiting: Array<Lane | undefined> = [];
+  let waitingHead = 0;
+  const nextWaiting = (): Lane | undefined => {
+    if (waitingHead === waiting.length) return undefined;
+    const lane = waiting[waitingHead];
+    waiting[waitingHead++] = undefined;
+    if (waitingHead === waiting.length) waiting.length = waitingHead = 0;
+    return lane;
+  };
   let open: { lane: Lane; apply(part: ModelPart): void; close(end: ModelPart): void | Promise<void> } | undefined;
 
   const failWith = (error: ResponsesError): TurnResult => ({
@@ -75,7 +84,7 @@ export async function streamTurn(
   /** Opens lanes from the queue until one stays open (a whole item, or one whose end was held, closes at once). */
   const openNext = async (): Promise<void> => {
     while (!open) {
-      const lane = waiting.shift();
+      const lane = nextWaiting();
       if (!lane) return;
       const streaming = lane.begin();
       if (!streaming) continue;
@@ -254,9 +263,11 @@ export async function streamTurn(
   };
 
   const cancellation = options.cancellation;
-  const maxOutputBytes = (deps.limits ?? DEFAULT_LIMITS).maxOutputBytes;
+  const { maxOutputBytes, maxToolCallsPerResponse } = deps.limits ?? DEFAULT_LIMITS;
   let outputBytes = 0;
   let outputTokens = 0;
+  /** Every call the model starts, those dropped past `max_tool_calls` too: each costs the server work. */
+  let callsStarted = 0;
   try {
     for (let next = first; ; next = await iterator.next().catch((error: Error) => error)) {
       if (next instanceof Error) throw next;
@@ -267,18 +278,20 @@ export async function streamTurn(
         return failWith(new ResponsesError('server_error', 'cancelled', cancellation.reason));
       }
       if (next.done) break;
-      // The server's cap on one response's output ends it as max_output_tokens does, whatever the provider sends.
-      const delta = (next.value as { delta?: unknown }).delta;
-      if (typeof delta === 'string') {
-        outputBytes += utf8Length(delta);
-        outputTokens += countTokens(delta);
-      } else if (next.value.type === 'item') outputBytes += utf8Length(JSON.stringify(next.value.item));
-      if (outputBytes > maxOutputBytes) {
+      // The server's caps on one response's output end it as max_output_tokens does, whatever the provider sends.
+      const part = next.value;
+      outputBytes += outputBytesOf(part);
+      const delta = (part as { delta?: unknown }).delta;
+      if (typeof delta === 'string') outputTokens += countTokens(delta);
+      if (
+        outputBytes > maxOutputBytes ||
+        (part.type === 'function-call-start' && ++callsStarted > maxToolCallsPerResponse)
+      ) {
         void iterator.return?.()?.catch(() => {});
         const usage = { inputTokens: turn.inputTokens, outputTokens };
         return { response: writer.incomplete('max_output_tokens', { usage: usageOf(usage) }) };
       }
-      const result = await handle(next.value);
+      const result = await handle(part);
       if (result) {
         void iterator.return?.()?.catch(() => {});
         return result;
