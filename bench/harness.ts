@@ -45,3 +45,9 @@ export function printTable(title: string, results: BenchResult[], baseline: stri
     );
   }
 }
+
+/** One case's throughput relative to another's, from the same run. */
+export function printRatio(results: BenchResult[], name: string, reference: string): void {
+  const ops = (n: string) => results.find((r) => r.name === n)!.opsPerSecond;
+  console.log(`${name} / ${reference}: ${(ops(name) / ops(reference)).toFixed(2)}x`);
+}
