@@ -1,75 +1,104 @@
 #!/usr/bin/env node
-// openresponses-compliance (npx @openresponses/compliance): runs the conformance suite against a base URL.
-// Add a flag by adding one entry to `options`.
-import { writeFileSync } from 'node:fs';
+// openresponses-compliance (npx openresponses-compliance in the workspace): runs the conformance suite against
+// a base URL. Flags, choices and value parsers are declared with commander: a bad value is one line naming
+// the flag, exit 2, before any request is made.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import WebSocket from 'ws';
-import { exitWithUsageError, parseCommandLine } from './command-line.js';
 import { formatJUnit, formatTable } from './report.js';
 import { formatHtml } from './report-html.js';
 import { runSuite } from './runner.js';
 
 const name = 'openresponses-compliance';
-const values = parseCommandLine({
-  name,
-  packageJson: new URL('../package.json', import.meta.url),
-  summary:
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+const TRANSPORTS = ['http', 'websocket'] as const;
+
+const httpUrl = (text: string) => {
+  if (URL.canParse(text) && /^https?:$/.test(new URL(text).protocol)) return text;
+  throw new InvalidArgumentError('Expected an http(s) URL such as http://127.0.0.1:8080/v1.');
+};
+const positiveInteger = (text: string) => {
+  if (/^\d+$/.test(text.trim()) && Number(text) > 0) return Number(text);
+  throw new InvalidArgumentError('Expected a positive integer.');
+};
+const commaList = (text: string) =>
+  text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+const transports = (text: string) => {
+  const list = commaList(text);
+  const unknown = list.find((t) => !(TRANSPORTS as readonly string[]).includes(t));
+  if (unknown !== undefined || list.length === 0)
+    throw new InvalidArgumentError(`Expected ${TRANSPORTS.join(', ')} or both, comma-separated.`);
+  return list as Array<(typeof TRANSPORTS)[number]>;
+};
+
+const program = new Command(name)
+  .description(
     'Checks an Open Responses server against the spec: schemas, event ordering, errors, multi-turn, tools, WebSocket.',
-  options: {
-    'base-url': {
-      type: 'string',
-      placeholder: 'URL',
-      description: 'the API root, e.g. http://127.0.0.1:8080/v1 (required)',
-    },
-    'api-key': { type: 'string', placeholder: 'KEY', env: 'OPENRESPONSES_API_KEY', description: 'bearer key' },
-    model: { type: 'string', placeholder: 'MODEL', description: 'model to ask (default openresponses-deterministic)' },
-    filter: { type: 'string', placeholder: 'IDS', description: 'only these test ids or id prefixes, comma-separated' },
-    json: { type: 'boolean', description: 'print the report as JSON' },
-    junit: { type: 'string', placeholder: 'FILE', description: 'also write a JUnit XML report' },
-    report: {
-      type: 'string',
-      placeholder: 'html',
-      description: 'also write a self-contained HTML report: every test, its requests and the streams it saw',
-    },
-    'report-file': {
-      type: 'string',
-      placeholder: 'FILE',
-      description: 'where --report writes (default openresponses-compliance.html)',
-    },
-    transport: { type: 'string', placeholder: 'LIST', description: 'http,websocket (default both)' },
-    'skip-model-dependent': { type: 'boolean', description: 'skip tests that need the model to cooperate' },
-    'websocket-connection-limit-ms': {
-      type: 'string',
-      placeholder: 'MS',
-      description: "the server's WebSocket connection limit, to wait for it (otherwise ws-connection-limit is skipped)",
-    },
-    'context-overflow-words': {
-      type: 'string',
-      placeholder: 'N',
-      description: "words of input over the model's context window, for the truncation tests (default 140000)",
-    },
-  },
-});
-const baseURL = values['base-url'];
-if (!baseURL) exitWithUsageError(name, 'missing --base-url URL');
-if (!URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
-  exitWithUsageError(name, `--base-url '${baseURL}' is not an http(s) URL`);
-if (values.report !== undefined && values.report !== 'html')
-  exitWithUsageError(name, `unknown report format '${values.report}' (html)`);
-const transports = (values.transport ?? 'http,websocket').split(',').map((t) => t.trim());
-const unknownTransport = transports.find((t) => t !== 'http' && t !== 'websocket');
-if (unknownTransport) exitWithUsageError(name, `unknown transport '${unknownTransport}' (http, websocket)`);
+  )
+  .version(version, '--version', 'print the version')
+  .helpOption('-h, --help', 'print this help')
+  .configureOutput({
+    // One line: `<name>: <problem> (see <name> --help)`.
+    outputError: (text, write) =>
+      write(
+        `${name}: ${text
+          .replace(/^error: /, '')
+          .trim()
+          .replace(/\s*\n\s*/g, ' ')} (see ${name} --help)\n`,
+      ),
+  })
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+  .addOption(
+    new Option('--base-url <URL>', 'the API root, e.g. http://127.0.0.1:8080/v1')
+      .makeOptionMandatory()
+      .argParser(httpUrl),
+  )
+  .addOption(new Option('--api-key <KEY>', 'bearer key').env('OPENRESPONSES_API_KEY'))
+  .option('--model <MODEL>', 'model to ask', 'openresponses-deterministic')
+  .option('--filter <IDS>', 'only these test ids or id prefixes, comma-separated', commaList)
+  .option('--json', 'print the report as JSON')
+  .option('--junit <FILE>', 'also write a JUnit XML report')
+  .addOption(
+    new Option(
+      '--report <FORMAT>',
+      'also write a self-contained HTML report: every test, its requests and the streams it saw',
+    ).choices(['html']),
+  )
+  .option('--report-file <FILE>', 'where --report writes', 'openresponses-compliance.html')
+  .option('--transport <LIST>', 'http, websocket or both, comma-separated', transports, [...TRANSPORTS])
+  .option('--skip-model-dependent', 'skip tests that need the model to cooperate')
+  .option(
+    '--websocket-connection-limit-ms <MS>',
+    "the server's WebSocket connection limit, to wait for it (otherwise ws-connection-limit is skipped)",
+    positiveInteger,
+  )
+  .option(
+    '--context-overflow-words <N>',
+    "words of input over the model's context window, for the truncation tests (default 140000)",
+    positiveInteger,
+  )
+  .parse();
 
-/** A positive integer flag, or undefined when absent (a usage error otherwise). */
-function positive(flag: 'websocket-connection-limit-ms' | 'context-overflow-words'): number | undefined {
-  const text = values[flag];
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value <= 0) exitWithUsageError(name, `--${flag} '${text}' is not a positive integer`);
-  return value;
-}
-
-const webSocketConnectionLimitMs = positive('websocket-connection-limit-ms');
-const contextOverflowWords = positive('context-overflow-words');
+const values = program.opts<{
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  filter?: string[];
+  json?: boolean;
+  junit?: string;
+  report?: 'html';
+  reportFile: string;
+  transport: Array<(typeof TRANSPORTS)[number]>;
+  skipModelDependent?: boolean;
+  websocketConnectionLimitMs?: number;
+  contextOverflowWords?: number;
+}>();
+const baseURL = values.baseUrl;
 
 // One clear message instead of every test failing on the same connection error.
 try {
@@ -82,16 +111,13 @@ try {
 
 const report = await runSuite({
   baseURL,
-  apiKey: values['api-key'],
-  model: values.model ?? 'openresponses-deterministic',
-  filter: values.filter
-    ?.split(',')
-    .map((f) => f.trim())
-    .filter(Boolean),
-  transports: transports as Array<'http' | 'websocket'>,
-  skipModelDependent: values['skip-model-dependent'],
-  webSocketConnectionLimitMs,
-  contextOverflowWords,
+  apiKey: values.apiKey,
+  model: values.model,
+  filter: values.filter,
+  transports: values.transport,
+  skipModelDependent: values.skipModelDependent === true,
+  webSocketConnectionLimitMs: values.websocketConnectionLimitMs,
+  contextOverflowWords: values.contextOverflowWords,
   WebSocket: WebSocket as never,
   recordExchanges: values.report === 'html',
   onProgress: (result) =>
@@ -101,9 +127,8 @@ const report = await runSuite({
 });
 if (values.junit) writeFileSync(values.junit, formatJUnit(report));
 if (values.report === 'html') {
-  const file = values['report-file'] ?? 'openresponses-compliance.html';
-  writeFileSync(file, formatHtml(report));
-  process.stderr.write(`HTML report: ${file}\n`);
+  writeFileSync(values.reportFile, formatHtml(report));
+  process.stderr.write(`HTML report: ${values.reportFile}\n`);
 }
 console.log(values.json ? JSON.stringify(report, null, 2) : formatTable(report));
 process.exit(report.summary.failed === 0 ? 0 : 1);

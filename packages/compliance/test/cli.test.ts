@@ -25,21 +25,34 @@ test('--version prints the package version', async () => {
   expect(await run(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
 });
 
-test('usage mistakes are one line with status 2', async () => {
+test('usage mistakes are one line naming the flag, with status 2, before any request', async () => {
   const suffix = '(see openresponses-compliance --help)\n';
-  expect(await run(['--base-url', 'http://127.0.0.1:1/v1', '--jsn'])).toEqual({
+  const base = ['--base-url', 'http://127.0.0.1:1/v1'];
+  expect(await run([...base, '--jsn'])).toEqual({
     status: 2,
     stdout: '',
-    stderr: `openresponses-compliance: unknown option --jsn ${suffix}`,
+    stderr: `openresponses-compliance: unknown option '--jsn' (Did you mean --json?) ${suffix}`,
   });
-  expect((await run([])).stderr).toBe(`openresponses-compliance: missing --base-url URL ${suffix}`);
-  expect((await run(['--base-url', 'localhost:8080'])).stderr).toMatch(/is not an http\(s\) URL/);
-  expect((await run(['--base-url', 'http://127.0.0.1:1/v1', '--transport', 'grpc'])).stderr).toMatch(
-    /unknown transport 'grpc'/,
-  );
-  expect(
-    (await run(['--base-url', 'http://127.0.0.1:1/v1', '--websocket-connection-limit-ms', 'soon'])).stderr,
-  ).toMatch(/--websocket-connection-limit-ms 'soon' is not a positive integer/);
+  const cases: Array<[string[], string]> = [
+    [[], "required option '--base-url <URL>' not specified"],
+    [['--base-url', 'localhost:8080'], "option '--base-url <URL>' argument 'localhost:8080' is invalid"],
+    [[...base, '--transport', 'grpc'], "option '--transport <LIST>' argument 'grpc' is invalid"],
+    [[...base, '--report', 'pdf'], "option '--report <FORMAT>' argument 'pdf' is invalid. Allowed choices are html."],
+    [
+      [...base, '--websocket-connection-limit-ms', 'soon'],
+      "option '--websocket-connection-limit-ms <MS>' argument 'soon' is invalid",
+    ],
+    [[...base, '--context-overflow-words', '0'], "option '--context-overflow-words <N>' argument '0' is invalid"],
+  ];
+  for (const [args, message] of cases) {
+    const { status, stdout, stderr } = await run(args);
+    expect({ status, stdout }).toEqual({ status: 2, stdout: '' });
+    expect(stderr).toMatch(
+      new RegExp(
+        `^openresponses-compliance: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.* \\(see openresponses-compliance --help\\)\n$`,
+      ),
+    );
+  }
 });
 
 test('--websocket-connection-limit-ms waits for the limit and checks its error', async () => {

@@ -37,10 +37,11 @@ export function startCli(
 }
 
 /** Runs the CLI to completion: for flags that make it print and exit. */
-export function runCliToExit(args: string[]) {
+export function runCliToExit(args: string[], env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
     encoding: 'utf8',
     timeout: 20_000,
+    env: { ...process.env, ...env },
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -48,7 +48,7 @@ describe('openresponses-server CLI', () => {
   });
 
   test('an invalid port is refused', async () => {
-    await expect(startCli(['--port', 'eighty'])).rejects.toThrow(/invalid port/);
+    await expect(startCli(['--port', 'eighty'])).rejects.toThrow(/option '--port <N>' argument 'eighty' is invalid/);
   });
 
   test('--version prints the package version', () => {
@@ -59,21 +59,23 @@ describe('openresponses-server CLI', () => {
   test('--help lists every flag with its environment variable', () => {
     const { status, stdout } = runCliToExit(['--help']);
     expect(status).toBe(0);
-    expect(stdout).toMatch(/^usage: openresponses-server \[options\]/);
-    expect(stdout).toMatch(/--port N .*\[env PORT\]/);
-    expect(stdout).toMatch(/--api-key KEY .*\(repeatable\) \[env OPENRESPONSES_API_KEYS\]/);
+    expect(stdout).toMatch(/^Usage: openresponses-server \[options\]/);
+    expect(stdout).toMatch(/--port <N> .*env: PORT\)/);
+    expect(stdout).toMatch(/--api-key <KEY> .*repeatable.*env: OPENRESPONSES_API_KEYS\)/);
+    expect(stdout).toMatch(/--max-body-bytes <N> .*env: OPENRESPONSES_MAX_BODY_BYTES\)/);
   });
 
   test('an unknown flag or a missing value is one line, not a stack trace', () => {
     expect(runCliToExit(['--prot', '8080'])).toEqual({
       status: 2,
       stdout: '',
-      stderr: 'openresponses-server: unknown option --prot (see openresponses-server --help)\n',
+      stderr:
+        "openresponses-server: unknown option '--prot' (Did you mean --port?) (see openresponses-server --help)\n",
     });
     const missing = runCliToExit(['--port']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toBe(
-      'openresponses-server: option --port needs a value (see openresponses-server --help)\n',
+      "openresponses-server: option '--port <N>' argument missing (see openresponses-server --help)\n",
     );
   });
 
@@ -82,12 +84,13 @@ describe('openresponses-server CLI', () => {
     await new Promise<void>((resolve) => occupant.listen(0, '127.0.0.1', resolve));
     const { port } = occupant.address() as { port: number };
     try {
-      const { status, stderr } = runCliToExit(['--port', String(port), '--open']);
+      // Without --api-key and --encryption-key: neither generated key may be printed for a server that never ran.
+      const { status, stdout, stderr } = runCliToExit(['--port', String(port)]);
       expect(status).toBe(1);
-      expect(stderr).toContain(
-        `openresponses-server: port ${port} on 127.0.0.1 is already in use; choose another with --port N`,
+      expect(stderr).toBe(
+        `openresponses-server: port ${port} on 127.0.0.1 is already in use; choose another with --port N (or PORT=N), or --port 0 for a free one.\n`,
       );
-      expect(stderr).not.toMatch(/EADDRINUSE|\n\s+at /);
+      expect(stdout).toBe('');
     } finally {
       occupant.close();
     }
@@ -124,12 +127,60 @@ describe('openresponses-server CLI', () => {
   });
 
   test.each([
-    [['--websocket-connection-limit', 'soon'], /--websocket-connection-limit 'soon' is not a duration/],
-    [['--encryption-key', 'k:AAAA'], /--encryption-key: .*32 bytes/],
-    [['--compat', 'anthropic'], /--compat 'anthropic' is not supported/],
-  ])('%j is a usage error', (args, message) => {
-    const { status, stderr } = runCliToExit(['--open', ...args]);
+    [
+      ['--websocket-connection-limit', 'soon'],
+      /^option '--websocket-connection-limit <DURATION>' argument 'soon' is invalid/,
+    ],
+    [['--encryption-key', 'k:AAAA'], /^option '--encryption-key <ID:BASE64>' argument '…' is invalid\. .*32 bytes/],
+    [
+      ['--compat', 'anthropic'],
+      /^option '--compat <MODE>' argument 'anthropic' is invalid\. Allowed choices are openai/,
+    ],
+    [['--store', 'mysql://user:secret@db'], /^option '--store <URL>' argument '…' is invalid/],
+    [['--store-fallback', 'disk'], /^option '--store-fallback <memory>' argument 'disk' is invalid/],
+    [['--max-body-bytes', '-1'], /^option '--max-body-bytes <N>' argument '-1' is invalid/],
+    [['--port', '70000'], /^option '--port <N>' argument '70000' is invalid/],
+    [['extra'], /^too many arguments/],
+  ])('%j is one line, exit 2, before anything is printed or generated', (args, message) => {
+    const { status, stdout, stderr } = runCliToExit(args);
     expect(status).toBe(2);
-    expect(stderr).toMatch(message);
+    expect(stdout).toBe('');
+    expect(stderr.split('\n')).toHaveLength(2); // one line and its newline
+    expect(stderr.replace(/^openresponses-server: /, '')).toMatch(message);
+    expect(stderr).not.toContain('secret');
   });
+
+  test.each([
+    [
+      'OPENRESPONSES_MAX_BODY_BYTES',
+      'lots',
+      "option '--max-body-bytes <N>' value 'lots' from env 'OPENRESPONSES_MAX_BODY_BYTES' is invalid",
+    ],
+    ['PORT', 'eighty', "option '--port <N>' value 'eighty' from env 'PORT' is invalid"],
+    [
+      'OPENRESPONSES_COMPAT',
+      'anthropic',
+      "option '--compat <MODE>' value 'anthropic' from env 'OPENRESPONSES_COMPAT' is invalid",
+    ],
+    [
+      'OPENRESPONSES_ENCRYPTION_KEYS',
+      'k:secret',
+      "option '--encryption-key <ID:BASE64>' value '…' from env 'OPENRESPONSES_ENCRYPTION_KEYS' is invalid",
+    ],
+    [
+      'OPENRESPONSES_WEBSOCKET_CONNECTION_LIMIT',
+      'soon',
+      "value 'soon' from env 'OPENRESPONSES_WEBSOCKET_CONNECTION_LIMIT' is invalid",
+    ],
+  ])(
+    '%s=%s names the variable in one line, exit 2, before anything is printed or generated',
+    (variable, value, message) => {
+      const { status, stdout, stderr } = runCliToExit([], { [variable]: value });
+      expect(status).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr.split('\n')).toHaveLength(2);
+      expect(stderr).toContain(message);
+      expect(stderr).not.toMatch(/secret|\n\s+at /);
+    },
+  );
 });

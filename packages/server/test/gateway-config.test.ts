@@ -115,7 +115,7 @@ describe('CLI', () => {
       OPENRESPONSES_CHAT_COMPLETIONS_API_KEY: 'sk-env-key',
       OPENRESPONSES_CHAT_COMPLETIONS_ENDPOINT: '1',
     });
-    expect(output).toContain(`Every other model is served by the Chat Completions upstream ${upstream.baseUrl}`);
+    expect(output).toContain(`Model route: every other model -> ${upstream.baseUrl}\n`);
     expect(output).toMatch(/chat\/completions is on\. It is a legacy compatibility layer/);
     const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'k', maxRetries: 0 });
     const response = await client.responses.create({ model: 'ollama-thinking', input: 'hi' });
@@ -144,7 +144,7 @@ describe('CLI', () => {
       file,
       '--chat-completions',
     ]);
-    expect(output).toContain(`Model routes from ${file}`);
+    expect(output).toContain(`Model route: named -> ${upstream.baseUrl}, from ${file}\n`);
     const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: Array<{ id: string }> };
     expect(models.data.map((m) => m.id)).toEqual(['openresponses-deterministic', 'named', 'llama3.2']);
     const bad = path.join(folder, 'cli-bad.json');

@@ -1,164 +1,216 @@
 #!/usr/bin/env node
-// openresponses-server (npx @openresponses/server): the reference server on the embedded deterministic model.
-// Without keys and without --open, a key is generated and printed. Add a flag by adding one entry to `options`.
-import { limitsFromEnv } from '../limits.js';
-import { exitWithUsageError, parseCommandLine } from './command-line.js';
+// openresponses-server (npx openresponses-server in the workspace): the reference server on the embedded
+// deterministic model. Without keys and without --open, a key is generated and printed. Flags, their
+// environment variables, choices and value parsers are declared with commander: every bad value is one line
+// naming the flag or variable, exit 2, before anything is generated, printed or opened.
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import type { ModelProvider } from '../models/provider.js';
 import { ScenarioRecorder } from '../models/recording.js';
 import { gatewayProviders } from './gateway.js';
 import { readScenarioFile, scenarioFileWriter } from './scenario-files.js';
 import { createSealer, parseEncryptionKeys, type EncryptionKey } from '../responses/sealed.js';
 import { parseDuration, startServer } from './server.js';
-import { storeFromUrl } from './store-url.js';
+import { InMemoryResponseStore } from '../stores/memory.js';
+import { describeStoreUrl, storeFromUrl, withoutCredentials } from './store-url.js';
 
 const name = 'openresponses-server';
-const values = parseCommandLine({
-  name,
-  packageJson: new URL('../../package.json', import.meta.url),
-  summary: 'Serves /v1/responses (HTTP, SSE and WebSocket) on the embedded deterministic model.',
-  options: {
-    port: {
-      type: 'string',
-      placeholder: 'N',
-      env: 'PORT',
-      description: 'port to listen on, 0 for a free one (default 8080)',
-    },
-    host: { type: 'string', placeholder: 'HOST', env: 'HOST', description: 'interface to bind (default 127.0.0.1)' },
-    'api-key': {
-      type: 'string',
-      multiple: true,
-      placeholder: 'KEY',
-      env: 'OPENRESPONSES_API_KEYS',
-      description: 'accepted bearer key, comma-separated in the environment',
-    },
-    open: { type: 'boolean', description: 'accept requests without a key (a warning is printed)' },
-    scenarios: {
-      type: 'string',
-      placeholder: 'FILE',
-      env: 'OPENRESPONSES_SCENARIOS',
-      description: 'also serve the scripted answers of a scenario file (JSON; see the README)',
-    },
-    'no-playground': { type: 'boolean', description: 'do not serve the playground page at /' },
-    record: {
-      type: 'string',
-      placeholder: 'FILE',
-      description: 'record every turn the models serve into a scenario file that --scenarios replays',
-    },
-    'chat-completions-url': {
-      type: 'string',
-      placeholder: 'URL',
-      env: 'OPENRESPONSES_CHAT_COMPLETIONS_URL',
-      description: 'serve every other model name from this OpenAI-compatible upstream (base URL ending in /v1)',
-    },
-    'chat-completions-api-key': {
-      type: 'string',
-      placeholder: 'KEY',
-      env: 'OPENRESPONSES_CHAT_COMPLETIONS_API_KEY',
-      description: 'bearer key for that upstream',
-    },
-    config: {
-      type: 'string',
-      placeholder: 'PATH',
-      env: 'OPENRESPONSES_CONFIG',
-      description: 'JSON file routing model names or prefixes to upstreams (keys from named environment variables)',
-    },
-    'chat-completions': {
-      type: 'boolean',
-      description: 'also serve the legacy POST /v1/chat/completions (or OPENRESPONSES_CHAT_COMPLETIONS_ENDPOINT=1)',
-    },
-    store: {
-      type: 'string',
-      placeholder: 'URL',
-      env: 'OPENRESPONSES_STORE_URL',
-      description: 'where responses are stored: memory (default) or redis://host:port/db, shared by every instance',
-    },
-    'store-max-bytes': {
-      type: 'string',
-      placeholder: 'N',
-      env: 'OPENRESPONSES_STORE_MAX_BYTES',
-      description:
-        'approximate bytes the in-memory store keeps before evicting the least recently used (default 256 MiB)',
-    },
-    'store-fallback': {
-      type: 'string',
-      placeholder: 'memory',
-      env: 'OPENRESPONSES_STORE_FALLBACK',
-      description:
-        'serve from memory (with a warning) when the store cannot be reached at start-up, instead of exiting',
-    },
-    'encryption-key': {
-      type: 'string',
-      multiple: true,
-      placeholder: 'ID:BASE64',
-      env: 'OPENRESPONSES_ENCRYPTION_KEYS',
-      description:
-        'AES-256 key for encrypted_content, current first; older ones still open (default: generated, warned)',
-    },
-    'websocket-connection-limit': {
-      type: 'string',
-      placeholder: 'DURATION',
-      env: 'OPENRESPONSES_WEBSOCKET_CONNECTION_LIMIT',
-      description: 'how long a WebSocket connection may stay open: 90s, 60m, 2h or milliseconds (default 60m)',
-    },
-    compat: {
-      type: 'string',
-      placeholder: 'openai',
-      env: 'OPENRESPONSES_COMPAT',
-      description:
-        "'openai': stream OpenAI's event names (response.reasoning_text.*) for the openai SDK's stream helper",
-    },
-  },
-});
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
-const port = Number(values.port ?? 8080);
-if (!Number.isInteger(port) || port < 0 || port > 65535) exitWithUsageError(name, `invalid port '${values.port}'`);
-const host = values.host ?? '127.0.0.1';
-let apiKeys = values['api-key'];
-if (apiKeys.length === 0 && !values.open) apiKeys = [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`];
+/** A value parser: `parse` returns the value or throws InvalidArgumentError, which commander reports with the flag or variable. */
+const parser =
+  <T>(what: string, parse: (text: string) => T | undefined) =>
+  (text: string): T => {
+    const value = parse(text);
+    if (value === undefined) throw new InvalidArgumentError(`Expected ${what}.`);
+    return value;
+  };
+const integer = (min: number, max: number) => (text: string) =>
+  /^\d+$/.test(text.trim()) && Number(text) >= min && Number(text) <= max ? Number(text) : undefined;
+const nonNegative = (text: string) => (text.trim() !== '' && Number(text) >= 0 ? Number(text) : undefined);
+/** Repeatable and comma-separated (the environment holds one comma-separated list). */
+const list = (text: string, previous: string[] = []) => [
+  ...previous,
+  ...text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean),
+];
+const encryptionKeys = (text: string, previous: EncryptionKey[] = []) => {
+  try {
+    const keys = [...previous, ...parseEncryptionKeys(text)];
+    createSealer(keys); // checks every key before the server starts
+    return keys;
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
+const storeUrl = (text: string) => {
+  if (text === '' || text === 'memory' || text === 'memory://' || /^rediss?:\/\/./.test(text)) return text;
+  throw new InvalidArgumentError('Expected memory or redis://host:port/db.');
+};
+/** The value commander quotes in an error about a flag that may carry a key or a URL with credentials. */
+const SECRET_VALUE =
+  /(option '--(?:api-key|encryption-key|chat-completions-api-key|chat-completions-url|store) [^']*' (?:argument|value) )'[^']*'/;
+/** `maxBodyBytes` -> `max-body-bytes` (flag) and `OPENRESPONSES_MAX_BODY_BYTES` (environment). */
+const kebab = (field: string) => field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-let encryptionKeys: EncryptionKey[];
-try {
-  encryptionKeys = parseEncryptionKeys(values['encryption-key'].join(','));
-  if (encryptionKeys.length > 0) createSealer(encryptionKeys); // checks every key before the server starts
-} catch (error) {
-  exitWithUsageError(name, `--encryption-key: ${(error as Error).message}`);
+const program = new Command(name)
+  .description('Serves /v1/responses (HTTP, SSE and WebSocket) on the embedded deterministic model.')
+  .version(version, '--version', 'print the version')
+  .helpOption('-h, --help', 'print this help')
+  .configureOutput({
+    // One line: `<name>: <problem> (see <name> --help)`, without the value of a flag that may hold a secret.
+    outputError: (text, write) =>
+      write(
+        `${name}: ${text
+          .replace(/^error: /, '')
+          .replace(SECRET_VALUE, "$1'…'")
+          .trim()
+          .replace(/\s*\n\s*/g, ' ')} (see ${name} --help)\n`,
+      ),
+  })
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+  .addOption(
+    new Option('--port <N>', 'port to listen on, 0 for a free one')
+      .env('PORT')
+      .default(8080)
+      .argParser(parser('a port number (0-65535)', integer(0, 65535))),
+  )
+  .addOption(new Option('--host <HOST>', 'interface to bind').env('HOST').default('127.0.0.1'))
+  .addOption(
+    new Option('--api-key <KEY>', 'accepted bearer key (repeatable; comma-separated in the environment)')
+      .env('OPENRESPONSES_API_KEYS')
+      .argParser(list),
+  )
+  .option('--open', 'accept requests without a key (a warning is printed)')
+  .addOption(
+    new Option('--scenarios <FILE>', 'also serve the scripted answers of a scenario file (JSON; see the README)').env(
+      'OPENRESPONSES_SCENARIOS',
+    ),
+  )
+  .option('--no-playground', 'do not serve the playground page at /')
+  .option('--record <FILE>', 'record every turn the models serve into a scenario file that --scenarios replays')
+  .addOption(
+    new Option(
+      '--chat-completions-url <URL>',
+      'serve every other model name from this OpenAI-compatible upstream (base URL ending in /v1)',
+    ).env('OPENRESPONSES_CHAT_COMPLETIONS_URL'),
+  )
+  .addOption(
+    new Option('--chat-completions-api-key <KEY>', 'bearer key for that upstream').env(
+      'OPENRESPONSES_CHAT_COMPLETIONS_API_KEY',
+    ),
+  )
+  .addOption(
+    new Option(
+      '--config <PATH>',
+      'JSON file routing model names or prefixes to upstreams (keys from named environment variables)',
+    ).env('OPENRESPONSES_CONFIG'),
+  )
+  .addOption(
+    new Option('--chat-completions', 'also serve the legacy POST /v1/chat/completions').env(
+      'OPENRESPONSES_CHAT_COMPLETIONS_ENDPOINT',
+    ),
+  )
+  .addOption(
+    new Option('--store <URL>', 'where responses are stored: memory, or redis://host:port/db shared by every instance')
+      .env('OPENRESPONSES_STORE_URL')
+      .default('memory')
+      .argParser(storeUrl),
+  )
+  .addOption(
+    new Option('--store-max-bytes <N>', 'approximate bytes the in-memory store keeps before evicting (default 256 MiB)')
+      .env('OPENRESPONSES_STORE_MAX_BYTES')
+      .argParser(parser('a positive number of bytes', integer(1, Number.MAX_SAFE_INTEGER))),
+  )
+  .addOption(
+    new Option('--store-fallback <memory>', 'serve from memory (with a warning) when the store cannot be reached')
+      .env('OPENRESPONSES_STORE_FALLBACK')
+      .choices(['memory']),
+  )
+  .addOption(
+    new Option(
+      '--encryption-key <ID:BASE64>',
+      'AES-256 key for encrypted_content, current first; older ones still open (default: generated, warned)',
+    )
+      .env('OPENRESPONSES_ENCRYPTION_KEYS')
+      .argParser(encryptionKeys),
+  )
+  .addOption(
+    new Option('--websocket-connection-limit <DURATION>', 'how long a WebSocket connection may stay open (default 60m)')
+      .env('OPENRESPONSES_WEBSOCKET_CONNECTION_LIMIT')
+      .argParser(parser('a duration such as 90s, 60m, 2h or milliseconds', (text) => parseDuration(text) ?? undefined)),
+  )
+  .addOption(
+    new Option('--compat <MODE>', "stream OpenAI's event names (response.reasoning_text.*) for the openai SDK")
+      .env('OPENRESPONSES_COMPAT')
+      .choices(['openai']),
+  );
+// Every ServerLimits field is a flag and an environment variable (--max-body-bytes, OPENRESPONSES_MAX_BODY_BYTES, …).
+for (const [field, fallback] of Object.entries(DEFAULT_LIMITS))
+  program.addOption(
+    new Option(`--${kebab(field)} <N>`, `limit ${field} (default ${fallback}; see the limits reference)`)
+      .env(`OPENRESPONSES_${kebab(field).replace(/-/g, '_').toUpperCase()}`)
+      .argParser(parser('a non-negative number', nonNegative)),
+  );
+program.parse();
+
+interface CommandLineValues extends Partial<ServerLimits> {
+  port: number;
+  host: string;
+  apiKey?: string[];
+  open?: boolean;
+  scenarios?: string;
+  playground: boolean;
+  record?: string;
+  chatCompletionsUrl?: string;
+  chatCompletionsApiKey?: string;
+  config?: string;
+  chatCompletions?: boolean;
+  store: string;
+  storeMaxBytes?: number;
+  storeFallback?: 'memory';
+  encryptionKey?: EncryptionKey[];
+  websocketConnectionLimit?: number;
+  compat?: 'openai';
 }
-const limitText = values['websocket-connection-limit'];
-const connectionLimitMs = limitText === undefined ? undefined : parseDuration(limitText);
-if (connectionLimitMs === null)
-  exitWithUsageError(name, `--websocket-connection-limit '${limitText}' is not a duration such as 90s, 60m or 2h`);
-if (values.compat !== undefined && values.compat !== 'openai')
-  exitWithUsageError(name, `--compat '${values.compat}' is not supported (openai)`);
-const compatibility = values.compat;
-
-// Limits (OPENRESPONSES_MAX_BODY_BYTES, …: every ServerLimits field) come from the environment; see the README.
-const storeMaxBytes = values['store-max-bytes'] === undefined ? undefined : Number(values['store-max-bytes']);
-if (storeMaxBytes !== undefined && !(Number.isSafeInteger(storeMaxBytes) && storeMaxBytes > 0))
-  exitWithUsageError(name, `invalid --store-max-bytes '${values['store-max-bytes']}'`);
-const store = await storeFromUrl(values.store, { fallback: values['store-fallback'], maxBytes: storeMaxBytes }).catch(
-  (error: Error) => {
-    console.error(`${name}: ${error.message}`);
-    process.exit(1);
-  },
+const values = program.opts<CommandLineValues>();
+const limits = Object.fromEntries(
+  Object.keys(DEFAULT_LIMITS).map((field) => [field, values[field as keyof ServerLimits]]),
 );
-const providers = await modelProviders(values.scenarios, values.record).catch((error: Error) =>
-  exitWithUsageError(name, error.message),
-);
-const chatCompletionsEndpoint =
-  values['chat-completions'] || ['1', 'true'].includes(process.env.OPENRESPONSES_CHAT_COMPLETIONS_ENDPOINT ?? '');
+const usageError = (message: string): never => program.error(message, { exitCode: 2 });
+const providers = await modelProviders().catch((error: Error) => usageError(error.message));
+const store = await storeFromUrl(values.store, {
+  fallback: values.storeFallback,
+  maxBytes: values.storeMaxBytes,
+}).catch((error: Error) => {
+  console.error(`${name}: ${error.message}`);
+  process.exit(1);
+});
+// A key is generated only once the flags are known to be good (and printed only once the port is bound).
+const apiKeys =
+  values.apiKey ?? (values.open ? [] : [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`]);
 const running = await startServer({
-  port,
-  host,
+  port: values.port,
+  host: values.host,
   apiKeys,
   providers,
   store,
-  chatCompletionsEndpoint,
-  limits: limitsFromEnv(process.env),
-  playground: !values['no-playground'],
-  encryptionKeys,
-  connectionLimitMs,
-  compatibility,
+  // commander sets a boolean from any value of its variable: keep `=0` and `=false` meaning off.
+  chatCompletionsEndpoint:
+    values.chatCompletions === true &&
+    !['0', 'false'].includes(process.env.OPENRESPONSES_CHAT_COMPLETIONS_ENDPOINT ?? ''),
+  limits,
+  playground: values.playground,
+  encryptionKeys: values.encryptionKey,
+  connectionLimitMs: values.websocketConnectionLimit,
+  compatibility: values.compat,
 }).catch((error: NodeJS.ErrnoException) => {
+  const { port, host } = values;
   if (error.code === 'EADDRINUSE')
     console.error(
       `${name}: port ${port} on ${host} is already in use; choose another with --port N (or PORT=N), or --port 0 for a free one.`,
@@ -176,12 +228,14 @@ const key = apiKeys[0];
 console.log(
   `Open Responses server on ${running.url}/v1/responses (HTTP, SSE and WebSocket), model openresponses-deterministic`,
 );
-if (values['chat-completions-url'])
-  console.log(`Every other model is served by the Chat Completions upstream ${values['chat-completions-url']}`);
-if (values.config) console.log(`Model routes from ${values.config}`);
+const fellBack = store instanceof InMemoryResponseStore && /^rediss?:/.test(values.store);
+console.log(
+  `Store: ${describeStoreUrl(fellBack ? 'memory' : values.store, values.storeMaxBytes)}${fellBack ? ` (fallback: ${withoutCredentials(values.store)} unreachable)` : ''}`,
+);
+for (const route of modelRoutes()) console.log(`Model route: ${route}`);
 if (key) console.log(`API key: ${key}`);
 // The key rides in the fragment: browsers never send it to the server with the page request.
-if (!values['no-playground']) console.log(`Playground: ${running.url}/${key ? `#key=${encodeURIComponent(key)}` : ''}`);
+if (values.playground) console.log(`Playground: ${running.url}/${key ? `#key=${encodeURIComponent(key)}` : ''}`);
 console.log(
   `Try: curl -s ${running.url}/v1/responses -H 'content-type: application/json'${key ? ` -H 'authorization: Bearer ${key}'` : ''} -d '{"model":"openresponses-deterministic","input":"Hello! My name is Ada."}'`,
 );
@@ -198,15 +252,32 @@ process.on('SIGTERM', stop);
  * The embedded model, the configured routes and the catch-all upstream (see gatewayProviders), after a
  * scenario file's models when one is given; all recorded with --record.
  */
-async function modelProviders(scenarios: string | undefined, record: string | undefined): Promise<ModelProvider[]> {
+async function modelProviders(): Promise<ModelProvider[]> {
   const providers = gatewayProviders({
-    chatCompletionsUrl: values['chat-completions-url'],
-    chatCompletionsApiKey: values['chat-completions-api-key'],
+    chatCompletionsUrl: values.chatCompletionsUrl,
+    chatCompletionsApiKey: values.chatCompletionsApiKey,
     configPath: values.config,
     env: process.env,
   });
-  if (scenarios) providers.unshift(await readScenarioFile(scenarios));
-  if (!record) return providers;
-  const recorder = new ScenarioRecorder(scenarioFileWriter(record));
+  if (values.scenarios) providers.unshift(await readScenarioFile(values.scenarios));
+  if (!values.record) return providers;
+  const recorder = new ScenarioRecorder(scenarioFileWriter(values.record));
   return providers.map((provider) => recorder.wrap(provider));
+}
+
+/** One line per way a model name is served, in the order they are tried (the routing file was read and checked above). */
+function modelRoutes(): string[] {
+  const routes = values.scenarios ? [`the scenarios of ${values.scenarios}`] : [];
+  routes.push('openresponses-deterministic -> the embedded model');
+  if (values.config) {
+    const config = JSON.parse(readFileSync(values.config, 'utf8')) as {
+      routes: Array<{ model?: string; prefix?: string; url: string; type?: string }>;
+    };
+    for (const route of config.routes)
+      routes.push(
+        `${route.model ?? `${route.prefix}*`} -> ${withoutCredentials(route.url)}${route.type ? ` (${route.type})` : ''}, from ${values.config}`,
+      );
+  }
+  if (values.chatCompletionsUrl) routes.push(`every other model -> ${withoutCredentials(values.chatCompletionsUrl)}`);
+  return routes;
 }

@@ -35,12 +35,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     warn(
       'openresponses-server: POST /v1/chat/completions is on. It is a legacy compatibility layer served from the Responses pipeline; new clients should use /v1/responses.',
     );
-  if (service.generatedEncryptionKey) {
-    const { id, key } = service.generatedEncryptionKey;
-    warn(
-      `openresponses-server: no encryption key configured; encrypted_content uses a key generated for this process and cannot be opened after a restart. To keep it, configure OPENRESPONSES_ENCRYPTION_KEYS=${id}:${key}`,
-    );
-  }
   const server = createServer(toNodeListener(service));
   // Node answers malformed requests, header overflows and timeouts itself; the body gets the spec's shape.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket));
@@ -79,6 +73,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
+  // Only once the port is bound: a server that fails to start prints no key it never used.
+  if (service.generatedEncryptionKey) {
+    const { id, key } = service.generatedEncryptionKey;
+    warn(
+      `openresponses-server: no encryption key configured; encrypted_content uses a key generated for this process and cannot be opened after a restart. To keep it, configure OPENRESPONSES_ENCRYPTION_KEYS=${id}:${key}`,
+    );
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

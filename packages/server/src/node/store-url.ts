@@ -42,3 +42,19 @@ export async function storeFromUrl(
     return new InMemoryResponseStore({ maxBytes: options.maxBytes });
   }
 }
+
+/** A URL as the banner shows it: without the user name and password it may carry. */
+export function withoutCredentials(url: string): string {
+  if (!URL.canParse(url)) return url.split('@').at(-1)!;
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.href;
+}
+
+/** What the banner says about the store a URL names (credentials left out). */
+export function describeStoreUrl(url: string | undefined, maxBytes?: number): string {
+  if (url === undefined || url === '' || url === 'memory' || url === 'memory://')
+    return `memory (this process only${maxBytes === undefined ? '' : `, ${maxBytes} bytes at most`})`;
+  return `${withoutCredentials(url)} (shared by every instance using it)`;
+}
