@@ -182,7 +182,7 @@ describe('content and turns', () => {
   test('json_schema becomes output_config.format; tool_choice none keeps the tools; safety_identifier is metadata.user_id', () => {
     const body = convert('claude-sonnet-4-5', {
       text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object' } } } as ModelRequest['text'],
-      tools: [{ type: 'function', name: 'f', parameters: null, strict: null }],
+      tools: [{ type: 'function', name: 'f', parameters: null }],
       toolPolicy: { mode: 'none', allowed: [] },
       safetyIdentifier: 'user-42',
     });
