@@ -26,6 +26,12 @@ export type Check = (value: unknown, path?: IssuePath) => boolean;
 
 let sink: ValidationIssue[] = [];
 
+/**
+ * The mode of the check under way, set by each entry point before it runs one (checks are synchronous,
+ * so no two runs interleave): open unions accept members of unknown `type` when `forward` is set.
+ */
+export const mode = { forward: false };
+
 function collect(check: Check, value: unknown, path: IssuePath): ValidationIssue[] {
   const saved = sink;
   const issues: ValidationIssue[] = (sink = []);
@@ -41,7 +47,8 @@ function collect(check: Check, value: unknown, path: IssuePath): ValidationIssue
  * Runs `check` on `value`. On success `data` is the very input (nothing is copied or stripped, so unknown
  * and vendor fields survive byte for byte); on failure the issues, first the one nearest the cause.
  */
-export function validate<T>(check: Check, value: unknown): ValidationResult<T> {
+export function validate<T>(check: Check, value: unknown, forward: boolean): ValidationResult<T> {
+  mode.forward = forward;
   if (check(value)) return { success: true, data: value as T };
   const issues = collect(check, value, []);
   // A check that fails fast also fails when reporting; this only guards a generator bug from passing silently.

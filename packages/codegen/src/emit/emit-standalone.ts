@@ -1,18 +1,17 @@
-import { ABSENT, type DiscriminationPlan, type ModelAnalysis, type ValidationMode } from '../model/analysis.js';
+import { ABSENT, type DiscriminationPlan, type ModelAnalysis } from '../model/analysis.js';
 import type { NamedSchema, ObjectNode, SchemaNode } from '../model/schema-model.js';
 import { propertyKey } from './docs.js';
 
 /**
  * Emits plain validator functions, equivalent to the JSON Schema: one `check_<Name>(v, p?)` per named
- * schema (and `checkForward_<Name>` for the ones forward-compatible mode changes), with discriminated
- * unions as a `switch` on the tag. Without `p` a check only answers (first failure returns false, no
- * allocation); with a path it reports every issue at the path of the field that is wrong.
+ * schema, with discriminated unions as a `switch` on the tag. Without `p` a check only answers (first
+ * failure returns false, no allocation); with a path it reports every issue at the path of the field that
+ * is wrong. One set of checks serves both modes: open unions read the run-time `mode.forward` flag (set
+ * by the entry points) where a `type` is unknown, so forward-compatible mode costs no second copy.
  */
 export function emitStandaloneChecks(analysis: ModelAnalysis, runtimeModule: string, header: string): string {
   const emitter = new CheckEmitter(analysis);
-  for (const schema of analysis.model.schemas) emitter.schemaFunction(schema, 'exact');
-  for (const schema of analysis.model.schemas)
-    if (analysis.dependsOnOpenUnion(schema.name)) emitter.schemaFunction(schema, 'forward');
+  for (const schema of analysis.model.schemas) emitter.schemaFunction(schema);
   const imports = [...emitter.runtime].sort();
   return [
     header,
@@ -25,10 +24,8 @@ export function emitStandaloneChecks(analysis: ModelAnalysis, runtimeModule: str
   ].join('\n');
 }
 
-/** The name of the check a mode uses for a named schema (forward mode reuses exact checks it does not change). */
-export function checkName(analysis: ModelAnalysis, name: string, mode: ValidationMode): string {
-  return mode === 'forward' && analysis.dependsOnOpenUnion(name) ? `checkForward_${name}` : `check_${name}`;
-}
+/** The name of a named schema's check. */
+export const checkName = (name: string): string => `check_${name}`;
 
 const FAIL = '{ if (!p) return false; ok = false; }';
 
@@ -37,7 +34,6 @@ class CheckEmitter {
   readonly constants: string[] = [];
   readonly runtime = new Set<string>();
   private readonly patterns = new Map<string, string>();
-  private mode: ValidationMode = 'exact';
   private prefix = '';
   private hoisted = 0;
 
@@ -48,25 +44,23 @@ class CheckEmitter {
     return name;
   }
 
-  schemaFunction(schema: NamedSchema, mode: ValidationMode): void {
-    this.mode = mode;
-    this.prefix = checkName(this.analysis, schema.name, mode);
+  schemaFunction(schema: NamedSchema): void {
+    this.prefix = checkName(schema.name);
     this.hoisted = 0;
-    const open = mode === 'forward' && schema.open;
     let body: string;
     const node = schema.node;
     const shape = node.kind === 'union' ? this.analysis.unionShape(node) : undefined;
-    if (open && shape?.kind === 'discriminated' && shape.plan.key === 'type') {
+    if (schema.open && shape?.kind === 'discriminated' && shape.plan.key === 'type') {
       // The switch's default branch is exactly "a `type` no member declares": unknown members pass there.
       body = this.discriminatedBody(shape.plan, true);
-    } else if (open) {
+    } else if (schema.open) {
       const known = JSON.stringify(this.analysis.openUnionTypes(node));
       const set = this.constant(`/*#__PURE__*/ new Set<unknown>(${known})`);
-      body = `if (${this.use('isObject')}(v) && typeof v.type === 'string' && !${set}.has(v.type)) return true;\n${this.body(node)}`;
+      body = `if (${this.use('mode')}.forward && ${this.use('isObject')}(v) && typeof v.type === 'string' && !${set}.has(v.type)) return true;\n${this.body(node)}`;
     } else body = this.body(node);
-    const mark = mode === 'forward' ? ' (forward-compatible)' : '';
+    const note = schema.open ? ' Forward-compatible mode also accepts members of unknown `type`.' : '';
     this.functions.push(
-      `/** Checks {@link ${schema.name}}${mark}. */\nexport function ${this.prefix}(v: any, p?: IssuePath): boolean {\n${indent(body)}\n}`,
+      `/** Checks {@link ${schema.name}}.${note} */\nexport function ${this.prefix}(v: any, p?: IssuePath): boolean {\n${indent(body)}\n}`,
     );
   }
 
@@ -181,13 +175,14 @@ class CheckEmitter {
       cases.push(`${labels.join(' ')} ${action}`);
     }
     const fallback = `${this.use('invalidTag')}(p, ${JSON.stringify(plan.key)}, ${literalArray(allowed)}, ${access})`;
-    cases.push(`default: return ${open ? `typeof ${access} === 'string' || ` : ''}${fallback};`);
+    const unknown = open ? `(${this.use('mode')}.forward && typeof ${access} === 'string') || ` : '';
+    cases.push(`default: return ${unknown}${fallback};`);
     return `switch (${access}) {\n${indent(cases.join('\n'))}\n}`;
   }
 
   /** A function checking `node` (a named schema's check, or a hoisted one for an inline node). */
   private functionFor(node: SchemaNode): string {
-    if (node.kind === 'ref') return checkName(this.analysis, node.name, this.mode);
+    if (node.kind === 'ref') return checkName(node.name);
     const name = `${this.prefix}$${++this.hoisted}`;
     const body = this.body(node);
     this.functions.push(`function ${name}(v: any, p?: IssuePath): boolean {\n${indent(body)}\n}`);
@@ -198,7 +193,7 @@ class CheckEmitter {
   private expression(node: SchemaNode, v: string, path: string): string {
     switch (node.kind) {
       case 'ref':
-        return `${checkName(this.analysis, node.name, this.mode)}(${v}, ${path})`;
+        return `${checkName(node.name)}(${v}, ${path})`;
       case 'any':
         return 'true';
       case 'never':

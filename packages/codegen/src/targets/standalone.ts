@@ -70,24 +70,24 @@ export const standaloneTarget: GeneratorTarget = {
 /** `is<Name>` and `validate<Name>` for every named schema, typed by the `types` target's types of that mode. */
 function entryPoints(analysis: ModelAnalysis, mode: ValidationMode, version: string, header: string): string {
   const names = analysis.model.schemas.map((s) => s.name);
-  const checks = [...new Set(names.map((n) => checkName(analysis, n, mode)))].sort();
+  const forward = mode === 'forward';
   const lines = [
     header,
-    mode === 'exact'
-      ? `import type * as T from '../../${version}/index.gen.js';`
-      : `import type { Forward as T } from '../../${version}/index.gen.js';`,
-    `import { validate, type ValidationResult } from '${RUNTIME}';`,
-    `import { ${checks.join(', ')} } from './checks.gen.js';`,
+    forward
+      ? `import type { Forward as T } from '../../${version}/index.gen.js';`
+      : `import type * as T from '../../${version}/index.gen.js';`,
+    `import { mode, validate, type ValidationResult } from '${RUNTIME}';`,
+    `import { ${names.map(checkName).join(', ')} } from './checks.gen.js';`,
   ];
-  const modeNote = mode === 'exact' ? 'spec-exact' : 'forward-compatible: unknown members of open unions pass intact';
+  const modeNote = forward ? 'forward-compatible: unknown members of open unions pass intact' : 'spec-exact';
   for (const name of names) {
-    const check = checkName(analysis, name, mode);
+    const check = checkName(name);
     lines.push(
       '',
       `/** Whether \`value\` is a valid {@link T.${name}} (${modeNote}). Allocates nothing. */`,
-      `export const is${name} = (value: unknown): value is T.${name} => ${check}(value);`,
+      `export const is${name} = (value: unknown): value is T.${name} => ((mode.forward = ${forward}), ${check}(value));`,
       `/** Validates a {@link T.${name}}: the input itself as \`data\`, or the issues, each at the path of the wrong field. */`,
-      `export const validate${name} = (value: unknown): ValidationResult<T.${name}> => validate(${check}, value);`,
+      `export const validate${name} = (value: unknown): ValidationResult<T.${name}> => validate(${check}, value, ${forward});`,
     );
   }
   lines.push('');
