@@ -44,6 +44,26 @@ describe('InMemoryResponseStore', () => {
     expect(await present(store, ['a', 'c', 'd'])).toEqual(['a', 'c', 'd']);
   });
 
+  test('counts what an entry costs: its UTF-8 bytes and its item index, not its JSON length', async () => {
+    const store = new InMemoryResponseStore({ maxBytes: 1_000_000 });
+    // 10,000 characters that are three bytes each in UTF-8.
+    await store.put(sampleEntry({ id: 'wide', text: '✓'.repeat(10_000) }), 'o');
+    expect(store.bytes).toBeGreaterThan(30_000);
+    expect(store.bytes).toBeLessThan(35_000);
+    // Many items with long client-given ids: the index that holds them counts too.
+    const indexed = sampleEntry({ id: 'indexed' });
+    indexed.input = Array.from({ length: 1_000 }, (_, i) => ({
+      type: 'message',
+      id: `msg_${i}_${'i'.repeat(200)}`,
+      role: 'user',
+      content: [{ type: 'input_text', text: 'hi' }],
+    })) as typeof indexed.input;
+    const before = store.bytes;
+    await store.put(indexed, 'o');
+    const json = JSON.stringify(indexed).length;
+    expect(store.bytes - before).toBeGreaterThan(json + 1_000 * 2 * 200);
+  });
+
   test('behaves like a plain least-recently-used list for any sequence of puts, gets and deletes', async () => {
     const op = fc.record({
       kind: fc.constantFrom('put' as const, 'get' as const, 'delete' as const),

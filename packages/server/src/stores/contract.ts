@@ -1,4 +1,6 @@
 import type { ItemField, ResponseResource } from '@openresponses/types';
+import * as z from 'zod/v4';
+import { StoreUnavailableError } from '../errors.js';
 
 /** What a server keeps of a response so that later turns can continue from it. */
 export interface StoredResponse {
@@ -58,6 +60,50 @@ export interface ResponseStore {
 
 // The store's failures are ground-floor errors (the error mapping names them); stores throw them from here.
 export { StoreEntryTooLargeError, StoreUnavailableError } from '../errors.js';
+
+/**
+ * A record read back from a backend is not a stored response (corrupted, or written by something else);
+ * a `StoreUnavailableError`, so the service answers 503 rather than serving it.
+ */
+export class StoredRecordError extends StoreUnavailableError {
+  override name = 'StoredRecordError';
+}
+
+/** What a backend's record must look like before it is used (the server wrote it spec-valid; this catches anything else). */
+const storedRecordSchema = z.object({
+  response: z.looseObject({
+    id: z.string(),
+    status: z.string(),
+    previous_response_id: z.string().nullish(),
+    output: z.array(z.looseObject({ type: z.string(), id: z.string().optional() })),
+  }),
+  input: z.array(z.looseObject({ id: z.string().optional() })),
+});
+
+/**
+ * A stored response from the JSON text a backend answered, checked before use: throws `StoredRecordError`
+ * when it is not JSON, not shaped as a stored response, or (given `id`) is another response.
+ */
+export function parseStoredResponse(text: string, id?: string): StoredResponse {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new StoredRecordError(`The store holds a record that is not JSON${id ? ` for '${id}'` : ''}.`, {
+      cause: error,
+    });
+  }
+  const checked = storedRecordSchema.safeParse(parsed);
+  if (!checked.success)
+    throw new StoredRecordError(
+      `The store holds a malformed record${id ? ` for '${id}'` : ''}: ${z.prettifyError(checked.error).slice(0, 300)}`,
+      { cause: checked.error },
+    );
+  if (id !== undefined && checked.data.response.id !== id)
+    throw new StoredRecordError(`The store's record for '${id}' holds another response.`);
+  // The checked shape, with every field as read (loose objects keep what the schema does not name).
+  return parsed as StoredResponse;
+}
 
 /** Statuses after which a response no longer changes. */
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'incomplete', 'cancelled']);

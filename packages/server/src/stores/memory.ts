@@ -12,8 +12,9 @@ export interface InMemoryStoreOptions {
   /** Most responses kept; the least recently used goes first (default 10,000). */
   maxEntries?: number;
   /**
-   * Approximate bytes kept (the length of each response's JSON with its input); the least recently used
-   * go first to stay under it (default 256 MiB). A single response larger than this is not stored.
+   * Bytes kept: each response's JSON with its input as UTF-8, plus its item index and bookkeeping; the
+   * least recently used go first to stay under it (default 256 MiB). A single response larger than this
+   * is not stored.
    */
   maxBytes?: number;
   /** How long a response is kept after it was last written or read, in ms (default one hour). */
@@ -22,17 +23,35 @@ export interface InMemoryStoreOptions {
   now?: () => number;
 }
 
-/** Bytes counted per entry beyond its JSON (the bookkeeping objects, roughly). */
-const ENTRY_OVERHEAD = 64;
+/**
+ * Bytes counted beyond an entry's data: the entry object, its strings and the cache's slots, and per
+ * indexed item its index slot. Measured: a response with two items costs about 750 bytes beside its data
+ * and is counted about 1,050 (an upper bound, so many small responses cannot exceed the budget).
+ */
+const ENTRY_OVERHEAD = 512;
+const ITEM_OVERHEAD = 128;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 interface Entry {
   owner: string;
-  /** The snapshot, as JSON: reads parse a fresh copy, and its length is the entry's size. */
-  json: string;
+  /**
+   * The snapshot as UTF-8 JSON: reads parse a fresh copy. Bytes, not a string: a JSON string with one
+   * character past Latin-1 is stored two bytes a character (a 1 MiB input cost 2 MiB), and a large
+   * string is kept by V8 as a rope of pieces spread over heap pages that eviction leaves fragmented. A
+   * byte array is one allocation outside the heap, exactly as large as counted, freed whole (storing six
+   * times a 32 MiB budget grew RSS by 383 MiB with strings, 170 MiB with bytes: test/store-budget.test.ts).
+   */
+  data: Uint8Array;
   previous: string | null;
   status: string;
   itemIds: string[];
+  /** What the entry costs, counted once when it is written. */
+  size: number;
 }
+
+const parse = (entry: Entry) => JSON.parse(decoder.decode(entry.data)) as StoredResponse;
 
 /**
  * The default store, in this process's memory: bounded by entry count and by approximate bytes (least
@@ -41,8 +60,11 @@ interface Entry {
  */
 export class InMemoryResponseStore implements ResponseStore {
   private readonly entries: LRUCache<string, Entry>;
-  /** Item id -> the response that holds it (for `item_reference`). */
-  private readonly items = new Map<string, string>();
+  /**
+   * Owner -> item id -> the response that holds it (for `item_reference`). Scoped by owner: input items
+   * keep the ids clients give them, so two tenants can store the same id.
+   */
+  private readonly items = new Map<string, Map<string, string>>();
   private readonly maxBytes: number;
 
   constructor(options: InMemoryStoreOptions = {}) {
@@ -51,12 +73,15 @@ export class InMemoryResponseStore implements ResponseStore {
     this.entries = new LRUCache<string, Entry>({
       max: options.maxEntries ?? 10_000,
       maxSize: this.maxBytes,
-      sizeCalculation: (entry) => entry.json.length + ENTRY_OVERHEAD,
+      sizeCalculation: (entry) => entry.size,
       ttl: options.ttlMs ?? 60 * 60 * 1000,
       updateAgeOnGet: true,
       ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
       dispose: (entry, id) => {
-        for (const itemId of entry.itemIds) if (this.items.get(itemId) === id) this.items.delete(itemId);
+        const owned = this.items.get(entry.owner);
+        if (!owned) return;
+        for (const itemId of entry.itemIds) if (owned.get(itemId) === id) owned.delete(itemId);
+        if (owned.size === 0) this.items.delete(entry.owner);
       },
     });
   }
@@ -66,14 +91,14 @@ export class InMemoryResponseStore implements ResponseStore {
     return this.entries.size;
   }
 
-  /** Approximate bytes held now. */
+  /** Bytes held now, as counted against `maxBytes`. */
   get bytes(): number {
     return this.entries.calculatedSize;
   }
 
   async get(id: string, owner: string): Promise<StoredResponse | undefined> {
     const entry = this.read(id, owner);
-    return entry && (JSON.parse(entry.json) as StoredResponse);
+    return entry && parse(entry);
   }
 
   async getChain(id: string, owner: string): Promise<StoredChain> {
@@ -83,31 +108,37 @@ export class InMemoryResponseStore implements ResponseStore {
       const entry: Entry | undefined = seen.has(next) ? undefined : this.read(next, owner);
       if (!entry) return { chain: chain.reverse(), missing: next };
       seen.add(next);
-      chain.push(JSON.parse(entry.json) as StoredResponse);
+      chain.push(parse(entry));
       next = entry.previous;
     }
     return { chain: chain.reverse() };
   }
 
   async getItem(id: string, owner: string): Promise<ItemField | undefined> {
-    const responseId = this.items.get(id);
+    const responseId = this.items.get(owner)?.get(id);
     const entry = responseId === undefined ? undefined : this.read(responseId, owner);
     if (!entry) return undefined;
     // A request's item_references usually point into the same few responses: parsing and scanning the
     // whole response per reference made N references into an N-item response quadratic.
-    if (this.lastItems?.entry !== entry) {
+    let last = this.lastItems?.deref();
+    if (last?.entry !== entry) {
       const byId = new Map<string, ItemField>();
-      forEachItem(JSON.parse(entry.json) as StoredResponse, (item, itemId) => {
+      forEachItem(parse(entry), (item, itemId) => {
         if (!byId.has(itemId)) byId.set(itemId, item);
       });
-      this.lastItems = { entry, byId };
+      last = { entry, byId };
+      this.lastItems = new WeakRef(last);
     }
-    const item = this.lastItems.byId.get(id);
+    const item = last.byId.get(id);
     return item && structuredClone(item);
   }
 
-  /** The items of the entry `getItem` read last, by id (a rewrite makes a new entry, so it is never stale). */
-  private lastItems: { entry: Entry; byId: Map<string, ItemField> } | undefined;
+  /**
+   * The items of the entry `getItem` read last, by id (a rewrite makes a new entry, so it is never stale).
+   * Weakly held: the parsed items can be several times the entry's bytes, and nothing counts them, so a
+   * collection may drop them (lookups close together still share them).
+   */
+  private lastItems: WeakRef<{ entry: Entry; byId: Map<string, ItemField> }> | undefined;
 
   async put(entry: StoredResponse, owner: string): Promise<boolean> {
     const id = entry.response.id;
@@ -125,10 +156,11 @@ export class InMemoryResponseStore implements ResponseStore {
     const entry = this.read(id, owner);
     if (!entry) return undefined;
     // Synchronous from read to write: nothing else can run in between.
-    const next = change(JSON.parse(entry.json) as StoredResponse);
-    if (!next) return JSON.parse(entry.json) as StoredResponse;
+    const next = change(parse(entry));
+    if (!next) return parse(entry);
     this.write(next, owner);
-    return JSON.parse(this.entries.get(id, { updateAgeOnGet: false })?.json ?? 'null') ?? undefined;
+    const written = this.entries.get(id, { updateAgeOnGet: false });
+    return written && parse(written);
   }
 
   async delete(id: string, owner: string): Promise<boolean> {
@@ -144,19 +176,28 @@ export class InMemoryResponseStore implements ResponseStore {
   private write(entry: StoredResponse, owner: string): void {
     const id = entry.response.id;
     const itemIds: string[] = [];
-    forEachItem(entry, (_item, itemId) => itemIds.push(itemId));
-    const json = JSON.stringify(entry);
-    if (json.length + ENTRY_OVERHEAD > this.maxBytes)
+    // Ids are counted two bytes a character: V8 may keep them in its two-byte form.
+    let size = ENTRY_OVERHEAD + 2 * (owner.length + id.length);
+    forEachItem(entry, (_item, itemId) => {
+      itemIds.push(itemId);
+      size += ITEM_OVERHEAD + 2 * itemId.length;
+    });
+    const data = encoder.encode(JSON.stringify(entry));
+    size += data.byteLength;
+    if (size > this.maxBytes)
       throw new StoreEntryTooLargeError(
-        `Response '${id}' is too large to store (${json.length} bytes; the store holds ${this.maxBytes}).`,
+        `Response '${id}' is too large to store (${size} bytes; the store holds ${this.maxBytes}).`,
       );
     this.entries.set(id, {
       owner,
-      json,
+      data,
       previous: entry.response.previous_response_id ?? null,
       status: entry.response.status,
       itemIds,
+      size,
     });
-    for (const itemId of itemIds) this.items.set(itemId, id);
+    let owned = this.items.get(owner);
+    if (!owned) this.items.set(owner, (owned = new Map()));
+    for (const itemId of itemIds) owned.set(itemId, id);
   }
 }

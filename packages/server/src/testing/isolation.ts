@@ -107,6 +107,38 @@ export function describeTenantIsolation(
       expect((await call(mine, owner, 'DELETE', `/responses/${id}`)).status).toBe(200);
     });
 
+    test("another tenant storing an item with the same client-given id does not take the owner's item_reference", async () => {
+      const { urls, keys } = target();
+      const [mine, theirs] = [urls[0]!, urls.at(-1)!];
+      const [owner, other] = keys;
+      const itemId = `msg_shared_${Math.random().toString(36).slice(2)}`;
+      const say = (text: string) => [
+        { type: 'message', id: itemId, role: 'user', content: [{ type: 'input_text', text }] },
+      ];
+      expect(
+        (await call(mine, owner, 'POST', '/responses', { model: MODEL, input: say('My name is Ada.') })).status,
+      ).toBe(200);
+      const squatted = await call(theirs, other, 'POST', '/responses', { model: MODEL, input: say('My name is Eve.') });
+      expect(squatted.status).toBe(200);
+
+      const recall = async (url: string, key: string) => {
+        const answer = await call(url, key, 'POST', '/responses', {
+          model: MODEL,
+          input: [
+            { type: 'item_reference', id: itemId },
+            { role: 'user', content: 'What is my name?' },
+          ],
+        });
+        expect(answer.status).toBe(200);
+        return JSON.stringify(answer.body.output);
+      };
+      expect(await recall(theirs, owner)).toContain('Your name is Ada.');
+      expect(await recall(mine, other)).toContain('Your name is Eve.');
+      // Deleting the other tenant's response leaves the owner's item where it was.
+      expect((await call(theirs, other, 'DELETE', `/responses/${squatted.body.id}`)).status).toBe(200);
+      expect(await recall(mine, owner)).toContain('Your name is Ada.');
+    });
+
     test('over WebSocket another tenant cannot continue from or reference a response, and sees none it made', async () => {
       const { urls, keys } = target();
       const [mine, theirs] = [urls[0]!, urls.at(-1)!];

@@ -98,6 +98,33 @@ export function describeStoreContract(
     );
 
     test(
+      'item ids are scoped to their owner: the same client-given id stored by two owners resolves for each',
+      withStore(async (store) => {
+        // Input items keep the ids clients give them, so two tenants can name the same id.
+        const shared = `msg_client_named_${Math.random().toString(36).slice(2)}`;
+        const mine = sampleEntry({ text: 'alice says' });
+        const theirs = sampleEntry({ text: 'mallory says' });
+        (mine.input[0] as { id: string }).id = shared;
+        (theirs.input[0] as { id: string }).id = shared;
+        await store.put(mine, 'alice');
+        await store.put(theirs, 'mallory');
+        expect(await store.getItem(shared, 'alice')).toEqual(mine.input[0]);
+        expect(await store.getItem(shared, 'mallory')).toEqual(theirs.input[0]);
+        // Replacing or deleting one owner's response leaves the other's item where it was.
+        const replaced = structuredClone(theirs);
+        (replaced.input[0] as { id: string }).id = 'msg_renamed';
+        expect(await store.put(replaced, 'mallory')).toBe(true);
+        expect(await store.getItem(shared, 'alice')).toEqual(mine.input[0]);
+        expect(await store.getItem(shared, 'mallory')).toBeUndefined();
+        await store.put(theirs, 'mallory');
+        expect(await store.delete(theirs.response.id, 'mallory')).toBe(true);
+        expect(await store.getItem(shared, 'alice')).toEqual(mine.input[0]);
+        expect(await store.getItem(shared, 'mallory')).toBeUndefined();
+        expect((await store.get(mine.response.id, 'alice'))?.input).toEqual(mine.input);
+      }),
+    );
+
+    test(
       'getChain loads a whole chain, oldest first, and names the first missing link',
       withStore(async (store) => {
         const chain: StoredResponse[] = [];
