@@ -1,6 +1,7 @@
 import {
   findItem,
   forEachItem,
+  parseStoredResponse,
   type ResponseStore,
   type StoredChain,
   type StoredResponse,
@@ -8,7 +9,7 @@ import {
 } from '@openresponses/server';
 import type { ItemField } from '@openresponses/types';
 import { Redis, type RedisOptions } from 'ioredis';
-import { CHAIN, DELETE, GET, ITEM, PUT } from './scripts.js';
+import { CHAIN, DELETE, GET, ITEM, LAYOUT, LAYOUT_CHECK, MIGRATE_RESPONSE, PUT } from './scripts.js';
 
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port/db` (or `rediss://` for TLS). */
@@ -35,6 +36,8 @@ type Scripted = Redis & {
   orChain(...args: string[]): Promise<[string, string[]]>;
   orItem(...args: string[]): Promise<string | null>;
   orDelete(...args: string[]): Promise<number>;
+  orLayout(...args: string[]): Promise<string>;
+  orMigrate(...args: string[]): Promise<number>;
 };
 
 const CONFLICT = -3;
@@ -81,6 +84,8 @@ export class RedisResponseStore implements ResponseStore {
       client.defineCommand('orChain', { numberOfKeys: 0, lua: CHAIN });
       client.defineCommand('orItem', { numberOfKeys: 0, lua: ITEM });
       client.defineCommand('orDelete', { numberOfKeys: 0, lua: DELETE });
+      client.defineCommand('orLayout', { numberOfKeys: 0, lua: LAYOUT_CHECK });
+      client.defineCommand('orMigrate', { numberOfKeys: 0, lua: MIGRATE_RESPONSE });
       return client;
     });
     try {
@@ -94,12 +99,47 @@ export class RedisResponseStore implements ResponseStore {
         },
       );
     }
-    return new RedisResponseStore(clients, options);
+    const store = new RedisResponseStore(clients, options);
+    const layout = await store
+      .run((client) => client.orLayout(store.prefix, LAYOUT))
+      .catch((error: unknown) => {
+        for (const client of clients) client.disconnect();
+        throw error;
+      });
+    if (layout !== LAYOUT) {
+      await store.close();
+      throw new StoreUnavailableError(
+        `Redis at ${redactedUrl(options.url)} holds key layout '${String(layout).slice(0, 40)}' under the prefix '${store.prefix}'; this version of @openresponses/store-redis reads layout ${LAYOUT}.`,
+      );
+    }
+    return store;
+  }
+
+  /**
+   * Moves the item index of responses stored by versions before layout 2 (whose item keys were shared by
+   * all tenants) to owner-scoped keys, so their items answer `item_reference` again. Safe to run while
+   * serving and more than once; answers how many responses and item keys it visited. See the README's
+   * "Migrating from layout 1".
+   */
+  async migrateItemKeys(): Promise<{ responses: number; items: number }> {
+    const pattern = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}response:*`;
+    let responses = 0;
+    let items = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.run((client) => client.scan(cursor, 'MATCH', pattern, 'COUNT', 500));
+      cursor = next;
+      for (const key of keys) {
+        responses++;
+        items += await this.run((client) => client.orMigrate(this.prefix, key));
+      }
+    } while (cursor !== '0');
+    return { responses, items };
   }
 
   async get(id: string, owner: string): Promise<StoredResponse | undefined> {
     const found = await this.run((client) => client.orGet(this.prefix, id, owner, this.ttl));
-    return found ? (JSON.parse(found[0]) as StoredResponse) : undefined;
+    return found ? parseStoredResponse(found[0], id) : undefined;
   }
 
   async getChain(id: string, owner: string): Promise<StoredChain> {
@@ -107,13 +147,14 @@ export class RedisResponseStore implements ResponseStore {
       client.orChain(this.prefix, id, owner, this.ttl, this.maxChainLength),
     );
     const chain: StoredResponse[] = [];
-    for (let i = newestFirst.length - 1; i >= 0; i--) chain.push(JSON.parse(newestFirst[i]!) as StoredResponse);
+    for (let i = newestFirst.length - 1; i >= 0; i--)
+      chain.push(parseStoredResponse(newestFirst[i]!, i === 0 ? id : undefined));
     return missing === '' ? { chain } : { chain, missing };
   }
 
   async getItem(id: string, owner: string): Promise<ItemField | undefined> {
     const data = await this.run((client) => client.orItem(this.prefix, id, owner, this.ttl));
-    return data === null ? undefined : findItem(JSON.parse(data) as StoredResponse, id);
+    return data === null ? undefined : findItem(parseStoredResponse(data), id);
   }
 
   async put(entry: StoredResponse, owner: string): Promise<boolean> {
@@ -129,8 +170,8 @@ export class RedisResponseStore implements ResponseStore {
     for (let attempt = 0; ; attempt++) {
       const found = await this.run((client) => client.orGet(this.prefix, id, owner, this.ttl));
       if (!found) return undefined;
-      const next = change(JSON.parse(found[0]) as StoredResponse);
-      if (!next) return JSON.parse(found[0]) as StoredResponse;
+      const next = change(parseStoredResponse(found[0], id));
+      if (!next) return parseStoredResponse(found[0], id);
       const written = await this.write(next, owner, found[1]);
       if (written > 0) return JSON.parse(JSON.stringify(next)) as StoredResponse;
       if (written !== CONFLICT) return (await this.get(id, owner)) ?? undefined;
