@@ -9,6 +9,8 @@ export class Cancellation {
   private done = false;
   /** Why it was cancelled, as the failed response reports it (default: the client went away). */
   reason = 'The client went away.';
+  /** The error code the failed response reports (`cancelled`, or e.g. `background_deadline`). */
+  code = 'cancelled';
 
   /** A cancellation that follows `signal`. */
   static following(signal: AbortSignal): Cancellation {
@@ -47,9 +49,10 @@ export class Cancellation {
     };
   }
 
-  cancel(reason?: string): void {
+  cancel(reason?: string, code?: string): void {
     if (this.done) return;
     if (reason) this.reason = reason;
+    if (code) this.code = code;
     this.done = true;
     this.controller?.abort();
     const listeners = this.listeners;

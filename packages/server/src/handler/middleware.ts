@@ -181,15 +181,16 @@ export function originCheck(cors: CorsSetting): Middleware {
 
 /**
  * Admission of HTTP requests (runs after authentication): every request of a tenant takes from its rate,
- * and a POST takes a turn slot until its answer, or its whole stream, has been written.
+ * and a request that runs a turn (`takesTurn`) takes a turn slot until its answer, or its whole stream, has
+ * been written. Reads, deletes and cancels take none, so a tenant at its limit can always cancel its own work.
  */
-export function admission(admitted: Admission): Middleware {
+export function admission(admitted: Admission, takesTurn: (request: ServiceRequest) => boolean): Middleware {
   return async (request, next) => {
     // Public routes (health checks) have no tenant and are never limited.
     const owner = request.owner;
     if (owner === undefined) return next(request);
     admitted.takeRate(owner);
-    if (request.method !== 'POST') return next(request);
+    if (!takesTurn(request)) return next(request);
     const release = admitted.startTurn(owner);
     let response: ServiceResponse;
     try {

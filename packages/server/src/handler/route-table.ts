@@ -1,4 +1,4 @@
-import { encodeEvent, SSE_DONE } from '@openresponses/events';
+import { type AnyStreamingEvent, encodeEvent, SSE_DONE } from '@openresponses/events';
 import type { SpecVersion } from '@openresponses/zod';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import { compactWindow } from '../responses/compact.js';
@@ -41,14 +41,20 @@ export type Route = GenericRoute<RouteContext, keyof RouteOptions>;
 /** The routes, one line each. A route is a handler below and a line here. */
 export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/healthz', handler: health, root: true, public: true },
-  { method: 'POST', path: '/responses', handler: createResponse },
-  { method: 'POST', path: '/responses/compact', handler: compact },
+  { method: 'POST', path: '/responses', handler: createResponse, turn: true },
+  { method: 'POST', path: '/responses/compact', handler: compact, turn: true },
   { method: 'GET', path: '/responses/:id', handler: getResponse },
   { method: 'DELETE', path: '/responses/:id', handler: deleteResponse },
   { method: 'POST', path: '/responses/:id/cancel', handler: cancelResponse },
   { method: 'GET', path: '/responses/:id/input_items', handler: listInputItems },
   { method: 'GET', path: '/models', handler: models },
-  { method: 'POST', path: '/chat/completions', handler: chatCompletions, option: 'chatCompletionsEndpoint' },
+  {
+    method: 'POST',
+    path: '/chat/completions',
+    handler: chatCompletions,
+    option: 'chatCompletionsEndpoint',
+    turn: true,
+  },
   // The page needs no key (its API calls carry the key it is given).
   { method: 'GET', path: '/', handler: playground, root: true, public: true, option: 'playground' },
   { method: 'GET', path: '/playground.js', handler: playground, root: true, public: true, option: 'playground' },
@@ -65,8 +71,12 @@ async function health(): Promise<ServiceResponse> {
 async function createResponse(request: ServiceRequest, context: RouteContext, version: SpecVersion) {
   const body = await readBody(request, context.limits);
   const streaming = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
-  if (typeof body === 'object' && body !== null && (body as { background?: unknown }).background === true)
-    return context.background.create(request, body as Record<string, unknown>, version, ownerOf(request), streaming);
+  if (typeof body === 'object' && body !== null && (body as { background?: unknown }).background === true) {
+    const fields = body as Record<string, unknown>;
+    if (!streaming) return json(200, await context.background.start(fields, version, ownerOf(request)));
+    const run = await context.background.startStreaming(fields, version, ownerOf(request), request.cancellation);
+    return eventStream((write, backpressure) => run(write, backpressure));
+  }
   const run = await context.runner.begin(
     body,
     { version, owner: ownerOf(request), cancellation: request.cancellation },
@@ -77,6 +87,15 @@ async function createResponse(request: ServiceRequest, context: RouteContext, ve
     if (result.error) throw result.error;
     return json(200, result.response);
   }
+  return eventStream(async (write, backpressure) => {
+    await run(write, backpressure);
+  });
+}
+
+/** An SSE answer: `run` writes the events, then `[DONE]` ends the stream. */
+function eventStream(
+  run: (write: (event: AnyStreamingEvent) => void, backpressure?: Backpressure) => Promise<void>,
+): ServiceResponse {
   return {
     status: 200,
     headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
@@ -95,7 +114,7 @@ async function createResponse(request: ServiceRequest, context: RouteContext, ve
         write(SSE_DONE);
       },
     },
-  } satisfies ServiceResponse;
+  };
 }
 
 async function compact(request: ServiceRequest, context: RouteContext, version: SpecVersion) {

@@ -23,12 +23,16 @@ export interface Route<Context, Option extends string = string> {
   public?: boolean;
   /** Served only when this option is on. */
   option?: Option;
+  /** Runs a model turn: takes one of the tenant's turn slots (admission) while it answers. */
+  turn?: boolean;
 }
 
 export interface Router {
   handle: ServiceHandler;
   /** Whether a request is for a public route (no authentication). */
   isPublic(request: ServiceRequest): boolean;
+  /** Whether a request is for a route that runs a turn (reads, deletes and cancels never do). */
+  takesTurn(request: ServiceRequest): boolean;
 }
 
 /** The routes of one path, by method. */
@@ -98,6 +102,11 @@ export function createRouter<Context, Option extends string>(
       const version = route.public ? LATEST_SPEC_VERSION : negotiateVersion(request.header('openresponses-version'));
       const answer = route.handler(request, context, version, found?.params ?? NO_PARAMS);
       return head ? answer.then((response) => Object.assign({}, response, { body: null })) : answer;
+    },
+    takesTurn: (request) => {
+      const path = withoutTrailingSlash(request.path);
+      const methods = literal.get(path) ?? patterns.find(({ pattern }) => pattern.test(path))?.methods;
+      return methods?.get(request.method)?.turn === true;
     },
     isPublic: (request) =>
       literal.get(withoutTrailingSlash(request.path))?.get(request.method === 'HEAD' ? 'GET' : request.method)

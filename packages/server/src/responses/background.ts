@@ -1,38 +1,93 @@
-import { encodeEvent, SSE_DONE } from '@openresponses/events';
+import type { AnyStreamingEvent } from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
 import type { SpecVersion } from '@openresponses/zod';
-import { invalidRequest, ResponsesError } from '../errors.js';
-import { type Backpressure, json, type ServiceRequest, type ServiceResponse } from '../exchange.js';
-import type { ResponseStore, StoredResponse } from '../stores/contract.js';
 import { Cancellation } from '../cancellation.js';
+import { invalidRequest, ResponsesError } from '../errors.js';
+import type { Backpressure } from '../exchange.js';
+import type { ResponseStore, StoredResponse } from '../stores/contract.js';
 import type { TurnRunner } from './runner.js';
 
 const CANCELLED_BY_REQUEST = 'The response was cancelled (POST /v1/responses/{id}/cancel).';
 
+/** Streams a background turn's events; settles when the turn has ended (not when the client leaves). */
+export type BackgroundStream = (
+  onEvent: (event: AnyStreamingEvent) => void,
+  backpressure?: Backpressure,
+) => Promise<void>;
+
+export interface BackgroundOptions {
+  /** How often a running turn checks the store for a cancel from another instance, in ms (default 250). */
+  pollMs?: number;
+  /** Longest a turn may run, in ms: then it stops and is stored `failed` with `background_deadline`. */
+  deadlineMs: number;
+}
+
 /**
  * Background responses (`background: true`): the turn runs on whatever the client does. Its starting
- * snapshot is stored before the answer (JSON: that snapshot at once; SSE: the events as they come, the
- * stream ending when the client leaves but not the turn). `cancel` marks a queued or running response
- * `cancelled` in the store (final: the turn's later write is refused) and stops the turn if it runs in
- * this process; a turn running elsewhere polls the store and stops when it sees the mark.
+ * snapshot is stored before the answer (`start`: that snapshot; `startStreaming`: the events as they come,
+ * the stream ending when the client leaves but not the turn). Every turn has an overall deadline. `cancel`
+ * marks a queued or running response `cancelled` in the store (final: the turn's later write is refused)
+ * and stops the turn if it runs in this process; a turn running elsewhere polls the store and stops when
+ * it sees the mark. Transports answer with what these return.
  */
 export class BackgroundResponses {
   /** Background turns running in this process, by response id. */
   private readonly running = new Map<string, Cancellation>();
+  private readonly pollMs: number;
+  private readonly deadlineMs: number;
 
   constructor(
     private readonly runner: TurnRunner,
     private readonly store: ResponseStore,
-    private readonly pollMs = 250,
-  ) {}
+    options: BackgroundOptions,
+  ) {
+    this.pollMs = options.pollMs ?? 250;
+    this.deadlineMs = options.deadlineMs;
+  }
 
-  async create(
-    request: ServiceRequest,
+  /** Starts a turn and answers its stored starting snapshot. */
+  async start(body: Record<string, unknown>, version: SpecVersion, owner: string): Promise<ResponseResource> {
+    const { job, announced, run, finished } = await this.begin(body, version, owner, false);
+    let stopWatching = () => {};
+    void run()
+      .catch((error: unknown) => {
+        if (!(error instanceof ResponsesError)) console.error(error);
+      })
+      .finally(() => {
+        stopWatching();
+        finished();
+      });
+    const response = await announced;
+    stopWatching = this.watch(response.id, owner, job);
+    return response;
+  }
+
+  /** Starts a turn whose events the caller streams; a client that left (`clientGone`) no longer holds it back. */
+  async startStreaming(
     body: Record<string, unknown>,
     version: SpecVersion,
     owner: string,
-    streaming: boolean,
-  ): Promise<ServiceResponse> {
+    clientGone?: Cancellation,
+  ): Promise<BackgroundStream> {
+    const { job, announced, run, finished } = await this.begin(body, version, owner, true);
+    return async (onEvent, backpressure) => {
+      let stopWatching = () => {};
+      void announced.then(
+        (response) => {
+          stopWatching = this.watch(response.id, owner, job);
+        },
+        () => {},
+      );
+      try {
+        await run(onEvent, () => (clientGone?.cancelled ? undefined : backpressure?.()));
+      } finally {
+        stopWatching();
+        finished();
+      }
+    };
+  }
+
+  private async begin(body: Record<string, unknown>, version: SpecVersion, owner: string, streaming: boolean) {
     if (body.store === false)
       throw invalidRequest(
         'invalid_value',
@@ -40,52 +95,28 @@ export class BackgroundResponses {
         'background',
       );
     const job = new Cancellation();
+    // The deadline runs from the request, so a provider that never sends its first part is stopped too.
+    const deadline = setTimeout(
+      () =>
+        job.cancel(
+          `The background response ran longer than the server allows (${this.deadlineMs} ms).`,
+          'background_deadline',
+        ),
+      this.deadlineMs,
+    );
+    deadline.unref?.();
+    const finished = () => clearTimeout(deadline);
     let announce!: { stored(response: ResponseResource): void; failed(error: unknown): void };
     const announced = new Promise<ResponseResource>((resolve, reject) => {
       announce = { stored: resolve, failed: reject };
     });
-    const run = await this.runner.begin(body, { version, owner, cancellation: job, background: announce }, streaming);
-    if (!streaming) {
-      let stopWatching = () => {};
-      void run()
-        .catch((error: unknown) => {
-          if (!(error instanceof ResponsesError)) console.error(error);
-        })
-        .finally(() => stopWatching());
-      const response = await announced;
-      stopWatching = this.watch(response.id, owner, job);
-      return json(200, response);
+    try {
+      const run = await this.runner.begin(body, { version, owner, cancellation: job, background: announce }, streaming);
+      return { job, announced, run, finished };
+    } catch (error) {
+      finished();
+      throw error;
     }
-    return {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
-      body: {
-        pipe: async (write: (chunk: string) => void, backpressure?: Backpressure) => {
-          let stopWatching = () => {};
-          void announced.then(
-            (response) => {
-              stopWatching = this.watch(response.id, owner, job);
-            },
-            () => {},
-          );
-          try {
-            // A client that left no longer holds the turn back.
-            await run(
-              (event) => write(encodeEvent(event)),
-              () => (request.cancellation?.cancelled ? undefined : backpressure?.()),
-            );
-          } catch (error) {
-            if (!(error instanceof ResponsesError)) {
-              console.error(error);
-              throw error;
-            }
-          } finally {
-            stopWatching();
-          }
-          write(SSE_DONE);
-        },
-      },
-    };
   }
 
   /** Cancels a queued or running response; a finished one is answered unchanged. Undefined when not found. */

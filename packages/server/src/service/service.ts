@@ -121,7 +121,10 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   const generatedEncryptionKey = options.encryptionKeys?.length ? undefined : generateEncryptionKey();
   const runner = createRunner(options, generatedEncryptionKey);
   const { limits, store } = runner;
-  const background = new BackgroundResponses(runner, store, options.backgroundPollMs);
+  const background = new BackgroundResponses(runner, store, {
+    pollMs: options.backgroundPollMs,
+    deadlineMs: limits.maxBackgroundTurnMs,
+  });
   const router = createRouter(
     ROUTES,
     { runner, store, limits, providers: runner.providers, background, basePath, options },
@@ -144,7 +147,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     errorMapping(),
     originCheck(options.cors),
     authentication(authenticator, router.isPublic),
-    admission(admitted),
+    admission(admitted, router.takesTurn),
     bodyLimit(limits.maxBodyBytes),
     ...(options.middleware ?? []),
   ];

@@ -270,13 +270,15 @@ export async function streamTurn(
   let callsStarted = 0;
   try {
     for (let next = first; ; next = await iterator.next().catch((error: Error) => error)) {
-      if (next instanceof Error) throw next;
-      const behind = backpressure?.();
+      // A provider that fails because the turn was cancelled reports the cancellation, not its own error.
+      if (next instanceof Error && !cancellation?.cancelled) throw next;
+      const behind = next instanceof Error ? undefined : backpressure?.();
       if (behind) await behind;
       if (cancellation?.cancelled) {
         void iterator.return?.()?.catch(() => {});
-        return failWith(new ResponsesError('server_error', 'cancelled', cancellation.reason));
+        return failWith(new ResponsesError('server_error', cancellation.code, cancellation.reason));
       }
+      if (next instanceof Error) throw next;
       if (next.done) break;
       // The server's caps on one response's output end it as max_output_tokens does, whatever the provider sends.
       const part = next.value;
