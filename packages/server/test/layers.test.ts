@@ -27,6 +27,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['stores'],
   // Exchange types, cancellation, admission, errors, limits.
   ['.'],
+  // Telemetry names and instrumentation over @opentelemetry/api alone, for every layer.
+  ['telemetry'],
 ];
 
 /** The root `index.ts` is the package's main entry: it re-exports from every layer. */
@@ -107,6 +109,17 @@ describe('the server layers', () => {
       "websocket/bad.ts -> handler/router.js: 'websocket' may not import 'handler' (a sibling of its layer)",
       "extras/bad.ts: the folder 'extras' is in no layer (add it to LAYERS)",
     ]);
+  });
+
+  test('telemetry/ imports only the OpenTelemetry API and semantic conventions (the library stays SDK-free)', () => {
+    const packages: string[] = [];
+    for (const [file, text] of files) {
+      if (folderOf(file) !== 'telemetry') continue;
+      for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles)
+        if (!fileName.startsWith('.') && !/^@opentelemetry\/(api|semantic-conventions)$/.test(fileName))
+          packages.push(`${path.relative(SRC, file)} -> ${fileName}`);
+    }
+    expect(packages).toEqual([]);
   });
 
   test(`no hand-written file is over ${MAX_LINES} lines`, () => {

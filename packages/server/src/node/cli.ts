@@ -14,6 +14,7 @@ import { createSealer, parseEncryptionKeys, type EncryptionKey } from '../respon
 import { parseDuration, startServer } from './server.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
 import { describeStoreUrl, storeFromUrl, withoutCredentials } from './store-url.js';
+import { startTelemetry } from './telemetry-sdk.js';
 
 const name = 'openresponses-server';
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -194,6 +195,8 @@ const store = await storeFromUrl(values.store, {
 // A key is generated only once the flags are known to be good (and printed only once the port is bound).
 const apiKeys =
   values.apiKey ?? (values.open ? [] : [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`]);
+// OpenTelemetry spans and metrics when the standard environment asks for them (OTEL_*; see the README's operations section).
+const telemetry = await startTelemetry(process.env);
 const running = await startServer({
   port: values.port,
   host: values.host,
@@ -244,6 +247,7 @@ const stop = () =>
   void running
     .close()
     .then(() => store.close?.())
+    .then(() => telemetry.shutdown())
     .then(() => process.exit(0));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

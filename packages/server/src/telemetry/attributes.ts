@@ -1,0 +1,87 @@
+// The names the server's telemetry reports under, shared by its spans (tracing.ts), its metrics (metrics.ts)
+// and its request log. HTTP names come from the stable entry of @opentelemetry/semantic-conventions; the
+// GenAI names are still incubating there, and the package asks libraries to copy incubating names rather
+// than import its `/incubating` entry (which may break in a minor version), so they are copied here from
+// semantic-conventions 1.45.0 (GenAI conventions).
+
+export {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_NETWORK_PROTOCOL_NAME,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_FULL,
+  ATTR_URL_PATH,
+  ATTR_URL_SCHEME,
+  METRIC_HTTP_CLIENT_REQUEST_DURATION,
+  METRIC_HTTP_SERVER_REQUEST_DURATION,
+} from '@opentelemetry/semantic-conventions';
+
+/** The tracer and meter name (the instrumentation scope): the package. */
+export const INSTRUMENTATION_SCOPE = '@openresponses/server';
+
+// GenAI span and metric attributes.
+export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+export const ATTR_GEN_AI_PROVIDER_NAME = 'gen_ai.provider.name';
+export const ATTR_GEN_AI_REQUEST_MODEL = 'gen_ai.request.model';
+export const ATTR_GEN_AI_REQUEST_STREAM = 'gen_ai.request.stream';
+export const ATTR_GEN_AI_REQUEST_MAX_TOKENS = 'gen_ai.request.max_tokens';
+export const ATTR_GEN_AI_REQUEST_TEMPERATURE = 'gen_ai.request.temperature';
+export const ATTR_GEN_AI_REQUEST_TOP_P = 'gen_ai.request.top_p';
+export const ATTR_GEN_AI_RESPONSE_MODEL = 'gen_ai.response.model';
+export const ATTR_GEN_AI_RESPONSE_ID = 'gen_ai.response.id';
+export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
+export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
+export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
+/** The `gen_ai.client.token.usage` metric's token kind (`input` or `output`). */
+export const ATTR_GEN_AI_TOKEN_TYPE = 'gen_ai.token.type';
+// Content: recorded only when capture is opted in (see `TelemetryOptions.captureMessageContent`).
+export const ATTR_GEN_AI_INPUT_MESSAGES = 'gen_ai.input.messages';
+export const ATTR_GEN_AI_OUTPUT_MESSAGES = 'gen_ai.output.messages';
+export const ATTR_GEN_AI_SYSTEM_INSTRUCTIONS = 'gen_ai.system_instructions';
+
+/** `gen_ai.operation.name` of a Responses turn (the conventions' name for chat-style generation). */
+export const GEN_AI_OPERATION_CHAT = 'chat';
+
+/** `gen_ai.provider.name` values the server's provider families report (the conventions' well-known names where one fits). */
+export const GEN_AI_PROVIDERS = {
+  /** OpenAI and every OpenAI-compatible Chat Completions upstream (Ollama, vLLM, llama.cpp…). */
+  openai: 'openai',
+  anthropic: 'anthropic',
+  /** The embedded deterministic model and scenario files: this server answers itself. */
+  openresponses: 'openresponses',
+} as const;
+
+/** `gen_ai.token.type` values. */
+export const GEN_AI_TOKEN_TYPES = { input: 'input', output: 'output' } as const;
+
+// GenAI metric names (units in their descriptions; buckets as the conventions recommend, in metrics.ts).
+export const METRIC_GEN_AI_SERVER_REQUEST_DURATION = 'gen_ai.server.request.duration';
+export const METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN = 'gen_ai.server.time_to_first_token';
+export const METRIC_GEN_AI_SERVER_TIME_PER_OUTPUT_TOKEN = 'gen_ai.server.time_per_output_token';
+export const METRIC_GEN_AI_CLIENT_OPERATION_DURATION = 'gen_ai.client.operation.duration';
+export const METRIC_GEN_AI_CLIENT_TOKEN_USAGE = 'gen_ai.client.token.usage';
+export const METRIC_GEN_AI_CLIENT_TIME_TO_FIRST_CHUNK = 'gen_ai.client.operation.time_to_first_chunk';
+
+/**
+ * What a turn tells telemetry about itself once it has ended: the GenAI span's attributes, the GenAI
+ * metrics' labels and values, and the request log's model and tokens. Filled by the turn instrumentation
+ * (service/), read by anything that reports per turn.
+ */
+export interface TurnFacts {
+  /** `gen_ai.request.model`: the model the request named (or the server's default). */
+  requestModel?: string;
+  /** `gen_ai.provider.name` of the provider that served it. */
+  provider?: string;
+  /** `gen_ai.response.model`. */
+  responseModel?: string;
+  /** `gen_ai.response.id`. */
+  responseId?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  /** `error.type`: the failure's code (`model_error`, `rate_limit_exceeded`…), when the turn failed. */
+  errorType?: string;
+}
