@@ -6,7 +6,6 @@ import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
 import { Cancellation, onAbort } from '../../cancellation.js';
 import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../upstream.js';
-import type { ChatChunk, ChatCompletion } from './wire.js';
 
 export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings, 'upstreamModel'> {
   /** Base URL of the upstream API, ending in `/v1` (`http://127.0.0.1:11434/v1` for Ollama). */
@@ -147,9 +146,9 @@ export class ChatCompletionsProvider implements ModelProvider {
       }
       if (!response.ok) throw await this.httpError(response);
       if (!body.stream) {
-        let completion: ChatCompletion;
+        let completion: unknown;
         try {
-          completion = (await response.json()) as ChatCompletion;
+          completion = await response.json();
         } catch (error) {
           throw timedOut
             ? failure(error)
@@ -180,7 +179,7 @@ export class ChatCompletionsProvider implements ModelProvider {
             return;
           }
           try {
-            translator.push(JSON.parse(event.data) as ChatChunk, parts);
+            translator.push(JSON.parse(event.data), parts);
           } catch (error) {
             broken =
               error instanceof ResponsesError

@@ -1,7 +1,14 @@
 import { ResponsesError } from '../../errors.js';
 import type { LogProb } from '@openresponses/types';
 import type { FinishReason, ModelPart, ModelUsage } from '../provider.js';
-import type { ChatChunk, ChatCompletion, ChatTokenLogprob, ChatUsage } from './wire.js';
+import {
+  type ChatChunk,
+  type ChatTokenLogprob,
+  type ChatUsage,
+  chunkSchema,
+  completionSchema,
+  describeIssue,
+} from './wire.js';
 
 const REASONING = 'reasoning';
 const TEXT = 'text';
@@ -27,8 +34,23 @@ export class ChunkTranslator {
 
   constructor(private readonly logprobs?: string) {}
 
-  /** The parts one chunk makes (appended to `out`). */
-  push(chunk: ChatChunk, out: ModelPart[]): void {
+  /**
+   * The parts one chunk makes (appended to `out`): the chunk as the upstream sent it (parsed JSON), checked
+   * against the wire schema first; one that breaks it is a `model_error` and adds nothing.
+   */
+  push(raw: unknown, out: ModelPart[]): void {
+    const parsed = chunkSchema.safeParse(raw);
+    if (!parsed.success)
+      throw new ResponsesError(
+        'model_error',
+        'upstream_invalid_chunk',
+        `The upstream sent a chunk that is not a valid chat.completion.chunk (${describeIssue(parsed.error)}).`,
+      );
+    this.translate(parsed.data, out);
+  }
+
+  /** The parts a chunk already checked against the wire schema makes. */
+  translate(chunk: ChatChunk, out: ModelPart[]): void {
     if (chunk.error) throw upstreamStreamError(chunk.error);
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices?.[0];
@@ -131,15 +153,26 @@ export class ChunkTranslator {
   }
 }
 
-/** A whole completion as parts, in the order a stream would have given them. */
-export function completionParts(completion: ChatCompletion, logprobs?: string): ModelPart[] {
-  const choice = completion.choices?.[0];
+/**
+ * A whole completion (the upstream's parsed JSON, checked against the wire schema first) as parts, in the
+ * order a stream would have given them.
+ */
+export function completionParts(raw: unknown, logprobs?: string): ModelPart[] {
+  const parsed = completionSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new ResponsesError(
+      'model_error',
+      'upstream_invalid_response',
+      `The upstream answer is not a valid chat.completion (${describeIssue(parsed.error)}).`,
+    );
+  const completion = parsed.data;
+  const choice = completion.choices[0];
   if (!choice?.message)
     throw new ResponsesError('model_error', 'upstream_invalid_response', 'The upstream answered without a choice.');
   const { message } = choice;
   const translator = new ChunkTranslator(logprobs);
   const out: ModelPart[] = [];
-  translator.push(
+  translator.translate(
     {
       choices: [
         {
@@ -206,9 +239,10 @@ function usageOf(usage: ChatUsage | undefined): ModelUsage {
 }
 
 function upstreamStreamError(error: NonNullable<ChatChunk['error']>): ResponsesError {
+  const message = typeof error === 'string' ? error : error.message;
   return new ResponsesError(
     'model_error',
     'upstream_error',
-    `The upstream model failed mid-stream: ${error.message ?? 'no message'}`,
+    `The upstream model failed mid-stream: ${message || 'no message'}`,
   );
 }
