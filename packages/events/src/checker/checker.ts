@@ -1,4 +1,5 @@
-import { LATEST_SPEC_VERSION, type SpecVersion, validate, versions } from '@openresponses/zod';
+import { versions as standalone } from '@openresponses/types/validate';
+import { formatPath, LATEST_SPEC_VERSION, type SpecVersion, validate } from '@openresponses/zod';
 import { type ResponseResource, STREAMING_EVENT_TYPES_BY_VERSION } from '@openresponses/types';
 import { type Accumulator, createAccumulator, type AccumulatorOptions } from '../accumulator/accumulator.js';
 import { dispatch, type EventTable } from '../dispatch.js';
@@ -74,11 +75,14 @@ export interface StreamCheckerOptions {
    * validates each event, and its list of event types decides which are known.
    */
   specVersion?: SpecVersion;
-  /** Validate each event against the spec-exact Zod schema (default true). */
+  /** Validate each event against the spec-exact schema (default true). */
   validateSchemas?: boolean;
   /** Vendor folds for the internal accumulator (registered by `@openresponses/extensions`). */
   accumulator?: AccumulatorOptions;
-  /** The schema events are validated with (default: `specVersion`'s spec-exact StreamingEventSchema); extensions pass their extended union. */
+  /**
+   * The Zod schema events are validated with (default: `specVersion`'s spec-exact standalone
+   * `validateStreamingEvent` from `@openresponses/types/validate`); extensions pass their extended union.
+   */
   eventSchema?: Parameters<typeof validate>[0];
   /** Validates registered vendor events (from `@openresponses/extensions`): a message when invalid. */
   validateVendorEvent?: (event: Record<string, unknown>) => string | undefined;
@@ -468,13 +472,35 @@ const ORDERING_RULES: EventTable<StreamState> = {
   },
 };
 
+/**
+ * The first problem of an event, if any: a registry's extended union is a Zod schema; the spec's own union
+ * is checked by the standalone validator (3-4x zod classic per event, bench/validation-stream.bench.ts).
+ */
+function firstIssueOf(
+  specVersion: SpecVersion,
+  eventSchema: Parameters<typeof validate>[0] | undefined,
+): (event: unknown) => { path: string; message: string } | undefined {
+  if (eventSchema)
+    return (event) => {
+      const result = validate(eventSchema, event);
+      return result.success ? undefined : result.issues[0]!;
+    };
+  const check = standalone[specVersion].exact.validateStreamingEvent;
+  return (event) => {
+    const result = check(event);
+    if (result.success) return undefined;
+    const issue = result.issues[0]!;
+    return { path: formatPath(issue.path), message: issue.message };
+  };
+}
+
 /** Checks a stream against the spec's ordering rules, event by event. */
 export function createStreamChecker(options: StreamCheckerOptions = {}): StreamChecker {
   const lenient = options.profile === 'lenient';
   const validateSchemas = options.validateSchemas ?? true;
   const stream = new StreamState(lenient, createAccumulator(options.accumulator));
   const specVersion = options.specVersion ?? LATEST_SPEC_VERSION;
-  const eventSchema = options.eventSchema ?? versions[specVersion].exact.StreamingEventSchema;
+  const firstIssue = firstIssueOf(specVersion, options.eventSchema);
   const knownTypes = knownEventTypes(specVersion);
 
   const push = (raw: unknown): Violation[] => {
@@ -532,14 +558,10 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
 
     if (validateSchemas && !vendor) {
       // A missing sequence_number is reported once, by its own rule.
-      const result = validate(
-        eventSchema,
+      const issue = firstIssue(
         typeof event.sequence_number === 'number' ? event : { ...event, sequence_number: index },
       );
-      if (!result.success) {
-        const issue = result.issues[0]!;
-        stream.report('schema', `${type}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
-      }
+      if (issue) stream.report('schema', `${type}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
     }
     if (vendor && !Number.isInteger(event.sequence_number))
       stream.report('vendor-event-shape', `${type} needs an integer sequence_number`);

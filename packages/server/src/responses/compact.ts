@@ -1,11 +1,12 @@
 import { randomId } from '@openresponses/events';
 import type { CompactResource, ItemField } from '@openresponses/types';
-import { type SpecVersion, validate, versions } from '@openresponses/zod';
+import type { SpecVersion } from '@openresponses/zod';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import { checkRequestBudgets, type ServerLimits } from '../limits.js';
 import { countTokens, itemText } from '../models/provider.js';
 import { acceptClientShapes, historyOf, normalizeInput } from './context.js';
 import type { TurnDependencies } from './turn/prepare.js';
+import { validatorFor } from './validation.js';
 
 /**
  * `POST /responses/compact`: keeps the window's user messages in the clear and seals everything else
@@ -18,17 +19,16 @@ export async function compactWindow(
   limits: ServerLimits,
 ): Promise<CompactResource> {
   checkRequestBudgets(raw, limits);
-  const schema = (versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0] | undefined>)
-    .CompactResponseMethodPublicBodySchema;
-  if (!schema)
+  const check = validatorFor(version, 'CompactResponseMethodPublicBody');
+  if (!check)
     throw new ResponsesError(
       'not_found',
       'unsupported_endpoint',
       `Compaction (POST /responses/compact) is not part of spec ${version}.`,
     );
-  const result = validate(schema, acceptClientShapes(raw));
+  const result = check(acceptClientShapes(raw));
   if (!result.success) {
-    const issue = result.issues[0]!;
+    const issue = result.issue;
     throw invalidRequest(
       issue.path === 'model' ? 'missing_required_parameter' : 'invalid_value',
       `Invalid request: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`,

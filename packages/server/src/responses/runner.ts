@@ -1,7 +1,7 @@
 import { type AnyStreamingEvent, createStreamChecker, TERMINAL_EVENT_TYPES } from '@openresponses/events';
 import type { Registry } from '@openresponses/extensions';
 import type { ItemField, ResponseResource } from '@openresponses/types';
-import { type SpecVersion, validate, versions } from '@openresponses/zod';
+import type { SpecVersion } from '@openresponses/zod';
 import { asResponsesError, type ResponsesError } from '../errors.js';
 import type { Backpressure } from '../exchange.js';
 import type { ServerLimits } from '../limits.js';
@@ -13,6 +13,7 @@ import type { Sealer } from './sealed.js';
 import { startTurn } from './turn.js';
 import type { TurnResult } from './turn/stream.js';
 import { prepareTurn, type TurnDependencies } from './turn/prepare.js';
+import { validatorFor } from './validation.js';
 
 export interface TurnOptions {
   version: SpecVersion;
@@ -81,12 +82,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
 
   const checkOutgoing = (version: SpecVersion, response: unknown) => {
     if (!validateOutgoing) return;
-    const result = validate(
-      (registry?.schemas.ResponseResource ?? versions[version].exact.ResponseResourceSchema) as Parameters<
-        typeof validate
-      >[0],
-      response,
-    );
+    const result = validatorFor(version, 'ResponseResource', registry)!(response);
     if (!result.success)
       throw new Error(
         `Server bug: an outgoing response breaks the ${version} schema: ${JSON.stringify(result.issues)}`,

@@ -1,6 +1,6 @@
 import type { CreateResponseBody, FunctionToolParam, ItemField } from '@openresponses/types';
 import type { Registry } from '@openresponses/extensions';
-import { type SpecVersion, validate, versions } from '@openresponses/zod';
+import type { SpecVersion } from '@openresponses/zod';
 import { invalidRequest } from '../../errors.js';
 import { checkRequestBudgets, DEFAULT_LIMITS, type ServerLimits } from '../../limits.js';
 import {
@@ -15,6 +15,7 @@ import type { Sealer } from '../sealed.js';
 import { rejectOrphanToolOutputs } from './prepare-orphan-outputs.js';
 import { toolPolicyOf } from './prepare-tool-policy.js';
 import { truncateOldest } from './prepare-truncation.js';
+import { validatorFor } from '../validation.js';
 import { modelRequestOf } from './provider-request.js';
 
 export interface TurnDependencies {
@@ -61,34 +62,35 @@ export async function prepareTurn(
 ): Promise<PreparedTurn> {
   checkRequestBudgets(raw, deps.limits ?? DEFAULT_LIMITS);
   const shaped = acceptClientShapes(raw);
-  const schemas = versions[version].exact as unknown as Record<string, Parameters<typeof validate>[0]>;
-  let target = schemas[schema] ?? schemas.CreateResponseBodySchema!;
+  let shape: 'CreateResponseBody' | 'WebSocketResponseCreateEvent' =
+    schema === 'WebSocketResponseCreateEventSchema' ? 'WebSocketResponseCreateEvent' : 'CreateResponseBody';
   let body_ = shaped;
-  if (deps.registry) {
+  if (deps.registry && shape === 'WebSocketResponseCreateEvent') {
     // The registry extends the create body; the WebSocket envelope's own rules are checked here.
-    if (schema === 'WebSocketResponseCreateEventSchema') {
-      const { type: _type, ...rest } = shaped as Record<string, unknown>;
-      const sent = ['stream', 'stream_options', 'background'].find((field) => field in rest);
-      if (sent)
-        throw invalidRequest(
-          'invalid_value',
-          `Invalid request: ${sent} must not be sent in a WebSocket response.create message.`,
-          sent,
-        );
-      body_ = rest;
-    }
-    target = deps.registry.schemas.CreateResponseBody as unknown as Parameters<typeof validate>[0];
+    const { type: _type, ...rest } = shaped as Record<string, unknown>;
+    const sent = ['stream', 'stream_options', 'background'].find((field) => field in rest);
+    if (sent)
+      throw invalidRequest(
+        'invalid_value',
+        `Invalid request: ${sent} must not be sent in a WebSocket response.create message.`,
+        sent,
+      );
+    body_ = rest;
+    shape = 'CreateResponseBody';
   }
-  const result = validate(target, body_);
+  const check =
+    validatorFor<CreateResponseBody>(version, shape, deps.registry) ??
+    validatorFor<CreateResponseBody>(version, 'CreateResponseBody', deps.registry)!;
+  const result = check(body_);
   if (!result.success) {
-    const issue = result.issues[0]!;
+    const issue = result.issue;
     throw invalidRequest(
       'invalid_value',
       `Invalid request: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`,
       issue.path || null,
     );
   }
-  const body = result.data as CreateResponseBody;
+  const body = result.data;
   const model = body.model ?? deps.defaultModel;
   const provider = deps.providers.find((p) => p.supports(model));
   if (!provider)
