@@ -1,7 +1,9 @@
 import { ResponsesError } from '../../errors.js';
 
 /**
- * Anthropic's errors (by HTTP status and `error.type`) as spec errors; `message` is already redacted.
+ * Anthropic's errors (by HTTP status and `error.type`) as spec errors. `message` is the upstream's, and is
+ * redacted and bounded by the provider (src/redaction.ts); the upstream's `type` only selects a row here and
+ * is never shown (a client sees the spec's type and the gateway's code, whatever the upstream sent).
  *
  * | upstream | spec |
  * | --- | --- |
@@ -14,12 +16,13 @@ import { ResponsesError } from '../../errors.js';
  * | 500 `api_error`, other 5xx, a mid-stream `error` | 500 `model_error` `upstream_error` |
  */
 export function upstreamError(
-  type: string | undefined,
+  upstreamType: unknown,
   message: string,
   status?: number,
   midStream = false,
   headers: Record<string, string> = {},
 ): ResponsesError {
+  const type = typeof upstreamType === 'string' ? upstreamType : undefined;
   const where = midStream ? 'mid-stream' : `(HTTP ${status})`;
   if (type === 'overloaded_error' || status === 529)
     return new ResponsesError(

@@ -2,6 +2,7 @@ import type { ItemField } from '@openresponses/types';
 import { createParser } from 'eventsource-parser';
 import { ResponsesError } from '../../errors.js';
 import { Cancellation, onAbort } from '../../cancellation.js';
+import { credentialHeaderValues, errorText, Redactor, upstreamRetryHeaders } from '../../redaction.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
 import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../upstream.js';
 import { upstreamError } from './errors.js';
@@ -74,6 +75,8 @@ export class AnthropicMessagesProvider implements ModelProvider {
   private readonly timeoutMs: number;
   private readonly fetch: UpstreamFetch;
   private models: { at: number; names: Promise<string[]> } | undefined;
+  /** Removes the route's key (and its credential headers) from everything an upstream says. */
+  private readonly redactor: Redactor;
 
   constructor(private readonly options: AnthropicMessagesProviderOptions = {}) {
     this.name = options.name ?? 'anthropic-messages';
@@ -84,6 +87,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
     // Called as a plain function: a runtime's fetch may refuse another `this`.
     this.fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
     const key = options.apiKey;
+    this.redactor = new Redactor([key, ...credentialHeaderValues(options.headers)]);
     this.headers = Object.assign(
       {
         'content-type': 'application/json',
@@ -184,7 +188,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
       return new ResponsesError(
         'server_error',
         'upstream_unavailable',
-        `The upstream model could not be reached (${this.redact((error as Error).message)}).`,
+        `The upstream model could not be reached (${this.redactor.text(errorText(error), 300)}).`,
         null,
         undefined,
         { cause: error },
@@ -234,16 +238,11 @@ export class AnthropicMessagesProvider implements ModelProvider {
               throw new ResponsesError(
                 'model_error',
                 'upstream_invalid_chunk',
-                `The upstream sent an event that is not valid (${parsed.error.issues[0]?.message}): ${this.redact(frame.data.slice(0, 120))}`,
+                `The upstream sent an event that is not valid (${parsed.error.issues[0]?.message}): ${this.redactor.text(frame.data, 120)}`,
               );
             if (isKnownEvent(parsed.data)) translator.push(parsed.data, parts);
           } catch (error) {
-            broken =
-              error instanceof ResponsesError
-                ? new ResponsesError(error.type, error.code, this.redact(error.message), error.param, error.status, {
-                    headers: error.headers,
-                  })
-                : failure(error);
+            broken = error instanceof ResponsesError ? this.redactor.error(error) : failure(error);
           }
         },
       });
@@ -294,22 +293,13 @@ export class AnthropicMessagesProvider implements ModelProvider {
     }
   }
 
-  /** An upstream's HTTP failure as a spec error (errors.ts), without its credentials. */
+  /** An upstream's HTTP failure as a spec error (errors.ts): its message checked and redacted, its retry headers clamped. */
   private async httpError(response: UpstreamResponse): Promise<ResponsesError> {
     const text = await boundedText(response).catch(() => '');
     const parsed = errorSchema.safeParse(parseJson(text));
-    const message = this.redact(parsed.success ? (parsed.data.error.message ?? '') : text.slice(0, 500));
-    const headers: Record<string, string> = {};
-    for (const name of ['retry-after', 'retry-after-ms']) {
-      const value = response.headers.get(name);
-      if (value) headers[name] = value;
-    }
-    return upstreamError(parsed.success ? parsed.data.error.type : undefined, message, response.status, false, headers);
-  }
-
-  private redact(text: string): string {
-    const key = this.options.apiKey;
-    return key ? text.split(key).join('[redacted]') : text;
+    const message = this.redactor.text(parsed.success ? parsed.data.error.message : text) || '(no message)';
+    const type = parsed.success ? parsed.data.error.type : undefined;
+    return upstreamError(type, message, response.status, false, upstreamRetryHeaders(response.headers));
   }
 }
 

@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { ResponsesError } from '../../errors.js';
+import { credentialHeaderValues, errorText, Redactor, upstreamRetryHeaders } from '../../redaction.js';
 import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest } from '../provider.js';
 import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
@@ -44,8 +45,11 @@ export class ChatCompletionsProvider implements ModelProvider {
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
   private readonly fetch: UpstreamFetch;
+  /** Removes the route's key (and its credential headers) from everything an upstream says. */
+  private readonly redactor: Redactor;
 
   constructor(private readonly options: ChatCompletionsProviderOptions) {
+    this.redactor = new Redactor([options.apiKey, ...credentialHeaderValues(options.headers)]);
     this.name = options.name ?? 'chat-completions';
     this.contextWindow = options.contextWindow ?? 128_000;
     const base = options.baseUrl.replace(/\/+$/, '');
@@ -130,7 +134,7 @@ export class ChatCompletionsProvider implements ModelProvider {
       return new ResponsesError(
         'server_error',
         'upstream_unavailable',
-        `The upstream model could not be reached (${this.redact((error as Error).message)}).`,
+        `The upstream model could not be reached (${this.redactor.text(errorText(error), 300)}).`,
         null,
         undefined,
         { cause: error },
@@ -183,11 +187,11 @@ export class ChatCompletionsProvider implements ModelProvider {
           } catch (error) {
             broken =
               error instanceof ResponsesError
-                ? new ResponsesError(error.type, error.code, this.redact(error.message), error.param, error.status)
+                ? this.redactor.error(error)
                 : new ResponsesError(
                     'model_error',
                     'upstream_invalid_chunk',
-                    `The upstream sent a chunk that is not valid JSON: ${this.redact(event.data.slice(0, 120))}`,
+                    `The upstream sent a chunk that is not valid JSON: ${this.redactor.text(event.data, 120)}`,
                   );
           }
         },
@@ -238,23 +242,24 @@ export class ChatCompletionsProvider implements ModelProvider {
     }
   }
 
-  /** An upstream's HTTP failure as a spec error, without its credentials. */
+  /** An upstream's HTTP failure as a spec error: its message and `param` checked and redacted, never its type or code. */
   private async httpError(response: UpstreamResponse): Promise<ResponsesError> {
     const text = await response.text().catch(() => '');
-    let message = text.slice(0, 500);
+    let message: unknown = text;
     let param: string | null = null;
     try {
-      const error = (JSON.parse(text) as { error?: unknown; message?: unknown }).error ?? JSON.parse(text);
+      const body = JSON.parse(text) as unknown;
+      const error = body && typeof body === 'object' && 'error' in body ? body.error : body;
       if (typeof error === 'string') message = error;
       else if (error && typeof error === 'object') {
         const record = error as { message?: unknown; param?: unknown };
         if (typeof record.message === 'string') message = record.message;
-        if (typeof record.param === 'string') param = record.param;
+        param = this.redactor.param(record.param);
       }
     } catch {
       // Not JSON: the text is the message.
     }
-    message = this.redact(message);
+    const shown = this.redactor.text(message) || '(no message)';
     const status = response.status;
     if (status === 401 || status === 403)
       return new ResponsesError(
@@ -262,39 +267,24 @@ export class ChatCompletionsProvider implements ModelProvider {
         'upstream_authentication_failed',
         `The upstream provider refused the gateway's credentials (HTTP ${status}); the gateway's configuration needs fixing.`,
       );
-    if (status === 429) {
-      const headers: Record<string, string> = {};
-      for (const name of ['retry-after', 'retry-after-ms']) {
-        const value = response.headers.get(name);
-        if (value) headers[name] = value;
-      }
+    if (status === 429)
       return new ResponsesError(
         'too_many_requests',
         'rate_limited',
-        `The upstream provider is rate limiting: ${message}`,
+        `The upstream provider is rate limiting: ${shown}`,
         null,
         429,
-        { headers },
+        { headers: upstreamRetryHeaders(response.headers) },
       );
-    }
     if (status >= 400 && status < 500 && status !== 408)
       return new ResponsesError(
         'invalid_request',
         'upstream_rejected_request',
-        `The upstream provider rejected the request (HTTP ${status}): ${message}`,
+        `The upstream provider rejected the request (HTTP ${status}): ${shown}`,
         param,
         400,
       );
-    return new ResponsesError(
-      'model_error',
-      'upstream_error',
-      `The upstream model failed (HTTP ${status}): ${message}`,
-    );
-  }
-
-  private redact(text: string): string {
-    const key = this.options.apiKey;
-    return key ? text.split(key).join('[redacted]') : text;
+    return new ResponsesError('model_error', 'upstream_error', `The upstream model failed (HTTP ${status}): ${shown}`);
   }
 }
 
