@@ -109,17 +109,47 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s is ready to pu
     expect(readme).toMatch(new RegExp(`npm install [^\\n]*${name.replace('/', '\\/')}\\b`));
     expect(readme).toContain('ESM only');
     expect(readme).not.toMatch(/\bseed \d{3}\b|\.\.\/shared\//);
+    // The published form and the workspace form (the bin shim, linked by `npm ci`).
     if (json.bin) expect(readme).toContain(`npx ${name}`);
+    for (const bin of Object.keys(json.bin ?? {})) expect(readme).toContain(`npx ${bin}`);
   });
 });
 
-test('every command line names a package that exists: npx @openresponses/<name>, never an unscoped bin name', () => {
-  const markdown = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-  })
-    .split('\n')
-    .filter((file) => file && !file.startsWith('.changeset/'));
+const markdown = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'], {
+  cwd: repoRoot,
+  encoding: 'utf8',
+})
+  .split('\n')
+  .filter((file) => file && !file.startsWith('.changeset/') && !file.endsWith('CHANGELOG.md'));
+
+/** A markdown text in chunks: each fenced code block, and each paragraph (lines up to a blank one). */
+function chunks(text: string): string[] {
+  const found: string[] = [];
+  for (const [i, part] of text.split(/^```.*$/m).entries())
+    if (i % 2 === 1) found.push(part);
+    else found.push(...part.split(/\n\s*\n/));
+  return found;
+}
+
+test('every npx line names a workspace bin (true after npm ci) or is marked as the published form', () => {
   expect(markdown.length).toBeGreaterThan(5);
-  for (const file of markdown) expect(read(file), file).not.toMatch(/npx openresponses-/);
+  const bins = packages.flatMap((p) => Object.keys(p.json.bin ?? {}));
+  expect(bins).toEqual(['openresponses-compliance', 'openresponses-server']);
+  for (const file of markdown)
+    for (const [, bin] of read(file).matchAll(/npx (openresponses-[\w-]+)/g)) expect(bins, file).toContain(bin);
+});
+
+test('every npm install or npx line of an @openresponses package says it is the published form', () => {
+  const published = /npx @openresponses\/|npm (?:install|i)\b[^\n]*@openresponses\//;
+  const unmarked = markdown.flatMap((file) =>
+    chunks(read(file))
+      .filter((chunk) => published.test(chunk) && !/published/i.test(chunk))
+      .map((chunk) => `${file}: ${chunk.trim().split('\n')[0]}`),
+  );
+  expect(unmarked).toEqual([]);
+  // The check sees both kinds of line, marked or not.
+  expect(chunks('a\n\n```sh\nnpm install @openresponses/zod zod\n```\n').filter((c) => published.test(c))).toHaveLength(
+    1,
+  );
+  expect(chunks('Run `npx @openresponses/server`.\n\nUnrelated.').filter((c) => published.test(c))).toHaveLength(1);
 });

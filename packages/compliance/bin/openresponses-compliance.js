@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// openresponses-compliance: runs the built CLI (dist/cli.js, always in the published package). In a checkout
+// of the repository before `npm run build`, it runs the TypeScript sources instead, so `npx
+// openresponses-compliance` works right after `npm ci` (npm links a bin only if its file exists at install time).
+import { existsSync } from 'node:fs';
+
+const built = new URL('../dist/cli.js', import.meta.url);
+if (existsSync(built)) await import(built.href);
+else {
+  const { runFromSource } = await import('../../../scripts/run-from-source.mjs');
+  await runFromSource(new URL('../src/cli.ts', import.meta.url), { name: 'openresponses-compliance' });
+}
