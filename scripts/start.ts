@@ -1,6 +1,8 @@
 // npm start — the reference server (its CLI, on the embedded deterministic model) on 127.0.0.1, then a
-// round-trip demo against it; the server keeps running until Ctrl-C. PORT, HOST and
-// OPENRESPONSES_API_KEYS work as for the CLI.
+// round-trip demo against it; the server keeps running until Ctrl-C. PORT, HOST, OPENRESPONSES_API_KEYS and
+// the other flags and variables work as for the CLI. The demo stores its responses only when the server's
+// store is its own memory: with any other store (a Redis shared by other instances) it sends `store: false`,
+// so it never writes into a shared store.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { runDemo } from '@openresponses/example-round-trip-demo';
@@ -26,9 +28,12 @@ server.stdout.on('data', async function onData(chunk: Buffer) {
   server.stdout.pipe(process.stdout);
   const url = /on (http:\/\/[^\s]+)\/v1\/responses/.exec(banner)![1]!;
   const apiKey = /API key: (\S+)/.exec(banner)?.[1];
-  console.log('\nRound-trip demo:');
+  const store = /^Store: memory \(this process only/m.test(banner);
+  console.log(
+    `\nRound-trip demo (${store ? "stored in this server's own memory store" : 'store: false: nothing is written into the shared store'}):`,
+  );
   try {
-    await runDemo({ baseURL: `${url}/v1`, apiKey, log: (line) => console.log(line) });
+    await runDemo({ baseURL: `${url}/v1`, apiKey, store, log: (line) => console.log(line) });
     console.log(`\nThe server keeps running on ${url} (Ctrl-C to stop).`);
   } catch (error) {
     console.error('The demo failed:', error);
