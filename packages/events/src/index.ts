@@ -28,6 +28,16 @@ export {
   type StreamWarning,
 } from './sse/decoder.js';
 export {
+  createSSEFrameDecoder,
+  createSSEFrameStream,
+  SSEFrameError,
+  type SSEFrame,
+  type SSEFrameDecoder,
+  type SSEFrameDecoderOptions,
+  type SSEFrameEnd,
+  type SSEFrameErrorCode,
+} from './sse/frames.js';
+export {
   createAccumulator,
   type Accumulator,
   type AccumulatorOptions,
