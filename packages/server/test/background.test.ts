@@ -14,9 +14,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const MODEL = 'openresponses-deterministic';
+/** The fields these tests read from a response body. */
+type ResponseBody = { id: string; status: string; error?: unknown; [field: string]: unknown };
 const get = async (path: string) => {
   const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${API_KEY}` } });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as ResponseBody };
 };
 const poll = async (id: string, until: (status: string) => boolean) => {
   const deadline = Date.now() + 15_000;
@@ -35,7 +37,7 @@ describe('background responses', () => {
       input: 'Hello there [slow]',
       background: true,
     });
-    const body = (await response.json()) as Record<string, any>;
+    const body = (await response.json()) as ResponseBody;
     expect(response.status).toBe(200);
     expect(body).toMatchObject({ status: 'in_progress', background: true, output: [] });
     expect(Date.now() - started).toBeLessThan(2_000);
