@@ -1,10 +1,11 @@
 // The legacy POST /v1/chat/completions (served from the Responses pipeline) with the official openai
 // package's chat.completions.create and .stream(); and a gateway whose upstream is that endpoint, so a
 // Responses client reaches the embedded model through Responses -> Chat Completions -> Responses.
+import net from 'node:net';
 import { checkStream } from '@openresponses/events';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ChatCompletionsProvider, DeterministicModel } from '../src/index.js';
+import { ChatCompletionsProvider, DeterministicModel, type ModelPart, type ModelProvider } from '../src/index.js';
 import type { RunningServer } from '../src/node/index.js';
 import { API_KEY, post, startTestServer, stream } from './harness.js';
 
@@ -241,4 +242,88 @@ describe('a gateway in front of a Chat Completions endpoint (our own)', () => {
     expect(response.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     expect(sent.at(-1)!.max_tokens).toBe(20);
   });
+});
+
+/** Text deltas of 10 bytes, as many as it is asked for, counting how many the server pulled. */
+class Firehose implements ModelProvider {
+  readonly contextWindow = 1_000_000;
+  pulled = 0;
+  /** Settles when the turn stops pulling: all deltas given, or the stream dropped. */
+  readonly stopped: Promise<void>;
+  private stop!: () => void;
+  constructor(
+    readonly name: string,
+    private readonly deltas: number,
+  ) {
+    this.stopped = new Promise((resolve) => {
+      this.stop = resolve;
+    });
+  }
+  supports(model: string) {
+    return model === this.name;
+  }
+  async *generate(): AsyncGenerator<ModelPart> {
+    try {
+      yield { type: 'text-start', id: 't' };
+      for (; this.pulled < this.deltas; this.pulled++) yield { type: 'text-delta', id: 't', delta: 'zzzzzzzzz ' };
+      yield { type: 'text-end', id: 't' };
+      yield { type: 'finish', reason: 'stop', usage: { inputTokens: 1, outputTokens: this.deltas } };
+    } finally {
+      this.stop();
+    }
+  }
+}
+
+describe('a streaming client that never reads (issue 23 finding 5)', () => {
+  // 3.8 MB of text under the 4 MiB output cap; as chunks or events ~70 MB of SSE, far past what loopback's buffers hold.
+  const DELTAS = 380_000;
+  const legacyHose = new Firehose('hose-legacy', DELTAS);
+  const responsesHose = new Firehose('hose-responses', DELTAS);
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      chatCompletionsEndpoint: true,
+      providers: [legacyHose, responsesHose],
+      limits: { writeHighWaterBytes: 64 * 1024, stalledWriteMs: 1_000 },
+    });
+  });
+  afterAll(() => server.close());
+
+  test.each([
+    ['/v1/chat/completions', legacyHose, { messages: [{ role: 'user', content: 'x' }] }],
+    ['/v1/responses', responsesHose, { input: 'x' }],
+  ] as const)(
+    '%s: the turn stops producing while the client is behind, and the stalled stream is dropped',
+    async (path, hose, fields) => {
+      const body = JSON.stringify({ model: hose.name, stream: true, ...fields });
+      const socket = net.connect(server.port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${API_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      socket.pause(); // never read
+      // The stall timeout is 1 s here; without backpressure the turn pulls every delta (into memory) and ends on its own.
+      const stopped = await Promise.race([
+        hose.stopped.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 30_000)),
+      ]);
+      expect(stopped, 'the turn was cancelled').toBe(true);
+      // What was produced is what the socket's buffers held, a fraction of the answer.
+      expect(hose.pulled).toBeLessThan(DELTAS / 4);
+      const received = await new Promise<{ bytes: number; head: string }>((resolve) => {
+        let bytes = 0;
+        let head = '';
+        socket.on('data', (chunk: Buffer) => {
+          if (bytes === 0) head = chunk.subarray(0, 12).toString();
+          bytes += chunk.length;
+        });
+        socket.once('close', () => resolve({ bytes, head }));
+        setTimeout(() => resolve({ bytes: Number.POSITIVE_INFINITY, head }), 10_000);
+        socket.resume();
+      });
+      // The stream had started (a 200 cut short) and the server closed it.
+      expect(received.head).toBe('HTTP/1.1 200');
+      expect(received.bytes).toBeLessThan(DELTAS * 10 * 4);
+    },
+  );
 });

@@ -1,4 +1,3 @@
-import { type AnyStreamingEvent, encodeEvent, SSE_DONE } from '@openresponses/events';
 import type { SpecVersion } from '@openresponses/zod';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import { compactWindow } from '../responses/compact.js';
@@ -10,7 +9,8 @@ import type { ModelProvider } from '../models/provider.js';
 import { serveChatCompletions } from './chat-completions.js';
 import { listModels } from './models.js';
 import { playgroundAsset } from './playground.js';
-import { type Backpressure, json, type ServiceRequest, type ServiceResponse } from '../exchange.js';
+import { json, type ServiceRequest, type ServiceResponse } from '../exchange.js';
+import { eventStream } from './event-stream.js';
 import { readBody } from './body.js';
 import { type Route as GenericRoute, type RouteHandler as Handler, withoutTrailingSlash } from './router.js';
 
@@ -90,31 +90,6 @@ async function createResponse(request: ServiceRequest, context: RouteContext, ve
   return eventStream(async (write, backpressure) => {
     await run(write, backpressure);
   });
-}
-
-/** An SSE answer: `run` writes the events, then `[DONE]` ends the stream. */
-function eventStream(
-  run: (write: (event: AnyStreamingEvent) => void, backpressure?: Backpressure) => Promise<void>,
-): ServiceResponse {
-  return {
-    status: 200,
-    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
-    body: {
-      pipe: async (write: (chunk: string) => void, backpressure?: Backpressure) => {
-        try {
-          await run((event) => write(encodeEvent(event)), backpressure);
-        } catch (error) {
-          // The store failing has already been told to the client (error, response.failed); anything else
-          // inside a started stream is a server bug (model failures end in response.failed).
-          if (!(error instanceof ResponsesError)) {
-            console.error(error);
-            throw error;
-          }
-        }
-        write(SSE_DONE);
-      },
-    },
-  };
 }
 
 async function compact(request: ServiceRequest, context: RouteContext, version: SpecVersion) {

@@ -55,7 +55,7 @@ export function toNodeListener(target: NodeListenerTarget, options: { limits?: P
     res.writeHead(status, headers);
     const writer = new BurstWriter(res);
     try {
-      await body.pipe(writer.write, () => waitForReader(res, limits));
+      await body.pipe(writer.write, () => waitForReader(res, limits, cancellation));
       writer.flush();
       res.end();
       dropIfStalled(res, limits);
@@ -106,9 +106,14 @@ const FLUSH_BYTES = 16 * 1024;
 
 /**
  * Undefined while the client reads; otherwise a promise that settles once the socket has drained, or once
- * the client has read nothing for `stalledWriteMs` (the response is destroyed, which cancels the turn).
+ * the client has read nothing for `stalledWriteMs`: the response is destroyed and the turn cancelled before
+ * the promise settles (the socket's `close` comes later, and a turn resumed first would run on unread).
  */
-function waitForReader(res: ServerResponse, limits: ServerLimits): Promise<void> | undefined {
+function waitForReader(
+  res: ServerResponse,
+  limits: ServerLimits,
+  cancellation: Cancellation,
+): Promise<void> | undefined {
   if (res.destroyed || res.writableLength <= limits.writeHighWaterBytes) return undefined;
   return new Promise((resolve) => {
     const done = () => {
@@ -119,6 +124,7 @@ function waitForReader(res: ServerResponse, limits: ServerLimits): Promise<void>
     };
     const timer = setTimeout(() => {
       res.destroy();
+      cancellation.cancel(`The client read nothing of the stream for ${limits.stalledWriteMs} ms; it was dropped.`);
       done();
     }, limits.stalledWriteMs);
     res.on('drain', done);
