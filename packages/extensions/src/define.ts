@@ -30,7 +30,14 @@ function checkReserved(shape: z.ZodRawShape, reserved: readonly string[], what: 
     );
 }
 
-const ITEM_STATUS = z.enum(['in_progress', 'completed', 'incomplete']);
+const ITEM_STATUS: z.ZodEnum<{
+  /** The item is still being produced. */
+  in_progress: 'in_progress';
+  /** The item was produced in full. */
+  completed: 'completed';
+  /** The item was cut short (the response says why in `incomplete_details`). */
+  incomplete: 'incomplete';
+}> = z.enum(['in_progress', 'completed', 'incomplete']);
 
 /** A vendor item: `id`, `type` and `status` (the item state machine) plus the vendor's fields. */
 export function defineItem<const T extends VendorType, const S extends z.ZodRawShape>(type: T, shape: S) {
