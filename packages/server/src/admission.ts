@@ -1,4 +1,5 @@
 import { type ServerLimits, tooManyRequests } from './limits.js';
+import { countRejection } from './telemetry/metrics.js';
 
 /**
  * The work tenants (`request.owner`, one per API key unless configured otherwise) may start, shared by
@@ -16,6 +17,8 @@ export interface Admission {
   checkConnection(owner: string): void;
   /** Takes a WebSocket connection slot; returns what gives it back. Throws the 429 when full. */
   openConnection(owner: string): () => void;
+  /** Turns running and WebSocket connections open now, over every tenant (the metrics' gauges). */
+  held(): { turns: number; connections: number };
 }
 
 export type AdmissionLimits = Pick<
@@ -70,16 +73,19 @@ export function createAdmission(limits: AdmissionLimits, now: () => number = Dat
       // One bucket per tenant: tenants are configured keys, so the map stays as small as the key list.
       buckets.set(owner, bucket);
       if (bucket.tokens < 1)
-        throw tooManyRequests(
-          'rate_limit_exceeded',
-          `More than ${rate} requests per second for this API key; retry after the Retry-After seconds.`,
-          (1 - bucket.tokens) / rate,
+        throw refused(
+          tooManyRequests(
+            'rate_limit_exceeded',
+            `More than ${rate} requests per second for this API key; retry after the Retry-After seconds.`,
+            (1 - bucket.tokens) / rate,
+          ),
         );
       bucket.tokens -= 1;
     },
     startTurn: turns.take,
     checkConnection: connections.check,
     openConnection: connections.take,
+    held: () => ({ turns: turns.held(), connections: connections.held() }),
   };
 }
 
@@ -94,8 +100,8 @@ function slots(
   let total = 0;
   const check = (owner: string) => {
     const mine = held.get(owner) ?? 0;
-    if (mine >= perOwner) throw refuseOwner(mine);
-    if (total >= overall) throw refuseOverall(total);
+    if (mine >= perOwner) throw refused(refuseOwner(mine));
+    if (total >= overall) throw refused(refuseOverall(total));
   };
   const take = (owner: string) => {
     check(owner);
@@ -111,5 +117,11 @@ function slots(
       else held.set(owner, count);
     };
   };
-  return { check, take };
+  return { check, take, held: () => total };
+}
+
+/** Counts a refusal by its code (the metrics' `openresponses.rejections`) and returns it to be thrown. */
+function refused<E extends Error>(error: E): E {
+  countRejection((error as Error & { code?: string }).code ?? 'too_many_requests');
+  return error;
 }

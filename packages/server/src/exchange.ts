@@ -22,6 +22,8 @@ export interface ServiceRequest {
   cancellation?: Cancellation;
   /** The tenant, set by the authentication middleware (routes read only their tenant's responses). */
   owner?: string;
+  /** The route template the router matched (`/v1/responses/:id`), for spans, metrics and the request log. */
+  route?: string;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomId } from '@openresponses/events';
 import { ResponsesError } from '../errors.js';
 import type { Admission } from '../admission.js';
+import { instruments, recordHttpRequest } from '../telemetry/metrics.js';
 import { errorResponse, type ServiceRequest, type ServiceResponse } from '../exchange.js';
 import { tooLarge } from './body.js';
 import { type CorsSetting, originAllowed, originRefused } from './origin.js';
@@ -50,6 +51,28 @@ export function logging(onRequest: (entry: RequestLog) => void): Middleware {
       requestId: response.headers['x-request-id'],
     });
     return response;
+  };
+}
+
+/**
+ * Records `http.server.request.duration` by method, route template and status while metrics are on (an event
+ * stream when it has ended); while they are off, one lookup per request.
+ */
+export function httpMetrics(): Middleware {
+  return async (request, next) => {
+    if (!instruments()) return next(request);
+    const started = performance.now();
+    const response = await next(request);
+    const body = response.body;
+    const record = () =>
+      recordHttpRequest(request.method, request.route, response.status, (performance.now() - started) / 1000);
+    if (body === null || typeof body === 'string') {
+      record();
+      return response;
+    }
+    return Object.assign({}, response, {
+      body: { pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(record) },
+    });
   };
 }
 

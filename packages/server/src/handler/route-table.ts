@@ -12,6 +12,7 @@ import { playgroundAsset } from './playground.js';
 import { json, type ServiceRequest, type ServiceResponse } from '../exchange.js';
 import { eventStream } from './event-stream.js';
 import { readBody } from './body.js';
+import { unauthorized } from './middleware.js';
 import { type Route as GenericRoute, type RouteHandler as Handler, withoutTrailingSlash } from './router.js';
 
 /** What route handlers work with; made once per service. */
@@ -27,8 +28,18 @@ export interface RouteContext {
   options: RouteOptions;
 }
 
+/** `GET /metrics`: what it serves and who may read it. */
+export interface MetricsRoute {
+  /** The Prometheus text exposition of the process's metrics. */
+  scrape(): Promise<string>;
+  /** Whether a request's `Authorization` header may read them. */
+  authorized(header: string | null): Promise<boolean>;
+}
+
 /** Switches for optional routes. */
 export interface RouteOptions {
+  /** `GET /metrics` (Prometheus text exposition), with its own key check. */
+  metrics?: MetricsRoute;
   /** The legacy `POST /v1/chat/completions`, served from the Responses pipeline. */
   chatCompletionsEndpoint?: boolean;
   /** The playground page at `/` and its script. */
@@ -55,6 +66,8 @@ export const ROUTES: readonly Route[] = [
     option: 'chatCompletionsEndpoint',
     turn: true,
   },
+  // Checks its keys itself (the API keys and a metrics-only key); never rate limited, never a turn slot.
+  { method: 'GET', path: '/metrics', handler: metricsExposition, root: true, public: true, option: 'metrics' },
   // The page needs no key (its API calls carry the key it is given).
   { method: 'GET', path: '/', handler: playground, root: true, public: true, option: 'playground' },
   { method: 'GET', path: '/playground.js', handler: playground, root: true, public: true, option: 'playground' },
@@ -62,6 +75,16 @@ export const ROUTES: readonly Route[] = [
 
 async function playground(request: ServiceRequest, context: RouteContext): Promise<ServiceResponse> {
   return playgroundAsset(withoutTrailingSlash(request.path), context.basePath);
+}
+
+async function metricsExposition(request: ServiceRequest, context: RouteContext): Promise<ServiceResponse> {
+  const endpoint = context.options.metrics!;
+  if (!(await endpoint.authorized(request.header('authorization')))) throw unauthorized();
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' },
+    body: await endpoint.scrape(),
+  };
 }
 
 async function health(): Promise<ServiceResponse> {

@@ -53,9 +53,12 @@ export function createRouter<Context, Option extends string>(
   const literal = new Map<string, PathMethods>();
   const patterns: Array<{ pattern: RegExp; methods: PathMethods }> = [];
   const patternMethods = new Map<string, PathMethods>();
+  // Each route's template under the base path (`/v1/responses/:id`): `request.route` for spans, metrics and logs.
+  const templates = new Map<Route<Context, string>, string>();
   for (const route of routes) {
     if (route.option && !enabled(route.option)) continue;
     const path = route.root ? route.path : `${basePath}${route.path}`;
+    templates.set(route, path);
     if (!path.includes('/:')) {
       const methods = literal.get(path) ?? new Map();
       literal.set(path, methods.set(route.method, route));
@@ -99,6 +102,7 @@ export function createRouter<Context, Option extends string>(
           405,
           { headers: { allow: allowed(methods) } },
         );
+      request.route = templates.get(route);
       const version = route.public ? LATEST_SPEC_VERSION : negotiateVersion(request.header('openresponses-version'));
       const answer = route.handler(request, context, version, found?.params ?? NO_PARAMS);
       return head ? answer.then((response) => Object.assign({}, response, { body: null })) : answer;

@@ -46,6 +46,7 @@ export const TRIGGERS = {
  */
 export class DeterministicModel implements ModelProvider {
   readonly name = 'deterministic';
+  readonly genAiProvider = 'openresponses';
   /** Every token is chosen with certainty, so each has logprob 0. */
   readonly reportsLogprobs = true;
   readonly contextWindow: number;

@@ -120,6 +120,11 @@ export type ModelPart =
 /** A source of model output. The embedded deterministic model is one; an upstream adapter is another. */
 export interface ModelProvider {
   readonly name: string;
+  /**
+   * `gen_ai.provider.name` in telemetry for the turns it serves (`openai`, `anthropic`: the OpenTelemetry
+   * GenAI conventions' names where one fits); default its `name`.
+   */
+  readonly genAiProvider?: string;
   /** Whether this provider serves `model`. */
   supports(model: string): boolean;
   /**

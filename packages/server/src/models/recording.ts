@@ -36,6 +36,7 @@ export class ScenarioRecorder {
 
 class RecordingProvider implements ModelProvider {
   readonly name: string;
+  readonly genAiProvider: string | undefined;
   readonly contextWindow: number;
 
   constructor(
@@ -43,6 +44,7 @@ class RecordingProvider implements ModelProvider {
     private readonly recorder: ScenarioRecorder,
   ) {
     this.name = `recording(${inner.name})`;
+    this.genAiProvider = inner.genAiProvider;
     this.contextWindow = inner.contextWindow;
   }
 

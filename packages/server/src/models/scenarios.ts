@@ -149,6 +149,7 @@ export function parseScenarioFile(value: unknown): z.output<typeof fileSchema> {
 /** Serves the scenarios of a file, first match first; a request no scenario matches is a clear 400. */
 export class ScenarioProvider implements ModelProvider {
   readonly name = 'scenarios';
+  readonly genAiProvider = 'openresponses';
   readonly contextWindow = 1_000_000;
   private readonly file: z.output<typeof fileSchema>;
   private readonly used = new Map<Scenario, number>();

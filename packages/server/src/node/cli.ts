@@ -14,6 +14,7 @@ import { createSealer, parseEncryptionKeys, type EncryptionKey } from '../respon
 import { parseDuration, startServer } from './server.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
 import { describeStoreUrl, storeFromUrl, withoutCredentials } from './store-url.js';
+import { prometheusEndpoint } from './prometheus.js';
 import { startTelemetry } from './telemetry-sdk.js';
 
 const name = 'openresponses-server';
@@ -55,7 +56,7 @@ const storeUrl = (text: string) => {
 };
 /** The value commander quotes in an error about a flag that may carry a key or a URL with credentials. */
 const SECRET_VALUE =
-  /(option '--(?:api-key|encryption-key|chat-completions-api-key|chat-completions-url|store) [^']*' (?:argument|value) )'[^']*'/;
+  /(option '--(?:api-key|encryption-key|chat-completions-api-key|chat-completions-url|store|metrics-key) [^']*' (?:argument|value) )'[^']*'/;
 /** `maxBodyBytes` -> `max-body-bytes` (flag) and `OPENRESPONSES_MAX_BODY_BYTES` (environment). */
 const kebab = (field: string) => field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
@@ -147,6 +148,16 @@ const program = new Command(name)
       .argParser(parser('a duration such as 90s, 60m, 2h or milliseconds', (text) => parseDuration(text) ?? undefined)),
   )
   .addOption(
+    new Option('--metrics', 'serve GET /metrics (Prometheus text format) to the API keys and the metrics key').env(
+      'OPENRESPONSES_METRICS',
+    ),
+  )
+  .addOption(
+    new Option('--metrics-key <KEY>', 'a key that may read GET /metrics and nothing else').env(
+      'OPENRESPONSES_METRICS_KEY',
+    ),
+  )
+  .addOption(
     new Option('--compat <MODE>', "stream OpenAI's event names (response.reasoning_text.*) for the openai SDK")
       .env('OPENRESPONSES_COMPAT')
       .choices(['openai']),
@@ -178,6 +189,8 @@ interface CommandLineValues extends Partial<ServerLimits> {
   encryptionKey?: EncryptionKey[];
   websocketConnectionLimit?: number;
   compat?: 'openai';
+  metrics?: boolean;
+  metricsKey?: string;
 }
 const values = program.opts<CommandLineValues>();
 const limits = Object.fromEntries(
@@ -195,8 +208,15 @@ const store = await storeFromUrl(values.store, {
 // A key is generated only once the flags are known to be good (and printed only once the port is bound).
 const apiKeys =
   values.apiKey ?? (values.open ? [] : [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`]);
+// commander sets a boolean from any value of its variable: keep `=0` and `=false` meaning off.
+const metricsOn = values.metrics === true && !['0', 'false'].includes(process.env.OPENRESPONSES_METRICS ?? '');
+// GET /metrics reads a Prometheus reader of the same SDK (registered even without any OTLP environment).
+const prometheus = metricsOn ? prometheusEndpoint() : undefined;
 // OpenTelemetry spans and metrics when the standard environment asks for them (OTEL_*; see the README's operations section).
-const telemetry = await startTelemetry(process.env);
+const telemetry = await startTelemetry(process.env, { metricReaders: prometheus ? [prometheus.reader] : [] });
+if (prometheus && telemetry.plan.disabled)
+  console.warn(`${name}: OTEL_SDK_DISABLED=true: no metrics are recorded, so GET /metrics is not served.`);
+const metricsServed = prometheus !== undefined && telemetry.started;
 const running = await startServer({
   port: values.port,
   host: values.host,
@@ -212,6 +232,7 @@ const running = await startServer({
   encryptionKeys: values.encryptionKey,
   connectionLimitMs: values.websocketConnectionLimit,
   compatibility: values.compat,
+  metrics: metricsServed ? { scrape: prometheus.scrape, key: values.metricsKey } : undefined,
 }).catch((error: NodeJS.ErrnoException) => {
   const { port, host } = values;
   if (error.code === 'EADDRINUSE')
@@ -236,6 +257,10 @@ console.log(
   `Store: ${describeStoreUrl(fellBack ? 'memory' : values.store, values.storeMaxBytes)}${fellBack ? ` (fallback: ${withoutCredentials(values.store)} unreachable)` : ''}`,
 );
 for (const route of modelRoutes()) console.log(`Model route: ${route}`);
+if (metricsServed)
+  console.log(
+    `Metrics: ${running.url}/metrics (Prometheus text format; ${values.metricsKey ? 'the API keys and the metrics key' : 'the API keys'})`,
+  );
 if (key) console.log(`API key: ${key}`);
 // The key rides in the fragment: browsers never send it to the server with the page request.
 if (values.playground) console.log(`Playground: ${running.url}/${key ? `#key=${encodeURIComponent(key)}` : ''}`);

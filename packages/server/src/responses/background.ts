@@ -45,6 +45,11 @@ export class BackgroundResponses {
     this.deadlineMs = options.deadlineMs;
   }
 
+  /** How many background turns run in this process now. */
+  get active(): number {
+    return this.running.size;
+  }
+
   /** Starts a turn and answers its stored starting snapshot. */
   async start(body: Record<string, unknown>, version: SpecVersion, owner: string): Promise<ResponseResource> {
     const { job, announced, run, finished } = await this.begin(body, version, owner, false);

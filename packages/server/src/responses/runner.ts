@@ -2,12 +2,13 @@ import { type AnyStreamingEvent, createStreamChecker, TERMINAL_EVENT_TYPES } fro
 import type { Registry } from '@openresponses/extensions';
 import type { ItemField, ResponseResource } from '@openresponses/types';
 import type { SpecVersion } from '@openresponses/zod';
-import { asResponsesError, type ResponsesError } from '../errors.js';
+import { asResponsesError, ResponsesError } from '../errors.js';
 import type { Backpressure } from '../exchange.js';
 import type { ServerLimits } from '../limits.js';
 import type { ModelProvider } from '../models/provider.js';
 import type { ResponseStore } from '../stores/contract.js';
 import type { Cancellation } from '../cancellation.js';
+import { meterTurn, type TurnMeter } from '../telemetry/metrics.js';
 import { openAIEventNames } from './compat.js';
 import type { Sealer } from './sealed.js';
 import { startTurn } from './turn.js';
@@ -90,12 +91,31 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   };
 
   const begin: TurnRunner['begin'] = async (raw, turnOptions, watched) => {
+    const startedAt = performance.now();
     const target = turnOptions.store ?? store;
     const deps = depsFor(turnOptions.owner, target);
     const prepared = await prepareTurn(raw, turnOptions.version, deps, turnOptions.schema);
     const stored = prepared.body.store !== false;
-    const started = await startTurn(prepared, deps, { cancellation: turnOptions.cancellation, wholeDeltas: !watched });
-    return async (onEvent, backpressure = turnOptions.backpressure) => {
+    // Undefined while no metrics SDK is registered.
+    const meter = meterTurn(
+      startedAt,
+      prepared.model,
+      prepared.provider.genAiProvider ?? prepared.provider.name,
+      watched,
+    );
+    let started: Awaited<ReturnType<typeof startTurn>>;
+    try {
+      started = await startTurn(
+        prepared,
+        deps,
+        { cancellation: turnOptions.cancellation, wholeDeltas: !watched },
+        meter,
+      );
+    } catch (error) {
+      meter?.ended(errorTypeOf(error));
+      throw error;
+    }
+    const run: Awaited<ReturnType<TurnRunner['begin']>> = async (onEvent, backpressure = turnOptions.backpressure) => {
       const checker = validateOutgoing
         ? (registry?.createStreamChecker() ?? createStreamChecker({ specVersion: turnOptions.version }))
         : undefined;
@@ -151,6 +171,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       }
       return { response: result.response, error: result.error, input: prepared.input };
     };
+    return meter ? metered(run, meter) : run;
   };
 
   return {
@@ -182,3 +203,29 @@ function failedInstead(last: AnyStreamingEvent, failure: ResponsesError): AnyStr
     } as unknown as AnyStreamingEvent,
   ];
 }
+
+type RunTurn = Awaited<ReturnType<TurnRunner['begin']>>;
+
+/** `run`, telling `meter` how the turn ended. */
+function metered(run: RunTurn, meter: TurnMeter): RunTurn {
+  return async (onEvent, backpressure) => {
+    let outcome: TurnOutcome;
+    try {
+      outcome = await run(onEvent, backpressure);
+    } catch (error) {
+      meter.ended(errorTypeOf(error));
+      throw error;
+    }
+    const status = outcome.response.status;
+    meter.ended(
+      status === 'failed' || status === 'cancelled'
+        ? (outcome.error?.code ?? outcome.response.error?.code ?? status)
+        : undefined,
+      outcome.response.model,
+    );
+    return outcome;
+  };
+}
+
+/** `error.type` of a turn that threw: its spec error code, or `_OTHER` (the conventions' fallback). */
+const errorTypeOf = (error: unknown) => (error instanceof ResponsesError ? error.code : '_OTHER');

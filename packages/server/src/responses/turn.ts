@@ -2,6 +2,7 @@ import type { AnyStreamingEvent } from '@openresponses/events';
 import { ResponsesError } from '../errors.js';
 import type { Backpressure } from '../exchange.js';
 import type { ModelPart } from '../models/provider.js';
+import type { TurnMeter } from '../telemetry/metrics.js';
 import type { PreparedTurn, TurnDependencies } from './turn/prepare.js';
 import { providerRequest } from './turn/provider-request.js';
 import { type RunOptions, streamTurn, type TurnResult } from './turn/stream.js';
@@ -24,10 +25,12 @@ export async function startTurn(
   turn: PreparedTurn,
   deps: Pick<TurnDependencies, 'sealer' | 'limits'>,
   options: Omit<RunOptions, 'onEvent'> = {},
+  meter?: TurnMeter,
 ): Promise<StartedTurn> {
-  const iterator = turn.provider
+  const parts = turn.provider
     .generate(providerRequest(turn.request, options.cancellation, !options.wholeDeltas, deps.sealer))
     [Symbol.asyncIterator]();
+  const iterator = meter ? metered(parts, meter) : parts;
   let first: IteratorResult<ModelPart> | Error;
   try {
     first = await iterator.next();
@@ -51,4 +54,24 @@ export async function runTurn(
   options: RunOptions = {},
 ): Promise<TurnResult> {
   return (await startTurn(turn, deps, options)).run(options.onEvent);
+}
+
+/** The model's parts as they come, telling `meter` of the first output and of the usage at `finish`. */
+function metered(parts: AsyncIterator<ModelPart>, meter: TurnMeter): AsyncIterator<ModelPart> {
+  let first = true;
+  const observe = (result: IteratorResult<ModelPart>) => {
+    if (result.done) return result;
+    const part = result.value;
+    if (part.type === 'finish') meter.finished(part.usage.inputTokens, part.usage.outputTokens);
+    else if (first && (part.type.endsWith('-delta') || part.type === 'item')) {
+      first = false;
+      meter.firstOutput();
+    }
+    return result;
+  };
+  return {
+    next: () => parts.next().then(observe),
+    return: parts.return ? (value) => parts.return!(value) : undefined,
+    throw: parts.throw ? (error) => parts.throw!(error) : undefined,
+  };
 }

@@ -22,8 +22,10 @@ import {
   bearerAuthenticator,
   bodyLimit,
   compose,
+  constantTimeEqual,
   cors,
   errorMapping,
+  httpMetrics,
   logging,
   type Middleware,
   originCheck,
@@ -33,7 +35,8 @@ import {
 } from '../handler/middleware.js';
 import { toFetchHandler } from './fetch-adapter.js';
 import { type CorsSetting, originAllowed, originRefused } from '../handler/origin.js';
-import { ROUTES } from '../handler/route-table.js';
+import { type MetricsRoute, ROUTES, type RouteOptions } from '../handler/route-table.js';
+import { type GaugeSource, observeGauges } from '../telemetry/metrics.js';
 import { createRouter, withoutTrailingSlash } from '../handler/router.js';
 
 export interface ResponsesServiceOptions {
@@ -82,6 +85,13 @@ export interface ResponsesServiceOptions {
    * off here, on in the CLI). The page itself needs no key; its API calls use the key it is given.
    */
   playground?: boolean;
+  /**
+   * Serves `GET /metrics` (off, 404, without it): the Prometheus text exposition `scrape` returns (the Node
+   * entry's comes from the OpenTelemetry SDK it registers; the library itself only records through
+   * `@opentelemetry/api`). It answers to the API keys and to `key`, a metrics-only key (on a server without
+   * API keys, `key` is then the only one; without either, anyone may read it).
+   */
+  metrics?: { scrape: () => Promise<string>; key?: string };
   /** Called once per answered HTTP request (method, path, status, duration, request id). */
   onRequest?: (entry: RequestLog) => void;
   /** Extra middleware, run after authentication and before routing, first one first (tests add `injectFaults()`). */
@@ -125,13 +135,18 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     pollMs: options.backgroundPollMs,
     deadlineMs: limits.maxBackgroundTurnMs,
   });
+  const authenticator = bearerAuthenticator(options.apiKeys ?? [], options.tenants);
+  const routeOptions: RouteOptions = {
+    chatCompletionsEndpoint: options.chatCompletionsEndpoint,
+    playground: options.playground,
+    metrics: options.metrics && metricsRoute(options.metrics, authenticator),
+  };
   const router = createRouter(
     ROUTES,
-    { runner, store, limits, providers: runner.providers, background, basePath, options },
+    { runner, store, limits, providers: runner.providers, background, basePath, options: routeOptions },
     basePath,
-    (option) => Boolean(options[option]),
+    (option) => Boolean(routeOptions[option]),
   );
-  const authenticator = bearerAuthenticator(options.apiKeys ?? [], options.tenants);
   // One account of rates, turns in flight and connections for HTTP and WebSocket alike.
   const admitted = createAdmission(limits);
   // Connection-local responses of every WebSocket, under one byte budget (32 a connection at the most).
@@ -141,6 +156,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   });
   // Outermost first: every answer (errors included) gets a request id, is logged and carries CORS headers.
   const middleware: Middleware[] = [
+    httpMetrics(),
     requestIds(),
     ...(options.onRequest ? [logging(options.onRequest)] : []),
     ...(options.cors ? [cors(options.cors, CORS_ALLOWED_HEADERS)] : []),
@@ -154,7 +170,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   const handle = compose(middleware, router.handle);
   const responsesPath = `${basePath}/responses`;
 
-  return {
+  const service: ResponsesService = {
     fetch: toFetchHandler(handle),
     handle,
     checkUpgrade: async (request) => {
@@ -187,6 +203,45 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     open: authenticator.open,
     limits,
     generatedEncryptionKey,
+  };
+  // The gauges read this service's counters for as long as the service lives.
+  const gauges: GaugeSource = {
+    turnsInFlight: () => admitted.held().turns,
+    backgroundTurns: () => background.active,
+    webSocketConnections: () => admitted.held().connections,
+    stores: () => [...storeUsage('responses', store), ...storeUsage('websocket', connectionState)],
+  };
+  GAUGES.set(service, gauges);
+  observeGauges(gauges);
+  return service;
+}
+
+/** Keeps each service's gauge source alive exactly as long as the service (the gauges hold it weakly). */
+const GAUGES = new WeakMap<ResponsesService, GaugeSource>();
+
+/** A store's own byte and entry counts, when it keeps them (the in-memory store does; Redis does not). */
+function storeUsage(name: string, store: ResponseStore): Array<{ name: string; bytes: number; entries: number }> {
+  const counted = store as Partial<Pick<InMemoryResponseStore, 'bytes' | 'size'>>;
+  return typeof counted.bytes === 'number' && typeof counted.size === 'number'
+    ? [{ name, bytes: counted.bytes, entries: counted.size }]
+    : [];
+}
+
+/** `GET /metrics` over `scrape`, for the API keys and the metrics-only key. */
+function metricsRoute(
+  options: NonNullable<ResponsesServiceOptions['metrics']>,
+  authenticator: ReturnType<typeof bearerAuthenticator>,
+): MetricsRoute {
+  const key = options.key;
+  return {
+    scrape: options.scrape,
+    authorized: async (header) => {
+      const token = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '';
+      if (key !== undefined && constantTimeEqual(token, key)) return true;
+      // A server without API keys but with a metrics key answers to that key only.
+      if (authenticator.open) return key === undefined;
+      return (await authenticator.ownerOf(header)) !== undefined;
+    },
   };
 }
 

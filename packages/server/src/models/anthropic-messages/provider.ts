@@ -68,6 +68,7 @@ const MAX_SIDE_BODY_BYTES = 1 << 20;
  */
 export class AnthropicMessagesProvider implements ModelProvider {
   readonly name: string;
+  readonly genAiProvider = 'anthropic';
   readonly contextWindow: number;
   private readonly base: string;
   private readonly route: NonNullable<AnthropicMessagesProviderOptions['route']>;

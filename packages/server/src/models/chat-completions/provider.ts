@@ -37,6 +37,7 @@ export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings
  */
 export class ChatCompletionsProvider implements ModelProvider {
   readonly name: string;
+  readonly genAiProvider = 'openai';
   /** Output text logprobs come from the upstream's `logprobs` (an upstream that sends none makes that include a 400). */
   readonly reportsLogprobs = true;
   readonly contextWindow: number;

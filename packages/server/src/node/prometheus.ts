@@ -1,0 +1,48 @@
+// GET /metrics for the Node entry: a metric reader that collects when scraped, and the Prometheus text
+// exposition of what it collects. The library records through @opentelemetry/api only; this is where the SDK is.
+import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
+import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
+
+export interface PrometheusEndpoint {
+  /** Give it to the MeterProvider (or `startTelemetry`'s metric readers); it collects only when scraped. */
+  reader: PrometheusExporter;
+  /** The text exposition of everything recorded so far (`ResponsesServiceOptions.metrics.scrape`). */
+  scrape(): Promise<string>;
+}
+
+/**
+ * A pull reader for `GET /metrics` (no HTTP server of its own). Names carry their unit as Prometheus and the
+ * OpenTelemetry Collector spell them (`gen_ai.server.time_to_first_token`, unit `s` ->
+ * `gen_ai_server_time_to_first_token_seconds`), so dashboards work the same over a scrape and over OTLP.
+ */
+export function prometheusEndpoint(): PrometheusEndpoint {
+  const reader = new PrometheusExporter({ preventServerStart: true });
+  const serializer = new PrometheusSerializer();
+  return {
+    reader,
+    scrape: async () => {
+      const { resourceMetrics, errors } = await reader.collect();
+      for (const error of errors) console.error('openresponses-server: metrics collection error', error);
+      return serializer.serialize(withUnitSuffixes(resourceMetrics));
+    },
+  };
+}
+
+/** Prometheus unit words of the UCUM units this server's instruments use; `{…}` annotations add nothing. */
+const UNIT_WORDS: Readonly<Record<string, string>> = { s: 'seconds', ms: 'milliseconds', By: 'bytes' };
+
+/** The same metrics, each name ending in its unit word (once). */
+function withUnitSuffixes(resourceMetrics: ResourceMetrics): ResourceMetrics {
+  return {
+    ...resourceMetrics,
+    scopeMetrics: resourceMetrics.scopeMetrics.map((scope) => ({
+      ...scope,
+      metrics: scope.metrics.map((metric): MetricData => {
+        const word = UNIT_WORDS[metric.descriptor.unit];
+        const name = metric.descriptor.name;
+        if (!word || name.endsWith(`_${word}`) || name.endsWith(`.${word}`)) return metric;
+        return { ...metric, descriptor: { ...metric.descriptor, name: `${name}_${word}` } } as MetricData;
+      }),
+    })),
+  };
+}

@@ -1,0 +1,292 @@
+// The server's metrics, in OpenTelemetry's semantic conventions (GenAI server and client metrics, HTTP server
+// duration) plus the operator's own gauges and counters. Only `@opentelemetry/api`: the instruments come from
+// the global MeterProvider, a no-op until an SDK is registered (the Node CLI registers one with --metrics or
+// the OTLP environment). While none is, every function here returns after one lookup and records nothing.
+import {
+  type Attributes,
+  type Counter,
+  createNoopMeter,
+  type Histogram,
+  type Meter,
+  metrics,
+  type ObservableResult,
+} from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_TOKEN_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  GEN_AI_OPERATION_CHAT,
+  GEN_AI_PROVIDERS,
+  GEN_AI_TOKEN_TYPES,
+  INSTRUMENTATION_SCOPE,
+  METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
+  METRIC_GEN_AI_CLIENT_TIME_TO_FIRST_CHUNK,
+  METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
+  METRIC_GEN_AI_SERVER_REQUEST_DURATION,
+  METRIC_GEN_AI_SERVER_TIME_PER_OUTPUT_TOKEN,
+  METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
+  METRIC_HTTP_SERVER_REQUEST_DURATION,
+} from './attributes.js';
+
+/** Why a request or connection was refused with a 429 (`rate_limit_exceeded`, `server_busy`, …). */
+export const REJECTION_REASON = 'openresponses.rejection.reason';
+/** Which store a store gauge describes: `responses` (the response store) or `websocket` (connection-local state). */
+export const STORE_NAME = 'openresponses.store.name';
+
+/** Bucket boundaries the conventions recommend, per instrument. */
+export const BUCKETS = {
+  /** gen_ai.server.request.duration, gen_ai.client.operation.duration and time_to_first_chunk (seconds). */
+  operation: [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92],
+  /** gen_ai.server.time_to_first_token (seconds). */
+  firstToken: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0],
+  /** gen_ai.server.time_per_output_token (seconds). */
+  perOutputToken: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5],
+  /** gen_ai.client.token.usage (tokens). */
+  tokens: [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864],
+  /** http.server.request.duration (seconds). */
+  http: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10],
+} as const;
+
+export interface Instruments {
+  serverRequestDuration: Histogram;
+  serverTimeToFirstToken: Histogram;
+  serverTimePerOutputToken: Histogram;
+  clientOperationDuration: Histogram;
+  clientTimeToFirstChunk: Histogram;
+  clientTokenUsage: Histogram;
+  httpServerRequestDuration: Histogram;
+  rejections: Counter;
+}
+
+/** What the gauges read, from each live service in the process (summed). */
+export interface GaugeSource {
+  /** Turns running now (HTTP and WebSocket; background turns count in `backgroundTurns`). */
+  turnsInFlight(): number;
+  backgroundTurns(): number;
+  webSocketConnections(): number;
+  /** Bytes and entries of each store that counts them (by store name). */
+  stores(): ReadonlyArray<{ name: string; bytes: number; entries: number }>;
+}
+
+let current: { provider: unknown; instruments: Instruments | undefined } = {
+  provider: undefined,
+  instruments: undefined,
+};
+/** Weakly held: a service nobody uses any more leaves the gauges when it is collected. */
+const sources = new Set<WeakRef<GaugeSource>>();
+
+/**
+ * The instruments of the registered MeterProvider, made once per provider; undefined while only the no-op
+ * provider is registered (so callers skip even building their attributes).
+ */
+export function instruments(): Instruments | undefined {
+  const provider = metrics.getMeterProvider();
+  if (provider !== current.provider) {
+    const meter = provider.getMeter(INSTRUMENTATION_SCOPE);
+    // The API's no-op provider hands out its one no-op meter.
+    current = { provider, instruments: meter === createNoopMeter() ? undefined : create(meter) };
+  }
+  return current.instruments;
+}
+
+/** Adds a service's counters to the gauges; returns what removes them. */
+export function observeGauges(source: GaugeSource): () => void {
+  const ref = new WeakRef(source);
+  sources.add(ref);
+  return () => sources.delete(ref);
+}
+
+function create(meter: Meter): Instruments {
+  const histogram = (name: string, unit: string, description: string, buckets: readonly number[]) =>
+    meter.createHistogram(name, { unit, description, advice: { explicitBucketBoundaries: [...buckets] } });
+  const gauge = (name: string, unit: string, description: string, read: (result: ObservableResult) => void) =>
+    meter.createObservableUpDownCounter(name, { unit, description }).addCallback(read);
+  gauge('openresponses.turns.active', '{turn}', 'Turns running now (HTTP and WebSocket).', (result) =>
+    result.observe(sum((source) => source.turnsInFlight())),
+  );
+  gauge('openresponses.background.active', '{turn}', 'Background turns running in this process.', (result) =>
+    result.observe(sum((source) => source.backgroundTurns())),
+  );
+  gauge('openresponses.websocket.connections', '{connection}', 'Open WebSocket connections.', (result) =>
+    result.observe(sum((source) => source.webSocketConnections())),
+  );
+  const stores = (read: (store: { bytes: number; entries: number }) => number) => (result: ObservableResult) => {
+    const totals = new Map<string, number>();
+    for (const source of live())
+      for (const store of source.stores()) totals.set(store.name, (totals.get(store.name) ?? 0) + read(store));
+    for (const [name, value] of totals) result.observe(value, { [STORE_NAME]: name });
+  };
+  gauge(
+    'openresponses.store.size',
+    'By',
+    'Bytes the in-memory stores hold (their own count).',
+    stores((s) => s.bytes),
+  );
+  gauge(
+    'openresponses.store.entries',
+    '{response}',
+    'Responses the in-memory stores hold.',
+    stores((s) => s.entries),
+  );
+  return {
+    serverRequestDuration: histogram(
+      METRIC_GEN_AI_SERVER_REQUEST_DURATION,
+      's',
+      'Duration of a turn, from its request to its last output (stored when it is stored).',
+      BUCKETS.operation,
+    ),
+    serverTimeToFirstToken: histogram(
+      METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
+      's',
+      'Time from a turn request to its first output, for successful responses.',
+      BUCKETS.firstToken,
+    ),
+    serverTimePerOutputToken: histogram(
+      METRIC_GEN_AI_SERVER_TIME_PER_OUTPUT_TOKEN,
+      's',
+      'Time per output token after the first, for successful responses.',
+      BUCKETS.perOutputToken,
+    ),
+    clientOperationDuration: histogram(
+      METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
+      's',
+      'Duration of an upstream model call, to its last part.',
+      BUCKETS.operation,
+    ),
+    clientTimeToFirstChunk: histogram(
+      METRIC_GEN_AI_CLIENT_TIME_TO_FIRST_CHUNK,
+      's',
+      'Time from an upstream streaming call to its first output chunk.',
+      BUCKETS.operation,
+    ),
+    clientTokenUsage: meter.createHistogram(METRIC_GEN_AI_CLIENT_TOKEN_USAGE, {
+      unit: '{token}',
+      description: 'Input and output tokens of an upstream model call, as the upstream reports them.',
+      advice: { explicitBucketBoundaries: [...BUCKETS.tokens] },
+    }),
+    httpServerRequestDuration: histogram(
+      METRIC_HTTP_SERVER_REQUEST_DURATION,
+      's',
+      'Duration of HTTP requests, to the end of the answer (of the whole stream for SSE).',
+      BUCKETS.http,
+    ),
+    rejections: meter.createCounter('openresponses.rejections', {
+      unit: '{request}',
+      description: 'Requests and WebSocket connections refused with a 429, by reason.',
+    }),
+  };
+}
+
+function* live(): Generator<GaugeSource> {
+  for (const ref of sources) {
+    const source = ref.deref();
+    if (source) yield source;
+    else sources.delete(ref);
+  }
+}
+
+function sum(read: (source: GaugeSource) => number): number {
+  let total = 0;
+  for (const source of live()) total += read(source);
+  return total;
+}
+
+/** Counts a 429 refusal (`reason`: the error code, such as `rate_limit_exceeded` or `server_busy`). */
+export function countRejection(reason: string): void {
+  instruments()?.rejections.add(1, { [REJECTION_REASON]: reason });
+}
+
+/** Records one answered HTTP request (`route`: the route table's template, absent for unknown paths). */
+export function recordHttpRequest(method: string, route: string | undefined, status: number, seconds: number): void {
+  const meters = instruments();
+  if (!meters) return;
+  const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
+  if (route !== undefined) attributes[ATTR_HTTP_ROUTE] = route;
+  if (status >= 500) attributes[ATTR_ERROR_TYPE] = String(status);
+  meters.httpServerRequestDuration.record(seconds, attributes);
+}
+
+/** What a turn tells its meter; made only while metrics are on. */
+export interface TurnMeter {
+  /** The model's first output (a delta or a whole item) arrived. */
+  firstOutput(): void;
+  /** The model's stream finished, with the tokens it reports. */
+  finished(inputTokens: number, outputTokens: number): void;
+  /** The turn ended: `errorType` when it failed (the error's code), `responseModel` when known. */
+  ended(errorType?: string, responseModel?: string): void;
+}
+
+/**
+ * A meter for one turn that started at `startedAt` (`performance.now()`), whose model call starts now;
+ * undefined while metrics are off. `providerName` is the serving provider's `gen_ai.provider.name`: a turn of
+ * any provider but this server's own models (`openresponses`) is also a client operation toward its upstream.
+ * `streaming`: the model streams to a watching client (time to first chunk is recorded only then).
+ */
+export function meterTurn(
+  startedAt: number,
+  model: string,
+  providerName: string,
+  streaming: boolean,
+): TurnMeter | undefined {
+  const meters = instruments();
+  if (!meters) return undefined;
+  const callStartedAt = performance.now();
+  const upstream = providerName !== GEN_AI_PROVIDERS.openresponses;
+  let firstAt: number | undefined;
+  let finishedAt: number | undefined;
+  let outputTokens = 0;
+  let inputTokens = 0;
+  let done = false;
+  return {
+    firstOutput() {
+      firstAt ??= performance.now();
+    },
+    finished(input, output) {
+      finishedAt ??= performance.now();
+      inputTokens = input;
+      outputTokens = output;
+    },
+    ended(errorType, responseModel) {
+      if (done) return;
+      done = true;
+      const endedAt = performance.now();
+      const server: Attributes = {
+        [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
+        [ATTR_GEN_AI_PROVIDER_NAME]: providerName,
+        [ATTR_GEN_AI_REQUEST_MODEL]: model,
+      };
+      if (responseModel !== undefined) server[ATTR_GEN_AI_RESPONSE_MODEL] = responseModel;
+      if (errorType !== undefined) server[ATTR_ERROR_TYPE] = errorType;
+      meters.serverRequestDuration.record((endedAt - startedAt) / 1000, server);
+      // Time to first token and per output token: of successful responses only.
+      if (errorType === undefined && firstAt !== undefined) {
+        meters.serverTimeToFirstToken.record((firstAt - startedAt) / 1000, server);
+        if (outputTokens > 1)
+          meters.serverTimePerOutputToken.record((endedAt - firstAt) / 1000 / (outputTokens - 1), server);
+      }
+      if (!upstream) return;
+      const client: Attributes = {
+        [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
+        [ATTR_GEN_AI_PROVIDER_NAME]: providerName,
+        [ATTR_GEN_AI_REQUEST_MODEL]: model,
+      };
+      const duration: Attributes = errorType === undefined ? client : { ...client, [ATTR_ERROR_TYPE]: errorType };
+      meters.clientOperationDuration.record(((finishedAt ?? endedAt) - callStartedAt) / 1000, duration);
+      if (streaming && firstAt !== undefined)
+        meters.clientTimeToFirstChunk.record((firstAt - callStartedAt) / 1000, client);
+      if (finishedAt !== undefined) {
+        meters.clientTokenUsage.record(inputTokens, { ...client, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPES.input });
+        meters.clientTokenUsage.record(outputTokens, {
+          ...client,
+          [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPES.output,
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,220 @@
+// GET /metrics on the real CLI (--metrics): a few turns of each kind, then the Prometheus exposition parsed
+// with a Prometheus text parser: the GenAI histograms by model, the token usage, the gauges and the 429 counter.
+import parsePrometheusTextFormat, { type PrometheusFamily, type PrometheusSample } from 'parse-prometheus-text-format';
+import { afterEach, describe, expect, test } from 'vitest';
+import WebSocket from 'ws';
+import { BUCKETS } from '../src/telemetry/metrics.js';
+import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
+import { startCli } from './cli-process.js';
+
+const KEY = 'k-api';
+const METRICS_KEY = 'k-metrics-only';
+const DETERMINISTIC = 'openresponses-deterministic';
+const GATEWAY_MODEL = 'upstream-llama';
+
+let upstream: ReplayUpstream | undefined;
+afterEach(async () => {
+  await upstream?.close();
+  upstream = undefined;
+});
+
+const post = (url: string, body: unknown, key = KEY) =>
+  fetch(`${url}/v1/responses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
+
+const scrape = (url: string, key?: string) =>
+  fetch(`${url}/metrics`, { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } });
+
+/** The family of that name, failing with the names there are when it is missing. */
+function family(families: PrometheusFamily[], name: string): PrometheusFamily {
+  const found = families.find((f) => f.name === name);
+  if (!found) throw new Error(`no ${name} in ${families.map((f) => f.name).join(', ')}`);
+  return found;
+}
+
+const matches = (sample: PrometheusSample, labels: Record<string, string>) =>
+  Object.entries(labels).every(([key, value]) => sample.labels?.[key] === value);
+const samples = (f: PrometheusFamily, labels: Record<string, string>) =>
+  f.metrics.filter((sample) => matches(sample, labels));
+
+/**
+ * An exposition read by the parser: its families (with their types), and the samples of each histogram
+ * series by name with their labels. parse-prometheus-text-format 1.1.1 merges the series of a labelled
+ * histogram into one (it groups buckets by `le` alone), so the text is read a second time without its
+ * histogram TYPE lines, where each `_bucket`, `_count` and `_sum` line is a sample of its own.
+ */
+function readExposition(text: string) {
+  const families = parsePrometheusTextFormat(text);
+  const histogramTypes = new Set(
+    families.filter((f) => f.type === 'HISTOGRAM').map((f) => `# TYPE ${f.name} histogram`),
+  );
+  const untyped = parsePrometheusTextFormat(
+    text
+      .split('\n')
+      .filter((line) => !histogramTypes.has(line))
+      .join('\n'),
+  );
+  const all = (name: string, labels: Record<string, string>) =>
+    untyped.filter((f) => f.name === name).flatMap((f) => samples(f, labels));
+  /** The series of histogram `name` with these labels, summed (count, sum, and cumulative count per bound). */
+  const histogram = (name: string, labels: Record<string, string> = {}) => {
+    const buckets = new Map<string, number>();
+    for (const sample of all(`${name}_bucket`, labels))
+      buckets.set(sample.labels!.le!, (buckets.get(sample.labels!.le!) ?? 0) + Number(sample.value));
+    const total = (suffix: string) => all(`${name}${suffix}`, labels).reduce((sum, s) => sum + Number(s.value), 0);
+    return { series: all(`${name}_count`, labels).length, count: total('_count'), sum: total('_sum'), buckets };
+  };
+  return { families, histogram };
+}
+
+describe('GET /metrics on the CLI', () => {
+  test('after JSON, streamed, tool and gateway turns: GenAI histograms by model, token usage, gauges, 429s', async () => {
+    upstream = await startReplayUpstream();
+    const { url } = await startCli([
+      '--port',
+      '0',
+      '--api-key',
+      KEY,
+      '--metrics',
+      '--metrics-key',
+      METRICS_KEY,
+      '--chat-completions-url',
+      upstream.baseUrl,
+      '--max-web-socket-connections-per-key',
+      '1',
+    ]);
+
+    // JSON, streamed and a forced tool call on the embedded model; a streamed turn through the gateway.
+    expect((await post(url, { model: DETERMINISTIC, input: 'Hello! My name is Ada.' })).status).toBe(200);
+    const streamed = await post(url, { model: DETERMINISTIC, input: 'Tell me a story.', stream: true });
+    expect(await streamed.text()).toContain('response.completed');
+    const tool = await post(url, {
+      model: DETERMINISTIC,
+      input: 'What is the weather in Paris?',
+      tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} } }],
+      tool_choice: 'required',
+    });
+    expect(((await tool.json()) as { output: Array<{ type: string }> }).output.map((item) => item.type)).toContain(
+      'function_call',
+    );
+    const gateway = await post(url, { model: GATEWAY_MODEL, input: 'Hello upstream', stream: true });
+    expect(await gateway.text()).toContain('response.completed');
+    expect(upstream.received).toHaveLength(1);
+
+    // One WebSocket connection held open; a second one is over the key's limit (a 429 by reason).
+    const socketUrl = `${url.replace('http', 'ws')}/v1/responses`;
+    const open = new WebSocket(socketUrl, { headers: { authorization: `Bearer ${KEY}` } });
+    await new Promise((resolve, reject) => open.once('open', resolve).once('error', reject));
+    const refused = new WebSocket(socketUrl, { headers: { authorization: `Bearer ${KEY}` } });
+    const status = await new Promise<number>((resolve) =>
+      refused.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0)),
+    );
+    expect(status).toBe(429);
+
+    // Both the API key and the metrics-only key may read it; the metrics key may do nothing else.
+    expect((await post(url, { model: DETERMINISTIC, input: 'hi' }, METRICS_KEY)).status).toBe(401);
+    const answer = await scrape(url, METRICS_KEY);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect((await scrape(url, KEY)).status).toBe(200);
+    const { families, histogram } = readExposition(await answer.text());
+    open.close();
+    const bounds = (buckets: ReadonlyMap<string, number>) =>
+      [...buckets.keys()].map((le) => (le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le)));
+
+    // Server metrics: one series per model, a count per turn, the conventions' buckets.
+    expect(family(families, 'gen_ai_server_request_duration_seconds').type).toBe('HISTOGRAM');
+    const own = histogram('gen_ai_server_request_duration_seconds', {
+      gen_ai_request_model: DETERMINISTIC,
+      gen_ai_provider_name: 'openresponses',
+      gen_ai_operation_name: 'chat',
+    });
+    expect(own.count).toBe(3);
+    expect(bounds(own.buckets)).toEqual([...BUCKETS.operation, Number.POSITIVE_INFINITY]);
+    expect(own.buckets.get('+Inf')).toBe(3);
+    const proxied = histogram('gen_ai_server_request_duration_seconds', {
+      gen_ai_request_model: GATEWAY_MODEL,
+      gen_ai_provider_name: 'openai',
+    });
+    expect([proxied.series, proxied.count]).toEqual([1, 1]);
+    expect(proxied.sum).toBeGreaterThan(0);
+
+    const firstToken = histogram('gen_ai_server_time_to_first_token_seconds', { gen_ai_request_model: DETERMINISTIC });
+    expect(firstToken.count).toBe(3);
+    expect(bounds(firstToken.buckets)).toEqual([...BUCKETS.firstToken, Number.POSITIVE_INFINITY]);
+    expect(histogram('gen_ai_server_time_to_first_token_seconds', { gen_ai_request_model: GATEWAY_MODEL }).count).toBe(
+      1,
+    );
+    const perToken = histogram('gen_ai_server_time_per_output_token_seconds');
+    expect(perToken.count).toBeGreaterThan(0);
+    expect(bounds(perToken.buckets)).toEqual([...BUCKETS.perOutputToken, Number.POSITIVE_INFINITY]);
+
+    // Client metrics: the gateway's upstream call only (the embedded model calls nobody).
+    expect(family(families, 'gen_ai_client_token_usage').type).toBe('HISTOGRAM');
+    expect(histogram('gen_ai_client_token_usage', { gen_ai_request_model: DETERMINISTIC }).series).toBe(0);
+    const input = histogram('gen_ai_client_token_usage', {
+      gen_ai_request_model: GATEWAY_MODEL,
+      gen_ai_token_type: 'input',
+    });
+    const output = histogram('gen_ai_client_token_usage', {
+      gen_ai_request_model: GATEWAY_MODEL,
+      gen_ai_token_type: 'output',
+    });
+    expect([input.count, output.count]).toEqual([1, 1]);
+    expect(input.sum).toBeGreaterThan(0);
+    expect(output.sum).toBeGreaterThan(0);
+    expect(bounds(input.buckets)).toEqual([...BUCKETS.tokens, Number.POSITIVE_INFINITY]);
+    expect(histogram('gen_ai_client_operation_duration_seconds', { gen_ai_request_model: GATEWAY_MODEL }).count).toBe(
+      1,
+    );
+    const firstChunk = histogram('gen_ai_client_operation_time_to_first_chunk_seconds', {
+      gen_ai_request_model: GATEWAY_MODEL,
+    });
+    expect(firstChunk.count).toBe(1);
+
+    // HTTP: by route template and status.
+    const http = (labels: Record<string, string>) => histogram('http_server_request_duration_seconds', labels);
+    expect(
+      http({ http_route: '/v1/responses', http_response_status_code: '200', http_request_method: 'POST' }).count,
+    ).toBe(4);
+    // Refused before routing: no route to name.
+    expect(http({ http_request_method: 'POST', http_response_status_code: '401' }).count).toBe(1);
+
+    // Gauges: nothing running, one WebSocket open at the scrape, four stored responses; one 429.
+    const gauge = (name: string, labels: Record<string, string> = {}) =>
+      samples(family(families, name), labels).map((sample) => Number(sample.value));
+    expect(family(families, 'openresponses_turns_active').type).toBe('GAUGE');
+    expect(gauge('openresponses_turns_active')).toEqual([0]);
+    expect(gauge('openresponses_background_active')).toEqual([0]);
+    expect(gauge('openresponses_websocket_connections')).toEqual([1]);
+    expect(gauge('openresponses_store_entries', { openresponses_store_name: 'responses' })).toEqual([4]);
+    expect(gauge('openresponses_store_size_bytes', { openresponses_store_name: 'responses' })[0]).toBeGreaterThan(1000);
+    const rejections = family(families, 'openresponses_rejections_total');
+    expect(rejections.type).toBe('COUNTER');
+    expect(samples(rejections, { openresponses_rejection_reason: 'too_many_connections' }).map((s) => s.value)).toEqual(
+      ['1'],
+    );
+  });
+
+  test('refuses a missing or wrong key with a spec-shaped 401', async () => {
+    const { url } = await startCli(['--port', '0', '--api-key', KEY, '--metrics', '--metrics-key', METRICS_KEY]);
+    for (const key of [undefined, 'wrong']) {
+      const answer = await scrape(url, key);
+      expect(answer.status).toBe(401);
+      expect(await answer.json()).toMatchObject({
+        error: { type: 'authentication_error', code: 'invalid_api_key' },
+      });
+    }
+  });
+
+  test('is a spec-shaped 404 when metrics are off', async () => {
+    const { url, output } = await startCli(['--port', '0', '--api-key', KEY]);
+    expect(output).not.toContain('Metrics:');
+    const answer = await scrape(url, KEY);
+    expect(answer.status).toBe(404);
+    expect(await answer.json()).toMatchObject({ error: { type: 'not_found', code: 'unknown_path' } });
+  });
+});
