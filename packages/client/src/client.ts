@@ -6,12 +6,12 @@ import type {
   ItemField,
   ResponseResource,
 } from '@openresponses/types';
-// zod mini schemas: the same verdicts as the classic ones at a fraction of the bundle size (bench/bundle.bench.ts).
-import { LATEST_SPEC_VERSION, validate, versions, type SpecVersion } from '@openresponses/zod/mini';
+import { LATEST_SPEC_VERSION, type SpecVersion } from '@openresponses/types';
 import type { Registry } from '@openresponses/extensions';
 import { APIConnectionError, APIUserAbortError, InvalidPayloadError } from './errors.js';
 import { send, type RequestOptions, type TransportOptions } from './http.js';
 import { normalizeEvents, ResponseStream, type EventPolicy } from './stream.js';
+import { checkerFor } from './validators.js';
 import { connectSession, type ConnectOptions, type ResponsesSession } from './websocket.js';
 
 export interface ClientOptions {
@@ -79,22 +79,12 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
     retryMaxMs: options.retryMaxMs ?? 30_000,
     timeoutMs: options.timeout ?? 10 * 60 * 1000,
   };
-  const schemas = () =>
-    policy.validate === 'off'
-      ? undefined
-      : options.registry
-        ? { ...versions[version][policy.validate], ResponseResourceSchema: options.registry.schemas.ResponseResource }
-        : versions[version][policy.validate];
-  const checked = <T>(
-    what: string,
-    schemaName: 'ResponseResourceSchema' | 'CompactResourceSchema',
-    value: unknown,
-  ): T => {
-    const schema = (schemas() as Record<string, Parameters<typeof validate>[0]> | undefined)?.[schemaName];
-    if (!schema) return value as T;
-    const result = validate(schema, value);
+  const checked = <T>(what: string, payload: 'ResponseResource' | 'CompactResource', value: unknown): T => {
+    const check = checkerFor(payload, version, policy.validate, options.registry);
+    if (!check) return value as T;
+    const result = check(value);
     if (!result.success) throw new InvalidPayloadError(what, result.issues);
-    return result.data as T;
+    return value as T;
   };
 
   const stream = async (
@@ -150,7 +140,7 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
       if (body.stream) return stream(body, requestOptions);
       return checked<ResponseResource>(
         'The response',
-        'ResponseResourceSchema',
+        'ResponseResource',
         await getJson('POST', '/responses', body, requestOptions),
       );
     }) as Responses['create'],
@@ -158,13 +148,13 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
     compact: async (body, requestOptions) =>
       checked<CompactResource>(
         'The compacted response',
-        'CompactResourceSchema',
+        'CompactResource',
         await getJson('POST', '/responses/compact', body, requestOptions),
       ),
     retrieve: async (id, requestOptions) =>
       checked<ResponseResource>(
         'The response',
-        'ResponseResourceSchema',
+        'ResponseResource',
         await getJson('GET', `/responses/${encodeURIComponent(id)}`, undefined, requestOptions),
       ),
     delete: async (id, requestOptions) =>

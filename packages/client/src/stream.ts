@@ -7,9 +7,9 @@ import {
   type StreamingEventByType,
   type StreamingEventType,
 } from '@openresponses/events';
-import type { ResponseResource } from '@openresponses/types';
-import { validate, versions, type SpecVersion } from '@openresponses/zod/mini';
+import type { ResponseResource, SpecVersion } from '@openresponses/types';
 import { InvalidPayloadError, ResponseFailedError } from './errors.js';
+import { checkerFor } from './validators.js';
 
 export interface EventPolicy {
   version: SpecVersion;
@@ -26,11 +26,7 @@ export async function* normalizeEvents(
   source: AsyncIterable<AnyStreamingEvent>,
   policy: EventPolicy,
 ): AsyncGenerator<AnyStreamingEvent> {
-  const schema =
-    policy.validate === 'off'
-      ? undefined
-      : ((policy.registry?.schemas.StreamingEvent ??
-          versions[policy.version][policy.validate].StreamingEventSchema) as Parameters<typeof validate>[0]);
+  const check = checkerFor('StreamingEvent', policy.version, policy.validate, policy.registry);
   let index = 0;
   for await (const raw of source) {
     let event = raw;
@@ -39,8 +35,8 @@ export async function* normalizeEvents(
       if (alias) event = { ...event, type: alias };
       if (typeof event.sequence_number !== 'number') event = { ...event, sequence_number: index };
     }
-    if (schema) {
-      const result = validate(schema, event);
+    if (check) {
+      const result = check(event);
       if (!result.success) throw new InvalidPayloadError(`Event ${index} (${event.type})`, result.issues);
     }
     index++;

@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { checkStream } from '@openresponses/events';
 import { startServer, type RunningServer } from '@openresponses/server/node';
 import { injectFaults } from '@openresponses/server/testing';
+import { createRegistry, defineItem } from '@openresponses/extensions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { z } from 'zod';
 import { createClient, OpenResponsesError, ResponseFailedError, type OpenResponsesClient } from '../src/index.js';
 
 const KEY = 'client-test-key';
@@ -222,5 +224,68 @@ describe('forward compatibility', () => {
     ))
       passed.push(event);
     expect(passed.at(-1)).toBe(vendor);
+  });
+});
+
+describe('validation of answers', () => {
+  // A peer that answers whatever JSON the request carries in x-answer, so each case sends its own payload.
+  let peer: Server;
+  let peerUrl: string;
+  let valid: Record<string, unknown>;
+  beforeAll(async () => {
+    peer = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(req.headers['x-answer'] as string);
+    });
+    await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
+    peerUrl = `http://127.0.0.1:${(peer.address() as { port: number }).port}/v1`;
+    valid = (await client.responses.create({ input: 'Hello peer' })) as unknown as Record<string, unknown>;
+  });
+  afterAll(() => new Promise<void>((resolve) => peer.close(() => resolve())));
+
+  const answer = (body: unknown) => ({ headers: { 'x-answer': JSON.stringify(body) } });
+  const withOutput = (item: unknown) => ({ ...valid, output: [item] });
+  const message = (text: unknown) => ({
+    type: 'message',
+    id: 'msg_1',
+    role: 'assistant',
+    status: 'completed',
+    content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+  });
+
+  test.each(['forward', 'exact'] as const)('%s: a wrong field is reported at its own path', async (validate) => {
+    const peerClient = createClient({ baseURL: peerUrl, maxRetries: 0, validate });
+    expect(await peerClient.responses.create({ input: 'x' }, answer(withOutput(message('fine'))))).toMatchObject({
+      output: [{ content: [{ text: 'fine' }] }],
+    });
+    const error = await peerClient.responses.create({ input: 'x' }, answer(withOutput(message(42)))).catch((e) => e);
+    expect(error).toMatchObject({ name: 'InvalidPayloadError', type: 'invalid_payload' });
+    expect(error.issues[0]).toMatchObject({ path: 'output[0].content[0].text' });
+    expect(error.message).toContain('output[0].content[0].text: Expected string, received number');
+  });
+
+  test('forward passes an unknown item type intact, exact names it', async () => {
+    const vendor = { type: 'acme:note', id: 'n_1', status: 'completed', body: { x: 1 } };
+    const forward = createClient({ baseURL: peerUrl, maxRetries: 0 });
+    expect((await forward.responses.create({ input: 'x' }, answer(withOutput(vendor)))).output[0]).toEqual(vendor);
+    const exact = createClient({ baseURL: peerUrl, maxRetries: 0, validate: 'exact' });
+    const error = await exact.responses.create({ input: 'x' }, answer(withOutput(vendor))).catch((e) => e);
+    expect(error.issues[0]).toMatchObject({ path: 'output[0].type' });
+    const off = createClient({ baseURL: peerUrl, maxRetries: 0, validate: 'off' });
+    expect((await off.responses.create({ input: 'x' }, answer({ not: 'a response' }))) as unknown).toEqual({
+      not: 'a response',
+    });
+  });
+
+  test("a registry's items are checked with its extended schema", async () => {
+    const note = defineItem('acme:note', { body: z.string() });
+    const registry = createRegistry({ items: [note] });
+    const registered = createClient({ baseURL: peerUrl, maxRetries: 0, validate: 'exact', registry });
+    const item = { type: 'acme:note', id: 'n_1', status: 'completed', body: 'hi' };
+    expect((await registered.responses.create({ input: 'x' }, answer(withOutput(item)))).output[0]).toEqual(item);
+    const error = await registered.responses
+      .create({ input: 'x' }, answer(withOutput({ ...item, body: 3 })))
+      .catch((e) => e);
+    expect(error.issues[0]).toMatchObject({ path: 'output[0].body' });
   });
 });

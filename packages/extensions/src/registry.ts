@@ -72,6 +72,15 @@ export interface Registry<
   ): StreamChecker;
   /** Validates a registered vendor event: undefined when valid or not registered, else the problems. */
   validateVendorEvent(event: Record<string, unknown>): string | undefined;
+  /**
+   * Validates a payload with one of the extended schemas (`validate` of `@openresponses/zod`: the issue
+   * nearest the cause first, paths like `output[0].type`). The client calls this for a registry's payloads,
+   * so a client bundle without a registry carries no Zod.
+   */
+  validate(
+    schema: keyof RegistrySchemas<unknown, unknown, unknown>,
+    value: unknown,
+  ): { success: true } | { success: false; issues: Array<{ path: string; message: string; code: string }> };
   /** Whether an item (or tool) is of a type neither the spec nor this registry defines. */
   isUnknownItem<M extends { type: unknown }>(item: M): item is Extract<M, UnknownMember>;
   /** Whether a streaming event is of a type neither the spec nor this registry defines. */
@@ -173,17 +182,18 @@ export function createRegistry<
   ]);
   const knownEvents = new Set<unknown>([...known(core.StreamingEventSchema as never), ...events.map((e) => e.type)]);
 
+  const schemas = {
+    ItemField,
+    ItemParam,
+    Tool,
+    ResponsesToolParam,
+    ResponseResource,
+    CreateResponseBody,
+    StreamingEvent,
+  };
   return {
     version,
-    schemas: {
-      ItemField,
-      ItemParam,
-      Tool,
-      ResponsesToolParam,
-      ResponseResource,
-      CreateResponseBody,
-      StreamingEvent,
-    } as unknown as Registry<I, E, T>['schemas'],
+    schemas: schemas as unknown as Registry<I, E, T>['schemas'],
     createAccumulator: () => createAccumulator({ folds }),
     createStreamChecker: (options = {}) =>
       createStreamChecker({
@@ -194,6 +204,7 @@ export function createRegistry<
         eventSchema: StreamingEvent,
       }),
     validateVendorEvent,
+    validate: (schema, value) => validate(schemas[schema] as z.ZodType, value),
     isUnknownItem: <M extends { type: unknown }>(item: M): item is Extract<M, UnknownMember> =>
       !knownItems.has(item.type),
     isUnknownEvent: <M extends { type: unknown }>(event: M): event is Extract<M, UnknownMember> =>

@@ -55,6 +55,15 @@ describe('definitions enforce the spec rules', () => {
     expect(() => defineTool('acme:z', { param: { type: z.string() }, item: searchResult })).toThrow(/"type"/);
     expect(() => defineFields('ResponseResource', { priority: z.number() })).toThrow(/slug-prefixed/);
   });
+  test('registry.validate checks with the extended schema by name (what the client calls)', () => {
+    const item = { type: 'acme:search_result', id: 'sr_1', status: 'completed', query: 'q', hits: [] };
+    expect(registry.validate('ItemField', item)).toMatchObject({ success: true });
+    const bad = registry.validate('ItemField', { ...item, hits: [{ url: 'u', score: 'high' }] });
+    expect(!bad.success && bad.issues[0]!.path).toBe('hits[0].score');
+    expect(
+      registry.validate('StreamingEvent', { type: 'acme:trace_event', sequence_number: 1, span: 1, ms: 2 }),
+    ).toMatchObject({ success: false, issues: [{ path: 'span' }] });
+  });
   test('a vendor item without id or status, or with a bad field, is rejected with its path', () => {
     const bad = validate(registry.schemas.ItemField, { type: 'acme:search_result', id: 'sr_1', query: 'q', hits: [] });
     expect(!bad.success && bad.issues[0]!.path).toBe('status');
