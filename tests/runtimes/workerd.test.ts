@@ -120,6 +120,40 @@ describe('workerd', () => {
     );
   });
 
+  test('a Worker that builds createResponsesHandler at module scope starts and serves (construction draws no random values)', async () => {
+    const moduleScope = new Miniflare({
+      modules: true,
+      script: await bundleWorker(consumer, 'guest/worker-module-scope.mjs'),
+      compatibilityDate: '2026-04-01',
+      host: '127.0.0.1',
+      port: 0,
+    });
+    try {
+      const base = (await moduleScope.ready).href.replace(/\/$/, '');
+      const post = (body: object) =>
+        fetch(`${base}/v1/responses`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer module-scope-key' },
+          body: JSON.stringify({ model: 'openresponses-deterministic', ...body }),
+        });
+      const created = await post({ input: 'Hello! My name is Ada.' });
+      expect(created.status).toBe(200);
+      const response = (await created.json()) as { id: string; status: string };
+      expect(response.status).toBe('completed');
+      // The encryption key generated on first use seals reasoning, and the same handler opens it again.
+      const reasoned = (await (
+        await post({ input: 'Think first. [think]', include: ['reasoning.encrypted_content'], store: false })
+      ).json()) as { output: Array<{ type: string; encrypted_content?: string }> };
+      const reasoning = reasoned.output.find((item) => item.type === 'reasoning');
+      expect(reasoning?.encrypted_content).toMatch(/^or2\./);
+      const continued = await post({ input: [reasoning, { role: 'user', content: 'And now?' }], store: false });
+      expect(continued.status).toBe(200);
+      expect((await post({ previous_response_id: response.id, input: 'What is my name?' })).status).toBe(200);
+    } finally {
+      await moduleScope.dispose();
+    }
+  });
+
   test('the Node-only entry points do not bundle for workerd', async () => {
     for (const [entry, reason] of Object.entries(NODE_ONLY_ENTRIES)) {
       const failure = await bundleWorker(consumer, entry).catch((error: BuildFailure) => error);

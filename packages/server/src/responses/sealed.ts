@@ -37,10 +37,14 @@ export interface Sealer {
   open<T>(text: string, purpose: SealPurpose): Promise<T>;
 }
 
-/** Seals with the first key and opens with any of them (older keys stay listed after a rotation). */
+/**
+ * Seals with the first key and opens with any of them (older keys stay listed after a rotation). The keys are
+ * checked at once and imported into Web Crypto on first use: constructing does no I/O (a Worker may build its
+ * handler at module scope, where workerd allows none).
+ */
 export function createSealer(keys: readonly EncryptionKey[]): Sealer {
   if (keys.length === 0) throw new Error('createSealer needs at least one encryption key');
-  const imported = new Map<string, Promise<CryptoKey>>();
+  const imported = new Map<string, () => Promise<CryptoKey>>();
   for (const { id, key } of keys) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(id))
       throw new Error(`Encryption key id '${id}' must be 1-64 letters, digits, '-' or '_'.`);
@@ -49,7 +53,11 @@ export function createSealer(keys: readonly EncryptionKey[]): Sealer {
       throw new Error(
         `Encryption key '${id}' must be 32 bytes in base64 (AES-256), e.g. from generateEncryptionKey().`,
       );
-    imported.set(id, crypto.subtle.importKey('raw', bytes, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']));
+    let cryptoKey: Promise<CryptoKey> | undefined;
+    imported.set(id, () => {
+      cryptoKey ??= crypto.subtle.importKey('raw', bytes, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
+      return cryptoKey;
+    });
   }
   const current = keys[0]!.id;
   const additionalData = (keyId: string, purpose: SealPurpose) => encoder.encode(`${VERSION}.${keyId}.${purpose}`);
@@ -59,7 +67,7 @@ export function createSealer(keys: readonly EncryptionKey[]): Sealer {
       const iv = crypto.getRandomValues(new Uint8Array(12));
       const sealed = await crypto.subtle.encrypt(
         { name: 'AES-GCM', iv, additionalData: additionalData(current, purpose) },
-        await imported.get(current)!,
+        await imported.get(current)!(),
         encoder.encode(JSON.stringify(payload)),
       );
       const bytes = new Uint8Array(12 + sealed.byteLength);
@@ -79,7 +87,7 @@ export function createSealer(keys: readonly EncryptionKey[]): Sealer {
       try {
         plain = await crypto.subtle.decrypt(
           { name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: additionalData(keyId, purpose) },
-          await key,
+          await key(),
           bytes.subarray(12),
         );
       } catch (error) {
@@ -87,6 +95,22 @@ export function createSealer(keys: readonly EncryptionKey[]): Sealer {
       }
       return JSON.parse(new TextDecoder().decode(plain)) as T;
     },
+  };
+}
+
+/**
+ * A sealer made by `make` on first use, e.g. around a key generated on demand: random values are not
+ * allowed at a Worker's module scope, where a handler is often built.
+ */
+export function lazySealer(make: () => Sealer): Sealer {
+  let sealer: Sealer | undefined;
+  const made = () => (sealer ??= make());
+  return {
+    get keyId() {
+      return made().keyId;
+    },
+    seal: (payload, purpose) => made().seal(payload, purpose),
+    open: (text, purpose) => made().open(text, purpose),
   };
 }
 

@@ -6,7 +6,7 @@ import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic
 import type { ModelProvider } from '../models/provider.js';
 import { BackgroundResponses } from '../responses/background.js';
 import { createTurnRunner, type TurnRunner } from '../responses/runner.js';
-import { createSealer, type EncryptionKey, generateEncryptionKey } from '../responses/sealed.js';
+import { createSealer, type EncryptionKey, generateEncryptionKey, lazySealer } from '../responses/sealed.js';
 import type { ResponseStore } from '../stores/contract.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
 import {
@@ -66,8 +66,9 @@ export interface ResponsesServiceOptions {
   validateOutgoing?: boolean;
   /**
    * AES-256 keys that encrypt reasoning `encrypted_content` and compaction items: the first seals, all open
-   * (keep a rotated-out key listed while its payloads may come back). Default: one generated per process,
-   * exposed as `generatedEncryptionKey` (the Node entry prints a warning), so payloads do not survive a restart.
+   * (keep a rotated-out key listed while its payloads may come back). Default: one generated per process on
+   * first use, exposed as `generatedEncryptionKey` (the Node entry prints a warning), so payloads do not
+   * survive a restart.
    */
   encryptionKeys?: readonly EncryptionKey[];
   /**
@@ -120,15 +121,22 @@ export interface ResponsesService {
   readonly open: boolean;
   /** The limits in force, defaults filled in. */
   readonly limits: ServerLimits;
-  /** The key generated because no `encryptionKeys` were configured, if so. */
+  /**
+   * The key generated because no `encryptionKeys` were configured, if so: made on first use (the first sealed
+   * payload, or reading this property), never while constructing the service.
+   */
   readonly generatedEncryptionKey?: EncryptionKey;
 }
 
 const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'openresponses-version'];
 
+/**
+ * Construction does no I/O, starts no timer and draws no random values (a Worker may build the service at module
+ * scope, where workerd allows none of them): what needs them is made on first use.
+ */
 export function createResponsesService(options: ResponsesServiceOptions = {}): ResponsesService {
   const basePath = (options.basePath ?? '/v1').replace(/\/$/, '');
-  const generatedEncryptionKey = options.encryptionKeys?.length ? undefined : generateEncryptionKey();
+  const generatedEncryptionKey = options.encryptionKeys?.length ? undefined : onFirstUse(generateEncryptionKey);
   const runner = createRunner(options, generatedEncryptionKey);
   const { limits, store } = runner;
   const background = new BackgroundResponses(runner, store, {
@@ -202,7 +210,9 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       ),
     open: authenticator.open,
     limits,
-    generatedEncryptionKey,
+    get generatedEncryptionKey() {
+      return generatedEncryptionKey?.();
+    },
   };
   // The gauges read this service's counters for as long as the service lives.
   const gauges: GaugeSource = {
@@ -245,15 +255,29 @@ function metricsRoute(
   };
 }
 
-/** The turn runner a service with these options uses (tests drive it without a transport). */
+/** `make`, called once, on the first call. */
+function onFirstUse<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
+/**
+ * The turn runner a service with these options uses (tests drive it without a transport). Without
+ * `encryptionKeys` it seals with `generatedEncryptionKey` (a key, or a function called on first use; default:
+ * one generated on first use).
+ */
 export function createRunner(
   options: ResponsesServiceOptions = {},
-  generatedEncryptionKey: EncryptionKey = generateEncryptionKey(),
+  generatedEncryptionKey: EncryptionKey | (() => EncryptionKey) = onFirstUse(generateEncryptionKey),
 ): TurnRunner {
+  const generated =
+    typeof generatedEncryptionKey === 'function' ? generatedEncryptionKey : () => generatedEncryptionKey;
   return createTurnRunner({
     providers: options.providers ?? [new DeterministicModel()],
     defaultModel: options.defaultModel ?? DETERMINISTIC_MODEL,
-    sealer: createSealer(options.encryptionKeys?.length ? options.encryptionKeys : [generatedEncryptionKey]),
+    sealer: options.encryptionKeys?.length
+      ? createSealer(options.encryptionKeys)
+      : lazySealer(() => createSealer([generated()])),
     store: options.store ?? new InMemoryResponseStore(),
     limits: resolveLimits(Object.assign({ maxBodyBytes: options.maxBodyBytes }, options.limits)),
     registry: options.registry,
