@@ -32,10 +32,18 @@ export {
   ScenarioFileError,
   SCENARIO_MODEL,
   parseScenarioFile,
+  scenarioFileFromText,
   type Scenario,
   type ScenarioFile,
 } from './models/scenarios.js';
-export { ScenarioRecorder } from './models/recording.js';
+export { ScenarioRecorder, type RecordedScenario, type ScenarioRecorderOptions } from './models/recording.js';
+export {
+  Redactor,
+  credentialHeaderValues,
+  retryAfterSeconds,
+  upstreamRetryHeaders,
+  MAX_RETRY_AFTER_SECONDS,
+} from './redaction.js';
 export {
   providersFromConfig,
   gatewayConfigSchema,

@@ -99,9 +99,9 @@ export class Redactor {
     });
   }
 
-  /** A copy of a JSON value with every string redacted (what a recording writes). */
-  value<T>(value: T): T {
-    return redactValue(value, (text) => this.redact(text)) as T;
+  /** A copy of a JSON value with every string redacted (what a recording writes); `first` runs before this redactor. */
+  value<T>(value: T, first?: (text: string) => string): T {
+    return redactValue(value, first ? (text) => this.redact(first(text)) : (text) => this.redact(text)) as T;
   }
 
   private removeRuns(text: string): string {

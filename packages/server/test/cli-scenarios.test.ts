@@ -69,8 +69,8 @@ describe('openresponses-server --scenarios / --record', () => {
     expect(embedded.output_text).toContain('Hello');
   });
 
-  test('--record writes a scenario file that --scenarios replays', async () => {
-    const file = path.join(dir, 'recorded.json');
+  test('--record appends a JSON Lines scenario file that --scenarios replays', async () => {
+    const file = path.join(dir, 'recorded.jsonl');
     const live = await startCli(['--port', '0', '--api-key', 'k', '--record', file]);
     const sdk = new OpenAI({ baseURL: `${live.url}/v1`, apiKey: 'k', maxRetries: 0 });
     const original = await sdk.responses.create({
@@ -78,13 +78,17 @@ describe('openresponses-server --scenarios / --record', () => {
       input: 'My name is Ada. [think]',
     });
     // The recording is written right after the turn ends (the answer can leave first).
+    // One JSON line per turn (JSON Lines).
     const recorded = await vi.waitFor(
-      () => JSON.parse(readFileSync(file, 'utf8')) as { scenarios: Array<{ parts: unknown[] }> },
+      () => {
+        const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+        expect(lines).toHaveLength(1);
+        return lines.map((line) => JSON.parse(line) as { parts: unknown[] });
+      },
       { timeout: 5_000 },
     );
     live.child.kill('SIGTERM');
-    expect(recorded.scenarios).toHaveLength(1);
-    expect(recorded.scenarios[0]!.parts.length).toBeGreaterThan(3);
+    expect(recorded[0]!.parts.length).toBeGreaterThan(3);
 
     const replay = await startCli(['--port', '0', '--api-key', 'k', '--scenarios', file]);
     const again = await new OpenAI({ baseURL: `${replay.url}/v1`, apiKey: 'k', maxRetries: 0 }).responses.create({

@@ -141,6 +141,11 @@ export interface ModelProvider {
    * include is a 400 rather than an answer without the logprobs asked for.
    */
   readonly reportsLogprobs?: boolean;
+  /**
+   * Removes this provider's credentials (its upstream key, credential headers) and common secret shapes
+   * from text; recordings and logs of what it served pass through it.
+   */
+  redact?(text: string): string;
 }
 
 /**

@@ -1,22 +1,36 @@
-// Record mode: wraps any provider (an upstream, the embedded model) and writes each turn it serves as a
-// scenario whose recorded parts `ScenarioProvider` replays exactly, so real traffic becomes an offline
-// test double.
+// Record mode: wraps any provider (an upstream, the embedded model) and hands each turn it serves, as it
+// ends, to a writer as one scenario that `ScenarioProvider` replays exactly, so real traffic becomes an
+// offline test double. Nothing is kept after it is handed on; what is handed on is redacted.
 import { ResponsesError } from '../errors.js';
+import { Redactor } from '../redaction.js';
 import type { ModelPart, ModelProvider, ModelRequest } from './provider.js';
 import { matchFactsOf, type ScenarioFile } from './scenarios.js';
 
-type RecordedScenario = ScenarioFile['scenarios'][number];
+/** One recorded turn: a scenario of a scenario file (one line of a JSON Lines recording). */
+export type RecordedScenario = ScenarioFile['scenarios'][number];
 
-/** Collects the turns of every provider it wraps into one scenario file, saved after each turn. */
+export interface ScenarioRecorderOptions {
+  /**
+   * Removes secrets from what is recorded (default: the common secret shapes). Each wrapped provider's own
+   * `redact` (its upstream key) runs first.
+   */
+  redactor?: Redactor;
+}
+
+/**
+ * Hands every turn of the providers it wraps to `append`, one scenario per turn as the turn ends, and
+ * keeps none of them: a long recording costs no memory, and a crash loses only the turn under way.
+ */
 export class ScenarioRecorder {
-  private readonly scenarios: RecordedScenario[] = [];
+  private count = 0;
+  private readonly redactor: Redactor;
 
-  /** `save` gets the whole file after every recorded turn (the Node entry writes it to disk). */
-  constructor(private readonly save: (file: ScenarioFile) => void | Promise<void>) {}
-
-  /** The scenarios recorded so far, as a scenario file. */
-  get file(): ScenarioFile {
-    return { scenarios: [...this.scenarios] };
+  /** `append` gets each recorded turn once (the Node entry's `scenarioRecordWriter` appends it to a JSON Lines file). */
+  constructor(
+    private readonly append: (scenario: RecordedScenario) => void | Promise<void>,
+    options: ScenarioRecorderOptions = {},
+  ) {
+    this.redactor = options.redactor ?? new Redactor();
   }
 
   /** A provider that serves as `provider` does and records each turn. */
@@ -25,12 +39,12 @@ export class ScenarioRecorder {
   }
 
   /** @internal */
-  async record(scenario: Omit<RecordedScenario, 'name'>): Promise<void> {
+  async record(scenario: Omit<RecordedScenario, 'name'>, redact?: (text: string) => string): Promise<void> {
     const { match } = scenario;
     const turn = match?.turn ?? 0;
-    const name = `recorded ${this.scenarios.length + 1}: turn ${turn}${match?.toolOutputs ? ' after tool outputs' : ''}`;
-    this.scenarios.push({ name, ...scenario });
-    await this.save(this.file);
+    const name = `recorded ${++this.count}: turn ${turn}${match?.toolOutputs ? ' after tool outputs' : ''}`;
+    const clean = this.redactor.value({ name, ...scenario }, redact);
+    await this.append(clean);
   }
 }
 
@@ -46,7 +60,10 @@ class RecordingProvider implements ModelProvider {
     this.name = `recording(${inner.name})`;
     this.genAiProvider = inner.genAiProvider;
     this.contextWindow = inner.contextWindow;
+    this.redact = inner.redact?.bind(inner);
   }
+
+  readonly redact?: (text: string) => string;
 
   supports(model: string): boolean {
     return this.inner.supports(model);
@@ -74,20 +91,23 @@ class RecordingProvider implements ModelProvider {
     } finally {
       // The turn runner stops reading at `finish` (the generator is returned, not run to its end), so
       // the turn is recorded here. An error before the first part is recorded as an HTTP-level error.
-      if (failure === undefined) await this.recorder.record({ match, ...times, parts });
+      if (failure === undefined) await this.recorder.record({ match, ...times, parts }, this.redact);
       else if (parts.length === 0 && failure instanceof ResponsesError)
-        await this.recorder.record({
-          match,
-          ...times,
-          error: {
-            status: failure.status,
-            type: failure.type,
-            code: failure.code,
-            message: failure.message,
-            param: failure.param,
-            headers: failure.headers,
+        await this.recorder.record(
+          {
+            match,
+            ...times,
+            error: {
+              status: failure.status,
+              type: failure.type,
+              code: failure.code,
+              message: failure.message,
+              param: failure.param,
+              headers: failure.headers,
+            },
           },
-        });
+          this.redact,
+        );
     }
   }
 }

@@ -146,6 +146,40 @@ export function parseScenarioFile(value: unknown): z.output<typeof fileSchema> {
   throw new ScenarioFileError(`Invalid scenario file:\n${lines.join('\n')}`, { cause: result.error });
 }
 
+/**
+ * A scenario file's text: one JSON document (`{ model?, scenarios }`), or JSON Lines, one scenario per
+ * line (what `--record` appends). In JSON Lines a last line without its line break that is not JSON was
+ * cut by a crash mid-write and is left out; any other line that is not JSON is an error naming it.
+ */
+export function scenarioFileFromText(text: string): unknown {
+  const firstLine = text.trimStart().split('\n', 1)[0]!.trim();
+  if (!isScenarioLine(firstLine)) return JSON.parse(text);
+  const lines = text.split('\n');
+  const scenarios: unknown[] = [];
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    try {
+      scenarios.push(JSON.parse(line));
+    } catch (error) {
+      // Only the last line can be a cut write (every line is written whole, then its line break).
+      if (index === lines.length - 1) return;
+      throw new ScenarioFileError(`line ${index + 1} is not JSON: ${(error as Error).message}`, { cause: error });
+    }
+  });
+  return { scenarios };
+}
+
+/** Whether `line` is one whole scenario (an object with a name) rather than the start of a JSON document. */
+function isScenarioLine(line: string): boolean {
+  if (!line.startsWith('{') || !line.endsWith('}')) return false;
+  try {
+    const value = JSON.parse(line) as unknown;
+    return !!value && typeof value === 'object' && typeof (value as { name?: unknown }).name === 'string';
+  } catch {
+    return false;
+  }
+}
+
 /** Serves the scenarios of a file, first match first; a request no scenario matches is a clear 400. */
 export class ScenarioProvider implements ModelProvider {
   readonly name = 'scenarios';

@@ -8,8 +8,9 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import type { ModelProvider } from '../models/provider.js';
 import { ScenarioRecorder } from '../models/recording.js';
+import { Redactor } from '../redaction.js';
 import { gatewayProviders } from './gateway.js';
-import { readScenarioFile, scenarioFileWriter } from './scenario-files.js';
+import { readScenarioFile, scenarioRecordWriter } from './scenario-files.js';
 import { createSealer, parseEncryptionKeys, type EncryptionKey } from '../responses/sealed.js';
 import { parseDuration, startServer } from './server.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
@@ -95,7 +96,10 @@ const program = new Command(name)
     ),
   )
   .option('--no-playground', 'do not serve the playground page at /')
-  .option('--record <FILE>', 'record every turn the models serve into a scenario file that --scenarios replays')
+  .option(
+    '--record <FILE>',
+    'append every turn the models serve to a JSON Lines scenario file (redacted) that --scenarios replays',
+  )
   .addOption(
     new Option(
       '--chat-completions-url <URL>',
@@ -290,7 +294,11 @@ async function modelProviders(): Promise<ModelProvider[]> {
   });
   if (values.scenarios) providers.unshift(await readScenarioFile(values.scenarios));
   if (!values.record) return providers;
-  const recorder = new ScenarioRecorder(scenarioFileWriter(values.record));
+  // One JSON line per turn, appended as it ends; the gateway's own keys are redacted too (each provider
+  // removes its upstream key).
+  const recorder = new ScenarioRecorder(scenarioRecordWriter(values.record), {
+    redactor: new Redactor(values.apiKey ?? []),
+  });
   return providers.map((provider) => recorder.wrap(provider));
 }
 

@@ -101,6 +101,10 @@ export class AnthropicMessagesProvider implements ModelProvider {
     );
   }
 
+  redact(text: string): string {
+    return this.redactor.redact(text);
+  }
+
   supports(model: string): boolean {
     const route = this.route;
     if (route === 'any') return true;

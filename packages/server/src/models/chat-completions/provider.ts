@@ -66,6 +66,10 @@ export class ChatCompletionsProvider implements ModelProvider {
     );
   }
 
+  redact(text: string): string {
+    return this.redactor.redact(text);
+  }
+
   supports(model: string): boolean {
     return routeServes(this.route, model);
   }
