@@ -31,7 +31,6 @@ const poll = async (id: string, until: (status: string) => boolean) => {
 
 describe('background responses', () => {
   test('answer at once with the running response, then run on until GET finds it completed', async () => {
-    const started = Date.now();
     const response = await post(server, '/v1/responses', {
       model: MODEL,
       input: 'Hello there [slow]',
@@ -39,8 +38,8 @@ describe('background responses', () => {
     });
     const body = (await response.json()) as ResponseBody;
     expect(response.status).toBe(200);
+    // Answered before the turn ran (work, not time: a wall-clock bound measured the machine's load).
     expect(body).toMatchObject({ status: 'in_progress', background: true, output: [] });
-    expect(Date.now() - started).toBeLessThan(2_000);
     const done = await poll(body.id, (status) => status === 'completed');
     expect(done.status).toBe('completed');
     expect(done.background).toBe(true);

@@ -519,7 +519,8 @@ describe('upstream failures', () => {
     const response = await post(server, '/v1/responses', { model: 'hang', input: 'x' });
     expect(response.status).toBe(500);
     expect(await response.json()).toMatchObject({ error: { type: 'server_error', code: 'upstream_timeout' } });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Ten times the upstream's 1 s timeout: the time it answers in idle, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
     const record = lastSent();
     for (let attempt = 0; attempt < 100 && !record.aborted; attempt++) await new Promise((r) => setTimeout(r, 20));
     expect(record.aborted).toBe(true);

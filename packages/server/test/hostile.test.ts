@@ -1,8 +1,8 @@
 // A hostile client against the real server process (the CLI as a child, two API keys, small limits so
 // every finding reproduces at a size CI can afford): raw `net` sockets for what HTTP and WebSocket
 // clients would never send, `ws` for the rest. After every case the server still runs, /healthz has
-// answered within a second throughout, the child's RSS stayed under RSS_BOUND, and the client got the
-// spec's error shape. The large versions are in bench/reliability.bench.ts and test/soak.ts (`npm run soak`).
+// answered throughout without the server stalling on it (STALL_CPU_MS), the child's RSS stayed under
+// RSS_BOUND, and the client got the spec's error shape. The large versions are in bench/reliability.bench.ts and test/soak.ts (`npm run soak`).
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -34,19 +34,25 @@ beforeAll(async () => {
 });
 
 /**
- * A liveness bound, not a latency target (latency lives in bench/): the findings stalled the event loop
- * for 15 to 153 s. An idle machine answers in a few ms; on a shared 2-core runner with every package's
- * tests beside this one, 1 s was crossed by a healthy server (1,006 and 1,131 ms seen), so the bound
- * leaves room for that while still failing on any stall.
+ * A stall bound in work, not time (latency lives in bench/): the most CPU time the server may spend while one
+ * /healthz waits. The findings stalled the event loop for 15 to 153 s, all of it computing. A wall-clock
+ * bound was crossed by a healthy server on a shared 2-core runner (2,079 ms against 2,000 ms) because it
+ * measured the machine's load; CPU time does not grow with it. The busiest cases here (a client that does not
+ * read, SSE or WebSocket) spend up to 160 ms while one /healthz waits (measured at load average 19 on 2 cores,
+ * where that /healthz took 672 ms); the bound is ten times that.
  */
-const HEALTHZ_BOUND_MS = 2_000;
+const STALL_CPU_MS = 1_600;
 
 afterEach(async () => {
-  const { slowestHealthzMs, peakRss } = monitor;
+  const { slowestHealthzMs, busiestHealthzCpuMs, unansweredHealthz, peakRss } = monitor;
   monitor.reset();
   expect(server.alive(), server.output()).toBe(true);
-  expect(await healthzMs(server.url), '/healthz after the case (ms)').toBeLessThan(HEALTHZ_BOUND_MS);
-  expect(slowestHealthzMs, 'slowest /healthz during the case (ms)').toBeLessThan(HEALTHZ_BOUND_MS);
+  expect(await healthzMs(server.url, 30_000), '/healthz after the case (ms)').toBeLessThan(Infinity);
+  expect(unansweredHealthz, '/healthz probes unanswered within 30 s during the case').toBe(0);
+  expect(
+    busiestHealthzCpuMs,
+    `server CPU time while one /healthz waited (ms; slowest /healthz ${Math.round(slowestHealthzMs)} ms)`,
+  ).toBeLessThan(STALL_CPU_MS);
   expect(peakRss, 'peak RSS').toBeLessThan(RSS_BOUND);
 });
 
