@@ -2,6 +2,7 @@ import { asResponsesError, invalidRequest } from './errors.js';
 import type { Cancellation } from './cancellation.js';
 import { checkJsonDepth, type ServerLimits } from './limits.js';
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS, type SpecVersion } from '@openresponses/zod';
+import type { TurnFacts } from './telemetry/attributes.js';
 
 /**
  * A request as the service reads it. Transports give it cheaply: the fetch-style handler from a web
@@ -22,8 +23,12 @@ export interface ServiceRequest {
   cancellation?: Cancellation;
   /** The tenant, set by the authentication middleware (routes read only their tenant's responses). */
   owner?: string;
+  /** The request id (`x-request-id`: the client's, or generated), set by the first middleware. */
+  id?: string;
   /** The route template the router matched (`/v1/responses/:id`), for spans, metrics and the request log. */
   route?: string;
+  /** What the turn this request ran told about itself (model, tokens), once it has ended: for the request log and metrics. */
+  turn?: TurnFacts;
 }
 
 /**

@@ -3,6 +3,7 @@ import { ResponsesError } from '../errors.js';
 import type { Admission } from '../admission.js';
 import { instruments, recordHttpRequest } from '../telemetry/metrics.js';
 import { errorResponse, type ServiceRequest, type ServiceResponse } from '../exchange.js';
+import { currentTraceId } from '../telemetry/tracing.js';
 import { tooLarge } from './body.js';
 import { type CorsSetting, originAllowed, originRefused } from './origin.js';
 
@@ -23,34 +24,65 @@ export function compose(middleware: readonly Middleware[], handler: ServiceHandl
 /** Every answer carries `x-request-id` (clients put it in their errors; logs name it). */
 export function requestIds(): Middleware {
   return async (request, next) => {
+    // Known before the request is served, so logs and spans inside can name it.
+    const id = request.header('x-request-id') ?? randomId('req');
+    request.id = id;
     const response = await next(request);
-    response.headers['x-request-id'] = request.header('x-request-id') ?? randomId('req');
+    response.headers['x-request-id'] = id;
     return response;
   };
 }
 
-/** What the logging hook hears about each request once it is answered. */
+/**
+ * What the logging hook hears about each request once it is answered. Never a header, a key or content:
+ * the route and the model name, numbers and ids.
+ */
 export interface RequestLog {
   method: string;
   path: string;
+  /** The route template matched (`/v1/responses/:id`); undefined when no route matched. */
+  route?: string;
   status: number;
+  /** Until the answer was written: for an event stream, until its last event. */
   durationMs: number;
   requestId: string | undefined;
+  /** The model that answered a turn (the response's model, else the one asked for). */
+  model?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  /** The request's trace, when an OpenTelemetry SDK records or propagates it. */
+  traceId?: string;
 }
 
-/** Calls `onRequest` once per answered request (streams: when their headers are ready). */
+/** Calls `onRequest` once per answered request (event streams: once the stream has ended, with the turn's usage). */
 export function logging(onRequest: (entry: RequestLog) => void): Middleware {
   return async (request, next) => {
     const started = performance.now();
+    const traceId = currentTraceId();
     const response = await next(request);
-    onRequest({
-      method: request.method,
-      path: request.path,
-      status: response.status,
-      durationMs: performance.now() - started,
-      requestId: response.headers['x-request-id'],
+    const log = () => {
+      const turn = request.turn;
+      onRequest({
+        method: request.method,
+        path: request.path,
+        route: request.route,
+        status: response.status,
+        durationMs: performance.now() - started,
+        requestId: request.id,
+        model: turn?.responseModel ?? turn?.requestModel,
+        inputTokens: turn?.inputTokens,
+        outputTokens: turn?.outputTokens,
+        traceId,
+      });
+    };
+    const body = response.body;
+    if (body === null || typeof body === 'string') {
+      log();
+      return response;
+    }
+    return Object.assign({}, response, {
+      body: { pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(log) },
     });
-    return response;
   };
 }
 

@@ -102,7 +102,7 @@ async function createResponse(request: ServiceRequest, context: RouteContext, ve
   }
   const run = await context.runner.begin(
     body,
-    { version, owner: ownerOf(request), cancellation: request.cancellation },
+    { version, owner: ownerOf(request), cancellation: request.cancellation, facts: (request.turn = {}) },
     streaming,
   );
   if (!streaming) {
@@ -134,7 +134,12 @@ async function chatCompletions(request: ServiceRequest, context: RouteContext, v
   const owner = ownerOf(request);
   return serveChatCompletions(
     await readBody(request, context.limits),
-    (body, watched) => context.runner.begin(body, { version, owner, cancellation: request.cancellation }, watched),
+    (body, watched) =>
+      context.runner.begin(
+        body,
+        { version, owner, cancellation: request.cancellation, facts: (request.turn = {}) },
+        watched,
+      ),
     {},
   );
 }

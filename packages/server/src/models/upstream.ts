@@ -1,3 +1,5 @@
+import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
+
 /**
  * What a provider (of any family) needs of `fetch` for its upstream calls. The global `fetch` is one
  * (on every runtime); the Node entry's `nodeFetch` is another that answers without web `Response`,
@@ -39,4 +41,87 @@ export interface UpstreamResponse {
 export interface UpstreamBodyReader {
   read(): Promise<ReadableStreamReadResult<Uint8Array>>;
   releaseLock(): void;
+}
+
+/**
+ * `fetch` with a client span per upstream call (a child of the turn's span; `POST` with the HTTP client
+ * conventions' attributes, ended when the answer has been read), the trace context sent upstream as W3C
+ * `traceparent`. Without a current trace it is `fetch` itself, called as it is.
+ */
+export function tracedUpstreamFetch(fetch: UpstreamFetch): UpstreamFetch {
+  return async (url, init) => {
+    const scope = startClientSpan(init.method ?? 'GET', url);
+    if (!scope) return fetch(url, init);
+    const span = scope.span;
+    let ended = false;
+    const end = (status: number | undefined, error?: unknown) => {
+      if (ended) return;
+      ended = true;
+      endClientSpan(span, status, error);
+    };
+    // A new init: the provider's headers object is shared between its calls.
+    const traced: UpstreamRequestInit = {
+      method: init.method,
+      headers: withTraceHeaders(scope, init.headers),
+      body: init.body,
+      abort: init.abort,
+      get signal() {
+        return init.signal;
+      },
+    };
+    const stopListening = init.abort?.onCancel(() => end(undefined, new Error('cancelled')));
+    let response: UpstreamResponse;
+    try {
+      response = await within(scope, () => fetch(url, traced));
+    } catch (error) {
+      stopListening?.();
+      end(undefined, error);
+      throw error;
+    }
+    const status = response.status;
+    const done = <T>(read: Promise<T>) =>
+      read.then(
+        (value) => {
+          stopListening?.();
+          end(status);
+          return value;
+        },
+        (error: unknown) => {
+          end(status, error);
+          throw error;
+        },
+      );
+    const body = response.body;
+    return {
+      ok: response.ok,
+      status,
+      headers: response.headers,
+      text: () => done(response.text()),
+      json: () => done(response.json()),
+      body: body && {
+        getReader: () => {
+          const reader = body.getReader();
+          return {
+            read: async () => {
+              try {
+                const result = await reader.read();
+                if (result.done) {
+                  stopListening?.();
+                  end(status);
+                }
+                return result;
+              } catch (error) {
+                end(status, error);
+                throw error;
+              }
+            },
+            releaseLock: () => {
+              end(status);
+              reader.releaseLock();
+            },
+          };
+        },
+      },
+    };
+  };
 }

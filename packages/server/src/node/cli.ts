@@ -16,6 +16,7 @@ import { parseDuration, startServer } from './server.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
 import { describeStoreUrl, storeFromUrl, withoutCredentials } from './store-url.js';
 import { prometheusEndpoint } from './prometheus.js';
+import { type LogFormat, requestLogger } from './request-log.js';
 import { startTelemetry } from './telemetry-sdk.js';
 
 const name = 'openresponses-server';
@@ -162,6 +163,14 @@ const program = new Command(name)
     ),
   )
   .addOption(
+    new Option(
+      '--log-format <FORMAT>',
+      'print one line per request: text, or json (route, status, duration, model, tokens, trace id; never keys or content)',
+    )
+      .env('OPENRESPONSES_LOG_FORMAT')
+      .choices(['text', 'json']),
+  )
+  .addOption(
     new Option('--compat <MODE>', "stream OpenAI's event names (response.reasoning_text.*) for the openai SDK")
       .env('OPENRESPONSES_COMPAT')
       .choices(['openai']),
@@ -195,6 +204,7 @@ interface CommandLineValues extends Partial<ServerLimits> {
   compat?: 'openai';
   metrics?: boolean;
   metricsKey?: string;
+  logFormat?: LogFormat;
 }
 const values = program.opts<CommandLineValues>();
 const limits = Object.fromEntries(
@@ -237,6 +247,12 @@ const running = await startServer({
   connectionLimitMs: values.websocketConnectionLimit,
   compatibility: values.compat,
   metrics: metricsServed ? { scrape: prometheus.scrape, key: values.metricsKey } : undefined,
+  ...(values.logFormat ? { onRequest: requestLogger(values.logFormat) } : {}),
+  // Prompts and completions on spans only when asked for (the GenAI conventions' opt-in variable).
+  telemetry: {
+    captureMessageContent:
+      process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true',
+  },
 }).catch((error: NodeJS.ErrnoException) => {
   const { port, host } = values;
   if (error.code === 'EADDRINUSE')

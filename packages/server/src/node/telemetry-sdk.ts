@@ -71,9 +71,10 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   const extra = plan.disabled ? [] : (options.metricReaders ?? []);
   if (!plan.traces && !plan.otlpMetrics && !plan.consoleMetrics && extra.length === 0)
     return { plan, started: false, shutdown: async () => {} };
-  const [{ NodeSDK }, { PeriodicExportingMetricReader, ConsoleMetricExporter }] = await Promise.all([
+  const [{ NodeSDK }, { PeriodicExportingMetricReader, ConsoleMetricExporter }, resources] = await Promise.all([
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/sdk-metrics'),
+    import('@opentelemetry/resources'),
   ]);
   const interval = positive(env.OTEL_METRIC_EXPORT_INTERVAL) ?? 60_000;
   const periodic = (exporter: ConstructorParameters<typeof PeriodicExportingMetricReader>[0]['exporter']) =>
@@ -89,6 +90,20 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   const named = isSet(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const sdk = new NodeSDK({
     serviceName: named ? undefined : (options.serviceName ?? 'openresponses-server'),
+    // Not the SDK's process detector: its process.command_args would export the command line, keys included
+    // (--api-key). The process's id and runtime instead; OTEL_NODE_RESOURCE_DETECTORS still chooses when set.
+    ...(isSet(env.OTEL_NODE_RESOURCE_DETECTORS)
+      ? {}
+      : {
+          resourceDetectors: [resources.envDetector, resources.hostDetector],
+          resource: resources.defaultResource().merge(
+            resources.resourceFromAttributes({
+              'process.pid': process.pid,
+              'process.runtime.name': 'nodejs',
+              'process.runtime.version': process.versions.node,
+            }),
+          ),
+        }),
     // Without a traces exporter asked for, no tracer provider is registered (spans stay no-ops).
     spanProcessors: plan.traces ? undefined : [],
     metricReaders: readers,

@@ -9,6 +9,7 @@ import type { ModelProvider } from '../models/provider.js';
 import type { ResponseStore } from '../stores/contract.js';
 import type { Cancellation } from '../cancellation.js';
 import { meterTurn, type TurnMeter } from '../telemetry/metrics.js';
+import type { TurnFacts } from '../telemetry/attributes.js';
 import { openAIEventNames } from './compat.js';
 import type { Sealer } from './sealed.js';
 import { startTurn } from './turn.js';
@@ -29,6 +30,8 @@ export interface TurnOptions {
   /** A background turn: its starting snapshot is stored first, then told here (or the failure to store it). */
   background?: { stored(response: ResponseResource): void; failed(error: unknown): void };
   schema?: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema';
+  /** Where the turn's instrumentation (service/) notes its model, provider and usage for the request log and metrics. */
+  facts?: TurnFacts;
 }
 
 export type TurnOutcome = TurnResult & { input: ItemField[] };

@@ -34,6 +34,7 @@ import {
   unauthorized,
 } from '../handler/middleware.js';
 import { toFetchHandler } from './fetch-adapter.js';
+import { instrumentRunner, instrumentStore, serverSpans, type TelemetryOptions, websocketTurns } from './telemetry.js';
 import { type CorsSetting, originAllowed, originRefused } from '../handler/origin.js';
 import { type MetricsRoute, ROUTES, type RouteOptions } from '../handler/route-table.js';
 import { type GaugeSource, observeGauges } from '../telemetry/metrics.js';
@@ -97,6 +98,11 @@ export interface ResponsesServiceOptions {
   onRequest?: (entry: RequestLog) => void;
   /** Extra middleware, run after authentication and before routing, first one first (tests add `injectFaults()`). */
   middleware?: readonly Middleware[];
+  /**
+   * OpenTelemetry spans are recorded whenever an SDK is registered (the library uses `@opentelemetry/api`
+   * alone); this only opts in to recording prompts and completions on them (off by default).
+   */
+  telemetry?: TelemetryOptions;
 }
 
 /** What transports use: HTTP requests in two shapes, and WebSocket sessions. */
@@ -164,6 +170,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   });
   // Outermost first: every answer (errors included) gets a request id, is logged and carries CORS headers.
   const middleware: Middleware[] = [
+    serverSpans(),
     httpMetrics(),
     requestIds(),
     ...(options.onRequest ? [logging(options.onRequest)] : []),
@@ -199,7 +206,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     openSession: (socket, request, sessionOptions) =>
       openResponsesSession(
         socket,
-        runner,
+        websocketTurns(runner, request.header, responsesPath),
         {
           versionHeader: request.header('openresponses-version'),
           owner: authenticator.ownerOf(request.header('authorization')),
@@ -272,18 +279,23 @@ export function createRunner(
 ): TurnRunner {
   const generated =
     typeof generatedEncryptionKey === 'function' ? generatedEncryptionKey : () => generatedEncryptionKey;
-  return createTurnRunner({
-    providers: options.providers ?? [new DeterministicModel()],
-    defaultModel: options.defaultModel ?? DETERMINISTIC_MODEL,
+  const providers = options.providers ?? [new DeterministicModel()];
+  const defaultModel = options.defaultModel ?? DETERMINISTIC_MODEL;
+  const runner = createTurnRunner({
+    providers,
+    defaultModel,
     sealer: options.encryptionKeys?.length
       ? createSealer(options.encryptionKeys)
       : lazySealer(() => createSealer([generated()])),
-    store: options.store ?? new InMemoryResponseStore(),
+    // Store calls are child spans of the request's or turn's span.
+    store: instrumentStore(options.store ?? new InMemoryResponseStore()),
     limits: resolveLimits(Object.assign({ maxBodyBytes: options.maxBodyBytes }, options.limits)),
     registry: options.registry,
     validateOutgoing: options.validateOutgoing,
     compatibility: options.compatibility,
   });
+  // A GenAI span per turn; facts (model, usage) for the request log and metrics.
+  return instrumentRunner(runner, { providers, defaultModel, ...options.telemetry });
 }
 
 /** The fetch-style handler: `(request: Request) => Promise<Response>`, mountable in any runtime. */

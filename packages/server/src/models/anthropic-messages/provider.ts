@@ -4,7 +4,12 @@ import { ResponsesError } from '../../errors.js';
 import { Cancellation, onAbort } from '../../cancellation.js';
 import { credentialHeaderValues, errorText, Redactor, upstreamRetryHeaders } from '../../redaction.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
-import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../upstream.js';
+import {
+  tracedUpstreamFetch,
+  type UpstreamFetch,
+  type UpstreamRequestInit,
+  type UpstreamResponse,
+} from '../upstream.js';
 import { upstreamError } from './errors.js';
 import { type AnthropicRequestSettings, type ThinkingState, toAnthropicRequest } from './request.js';
 import { messageParts, StreamTranslator } from './response.js';
@@ -86,7 +91,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
     this.route = options.route ?? 'any';
     this.timeoutMs = options.timeoutMs ?? 300_000;
     // Called as a plain function: a runtime's fetch may refuse another `this`.
-    this.fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
+    this.fetch = tracedUpstreamFetch(options.fetch ?? ((url, init) => globalThis.fetch(url, init)));
     const key = options.apiKey;
     this.redactor = new Redactor([key, ...credentialHeaderValues(options.headers)]);
     this.headers = Object.assign(

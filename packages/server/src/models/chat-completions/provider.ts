@@ -6,7 +6,12 @@ import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
 import { Cancellation, onAbort } from '../../cancellation.js';
-import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../upstream.js';
+import {
+  tracedUpstreamFetch,
+  type UpstreamFetch,
+  type UpstreamRequestInit,
+  type UpstreamResponse,
+} from '../upstream.js';
 
 export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings, 'upstreamModel'> {
   /** Base URL of the upstream API, ending in `/v1` (`http://127.0.0.1:11434/v1` for Ollama). */
@@ -58,7 +63,7 @@ export class ChatCompletionsProvider implements ModelProvider {
     this.route = options.route ?? 'any';
     this.timeoutMs = options.timeoutMs ?? 300_000;
     // Called as a plain function: a runtime's fetch may refuse another `this`.
-    this.fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
+    this.fetch = tracedUpstreamFetch(options.fetch ?? ((url, init) => globalThis.fetch(url, init)));
     this.headers = Object.assign(
       { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},

@@ -1,0 +1,54 @@
+// The CLI's request log (`--log-format text|json`): one line per answered request, written from the
+// service's `onRequest` hook. What the hook hears holds no header, key or content (see `RequestLog`);
+// values a client chose (the path, the model name, its x-request-id) are cut short and, in text lines,
+// kept to one line.
+import type { RequestLog } from '../handler/middleware.js';
+
+export type LogFormat = 'text' | 'json';
+
+/** A client-chosen value as a log shows it: at most 200 characters, control characters replaced. */
+const clean = (text: string) => text.slice(0, 200).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+const cleanOrUndefined = (text: string | undefined) => (text === undefined ? undefined : clean(text));
+
+/** One JSON object per line: time, method, route, path, status, durationMs, requestId, model, tokens, traceId. */
+export function jsonLine(entry: RequestLog, time = new Date()): string {
+  return JSON.stringify({
+    time: time.toISOString(),
+    method: entry.method,
+    route: entry.route,
+    path: clean(entry.path),
+    status: entry.status,
+    durationMs: Math.round(entry.durationMs * 1000) / 1000,
+    requestId: cleanOrUndefined(entry.requestId),
+    model: cleanOrUndefined(entry.model),
+    inputTokens: entry.inputTokens,
+    outputTokens: entry.outputTokens,
+    traceId: entry.traceId,
+  });
+}
+
+/** `2026-01-15T10:00:00.000Z POST /v1/responses 200 12.3 ms req_… model=… tokens=12+40 trace=…` */
+export function textLine(entry: RequestLog, time = new Date()): string {
+  const parts = [
+    time.toISOString(),
+    clean(entry.method),
+    clean(entry.path),
+    String(entry.status),
+    `${entry.durationMs.toFixed(1)} ms`,
+  ];
+  if (entry.requestId !== undefined) parts.push(clean(entry.requestId));
+  if (entry.model !== undefined) parts.push(`model=${clean(entry.model)}`);
+  if (entry.inputTokens !== undefined || entry.outputTokens !== undefined)
+    parts.push(`tokens=${entry.inputTokens ?? 0}+${entry.outputTokens ?? 0}`);
+  if (entry.traceId !== undefined) parts.push(`trace=${entry.traceId}`);
+  return parts.join(' ');
+}
+
+/** The `onRequest` hook that writes each request's line in `format` to `write` (default stdout). */
+export function requestLogger(
+  format: LogFormat,
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): (entry: RequestLog) => void {
+  const line = format === 'json' ? jsonLine : textLine;
+  return (entry) => write(line(entry));
+}

@@ -1,0 +1,275 @@
+// The service's instrumentation, put together at the composition root: a server span per HTTP request
+// (outermost middleware) and per WebSocket turn, a GenAI span per turn around the turn runner, a child
+// span per store call around the store. Each is a no-op costing a span check until an OpenTelemetry SDK
+// is registered; prompts and completions are recorded only with `captureMessageContent`.
+import type { ItemField, ResponseResource } from '@openresponses/types';
+import type { Middleware } from '../handler/middleware.js';
+import type { ModelProvider } from '../models/provider.js';
+import type { TurnOptions, TurnOutcome, TurnRunner } from '../responses/runner.js';
+import type { ResponseStore } from '../stores/contract.js';
+import {
+  ATTR_GEN_AI_INPUT_MESSAGES,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
+  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_SYSTEM_INSTRUCTIONS,
+  ATTR_HTTP_ROUTE,
+  ATTR_NETWORK_PROTOCOL_NAME,
+  ATTR_URL_PATH,
+  type TurnFacts,
+} from '../telemetry/attributes.js';
+import {
+  endServerSpan,
+  endSpan,
+  endTurnSpan,
+  errorTypeOf,
+  httpServerAttributes,
+  type SpanScope,
+  startChildSpan,
+  startServerSpan,
+  startTurnSpan,
+  within,
+} from '../telemetry/tracing.js';
+
+/** What the service's telemetry records beyond names and numbers. */
+export interface TelemetryOptions {
+  /**
+   * Records prompts and completions on each turn's span (`gen_ai.system_instructions`,
+   * `gen_ai.input.messages`, `gen_ai.output.messages`, as JSON). Off by default: content is never recorded
+   * unless this is on (the CLI sets it from `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`).
+   */
+  captureMessageContent?: boolean;
+}
+
+/** The outermost middleware: one server span per request, ended when the answer (or its whole stream) has been written. */
+export function serverSpans(): Middleware {
+  return async (request, next) => {
+    const scope = startServerSpan(request.method, request.header, httpServerAttributes(request.method, request.path));
+    if (!scope) return next(request);
+    let response: Awaited<ReturnType<typeof next>>;
+    try {
+      response = await within(scope, () => next(request));
+    } catch (error) {
+      endServerSpan(scope.span, request.method, 500, request.route, error);
+      throw error;
+    }
+    const body = response.body;
+    if (body === null || typeof body === 'string') {
+      endServerSpan(scope.span, request.method, response.status, request.route);
+      return response;
+    }
+    const status = response.status;
+    return Object.assign({}, response, {
+      body: {
+        pipe: (...args: Parameters<typeof body.pipe>) =>
+          within(scope, () => body.pipe(...args)).then(
+            () => endServerSpan(scope.span, request.method, status, request.route),
+            (error: unknown) => {
+              endServerSpan(scope.span, request.method, status, request.route, error);
+              throw error;
+            },
+          ),
+      },
+    });
+  };
+}
+
+/**
+ * The turns of one WebSocket connection, each in a server span (`response.create`, a child of the
+ * upgrade request's `traceparent`), with the runner's GenAI span inside.
+ */
+export function websocketTurns(runner: TurnRunner, header: (name: string) => string | null, path: string): TurnRunner {
+  return Object.assign({}, runner, {
+    turn: (raw: unknown, options: TurnOptions) => {
+      const scope = startServerSpan('response.create', header, {
+        [ATTR_URL_PATH]: path,
+        [ATTR_HTTP_ROUTE]: path,
+        [ATTR_NETWORK_PROTOCOL_NAME]: 'websocket',
+      });
+      if (!scope) return runner.turn(raw, options);
+      return within(scope, () => runner.turn(raw, options)).then(
+        (outcome) => {
+          endSpan(scope.span, outcome.error);
+          return outcome;
+        },
+        (error: unknown) => {
+          endSpan(scope.span, error);
+          throw error;
+        },
+      );
+    },
+  });
+}
+
+/** `gen_ai.provider.name` of a provider: its own `genAiProvider`, else its name. */
+export const genAiProviderOf = (provider: ModelProvider): string => provider.genAiProvider ?? provider.name;
+
+/**
+ * The turn runner with a GenAI span per turn (a child of the request's span; the provider's upstream call
+ * and the store calls are its children) and `TurnFacts` noted in `options.facts` for logs and metrics.
+ */
+export function instrumentRunner(
+  runner: TurnRunner,
+  settings: { providers: readonly ModelProvider[]; defaultModel: string } & TelemetryOptions,
+): TurnRunner {
+  const capture = settings.captureMessageContent === true;
+  const begin: TurnRunner['begin'] = async (raw, options, watched) => {
+    const facts: TurnFacts = options.facts ?? {};
+    const asked = (raw as { model?: unknown } | null)?.model;
+    facts.requestModel = typeof asked === 'string' ? asked : settings.defaultModel;
+    const provider = settings.providers.find((p) => p.supports(facts.requestModel!));
+    if (provider) facts.provider = genAiProviderOf(provider);
+    const scope = startTurnSpan(facts, watched);
+    let run: Awaited<ReturnType<TurnRunner['begin']>>;
+    try {
+      run = await within(scope, () => runner.begin(raw, options, watched));
+    } catch (error) {
+      facts.errorType = errorTypeOf(error);
+      if (scope) endTurnSpan(scope.span, facts, error);
+      throw error;
+    }
+    if (capture && scope?.span.isRecording()) recordInput(scope, raw);
+    return (onEvent, backpressure) =>
+      within(scope, async () => {
+        let outcome: TurnOutcome;
+        try {
+          outcome = await run(onEvent, backpressure);
+        } catch (error) {
+          facts.errorType ??= errorTypeOf(error);
+          if (scope) endTurnSpan(scope.span, facts, error);
+          throw error;
+        }
+        noteOutcome(facts, outcome.response);
+        if (scope) {
+          if (scope.span.isRecording()) {
+            scope.span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [finishReasonOf(outcome.response)]);
+            if (capture) scope.span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, JSON.stringify(outputMessages(outcome)));
+          }
+          endTurnSpan(scope.span, facts);
+        }
+        return outcome;
+      });
+  };
+  return Object.assign({}, runner, {
+    begin,
+    turn: async (raw: unknown, options: TurnOptions) =>
+      (await begin(raw, options, options.onEvent !== undefined))(options.onEvent),
+  });
+}
+
+/** The model, id, usage and failure of a turn's response. */
+function noteOutcome(facts: TurnFacts, response: ResponseResource): void {
+  facts.responseModel = response.model;
+  facts.responseId = response.id;
+  const usage = response.usage as { input_tokens?: number; output_tokens?: number } | null | undefined;
+  if (typeof usage?.input_tokens === 'number') facts.inputTokens = usage.input_tokens;
+  if (typeof usage?.output_tokens === 'number') facts.outputTokens = usage.output_tokens;
+  if (response.status === 'failed')
+    facts.errorType = (response.error as { code?: string } | null | undefined)?.code ?? 'failed';
+}
+
+/** `gen_ai.response.finish_reasons` of a response: stop, tool_calls, length, content_filter, error. */
+function finishReasonOf(response: ResponseResource): string {
+  if (response.status === 'failed') return 'error';
+  if (response.status === 'incomplete') {
+    const reason = (response.incomplete_details as { reason?: string } | null | undefined)?.reason;
+    return reason === 'max_output_tokens' ? 'length' : (reason ?? 'incomplete');
+  }
+  return response.output.some((item) => item.type === 'function_call') ? 'tool_calls' : 'stop';
+}
+
+type MessagePart = Record<string, unknown>;
+type Message = { role: string; parts: MessagePart[]; finish_reason?: string };
+
+/** The request's instructions and input as the GenAI conventions' message shapes (only with capture on). */
+function recordInput(scope: SpanScope, raw: unknown): void {
+  const body = (raw ?? {}) as { instructions?: unknown; input?: unknown };
+  if (typeof body.instructions === 'string')
+    scope.span.setAttribute(
+      ATTR_GEN_AI_SYSTEM_INSTRUCTIONS,
+      JSON.stringify([{ type: 'text', content: body.instructions }]),
+    );
+  const input =
+    typeof body.input === 'string'
+      ? [{ role: 'user', parts: [{ type: 'text', content: body.input }] }]
+      : Array.isArray(body.input)
+        ? (body.input as ItemField[]).map(messageOf)
+        : [];
+  scope.span.setAttribute(ATTR_GEN_AI_INPUT_MESSAGES, JSON.stringify(input));
+}
+
+function outputMessages(outcome: TurnOutcome): Message[] {
+  const parts = outcome.response.output.flatMap((item) => messageOf(item).parts);
+  return [{ role: 'assistant', parts, finish_reason: finishReasonOf(outcome.response) }];
+}
+
+/** One item as a conventions message: text parts, tool calls and their results, other items by type. */
+function messageOf(item: ItemField): Message {
+  const record = item as Record<string, unknown>;
+  if (record.type === 'function_call')
+    return {
+      role: 'assistant',
+      parts: [{ type: 'tool_call', id: record.call_id, name: record.name, arguments: record.arguments }],
+    };
+  if (record.type === 'function_call_output')
+    return { role: 'tool', parts: [{ type: 'tool_call_response', id: record.call_id, response: record.output }] };
+  const content = record.content;
+  const parts =
+    typeof content === 'string'
+      ? [{ type: 'text', content }]
+      : Array.isArray(content)
+        ? (content as Array<Record<string, unknown>>).map((part) =>
+            typeof part.text === 'string'
+              ? { type: 'text', content: part.text }
+              : typeof part.refusal === 'string'
+                ? { type: 'text', content: part.refusal }
+                : { type: String(part.type) },
+          )
+        : [{ type: String(record.type) }];
+  return { role: typeof record.role === 'string' ? record.role : 'assistant', parts };
+}
+
+const STORE_OPERATIONS: ReadonlySet<PropertyKey> = new Set(['get', 'getChain', 'getItem', 'put', 'update', 'delete']);
+
+/**
+ * The store with a child span per call (`store getChain`, …) under the current span. A proxy: every other
+ * property and method (and `instanceof`) is the store's own.
+ */
+export function instrumentStore<S extends ResponseStore>(store: S): S {
+  const kind = store.constructor?.name ?? 'ResponseStore';
+  const methods = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== 'function') return value;
+      let method = methods.get(key);
+      if (method === undefined) {
+        const bound = (value as (...args: unknown[]) => unknown).bind(target);
+        method = STORE_OPERATIONS.has(key) ? tracedCall(`store ${String(key)}`, String(key), kind, bound) : bound;
+        methods.set(key, method);
+      }
+      return method;
+    },
+  });
+}
+
+function tracedCall(
+  name: string,
+  operation: string,
+  kind: string,
+  call: (...args: unknown[]) => unknown,
+): (...args: unknown[]) => unknown {
+  return (...args) => {
+    const scope = startChildSpan(name, { 'db.operation.name': operation, 'openresponses.store': kind });
+    if (!scope) return call(...args);
+    return within(scope, () => Promise.resolve(call(...args))).then(
+      (value) => {
+        endSpan(scope.span);
+        return value;
+      },
+      (error: unknown) => {
+        endSpan(scope.span, error);
+        throw error;
+      },
+    );
+  };
+}

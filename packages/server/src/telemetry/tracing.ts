@@ -1,0 +1,219 @@
+// Span primitives over @opentelemetry/api alone: a no-op until an application (or the CLI) registers an SDK.
+// Each `start…` answers undefined when there is nothing to record or propagate, so callers skip their
+// attribute building and context switching on the hot path; the service, the providers' upstream fetch
+// and the store wrapper use them (see the server README's operations section for the spans).
+import {
+  type Attributes,
+  type Context,
+  context,
+  isSpanContextValid,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  trace,
+} from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_REQUEST_STREAM,
+  ATTR_GEN_AI_RESPONSE_ID,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_FULL,
+  ATTR_URL_PATH,
+  GEN_AI_OPERATION_CHAT,
+  INSTRUMENTATION_SCOPE,
+  type TurnFacts,
+} from './attributes.js';
+
+const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
+
+/** A started span and the context in which it is the current span (run children in it). */
+export interface SpanScope {
+  readonly span: Span;
+  readonly context: Context;
+}
+
+/** Runs `run` with `scope` current (or as it is, without a scope). */
+export function within<T>(scope: SpanScope | undefined, run: () => T): T {
+  return scope ? context.with(scope.context, run) : run();
+}
+
+const headerGetter: TextMapGetter<(name: string) => string | null> = {
+  get: (header, key) => header(key) ?? undefined,
+  keys: () => [],
+};
+
+/** A started scope, or undefined when the span records nothing and carries no trace to propagate (no SDK). */
+function scopeOf(span: Span, parent: Context): SpanScope | undefined {
+  if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return undefined;
+  return { span, context: trace.setSpan(parent, span) };
+}
+
+/**
+ * The server span of one HTTP request (or WebSocket turn): a child of the span already current (an app
+ * that mounts the handler under its own instrumentation), else of the caller's W3C `traceparent`.
+ * Named by the method until the route is known (`endServerSpan`).
+ */
+export function startServerSpan(
+  name: string,
+  header: (name: string) => string | null,
+  attributes: Attributes,
+): SpanScope | undefined {
+  const active = context.active();
+  const parent = trace.getSpan(active) ? active : propagation.extract(active, header, headerGetter);
+  return scopeOf(tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent), parent);
+}
+
+/** A server span's attributes for an HTTP request. */
+export const httpServerAttributes = (method: string, path: string): Attributes => ({
+  [ATTR_HTTP_REQUEST_METHOD]: method,
+  [ATTR_URL_PATH]: path,
+});
+
+/** Ends a server span: `{method} {route}` as its name, the status (5xx an error, as the HTTP conventions say for servers). */
+export function endServerSpan(
+  span: Span,
+  method: string,
+  status: number,
+  route: string | undefined,
+  error?: unknown,
+): void {
+  if (span.isRecording()) {
+    if (route !== undefined) {
+      span.updateName(`${method} ${route}`);
+      span.setAttribute(ATTR_HTTP_ROUTE, route);
+    }
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+    if (error !== undefined) span.recordException(error as Error);
+    if (status >= 500 || error !== undefined) {
+      span.setAttribute(ATTR_ERROR_TYPE, error === undefined ? String(status) : errorTypeOf(error));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+  }
+  span.end();
+}
+
+/** A child span of the current one (store calls, …), or undefined when no trace is current. */
+export function startChildSpan(name: string, attributes?: Attributes): SpanScope | undefined {
+  const active = context.active();
+  if (!trace.getSpan(active)) return undefined;
+  return scopeOf(tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active), active);
+}
+
+/** Ends a span, marking it failed with `error.type` when `error` is given. */
+export function endSpan(span: Span, error?: unknown): void {
+  if (error !== undefined && span.isRecording()) {
+    span.recordException(error as Error);
+    span.setAttribute(ATTR_ERROR_TYPE, errorTypeOf(error));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
+}
+
+/**
+ * The GenAI span of one turn (`chat {model}`), a child of the current span (the request's server span).
+ * `facts` as known when it starts (the model asked for, the provider).
+ */
+export function startTurnSpan(facts: TurnFacts, stream: boolean): SpanScope | undefined {
+  const active = context.active();
+  const span = tracer.startSpan(
+    facts.requestModel ? `${GEN_AI_OPERATION_CHAT} ${facts.requestModel}` : GEN_AI_OPERATION_CHAT,
+    { kind: SpanKind.INTERNAL },
+    active,
+  );
+  if (span.isRecording()) {
+    span.setAttribute(ATTR_GEN_AI_OPERATION_NAME, GEN_AI_OPERATION_CHAT);
+    span.setAttribute(ATTR_GEN_AI_REQUEST_STREAM, stream);
+    if (facts.requestModel !== undefined) span.setAttribute(ATTR_GEN_AI_REQUEST_MODEL, facts.requestModel);
+    if (facts.provider !== undefined) span.setAttribute(ATTR_GEN_AI_PROVIDER_NAME, facts.provider);
+  }
+  return scopeOf(span, active);
+}
+
+/** Ends a turn's span with what the turn told (`facts`), an error when it failed. */
+export function endTurnSpan(span: Span, facts: TurnFacts, error?: unknown): void {
+  if (span.isRecording()) {
+    if (facts.responseModel !== undefined) span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, facts.responseModel);
+    if (facts.responseId !== undefined) span.setAttribute(ATTR_GEN_AI_RESPONSE_ID, facts.responseId);
+    if (facts.inputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, facts.inputTokens);
+    if (facts.outputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, facts.outputTokens);
+    if (error !== undefined) span.recordException(error as Error);
+    const errorType = facts.errorType ?? (error === undefined ? undefined : errorTypeOf(error));
+    if (errorType !== undefined) {
+      span.setAttribute(ATTR_ERROR_TYPE, errorType);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+  }
+  span.end();
+}
+
+/**
+ * The client span of an upstream HTTP call (`POST`), a child of the current span, or undefined when no
+ * trace is current. `url.full` leaves out credentials and the query string (where some APIs carry keys).
+ */
+export function startClientSpan(method: string, url: string): SpanScope | undefined {
+  const active = context.active();
+  if (!trace.getSpan(active)) return undefined;
+  let attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
+  if (URL.canParse(url)) {
+    const parsed = new URL(url);
+    const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+    attributes = Object.assign(attributes, {
+      [ATTR_SERVER_ADDRESS]: parsed.hostname,
+      [ATTR_SERVER_PORT]: port,
+      [ATTR_URL_FULL]: `${parsed.protocol}//${parsed.host}${parsed.pathname}`,
+    });
+  }
+  return scopeOf(tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, active), active);
+}
+
+/** Ends an upstream call's span: its status (4xx and 5xx errors, as the conventions say for clients) or the error. */
+export function endClientSpan(span: Span, status: number | undefined, error?: unknown): void {
+  if (span.isRecording()) {
+    if (status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+    if (error !== undefined) {
+      endSpan(span, error);
+      return;
+    }
+    if (status !== undefined && status >= 400) {
+      span.setAttribute(ATTR_ERROR_TYPE, String(status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+  }
+  span.end();
+}
+
+/** `headers` with the scope's trace context added (W3C `traceparent`, as the registered propagator writes it); a copy. */
+export function withTraceHeaders(scope: SpanScope, headers: Record<string, string>): Record<string, string> {
+  const copy = Object.assign({}, headers);
+  propagation.inject(scope.context, copy);
+  return copy;
+}
+
+/** The trace id of the current span, when one is recorded or propagated. */
+export function currentTraceId(): string | undefined {
+  const spanContext = trace.getSpan(context.active())?.spanContext();
+  return spanContext && isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
+}
+
+/** `error.type` of a failure: a spec error's code (`rate_limit_exceeded`, `upstream_unavailable`…), else its class name. */
+export function errorTypeOf(error: unknown): string {
+  if (error && typeof error === 'object') {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    const name = (error as { name?: unknown }).name;
+    if (typeof name === 'string' && name !== '') return name;
+  }
+  return '_OTHER';
+}

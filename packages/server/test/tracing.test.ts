@@ -1,0 +1,259 @@
+// OpenTelemetry end to end: the real CLI process, configured by the standard OTEL_* environment, exports
+// its spans with the real SDK to an in-process OTLP/HTTP receiver. A streamed turn, a tool round trip, a
+// gateway turn (the CLI in front of the replay upstream) and a WebSocket turn give the expected spans,
+// links and attributes, and the upstream receives the trace's traceparent; content is recorded only when
+// opted in; nothing is exported with OTEL_SDK_DISABLED=true; the JSON request log names the trace.
+import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
+import { startCli } from './cli-process.js';
+import { type OtlpReceiver, type ReceivedSpan, SPAN_KIND, startOtlpReceiver } from './otlp-receiver.js';
+
+const KEY = 'sk-local-tracing-7c1d9e';
+const UPSTREAM_KEY = 'sk-upstream-tracing-52ab0f';
+/** A prompt word that must never leave the process unless content capture is on. */
+const SECRET_WORD = 'zanzibar-quokka-31';
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
+
+let upstream: ReplayUpstream;
+beforeAll(async () => {
+  upstream = await startReplayUpstream();
+});
+afterAll(() => upstream.close());
+
+/** The CLI with an OTLP endpoint at `receiver`, its stdout collected from the start. */
+async function startTracedCli(receiver: OtlpReceiver, env: Record<string, string> = {}, args: string[] = []) {
+  const cli = await startCli(['--port', '0', '--api-key', KEY, '--chat-completions-url', upstream.baseUrl, ...args], {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_SERVICE_NAME: 'tracing-test',
+    OPENRESPONSES_CHAT_COMPLETIONS_API_KEY: UPSTREAM_KEY,
+    ...env,
+  });
+  let stdout = cli.output;
+  cli.child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  return { ...cli, stdout: () => stdout };
+}
+
+/** SIGTERM, and wait for the exit: the SDK flushes what it holds on the way out. */
+async function stop(child: ChildProcess) {
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const [code] = await exited;
+  expect(code).toBe(0);
+}
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${url}/v1/responses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}`, ...headers },
+    body: JSON.stringify(body),
+  });
+
+const WEATHER_TOOL = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'Weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) =>
+  spans.filter((span) => span.parentSpanId === parent.spanId && span.traceId === parent.traceId);
+const only = (spans: ReceivedSpan[], predicate: (span: ReceivedSpan) => boolean) => {
+  const found = spans.filter(predicate);
+  expect(found.map((span) => span.name)).toHaveLength(1);
+  return found[0]!;
+};
+
+describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
+  let receiver: OtlpReceiver;
+  let spans: ReceivedSpan[];
+  let stdout: string;
+  let toolCallId: string;
+  let firstId: string;
+  const socketTrace = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    const cli = await startTracedCli(receiver, {}, ['--log-format', 'json']);
+    // 1. A streamed turn on the embedded model, under the caller's trace.
+    const streamed = await post(
+      cli.url,
+      { model: 'openresponses-deterministic', input: `Hello, the word is ${SECRET_WORD}.`, stream: true },
+      { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+    );
+    expect(streamed.status).toBe(200);
+    expect(await streamed.text()).toContain('response.completed');
+    // 2. A tool round trip: a function call, then its output continued with previous_response_id.
+    const first = (await (
+      await post(cli.url, {
+        model: 'openresponses-deterministic',
+        input: 'Weather?',
+        tools: [WEATHER_TOOL],
+        tool_choice: 'required',
+      })
+    ).json()) as { id: string; output: Array<{ type: string; call_id: string }> };
+    firstId = first.id;
+    toolCallId = first.output.find((item) => item.type === 'function_call')!.call_id;
+    const second = await post(cli.url, {
+      model: 'openresponses-deterministic',
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: toolCallId, output: '{"temperature":21}' }],
+      tools: [WEATHER_TOOL],
+    });
+    expect(second.status).toBe(200);
+    // 3. A gateway turn: the catch-all Chat Completions upstream, streamed.
+    const gateway = await post(cli.url, { model: 'llama3.2', input: `Gateway ${SECRET_WORD}`, stream: true });
+    expect(await gateway.text()).toContain('response.completed');
+    // 4. A WebSocket turn, its upgrade under another caller trace.
+    const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/responses`, {
+      headers: { authorization: `Bearer ${KEY}`, traceparent: `00-${socketTrace}-${CALLER_SPAN}-01` },
+    });
+    const completed = new Promise<void>((resolve) =>
+      socket.on('message', (data) => {
+        if ((JSON.parse(String(data)) as { type: string }).type === 'response.completed') resolve();
+      }),
+    );
+    await once(socket, 'open');
+    socket.send(JSON.stringify({ type: 'response.create', model: 'openresponses-deterministic', input: 'Hi there' }));
+    await completed;
+    socket.close();
+    await stop(cli.child);
+    spans = receiver.spans();
+    stdout = cli.stdout();
+  });
+  afterAll(() => receiver.close());
+
+  test('a streamed turn: the server span continues the caller trace, the GenAI span and the store call are its children', () => {
+    const server = only(spans, (s) => s.traceId === CALLER_TRACE && s.kind === SPAN_KIND.server);
+    expect(server).toMatchObject({
+      name: 'POST /v1/responses',
+      parentSpanId: CALLER_SPAN,
+      serviceName: 'tracing-test',
+      scope: '@openresponses/server',
+      attributes: {
+        'http.request.method': 'POST',
+        'http.route': '/v1/responses',
+        'url.path': '/v1/responses',
+        'http.response.status_code': 200,
+      },
+    });
+    const [turn, ...others] = childrenOf(spans, server);
+    expect(others).toEqual([]);
+    expect(turn).toMatchObject({
+      name: 'chat openresponses-deterministic',
+      kind: SPAN_KIND.internal,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'openresponses',
+        'gen_ai.request.model': 'openresponses-deterministic',
+        'gen_ai.response.model': 'openresponses-deterministic',
+        'gen_ai.request.stream': true,
+        'gen_ai.response.finish_reasons': ['stop'],
+      },
+    });
+    expect(turn!.attributes['gen_ai.response.id']).toMatch(/^resp_/);
+    expect(turn!.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
+    expect(turn!.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+    expect(childrenOf(spans, turn!).map((s) => s.name)).toEqual(['store put']);
+  });
+
+  test('a tool round trip: tool_calls then stop, the continuation loads its chain in a child span', () => {
+    const turns = spans.filter((s) => s.name === 'chat openresponses-deterministic' && s.traceId !== CALLER_TRACE);
+    const first = only(turns, (s) => s.attributes['gen_ai.response.id'] === firstId);
+    expect(first.attributes['gen_ai.response.finish_reasons']).toEqual(['tool_calls']);
+    const second = only(
+      turns,
+      (s) =>
+        s.attributes['gen_ai.response.finish_reasons']?.toString() === 'stop' &&
+        childrenOf(spans, s).some((c) => c.name === 'store getChain'),
+    );
+    expect(
+      childrenOf(spans, second)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['store getChain', 'store put']);
+    const getChain = only(childrenOf(spans, second), (s) => s.name === 'store getChain');
+    expect(getChain.attributes).toMatchObject({
+      'db.operation.name': 'getChain',
+      'openresponses.store': 'InMemoryResponseStore',
+    });
+    // Each request its own trace (no caller trace given), the turn under its server span.
+    const server = only(spans, (s) => s.spanId === second.parentSpanId);
+    expect(server).toMatchObject({ kind: SPAN_KIND.server, name: 'POST /v1/responses', parentSpanId: undefined });
+  });
+
+  test('a gateway turn: a client span per upstream call under the GenAI span, its traceparent at the upstream', () => {
+    const turn = only(spans, (s) => s.name === 'chat llama3.2');
+    expect(turn.attributes).toMatchObject({
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'llama3.2',
+      'gen_ai.operation.name': 'chat',
+    });
+    expect(turn.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+    const client = only(childrenOf(spans, turn), (s) => s.kind === SPAN_KIND.client);
+    const port = Number(new URL(upstream.baseUrl).port);
+    expect(client).toMatchObject({
+      name: 'POST',
+      attributes: {
+        'http.request.method': 'POST',
+        'server.address': '127.0.0.1',
+        'server.port': port,
+        'url.full': `${upstream.baseUrl}/chat/completions`,
+        'http.response.status_code': 200,
+      },
+    });
+    const received = upstream.received.filter((request) => request.path === '/v1/chat/completions');
+    expect(received.map((request) => request.headers.traceparent)).toEqual([
+      `00-${client.traceId}-${client.spanId}-01`,
+    ]);
+  });
+
+  test('a WebSocket turn: a server span per turn under the upgrade traceparent, the GenAI span inside', () => {
+    const server = only(spans, (s) => s.traceId === socketTrace && s.kind === SPAN_KIND.server);
+    expect(server).toMatchObject({
+      name: 'response.create',
+      parentSpanId: CALLER_SPAN,
+      attributes: { 'http.route': '/v1/responses', 'network.protocol.name': 'websocket' },
+    });
+    expect(childrenOf(spans, server).map((s) => s.name)).toEqual(['chat openresponses-deterministic']);
+  });
+
+  test('no prompt, completion or key is exported unless content capture is on', () => {
+    const exported = Buffer.concat(receiver.requests.map((request) => request.body)).toString('utf8');
+    expect(exported.length).toBeGreaterThan(1000);
+    // The prompt words, the tool output, the keys.
+    for (const secret of [SECRET_WORD, 'temperature', KEY, UPSTREAM_KEY]) expect(exported).not.toContain(secret);
+    for (const span of spans)
+      expect(Object.keys(span.attributes).filter((name) => /messages|instructions/.test(name))).toEqual([]);
+  });
+
+  test('--log-format json: one JSON line per request with route, status, model, tokens and trace id; no key or content', () => {
+    const lines = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(4);
+    const streamed = lines[0]!;
+    expect(streamed).toMatchObject({
+      method: 'POST',
+      route: '/v1/responses',
+      path: '/v1/responses',
+      status: 200,
+      model: 'openresponses-deterministic',
+      traceId: CALLER_TRACE,
+    });
+    expect(streamed.requestId).toMatch(/^req_/);
+    expect(streamed.inputTokens).toBeGreaterThan(0);
+    expect(streamed.outputTokens).toBeGreaterThan(0);
+    expect(lines[3]).toMatchObject({ model: 'llama3.2', status: 200 });
+    expect(stdout).not.toContain(SECRET_WORD);
+    expect(stdout).not.toContain(UPSTREAM_KEY);
+    for (const line of lines) expect(JSON.stringify(line)).not.toContain(KEY);
+  });
+});
