@@ -2,10 +2,10 @@
 // our Zod schemas (classic and mini) and the standalone validators, side by side.
 import * as standalone from '@openresponses/types/validate';
 import * as standaloneForward from '@openresponses/types/validate/forward';
-import { ResponseResourceSchema, forward, validate } from '@openresponses/zod';
+import { CreateResponseBodySchema, ResponseResourceSchema, forward, validate } from '@openresponses/zod';
 import * as mini from '@openresponses/zod/mini';
 import { measure, printRatio, printTable } from './harness.js';
-import { responseResource } from './fixtures/payloads.js';
+import { createBody, responseResource } from './fixtures/payloads.js';
 import { ajvValidators } from './fixtures/spec-validators.js';
 
 export function run(): void {
@@ -39,4 +39,18 @@ export function run(): void {
   printTable('ResponseResource (one payload per op)', results, 'JSON.parse');
   // Issue 26's target: at least as fast as Ajv with discriminator dispatch, in the same run.
   printRatio(results, 'standalone validateResponseResource', 'Ajv with discriminator dispatch');
+
+  // The server's request check: a create body through zod classic (before) and the standalone validator.
+  const body = createBody();
+  const bodyJson = JSON.stringify(body);
+  if (!validate(CreateResponseBodySchema, body).success || !standalone.validateCreateResponseBody(body).success)
+    throw new Error('benchmark payloads must be valid');
+  console.log(`\nCreateResponseBody payload: ${bodyJson.length} bytes`);
+  const requests = measure([
+    { name: 'JSON.parse', run: () => JSON.parse(bodyJson) },
+    { name: 'zod spec-exact (validate, no copy)', run: () => validate(CreateResponseBodySchema, body) },
+    { name: 'standalone validateCreateResponseBody', run: () => standalone.validateCreateResponseBody(body) },
+  ]);
+  printTable('CreateResponseBody, the server request check (one payload per op)', requests, 'JSON.parse');
+  printRatio(requests, 'standalone validateCreateResponseBody', 'zod spec-exact (validate, no copy)');
 }
