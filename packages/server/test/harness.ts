@@ -1,21 +1,35 @@
 // Starts the real reference server on 127.0.0.1 (ephemeral port) with outgoing validation on, and
-// reads its streams through the real events package (decoder and checker).
+// reads its streams through the real events package (decoder and checker). Every SSE stream a test server
+// serves, whoever reads it (this harness, an SDK, raw fetch), goes through the outgoing stream checker
+// (served-streams.ts), and a test after which a served stream broke the spec fails.
 import { checkStream, decodeSSE, type AnyStreamingEvent, type Violation } from '@openresponses/events';
 import { SPEC_VERSIONS } from '@openresponses/zod';
+import { afterAll, afterEach, expect } from 'vitest';
 import { injectFaults } from '../src/testing/index.js';
 import { startServer, type RunningServer, type StartServerOptions } from '../src/node/index.js';
+import { checkServedStreams, takeBrokenStreams } from './served-streams.js';
 
 export const API_KEY = 'test-key-0123456789';
 
+/** A test server: keys, outgoing validation, fault injection (unless the test brings its own middleware), the served-stream check. */
 export async function startTestServer(options: StartServerOptions = {}): Promise<RunningServer> {
   return startServer({
     apiKeys: [API_KEY],
     validateOutgoing: true,
-    middleware: [injectFaults()],
     warn: () => {},
     ...options,
+    middleware: [
+      checkServedStreams({ lenient: options.compatibility === 'openai', registry: options.registry }),
+      ...(options.middleware ?? [injectFaults()]),
+    ],
   });
 }
+
+// Registered in every test file that imports the harness: the streams served during a test are spec-valid.
+const expectNoBrokenStreams = () =>
+  expect(takeBrokenStreams(), 'streams the server served that break the spec').toEqual([]);
+afterEach(expectNoBrokenStreams);
+afterAll(expectNoBrokenStreams);
 
 export function post(
   server: RunningServer,
