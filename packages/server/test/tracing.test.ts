@@ -257,3 +257,98 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     for (const line of lines) expect(JSON.stringify(line)).not.toContain(KEY);
   });
 });
+
+/** Metric names in every http/json metrics export the receiver got. */
+function exportedMetricNames(receiver: OtlpReceiver): Set<string> {
+  const names = new Set<string>();
+  for (const request of receiver.requests.filter((r) => r.path === '/v1/metrics' && r.contentType.includes('json'))) {
+    const body = JSON.parse(request.body.toString('utf8')) as {
+      resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: Array<{ name: string }> }> }>;
+    };
+    for (const resource of body.resourceMetrics)
+      for (const scope of resource.scopeMetrics) for (const metric of scope.metrics) names.add(metric.name);
+  }
+  return names;
+}
+
+describe('the same environment, other settings', () => {
+  let receiver: OtlpReceiver;
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+  });
+  afterAll(() => receiver.close());
+
+  test('content capture opted in: the prompt, the instructions and the completion are on the GenAI span; text log lines hold none of it', async () => {
+    receiver.requests.length = 0;
+    const cli = await startTracedCli(receiver, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }, [
+      '--log-format',
+      'text',
+    ]);
+    const answer = await post(cli.url, {
+      model: 'openresponses-deterministic',
+      instructions: 'Be brief.',
+      input: `Please repeat ${SECRET_WORD}`,
+    });
+    const { output } = (await answer.json()) as { output: Array<{ content: Array<{ text: string }> }> };
+    await stop(cli.child);
+    const turn = only(receiver.spans(), (s) => s.name === 'chat openresponses-deterministic');
+    expect(JSON.parse(String(turn.attributes['gen_ai.system_instructions']))).toEqual([
+      { type: 'text', content: 'Be brief.' },
+    ]);
+    expect(JSON.parse(String(turn.attributes['gen_ai.input.messages']))).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: `Please repeat ${SECRET_WORD}` }] },
+    ]);
+    expect(JSON.parse(String(turn.attributes['gen_ai.output.messages']))).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: output[0]!.content[0]!.text }], finish_reason: 'stop' },
+    ]);
+    // Metrics over OTLP from the same environment, flushed on SIGTERM with the spans.
+    expect(exportedMetricNames(receiver)).toContain('gen_ai.server.request.duration');
+    const lines = cli
+      .stdout()
+      .split('\n')
+      .filter((line) => / POST \/v1\/responses /.test(line));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\d{4}-\d\d-\d\dT\S+Z POST \/v1\/responses 200 [\d.]+ ms req_\S+ model=openresponses-deterministic tokens=\d+\+\d+ trace=[0-9a-f]{32}$/,
+    );
+    expect(cli.stdout()).not.toContain(SECRET_WORD);
+    expect(lines[0]).not.toContain(KEY);
+  });
+
+  test('http/protobuf: the exports arrive as protobuf, spans and metrics', async () => {
+    receiver.requests.length = 0;
+    const cli = await startTracedCli(receiver, { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' });
+    expect((await post(cli.url, { model: 'openresponses-deterministic', input: 'Hi' })).status).toBe(200);
+    await stop(cli.child);
+    const paths = receiver.requests.map((request) => `${request.path} ${request.contentType}`);
+    expect(new Set(paths)).toEqual(
+      new Set(['/v1/traces application/x-protobuf', '/v1/metrics application/x-protobuf']),
+    );
+    // The span names travel as protobuf strings.
+    const traces = Buffer.concat(receiver.requests.filter((r) => r.path === '/v1/traces').map((r) => r.body));
+    expect(traces.includes('chat openresponses-deterministic')).toBe(true);
+  });
+
+  test('OTEL_SDK_DISABLED=true: nothing is exported, and the log names no trace', async () => {
+    receiver.requests.length = 0;
+    const cli = await startTracedCli(receiver, { OTEL_SDK_DISABLED: 'true' }, ['--log-format', 'json']);
+    const streamed = await post(
+      cli.url,
+      { model: 'llama3.2', input: 'Hi', stream: true },
+      { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+    );
+    expect(await streamed.text()).toContain('response.completed');
+    await stop(cli.child);
+    expect(receiver.requests).toEqual([]);
+    const line = JSON.parse(
+      cli
+        .stdout()
+        .split('\n')
+        .find((text) => text.startsWith('{'))!,
+    ) as Record<string, unknown>;
+    expect(line).toMatchObject({ route: '/v1/responses', status: 200, model: 'llama3.2' });
+    expect(line.traceId).toBeUndefined();
+    // No SDK, no propagator: the upstream gets no traceparent of ours.
+    expect(upstream.received.at(-1)!.headers.traceparent).toBeUndefined();
+  });
+});

@@ -27,6 +27,7 @@ import {
   startChildSpan,
   startServerSpan,
   startTurnSpan,
+  tracing,
   within,
 } from '../telemetry/tracing.js';
 
@@ -43,6 +44,7 @@ export interface TelemetryOptions {
 /** The outermost middleware: one server span per request, ended when the answer (or its whole stream) has been written. */
 export function serverSpans(): Middleware {
   return async (request, next) => {
+    if (!tracing()) return next(request);
     const scope = startServerSpan(request.method, request.header, httpServerAttributes(request.method, request.path));
     if (!scope) return next(request);
     let response: Awaited<ReturnType<typeof next>>;
@@ -80,6 +82,7 @@ export function serverSpans(): Middleware {
 export function websocketTurns(runner: TurnRunner, header: (name: string) => string | null, path: string): TurnRunner {
   return Object.assign({}, runner, {
     turn: (raw: unknown, options: TurnOptions) => {
+      if (!tracing()) return runner.turn(raw, options);
       const scope = startServerSpan('response.create', header, {
         [ATTR_URL_PATH]: path,
         [ATTR_HTTP_ROUTE]: path,
@@ -113,12 +116,17 @@ export function instrumentRunner(
 ): TurnRunner {
   const capture = settings.captureMessageContent === true;
   const begin: TurnRunner['begin'] = async (raw, options, watched) => {
+    const traced = tracing();
+    // Nothing to note and nothing to record: the runner itself.
+    if (!traced && !options.facts) return runner.begin(raw, options, watched);
     const facts: TurnFacts = options.facts ?? {};
     const asked = (raw as { model?: unknown } | null)?.model;
     facts.requestModel = typeof asked === 'string' ? asked : settings.defaultModel;
-    const provider = settings.providers.find((p) => p.supports(facts.requestModel!));
-    if (provider) facts.provider = genAiProviderOf(provider);
-    const scope = startTurnSpan(facts, watched);
+    if (traced) {
+      const provider = settings.providers.find((p) => p.supports(facts.requestModel!));
+      if (provider) facts.provider = genAiProviderOf(provider);
+    }
+    const scope = traced ? startTurnSpan(facts, watched) : undefined;
     let run: Awaited<ReturnType<TurnRunner['begin']>>;
     try {
       run = await within(scope, () => runner.begin(raw, options, watched));

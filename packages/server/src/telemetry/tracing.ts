@@ -8,6 +8,7 @@ import {
   context,
   isSpanContextValid,
   propagation,
+  ProxyTracerProvider,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -37,6 +38,16 @@ import {
 } from './attributes.js';
 
 const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
+
+/**
+ * False while no tracer provider is registered (the API's own proxy without a delegate): every `start…`
+ * then returns at once, before any context lookup or attribute object. A provider registered through
+ * another copy of the API is not this one's proxy, and counts as registered.
+ */
+export function tracing(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(INSTRUMENTATION_SCOPE) !== undefined;
+}
 
 /** A started span and the context in which it is the current span (run children in it). */
 export interface SpanScope {
@@ -70,6 +81,7 @@ export function startServerSpan(
   header: (name: string) => string | null,
   attributes: Attributes,
 ): SpanScope | undefined {
+  if (!tracing()) return undefined;
   const active = context.active();
   const parent = trace.getSpan(active) ? active : propagation.extract(active, header, headerGetter);
   return scopeOf(tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent), parent);
@@ -126,6 +138,7 @@ export function endSpan(span: Span, error?: unknown): void {
  * `facts` as known when it starts (the model asked for, the provider).
  */
 export function startTurnSpan(facts: TurnFacts, stream: boolean): SpanScope | undefined {
+  if (!tracing()) return undefined;
   const active = context.active();
   const span = tracer.startSpan(
     facts.requestModel ? `${GEN_AI_OPERATION_CHAT} ${facts.requestModel}` : GEN_AI_OPERATION_CHAT,
