@@ -51,6 +51,22 @@ export interface ServerLimits {
   writeHighWaterBytes: number;
   /** How long a paused stream waits for its client to read before the server ends it, in ms (30 s). */
   stalledWriteMs: number;
+  /**
+   * Largest upstream body read whole (a JSON answer, an error body, a model list), in bytes (32 MiB); past it
+   * the upstream connection is dropped and the turn fails with `upstream_response_too_large`.
+   */
+  maxUpstreamBodyBytes: number;
+  /** Largest line, and largest event, of an upstream stream, in bytes (16 MiB); past it `upstream_event_too_large`. */
+  maxUpstreamEventBytes: number;
+  /**
+   * How long an upstream call waits for its answer to start, then between two events of a stream (or two chunks
+   * of a body), in ms (5 min; a route's `timeoutMs` overrides it). SSE comments (keep-alives) do not count.
+   */
+  upstreamIdleMs: number;
+  /** Longest one upstream call may take from request to last byte, in ms (15 min); then `upstream_deadline_exceeded`. */
+  upstreamDeadlineMs: number;
+  /** Most model names one provider lists on `GET /v1/models` (10,000); the rest are left out. */
+  maxUpstreamModels: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
@@ -73,7 +89,29 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   rateLimitBurst: 0,
   writeHighWaterBytes: 1024 * 1024,
   stalledWriteMs: 30_000,
+  maxUpstreamBodyBytes: 32 * 1024 * 1024,
+  maxUpstreamEventBytes: 16 * 1024 * 1024,
+  upstreamIdleMs: 300_000,
+  upstreamDeadlineMs: 15 * 60_000,
+  maxUpstreamModels: 10_000,
 });
+
+/** The limits every upstream call reads through (models/upstream-call.ts). */
+export type UpstreamLimits = Pick<
+  ServerLimits,
+  'maxUpstreamBodyBytes' | 'maxUpstreamEventBytes' | 'upstreamIdleMs' | 'upstreamDeadlineMs' | 'maxUpstreamModels'
+>;
+
+/** The upstream limits of `limits` (the defaults for those not given). */
+export function upstreamLimitsOf(limits: Partial<ServerLimits> = {}): UpstreamLimits {
+  return {
+    maxUpstreamBodyBytes: limits.maxUpstreamBodyBytes ?? DEFAULT_LIMITS.maxUpstreamBodyBytes,
+    maxUpstreamEventBytes: limits.maxUpstreamEventBytes ?? DEFAULT_LIMITS.maxUpstreamEventBytes,
+    upstreamIdleMs: limits.upstreamIdleMs ?? DEFAULT_LIMITS.upstreamIdleMs,
+    upstreamDeadlineMs: limits.upstreamDeadlineMs ?? DEFAULT_LIMITS.upstreamDeadlineMs,
+    maxUpstreamModels: limits.maxUpstreamModels ?? DEFAULT_LIMITS.maxUpstreamModels,
+  };
+}
 
 /** The defaults with `overrides` applied; a negative or non-numeric limit is a configuration error. */
 export function resolveLimits(overrides: Partial<ServerLimits> = {}): ServerLimits {

@@ -1,10 +1,5 @@
 import type { AnyStreamingEvent } from '../events.js';
-import {
-  DEFAULT_MAX_FRAME_BYTES as DEFAULT_MAX_EVENT_BYTES,
-  FrameDecoder,
-  type SSEFrame,
-  SSEFrameError,
-} from './frames.js';
+import { DEFAULT_MAX_FRAME_BYTES as DEFAULT_MAX_EVENT_BYTES, FrameDecoder, SSEFrameError } from './frames.js';
 
 export type DecodeErrorCode =
   | 'invalid_json'

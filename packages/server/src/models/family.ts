@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ModelProvider } from './provider.js';
+import type { UpstreamLimits } from '../limits.js';
 import type { UpstreamFetch } from './upstream.js';
 
 /**
@@ -48,6 +49,8 @@ export interface UpstreamAccess {
   apiKey: string | undefined;
   /** Default the global fetch; the Node entry passes `nodeFetch`. */
   fetch: UpstreamFetch | undefined;
+  /** The bounds of every upstream call (`ServerLimits`' upstream fields); defaults for those not given. */
+  limits?: Partial<UpstreamLimits>;
 }
 
 /**

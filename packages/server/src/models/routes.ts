@@ -3,6 +3,7 @@ import { anthropicMessagesFamily } from './anthropic-messages/family.js';
 import { chatCompletionsFamily } from './chat-completions/family.js';
 import { ROUTE_FIELDS, type ProviderFamily, type RouteFields } from './family.js';
 import type { ModelProvider } from './provider.js';
+import type { UpstreamLimits } from '../limits.js';
 import type { UpstreamFetch } from './upstream.js';
 
 /**
@@ -65,12 +66,14 @@ export class GatewayConfigError extends Error {
 
 /**
  * The providers a configuration describes, in order; keys are read from `env` by the names it gives.
- * `fetch` makes their upstream calls (default the global fetch; the Node entry passes `nodeFetch`).
+ * `fetch` makes their upstream calls (default the global fetch; the Node entry passes `nodeFetch`), within
+ * `limits` (the upstream fields of `ServerLimits`).
  */
 export function providersFromConfig(
   config: unknown,
   env: Record<string, string | undefined> = {},
   fetch?: UpstreamFetch,
+  limits?: Partial<UpstreamLimits>,
 ): ModelProvider[] {
   if (config && typeof config === 'object' && Array.isArray((config as { routes?: unknown }).routes)) {
     const inline = (config as { routes: Array<Record<string, unknown>> }).routes.findIndex(
@@ -100,6 +103,6 @@ export function providersFromConfig(
         );
     }
     const family = FAMILIES.find((f) => f.type === route.type)! as ProviderFamily;
-    return family.create(route, { apiKey, fetch });
+    return family.create(route, { apiKey, fetch, limits });
   });
 }

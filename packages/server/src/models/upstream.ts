@@ -18,6 +18,11 @@ export interface UpstreamRequestInit {
    * makes `signal` only when it is read (each AbortSignal costs Node 20 several µs, and more to collect).
    */
   readonly abort?: UpstreamAbort;
+  /**
+   * The most bytes `text()` and `json()` may read (a fetch that can bound them does; `nodeFetch` fails past
+   * it). Providers read bodies through `UpstreamCall` (models/upstream-call.ts), which bounds every read.
+   */
+  readonly maxBodyBytes?: number;
 }
 
 /** A cancellation to follow (`Cancellation` is one). */
@@ -41,6 +46,8 @@ export interface UpstreamResponse {
 export interface UpstreamBodyReader {
   read(): Promise<ReadableStreamReadResult<Uint8Array>>;
   releaseLock(): void;
+  /** Stops reading and drops the connection (a web stream reader has it; `nodeFetch` destroys the answer). */
+  cancel?(reason?: unknown): Promise<void>;
 }
 
 /**
@@ -65,6 +72,7 @@ export function tracedUpstreamFetch(fetch: UpstreamFetch): UpstreamFetch {
       headers: withTraceHeaders(scope, init.headers),
       body: init.body,
       abort: init.abort,
+      maxBodyBytes: init.maxBodyBytes,
       get signal() {
         return init.signal;
       },
@@ -118,6 +126,10 @@ export function tracedUpstreamFetch(fetch: UpstreamFetch): UpstreamFetch {
             releaseLock: () => {
               end(status);
               reader.releaseLock();
+            },
+            cancel: async (reason?: unknown) => {
+              end(status);
+              await reader.cancel?.(reason);
             },
           };
         },

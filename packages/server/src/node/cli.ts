@@ -307,6 +307,7 @@ async function modelProviders(): Promise<ModelProvider[]> {
     chatCompletionsApiKey: values.chatCompletionsApiKey,
     configPath: values.config,
     env: process.env,
+    limits,
   });
   if (values.scenarios) providers.unshift(await readScenarioFile(values.scenarios));
   if (!values.record) return providers;

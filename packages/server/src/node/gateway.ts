@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { type ServerLimits, upstreamLimitsOf } from '../limits.js';
 import { anthropicFromEnvironment } from '../models/anthropic-messages/family.js';
 import { ChatCompletionsProvider } from '../models/chat-completions/provider.js';
 import { DeterministicModel } from '../models/deterministic.js';
@@ -13,6 +14,8 @@ export interface GatewayOptions {
   /** A JSON routing file (see `GatewayConfig`); its keys are read from `env`. */
   configPath?: string;
   env?: Record<string, string | undefined>;
+  /** The bounds of every upstream call (the upstream fields of `ServerLimits`; defaults for those not given). */
+  limits?: Partial<ServerLimits>;
 }
 
 /**
@@ -20,6 +23,7 @@ export interface GatewayOptions {
  * routes, then the catch-all upstream. Throws a `GatewayConfigError` naming what is wrong.
  */
 export function gatewayProviders(options: GatewayOptions): ModelProvider[] {
+  const limits = upstreamLimitsOf(options.limits);
   const providers: ModelProvider[] = [new DeterministicModel()];
   if (options.configPath) {
     let text: string;
@@ -37,7 +41,7 @@ export function gatewayProviders(options: GatewayOptions): ModelProvider[] {
       });
     }
     try {
-      providers.push(...providersFromConfig(config, options.env ?? {}, nodeFetch));
+      providers.push(...providersFromConfig(config, options.env ?? {}, nodeFetch, limits));
     } catch (error) {
       if (error instanceof GatewayConfigError)
         throw new GatewayConfigError(`${options.configPath}: ${error.message}`, { cause: error });
@@ -45,7 +49,7 @@ export function gatewayProviders(options: GatewayOptions): ModelProvider[] {
     }
   }
   try {
-    const anthropic = anthropicFromEnvironment(options.env ?? {}, nodeFetch);
+    const anthropic = anthropicFromEnvironment(options.env ?? {}, nodeFetch, limits);
     if (anthropic) providers.push(anthropic);
   } catch (error) {
     throw new GatewayConfigError((error as Error).message, { cause: error });
@@ -60,6 +64,7 @@ export function gatewayProviders(options: GatewayOptions): ModelProvider[] {
         baseUrl: options.chatCompletionsUrl,
         apiKey: options.chatCompletionsApiKey,
         fetch: nodeFetch,
+        limits,
       }),
     );
   }

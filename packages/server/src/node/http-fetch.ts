@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { onAbort } from '../cancellation.js';
+import { DEFAULT_LIMITS } from '../limits.js';
 import type { UpstreamBodyReader, UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../models/upstream.js';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
@@ -40,7 +41,7 @@ export const nodeFetch: UpstreamFetch = (url: string, init: UpstreamRequestInit)
         answer = response;
         // Followed until the body is read or dropped, so an abort also stops a streamed body.
         if (stopFollowing) response.once('close', stopFollowing);
-        resolve(new NodeUpstreamResponse(response));
+        resolve(new NodeUpstreamResponse(response, init.maxBodyBytes ?? DEFAULT_LIMITS.maxUpstreamBodyBytes));
       },
     );
     const abort = () => {
@@ -99,7 +100,10 @@ class NodeUpstreamResponse implements UpstreamResponse {
   readonly headers: { get(name: string): string | null };
   readonly body: { getReader(): UpstreamBodyReader } | null;
 
-  constructor(private readonly message: IncomingMessage) {
+  constructor(
+    private readonly message: IncomingMessage,
+    private readonly maxBodyBytes: number,
+  ) {
     this.status = message.statusCode ?? 502;
     this.headers = new MessageHeaders(message);
     const empty = this.status === 204 || this.status === 205 || this.status === 304;
@@ -111,11 +115,22 @@ class NodeUpstreamResponse implements UpstreamResponse {
     return this.status >= 200 && this.status < 300;
   }
 
+  /** The body, at most `maxBodyBytes` of it: past that the answer is dropped and this fails. */
   text(): Promise<string> {
     const message = this.message;
+    const max = this.maxBodyBytes;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
-      message.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let bytes = 0;
+      message.on('data', (chunk: Buffer) => {
+        bytes += chunk.byteLength;
+        if (bytes <= max) chunks.push(chunk);
+        else {
+          chunks.length = 0;
+          message.destroy();
+          reject(new Error(`The upstream answer is larger than ${max} bytes.`));
+        }
+      });
       message.once('end', () => resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
       message.once('error', reject);
       message.once('close', () => {
@@ -147,6 +162,9 @@ class MessageBody {
     return {
       read: () => chunks.next() as Promise<ReadableStreamReadResult<Uint8Array>>,
       releaseLock: () => {},
+      cancel: async () => {
+        this.message.destroy();
+      },
     };
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineFamily, modelRouteOf, routeName } from '../family.js';
+import type { UpstreamLimits } from '../../limits.js';
 import type { UpstreamFetch } from '../upstream.js';
 import { ANTHROPIC_URL, AnthropicMessagesProvider } from './provider.js';
 
@@ -22,9 +23,10 @@ export const anthropicMessagesFamily = defineFamily({
     thinking: z.enum(['adaptive', 'budget', 'none']).optional(),
     maxTokens: z.number().int().positive().optional(),
   },
-  create: (route, { apiKey, fetch }) =>
+  create: (route, { apiKey, fetch, limits }) =>
     new AnthropicMessagesProvider({
       fetch,
+      limits,
       name: routeName(route),
       baseUrl: route.url,
       apiKey,
@@ -48,6 +50,7 @@ export const anthropicMessagesFamily = defineFamily({
 export function anthropicFromEnvironment(
   env: Record<string, string | undefined>,
   fetch: UpstreamFetch | undefined,
+  limits?: Partial<UpstreamLimits>,
 ): AnthropicMessagesProvider | undefined {
   const apiKey = env.OPENRESPONSES_ANTHROPIC_API_KEY;
   if (!apiKey) return undefined;
@@ -60,5 +63,6 @@ export function anthropicFromEnvironment(
     route: { prefix: 'claude-', keepPrefix: true },
     name: 'anthropic',
     fetch,
+    limits,
   });
 }

@@ -13,9 +13,10 @@ export const chatCompletionsFamily = defineFamily({
     maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
     nativeAllowedTools: z.boolean().optional(),
   },
-  create: (route, { apiKey, fetch }) =>
+  create: (route, { apiKey, fetch, limits }) =>
     new ChatCompletionsProvider({
       fetch,
+      limits,
       name: routeName(route),
       baseUrl: route.url,
       apiKey,

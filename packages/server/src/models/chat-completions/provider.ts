@@ -1,17 +1,13 @@
-import { createParser } from 'eventsource-parser';
 import { ResponsesError } from '../../errors.js';
-import { credentialHeaderValues, errorText, Redactor, upstreamRetryHeaders } from '../../redaction.js';
+import { type UpstreamLimits, upstreamLimitsOf } from '../../limits.js';
+import { credentialHeaderValues, Redactor, upstreamRetryHeaders } from '../../redaction.js';
 import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest } from '../provider.js';
 import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
-import { Cancellation, onAbort } from '../../cancellation.js';
-import {
-  tracedUpstreamFetch,
-  type UpstreamFetch,
-  type UpstreamRequestInit,
-  type UpstreamResponse,
-} from '../upstream.js';
+import { CachedModelList, fetchModelNames } from '../model-list.js';
+import { UpstreamCall } from '../upstream-call.js';
+import { tracedUpstreamFetch, type UpstreamFetch, type UpstreamResponse } from '../upstream.js';
 
 export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings, 'upstreamModel'> {
   /** Base URL of the upstream API, ending in `/v1` (`http://127.0.0.1:11434/v1` for Ollama). */
@@ -22,8 +18,15 @@ export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings
   route?: ModelRoute;
   /** Name shown in logs and `GET /v1/models` (`owned_by`); default `chat-completions`. */
   name?: string;
-  /** How long to wait for the upstream's answer to start, and then between two chunks (default 300 s). */
+  /**
+   * How long to wait for the upstream's answer to start, and then between two events (default
+   * `limits.upstreamIdleMs`, 300 s; keep-alive comments do not count).
+   */
   timeoutMs?: number;
+  /** The bounds of every upstream call (`ServerLimits`' upstream fields; defaults for those not given). */
+  limits?: Partial<UpstreamLimits>;
+  /** How long the upstream's model list is kept (default 10 minutes). */
+  modelListTtlMs?: number;
   /** Tokens of context the upstream model takes, for `truncation: "auto"` (default 128,000). */
   contextWindow?: number;
   /** Extra headers for every upstream request. */
@@ -49,8 +52,9 @@ export class ChatCompletionsProvider implements ModelProvider {
   private readonly endpoint: string;
   private readonly route: NonNullable<ChatCompletionsProviderOptions['route']>;
   private readonly headers: Record<string, string>;
-  private readonly timeoutMs: number;
+  private readonly limits: UpstreamLimits;
   private readonly fetch: UpstreamFetch;
+  private readonly models: CachedModelList;
   /** Removes the route's key (and its credential headers) from everything an upstream says. */
   private readonly redactor: Redactor;
 
@@ -61,13 +65,18 @@ export class ChatCompletionsProvider implements ModelProvider {
     const base = options.baseUrl.replace(/\/+$/, '');
     this.endpoint = `${base}/chat/completions`;
     this.route = options.route ?? 'any';
-    this.timeoutMs = options.timeoutMs ?? 300_000;
+    this.limits = upstreamLimitsOf(options.limits);
+    if (options.timeoutMs !== undefined) this.limits.upstreamIdleMs = options.timeoutMs;
     // Called as a plain function: a runtime's fetch may refuse another `this`.
     this.fetch = tracedUpstreamFetch(options.fetch ?? ((url, init) => globalThis.fetch(url, init)));
     this.headers = Object.assign(
       { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
       options.headers,
+    );
+    this.models = new CachedModelList(
+      () => fetchModelNames(this.fetch, `${base}/models`, this.headers, this.limits, this.redactor),
+      options.modelListTtlMs,
     );
   }
 
@@ -84,22 +93,16 @@ export class ChatCompletionsProvider implements ModelProvider {
     return upstreamModelOf(this.route, model);
   }
 
-  /** One name for a `{ model }` route; for the others, what the upstream's `GET /models` lists (none when it cannot be asked). */
+  /**
+   * One name for a `{ model }` route; for the others, what the upstream's `GET /models` lists (cached, bounded:
+   * see CachedModelList; none when it cannot be asked).
+   */
   async listModels(): Promise<string[]> {
     const route = this.route;
     if (route !== 'any' && 'model' in route) return [route.model];
     const prefix = route === 'any' ? '' : route.prefix;
-    try {
-      const response = await this.fetch(this.endpoint.replace(/\/chat\/completions$/, '/models'), {
-        headers: this.headers,
-        signal: AbortSignal.timeout(Math.min(this.timeoutMs, 10_000)),
-      });
-      if (!response.ok) return [];
-      const body = (await response.json()) as { data?: Array<{ id?: unknown }> };
-      return (body.data ?? []).flatMap((m) => (typeof m.id === 'string' ? [`${prefix}${m.id}`] : []));
-    } catch {
-      return [];
-    }
+    const names = await this.models.get();
+    return prefix ? names.map((name) => `${prefix}${name}`) : names;
   }
 
   async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {
@@ -111,89 +114,41 @@ export class ChatCompletionsProvider implements ModelProvider {
     });
     const logprobsAt = request.include.indexOf(LOGPROBS_INCLUDE);
     const withLogprobs = logprobsAt < 0 ? undefined : `include[${logprobsAt}]`;
-    const upstream = new Cancellation();
-    let timedOut = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    /** The timeout covers the wait for the answer to start, then each wait between chunks. */
-    const arm = () => {
-      if (timer) timer.refresh();
-      else
-        timer = setTimeout(() => {
-          timedOut = true;
-          upstream.cancel();
-        }, this.timeoutMs);
-    };
-    let clientGone = false;
-    const onClientGone = () => {
-      clientGone = true;
-      upstream.cancel();
-    };
-    const stopListening = request.onCancel ? request.onCancel(onClientGone) : onAbort(request.signal, onClientGone);
-    let finished = false;
-    const failure = (error: unknown): ResponsesError => {
-      if (error instanceof ResponsesError) return error;
-      if (timedOut)
-        return new ResponsesError(
-          'server_error',
-          'upstream_timeout',
-          `The upstream model did not answer within ${this.timeoutMs} ms.`,
-          null,
-          undefined,
-          { cause: error },
-        );
-      return new ResponsesError(
-        'server_error',
-        'upstream_unavailable',
-        `The upstream model could not be reached (${this.redactor.text(errorText(error), 300)}).`,
-        null,
-        undefined,
-        { cause: error },
-      );
-    };
+    const call = new UpstreamCall('POST', this.headers, JSON.stringify(body), this.limits, this.redactor, request);
     try {
-      arm();
-      let response: UpstreamResponse;
-      try {
-        response = await this.fetch(this.endpoint, new UpstreamCall(this.headers, JSON.stringify(body), upstream));
-      } catch (error) {
-        throw failure(error);
-      }
-      if (!response.ok) throw await this.httpError(response);
+      const response = await call.send(this.fetch, this.endpoint);
+      if (!response.ok) throw await this.httpError(response, call);
       if (!body.stream) {
+        const text = await call.text(response);
         let completion: unknown;
         try {
-          completion = await response.json();
+          completion = JSON.parse(text);
         } catch (error) {
-          throw timedOut
-            ? failure(error)
-            : new ResponsesError(
-                'model_error',
-                'upstream_invalid_response',
-                'The upstream answer is not valid JSON.',
-                null,
-                undefined,
-                { cause: error },
-              );
+          throw new ResponsesError(
+            'model_error',
+            'upstream_invalid_response',
+            'The upstream answer is not valid JSON.',
+            null,
+            undefined,
+            { cause: error },
+          );
         }
-        finished = true;
+        call.finished = true;
         yield* completionParts(completion, withLogprobs);
         return;
       }
-      if (!response.body)
-        throw new ResponsesError('model_error', 'upstream_invalid_response', 'The upstream answered without a body.');
       const translator = new ChunkTranslator(withLogprobs);
       const parts: ModelPart[] = [];
       let sawDone = false;
       let broken: ResponsesError | undefined;
-      const parser = createParser({
-        onEvent: (event) => {
-          if (sawDone || broken) return;
-          if (event.data === '[DONE]') {
+      for await (const frames of call.frames(response, () => sawDone)) {
+        for (const frame of frames) {
+          if (frame.data === '[DONE]') {
             sawDone = true;
-            return;
+            break;
           }
           try {
-            translator.push(JSON.parse(event.data), parts);
+            translator.push(JSON.parse(frame.data), parts);
           } catch (error) {
             broken =
               error instanceof ResponsesError
@@ -201,60 +156,30 @@ export class ChatCompletionsProvider implements ModelProvider {
                 : new ResponsesError(
                     'model_error',
                     'upstream_invalid_chunk',
-                    `The upstream sent a chunk that is not valid JSON: ${this.redactor.text(event.data, 120)}`,
+                    `The upstream sent a chunk that is not valid JSON: ${this.redactor.text(frame.data, 120)}`,
                   );
+            break;
           }
-        },
-      });
-      const reader = response.body.getReader();
-      const decoder = new TextDecoder();
-      try {
-        for (;;) {
-          let next: Awaited<ReturnType<typeof reader.read>>;
-          try {
-            next = await reader.read();
-          } catch (error) {
-            // An upstream that said [DONE] and then hung or dropped the connection has still answered.
-            if (sawDone) break;
-            if (clientGone) return;
-            if (timedOut) throw failure(error);
-            throw new ResponsesError(
-              'model_error',
-              'upstream_stream_cut',
-              'The upstream connection broke mid-stream; the answer is incomplete.',
-              null,
-              undefined,
-              { cause: error },
-            );
-          }
-          if (next.done) break;
-          arm();
-          parser.feed(decoder.decode(next.value, { stream: true }));
-          if (parts.length > 0) {
-            for (const part of parts) yield part;
-            parts.length = 0;
-          }
-          if (broken) throw broken;
         }
-      } finally {
-        reader.releaseLock();
+        if (parts.length > 0) {
+          for (const part of parts) yield part;
+          parts.length = 0;
+        }
+        if (broken) throw broken;
       }
-      parser.reset({ consume: true });
-      if (broken) throw broken;
+      if (call.clientGone) return;
       translator.finish(parts);
-      finished = true;
+      call.finished = true;
       yield* parts;
     } finally {
-      clearTimeout(timer);
-      stopListening();
       // Stopped early (the client went away, the turn ended, a failure): the upstream stops too.
-      if (!finished) upstream.cancel();
+      call.close();
     }
   }
 
   /** An upstream's HTTP failure as a spec error: its message and `param` checked and redacted, never its type or code. */
-  private async httpError(response: UpstreamResponse): Promise<ResponsesError> {
-    const text = await response.text().catch(() => '');
+  private async httpError(response: UpstreamResponse, call: UpstreamCall): Promise<ResponsesError> {
+    const text = await call.errorText(response);
     let message: unknown = text;
     let param: string | null = null;
     try {
@@ -295,19 +220,5 @@ export class ChatCompletionsProvider implements ModelProvider {
         400,
       );
     return new ResponsesError('model_error', 'upstream_error', `The upstream model failed (HTTP ${status}): ${shown}`);
-  }
-}
-
-/** A POST's init: `signal` is made only when a fetch reads it (the global fetch does; `nodeFetch` follows `abort`). */
-class UpstreamCall implements UpstreamRequestInit {
-  readonly method = 'POST';
-  constructor(
-    readonly headers: Record<string, string>,
-    readonly body: string,
-    readonly abort: Cancellation,
-  ) {}
-
-  get signal(): AbortSignal {
-    return this.abort.signal;
   }
 }

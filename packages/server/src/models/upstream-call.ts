@@ -1,0 +1,303 @@
+import { createSSEFrameDecoder, type SSEFrame, SSEFrameError } from '@openresponses/events';
+import { Cancellation, onAbort } from '../cancellation.js';
+import { ResponsesError } from '../errors.js';
+import type { UpstreamLimits } from '../limits.js';
+import { errorText, type Redactor } from '../redaction.js';
+import type { UpstreamBodyReader, UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
+
+/** What an upstream call follows of the client's request: it is aborted when the client goes away. */
+export interface ClientRequest {
+  readonly signal?: AbortSignal;
+  onCancel?(listener: () => void): () => void;
+}
+
+/** Bytes of an upstream error body read (the message shown is cut far shorter); the rest is dropped. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * One upstream call of any provider family, read through one bounded reader: the whole body at most
+ * `maxUpstreamBodyBytes`, a stream one event (and line) at most `maxUpstreamEventBytes`, an idle timer that
+ * only events restart (SSE comments, keep-alives, do not), and an overall deadline from request to last
+ * byte. Each breach is a spec error and drops the upstream connection; nothing is kept past a bound.
+ * It is also the request's init: `signal` is made only when a fetch reads it (`nodeFetch` follows `abort`).
+ */
+export class UpstreamCall implements UpstreamRequestInit {
+  readonly abort = new Cancellation();
+  /** Set once the answer was read to its end: closing then leaves the connection alone. */
+  finished = false;
+  private stopped: 'idle' | 'deadline' | undefined;
+  private clientWent = false;
+  private readonly idle: ReturnType<typeof setTimeout>;
+  private readonly deadline: ReturnType<typeof setTimeout>;
+  private readonly stopListening: () => void;
+
+  constructor(
+    readonly method: 'GET' | 'POST',
+    readonly headers: Record<string, string>,
+    readonly body: string | undefined,
+    private readonly limits: Omit<UpstreamLimits, 'maxUpstreamModels'>,
+    private readonly redactor: Redactor,
+    client?: ClientRequest,
+  ) {
+    this.idle = setTimeout(() => this.stop('idle'), limits.upstreamIdleMs);
+    this.deadline = setTimeout(() => this.stop('deadline'), limits.upstreamDeadlineMs);
+    const onClientGone = () => {
+      this.clientWent = true;
+      this.abort.cancel();
+    };
+    this.stopListening = client?.onCancel
+      ? client.onCancel(onClientGone)
+      : client?.signal
+        ? onAbort(client.signal, onClientGone)
+        : noop;
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** What a fetch that bounds `text()` and `json()` itself reads at most. */
+  get maxBodyBytes(): number {
+    return this.limits.maxUpstreamBodyBytes;
+  }
+
+  /** Whether the client went away (the call was aborted for it: nothing more is owed to anyone). */
+  get clientGone(): boolean {
+    return this.clientWent;
+  }
+
+  private stop(why: 'idle' | 'deadline'): void {
+    this.stopped ??= why;
+    this.abort.cancel();
+  }
+
+  /** Sends the request; a failure to get an answer is a spec error. */
+  async send(fetch: UpstreamFetch, url: string): Promise<UpstreamResponse> {
+    try {
+      return await fetch(url, this);
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  /** Why the call failed, as a spec error: the idle timer, the deadline, or an upstream that cannot be reached. */
+  failure(error: unknown): ResponsesError {
+    if (error instanceof ResponsesError) return error;
+    if (this.stopped === 'deadline')
+      return new ResponsesError(
+        'server_error',
+        'upstream_deadline_exceeded',
+        `The upstream model did not finish within ${this.limits.upstreamDeadlineMs} ms (this server's limit for one upstream call).`,
+        null,
+        undefined,
+        { cause: error },
+      );
+    if (this.stopped === 'idle')
+      return new ResponsesError(
+        'server_error',
+        'upstream_timeout',
+        `The upstream model did not answer within ${this.limits.upstreamIdleMs} ms (keep-alive comments do not count).`,
+        null,
+        undefined,
+        { cause: error },
+      );
+    return new ResponsesError(
+      'server_error',
+      'upstream_unavailable',
+      `The upstream model could not be reached (${this.redactor.text(errorText(error), 300)}).`,
+      null,
+      undefined,
+      { cause: error },
+    );
+  }
+
+  /**
+   * The whole body as text, at most `maxUpstreamBodyBytes` (each chunk restarts the idle timer). Past the
+   * bound the connection is dropped and the call fails with `upstream_response_too_large`.
+   */
+  async text(response: UpstreamResponse): Promise<string> {
+    const max = this.limits.maxUpstreamBodyBytes;
+    const body = await this.read(response, max);
+    if (body.over) {
+      this.abort.cancel();
+      throw new ResponsesError(
+        'model_error',
+        'upstream_response_too_large',
+        `The upstream answer is larger than this server's limit of ${max} bytes for one upstream body; it was not read further.`,
+      );
+    }
+    return body.text;
+  }
+
+  /** An error body: its first `MAX_ERROR_BODY_BYTES` (the rest is dropped with the connection); '' when it cannot be read. */
+  async errorText(response: UpstreamResponse): Promise<string> {
+    try {
+      const body = await this.read(response, Math.min(MAX_ERROR_BODY_BYTES, this.limits.maxUpstreamBodyBytes));
+      if (body.over) this.abort.cancel();
+      return body.text;
+    } catch {
+      return '';
+    }
+  }
+
+  private async read(response: UpstreamResponse, max: number): Promise<{ text: string; over: boolean }> {
+    const reader = response.body?.getReader();
+    if (!reader) return { text: '', over: false };
+    const chunks: Uint8Array[] = [];
+    let bytes = 0;
+    try {
+      for (;;) {
+        let next: ReadableStreamReadResult<Uint8Array>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          if (this.stopped || this.clientWent) throw this.failure(error);
+          throw new ResponsesError(
+            'model_error',
+            'upstream_response_cut',
+            'The upstream connection broke before its answer ended; the answer is incomplete.',
+            null,
+            undefined,
+            { cause: error },
+          );
+        }
+        if (next.done) break;
+        bytes += next.value.byteLength;
+        if (bytes > max) {
+          // Keep what fits (an error body shows its start), nothing past it.
+          const fits = next.value.byteLength - (bytes - max);
+          if (fits > 0) chunks.push(next.value.subarray(0, fits));
+          await cancelReader(reader);
+          return { text: joinText(chunks), over: true };
+        }
+        chunks.push(next.value);
+        this.idle.refresh();
+      }
+    } finally {
+      reader.releaseLock();
+    }
+    return { text: joinText(chunks), over: false };
+  }
+
+  /**
+   * The frames of an SSE body, as the chunks complete them (each array non-empty). Ends when the body ends,
+   * when `complete()` says the answer is whole (the rest of the body is let go), or when the client goes away
+   * (check `clientGone`). Only events restart the idle timer. A line or event over `maxUpstreamEventBytes`
+   * drops the connection and fails with `upstream_event_too_large`; a connection that breaks before the
+   * answer is complete fails with `upstream_stream_cut`.
+   */
+  async *frames(response: UpstreamResponse, complete: () => boolean): AsyncGenerator<SSEFrame[]> {
+    if (!response.body)
+      throw new ResponsesError('model_error', 'upstream_invalid_response', 'The upstream answered without a body.');
+    const max = this.limits.maxUpstreamEventBytes;
+    const decoder = createSSEFrameDecoder({ maxFrameBytes: max });
+    const reader = response.body.getReader();
+    let released = false;
+    try {
+      for (;;) {
+        let next: ReadableStreamReadResult<Uint8Array>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          // An upstream that said it was done and then hung or dropped the connection has still answered.
+          if (complete() || this.clientWent) return;
+          if (this.stopped) throw this.failure(error);
+          throw new ResponsesError(
+            'model_error',
+            'upstream_stream_cut',
+            'The upstream connection broke mid-stream; the answer is incomplete.',
+            null,
+            undefined,
+            { cause: error },
+          );
+        }
+        if (next.done) return;
+        let frames: SSEFrame[];
+        try {
+          frames = decoder.decode(next.value);
+        } catch (error) {
+          if (!(error instanceof SSEFrameError)) throw error;
+          this.abort.cancel();
+          throw new ResponsesError(
+            'model_error',
+            'upstream_event_too_large',
+            `The upstream sent a stream line or event larger than this server's limit of ${max} bytes (at byte ${error.byteOffset} of the stream); it was not read further.`,
+          );
+        }
+        if (frames.length > 0) {
+          this.idle.refresh();
+          yield frames;
+        }
+        if (complete()) {
+          released = true;
+          letGo(reader, this.abort);
+          return;
+        }
+      }
+    } finally {
+      if (!released) reader.releaseLock();
+    }
+  }
+
+  /** Ends the call: the timers stop; unless the answer was read to its end, the upstream connection is dropped. */
+  close(): void {
+    clearTimeout(this.idle);
+    clearTimeout(this.deadline);
+    this.stopListening();
+    if (!this.finished) this.abort.cancel();
+  }
+}
+
+const noop = () => {};
+
+async function cancelReader(reader: UpstreamBodyReader): Promise<void> {
+  await reader.cancel?.().catch(() => {});
+}
+
+/** Bytes the rest of a complete answer may have before its connection is dropped rather than kept for reuse. */
+const MAX_TRAILING_BYTES = 64 * 1024;
+const TRAILING_MS = 1_000;
+
+/**
+ * The rest of an answer already complete (usually nothing but the body's end) is read in the background, so
+ * a keep-alive connection can be reused; more than a little, or longer than a second, and it is dropped.
+ */
+function letGo(reader: UpstreamBodyReader, abort: Cancellation): void {
+  // A reader without cancel(): the call's abort drops the connection (every fetch follows it).
+  const drop = () => (reader.cancel ? cancelReader(reader) : Promise.resolve(abort.cancel()));
+  const timer = setTimeout(() => void drop(), TRAILING_MS);
+  void (async () => {
+    let bytes = 0;
+    try {
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) break;
+        bytes += next.value.byteLength;
+        if (bytes > MAX_TRAILING_BYTES) {
+          await drop();
+          break;
+        }
+      }
+    } catch {
+      // Dropped: nothing more to read.
+    } finally {
+      clearTimeout(timer);
+      reader.releaseLock();
+    }
+  })();
+}
+
+const decoder = new TextDecoder();
+
+function joinText(chunks: Uint8Array[]): string {
+  if (chunks.length === 1) return decoder.decode(chunks[0]);
+  let length = 0;
+  for (const chunk of chunks) length += chunk.byteLength;
+  const all = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return decoder.decode(all);
+}
