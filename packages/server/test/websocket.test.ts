@@ -133,3 +133,56 @@ describe('WebSocket mode', () => {
     expect(inbox.at(-1)).toMatchObject({ type: 'error', error: { code: 'websocket_connection_limit_reached' } });
   });
 });
+
+describe('the API key offered as a subprotocol', () => {
+  const keyProtocol = `openresponses-api-key.${API_KEY}`;
+  /** Opens a socket offering `protocols` (no authorization header) and reports the handshake's answer. */
+  const handshake = (protocols: string[]) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: string; socket?: WebSocket }>(
+      (resolve, reject) => {
+        const socket = new WebSocket(`${server.url.replace('http', 'ws')}/v1/responses`, protocols);
+        socket.once('upgrade', (response) => {
+          socket.once('open', () => resolve({ status: 101, headers: response.headers, body: '', socket }));
+        });
+        socket.once('unexpected-response', (_request, response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+        });
+        socket.once('error', (error) => {
+          if (!/Unexpected server response/.test(error.message)) reject(error);
+        });
+      },
+    );
+
+  test.each([[[keyProtocol, 'openresponses']], [['openresponses', keyProtocol]]])(
+    'the handshake answers openresponses, never the key (offered %j)',
+    async (protocols) => {
+      const answer = await handshake(protocols);
+      expect(answer.status).toBe(101);
+      expect(answer.headers['sec-websocket-protocol']).toBe('openresponses');
+      expect(JSON.stringify(answer.headers)).not.toContain(API_KEY);
+      // The key still authenticates the session: a turn runs.
+      const socket = answer.socket!;
+      const done = new Promise<string>((resolve) =>
+        socket.on('message', (data) => {
+          const type = (JSON.parse(data.toString()) as Message).type;
+          if (type === 'response.completed' || type === 'error') resolve(type);
+        }),
+      );
+      socket.send(JSON.stringify({ type: 'response.create', model: 'openresponses-deterministic', input: 'Hi' }));
+      expect(await done).toBe('response.completed');
+      socket.close();
+    },
+  );
+
+  test('an offer of the key protocol alone is refused with a 400 that does not echo it', async () => {
+    const answer = await handshake([keyProtocol]);
+    expect(answer.status).toBe(400);
+    expect(answer.headers['sec-websocket-protocol']).toBeUndefined();
+    expect(JSON.stringify(answer.headers) + answer.body).not.toContain(API_KEY);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      error: { type: 'invalid_request', code: 'invalid_websocket_handshake', param: 'sec-websocket-protocol' },
+    });
+  });
+});

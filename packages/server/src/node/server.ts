@@ -39,7 +39,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   // Node answers malformed requests, header overflows and timeouts itself; the body gets the spec's shape.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket));
   // Frames past the body limit close the socket with 1009; ws checks the declared length before buffering.
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: service.limits.maxBodyBytes });
+  const sockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: service.limits.maxBodyBytes,
+    handleProtocols: selectSubprotocol,
+  });
   sockets.on('error', (error) => console.error('openresponses-server: WebSocket server error', error));
   sockets.on('wsClientError', (error, socket) => {
     socket.on('error', () => socket.destroy());
@@ -56,7 +60,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     // A peer that resets during the handshake must not take the process down.
     socket.on('error', () => socket.destroy());
-    acceptSubprotocolKey(request);
+    const keyOnly = acceptSubprotocolKey(request);
+    if (keyOnly) {
+      rawAnswer(socket, 400, keyOnly);
+      return;
+    }
     const url = request.url ?? '/';
     const query = url.indexOf('?');
     void service
@@ -98,15 +106,33 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
 /**
  * Browsers cannot set headers on a WebSocket, so a key may come as the subprotocol
- * `openresponses-api-key.<key>` beside `openresponses` (which the server selects: ws picks the first
- * offered, and the key is never echoed). It is read into `authorization` once, so every later check
- * (authentication, ownership) sees one credential.
+ * `openresponses-api-key.<key>` beside `openresponses`. It is read into `authorization` once, so every
+ * later check (authentication, ownership) sees one credential, and it is never echoed: the server selects
+ * another offered protocol (`selectSubprotocol`). An offer of key protocols alone is refused here (a 400
+ * saying to offer `openresponses` too): the only protocol the handshake could answer would be the key.
  */
-function acceptSubprotocolKey(request: IncomingMessage): void {
-  if (request.headers.authorization) return;
-  const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+function acceptSubprotocolKey(request: IncomingMessage): ResponsesError | undefined {
+  const header = request.headers['sec-websocket-protocol'];
+  if (!header) return undefined;
+  const offered = header.split(',').map((p) => p.trim());
+  if (offered.every((p) => p.startsWith(SUBPROTOCOL_KEY_PREFIX)))
+    return new ResponsesError(
+      'invalid_request',
+      'invalid_websocket_handshake',
+      `Offer the subprotocol 'openresponses' beside '${SUBPROTOCOL_KEY_PREFIX}<key>': the server selects it, and never answers with a key.`,
+      'sec-websocket-protocol',
+    );
+  if (request.headers.authorization) return undefined;
   const key = offered.find((p) => p.startsWith(SUBPROTOCOL_KEY_PREFIX))?.slice(SUBPROTOCOL_KEY_PREFIX.length);
   if (key) request.headers.authorization = `Bearer ${key}`;
+  return undefined;
+}
+
+/** The protocol the handshake answers: `openresponses` when offered, else the first offered that is not a key. */
+function selectSubprotocol(offered: Set<string>): string | false {
+  if (offered.has('openresponses')) return 'openresponses';
+  for (const protocol of offered) if (!protocol.startsWith(SUBPROTOCOL_KEY_PREFIX)) return protocol;
+  return false;
 }
 const SUBPROTOCOL_KEY_PREFIX = 'openresponses-api-key.';
 
