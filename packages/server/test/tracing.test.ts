@@ -110,6 +110,9 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     // 3. A gateway turn: the catch-all Chat Completions upstream, streamed.
     const gateway = await post(cli.url, { model: 'llama3.2', input: `Gateway ${SECRET_WORD}`, stream: true });
     expect(await gateway.text()).toContain('response.completed');
+    // 5. Failures: the upstream answers 429; a stream is cut.
+    expect((await post(cli.url, { model: 'status-429', input: 'x' })).status).toBe(429);
+    expect(await (await post(cli.url, { model: 'cut', input: 'x', stream: true })).text()).toContain('response.failed');
     // 4. A WebSocket turn, its upgrade under another caller trace.
     const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/responses`, {
       headers: { authorization: `Bearer ${KEY}`, traceparent: `00-${socketTrace}-${CALLER_SPAN}-01` },
@@ -208,10 +211,17 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
         'http.response.status_code': 200,
       },
     });
-    const received = upstream.received.filter((request) => request.path === '/v1/chat/completions');
+    const received = upstream.received.filter((request) => request.body.model === 'llama3.2');
     expect(received.map((request) => request.headers.traceparent)).toEqual([
       `00-${client.traceId}-${client.spanId}-01`,
     ]);
+    // Every upstream call (the failing ones too) carried its own client span's context.
+    const clients = new Set(
+      spans.filter((s) => s.kind === SPAN_KIND.client).map((s) => `00-${s.traceId}-${s.spanId}-01`),
+    );
+    const calls = upstream.received.filter((request) => request.path === '/v1/chat/completions');
+    expect(calls).toHaveLength(3);
+    for (const call of calls) expect(clients).toContain(call.headers.traceparent);
   });
 
   test('a WebSocket turn: a server span per turn under the upgrade traceparent, the GenAI span inside', () => {
@@ -222,6 +232,24 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
       attributes: { 'http.route': '/v1/responses', 'network.protocol.name': 'websocket' },
     });
     expect(childrenOf(spans, server).map((s) => s.name)).toEqual(['chat openresponses-deterministic']);
+  });
+
+  test('failures: a 429 upstream and a cut stream mark the GenAI and client spans with error.type', () => {
+    const limited = only(spans, (s) => s.name === 'chat status-429');
+    expect(limited).toMatchObject({ statusCode: 2, attributes: { 'error.type': 'rate_limited' } });
+    expect(only(childrenOf(spans, limited), (s) => s.kind === SPAN_KIND.client)).toMatchObject({
+      statusCode: 2,
+      attributes: { 'http.response.status_code': 429, 'error.type': '429' },
+    });
+    // The server answered the 429 as asked: not a server error.
+    const server = only(spans, (s) => s.spanId === limited.parentSpanId);
+    expect(server).toMatchObject({ statusCode: 0, attributes: { 'http.response.status_code': 429 } });
+    expect(server.attributes['error.type']).toBeUndefined();
+    const cut = only(spans, (s) => s.name === 'chat cut');
+    expect(cut).toMatchObject({
+      statusCode: 2,
+      attributes: { 'error.type': 'upstream_stream_cut', 'gen_ai.response.finish_reasons': ['error'] },
+    });
   });
 
   test('no prompt, completion or key is exported unless content capture is on', () => {
@@ -238,7 +266,7 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(6);
     const streamed = lines[0]!;
     expect(streamed).toMatchObject({
       method: 'POST',
@@ -252,6 +280,7 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     expect(streamed.inputTokens).toBeGreaterThan(0);
     expect(streamed.outputTokens).toBeGreaterThan(0);
     expect(lines[3]).toMatchObject({ model: 'llama3.2', status: 200 });
+    expect(lines[4]).toMatchObject({ model: 'status-429', status: 429 });
     expect(stdout).not.toContain(SECRET_WORD);
     expect(stdout).not.toContain(UPSTREAM_KEY);
     for (const line of lines) expect(JSON.stringify(line)).not.toContain(KEY);
