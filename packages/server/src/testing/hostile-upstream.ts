@@ -223,6 +223,14 @@ export const HOSTILE_BEHAVIOURS: Readonly<Record<string, HostileBehaviour>> = {
       await endless(exchange, () => delta);
     },
   },
+  'dripping-deltas': {
+    description: 'a valid text delta every `intervalMs`, forever (each is an event: only a deadline ends it)',
+    async serve(exchange) {
+      sseHead(exchange);
+      const delta = chunk({ content: 'drip ' });
+      while ((await exchange.write(delta)) && (await exchange.pause(exchange.options.intervalMs)));
+    },
+  },
   'keep-alive-forever': {
     description: 'an SSE stream of `: keep-alive` comments every `intervalMs`, never an event',
     async serve(exchange) {
