@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { load, median, rps, type LoadResult } from './fixtures/load.js';
 import { ChatCompletionsProvider, createResponsesService } from '@openresponses/server';
 import { nodeFetch, startServer } from '@openresponses/server/node';
+import { compareTelemetry, metricsInProcess } from './fixtures/telemetry-overhead.js';
 
 interface Stub {
   url: string;
@@ -209,5 +210,18 @@ export async function run(): Promise<void> {
     `\nIn one process, 16 concurrent callers, 5 alternating rounds of 1 s: a whole gateway turn vs a direct POST to the stub, ratio per round ${inProcess.map((r) => r.toFixed(2)).join(' ')}; median ${median(inProcess, (r) => r).toFixed(2)}x`,
   );
   await gateway.close();
+
+  // Telemetry on vs off: the CLI twice as a gateway to the same stub (the SDK is global to a process).
+  await compareTelemetry(
+    [
+      { title: 'gateway JSON', body: responsesBody(false) },
+      { title: 'gateway SSE', body: responsesBody(true) },
+    ],
+    ['--chat-completions-url', stub.url],
+  );
+  await metricsInProcess(service, [
+    { title: 'gateway JSON', body: responsesBody(false) },
+    { title: 'gateway SSE', body: responsesBody(true) },
+  ]);
   stub.stop();
 }

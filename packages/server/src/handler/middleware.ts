@@ -92,12 +92,13 @@ export function logging(onRequest: (entry: RequestLog) => void): Middleware {
  */
 export function httpMetrics(): Middleware {
   return async (request, next) => {
-    if (!instruments()) return next(request);
+    const meters = instruments();
+    if (!meters) return next(request);
     const started = performance.now();
     const response = await next(request);
     const body = response.body;
     const record = () =>
-      recordHttpRequest(request.method, request.route, response.status, (performance.now() - started) / 1000);
+      recordHttpRequest(meters, request.method, request.route, response.status, (performance.now() - started) / 1000);
     if (body === null || typeof body === 'string') {
       record();
       return response;

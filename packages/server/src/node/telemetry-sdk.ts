@@ -104,8 +104,12 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
             }),
           ),
         }),
-    // Without a traces exporter asked for, no tracer provider is registered (spans stay no-ops).
+    // Without a traces exporter asked for, no tracer provider is registered (spans stay no-ops), and no context
+    // manager or propagator either: on Node 20 the AsyncLocalStorage context manager taxes every promise.
     spanProcessors: plan.traces ? undefined : [],
+    // (The SDK reads null as "register none"; its type leaves null out.)
+    contextManager: plan.traces ? undefined : (null as unknown as undefined),
+    textMapPropagator: plan.traces ? undefined : null,
     metricReaders: readers,
     // The server writes its logs to stdout/stderr (see --log-format); no OpenTelemetry log exporter.
     logRecordProcessors: [],

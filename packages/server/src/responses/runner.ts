@@ -224,7 +224,6 @@ function metered(run: RunTurn, meter: TurnMeter): RunTurn {
       status === 'failed' || status === 'cancelled'
         ? (outcome.error?.code ?? outcome.response.error?.code ?? status)
         : undefined,
-      outcome.response.model,
     );
     return outcome;
   };

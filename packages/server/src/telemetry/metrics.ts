@@ -16,7 +16,6 @@ import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
-  ATTR_GEN_AI_RESPONSE_MODEL,
   ATTR_GEN_AI_TOKEN_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
@@ -202,13 +201,35 @@ export function countRejection(reason: string): void {
   instruments()?.rejections.add(1, { [REJECTION_REASON]: reason });
 }
 
-/** Records one answered HTTP request (`route`: the route table's template, absent for unknown paths). */
-export function recordHttpRequest(method: string, route: string | undefined, status: number, seconds: number): void {
-  const meters = instruments();
-  if (!meters) return;
-  const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
-  if (route !== undefined) attributes[ATTR_HTTP_ROUTE] = route;
-  if (status >= 500) attributes[ATTR_ERROR_TYPE] = String(status);
+/**
+ * Attribute sets by key, made once: the SDK hashes a record's attributes anyway, but a request then allocates
+ * none. Bounded (a model or route name past it is labelled but not kept), since model names come from clients.
+ */
+const attributeSets = new Map<string, Attributes>();
+const MAX_ATTRIBUTE_SETS = 2000;
+function attributeSet(key: string, make: () => Attributes): Attributes {
+  let set = attributeSets.get(key);
+  if (set === undefined) {
+    set = Object.freeze(make());
+    if (attributeSets.size < MAX_ATTRIBUTE_SETS) attributeSets.set(key, set);
+  }
+  return set;
+}
+
+/** Records `http.server.request.duration` of one answered request (`route`: the route table's template, absent for unknown paths). */
+export function recordHttpRequest(
+  meters: Instruments,
+  method: string,
+  route: string | undefined,
+  status: number,
+  seconds: number,
+): void {
+  const attributes = attributeSet(`http\0${method}\0${route}\0${status}`, () => {
+    const set: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
+    if (route !== undefined) set[ATTR_HTTP_ROUTE] = route;
+    if (status >= 500) set[ATTR_ERROR_TYPE] = String(status);
+    return set;
+  });
   meters.httpServerRequestDuration.record(seconds, attributes);
 }
 
@@ -218,15 +239,29 @@ export interface TurnMeter {
   firstOutput(): void;
   /** The model's stream finished, with the tokens it reports. */
   finished(inputTokens: number, outputTokens: number): void;
-  /** The turn ended: `errorType` when it failed (the error's code), `responseModel` when known. */
-  ended(errorType?: string, responseModel?: string): void;
+  /** The turn ended: `errorType` when it failed (the error's code). */
+  ended(errorType?: string): void;
 }
+
+/** The attributes of a turn's GenAI metrics (`error.type` when it failed, `gen_ai.token.type` for token usage). */
+const genAiAttributes = (provider: string, model: string, extra?: readonly [string, string]) =>
+  attributeSet(`gen_ai\0${provider}\0${model}\0${extra?.[0]}\0${extra?.[1]}`, () => {
+    const set: Attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
+      [ATTR_GEN_AI_PROVIDER_NAME]: provider,
+      [ATTR_GEN_AI_REQUEST_MODEL]: model,
+    };
+    if (extra) set[extra[0]] = extra[1];
+    return set;
+  });
 
 /**
  * A meter for one turn that started at `startedAt` (`performance.now()`), whose model call starts now;
  * undefined while metrics are off. `providerName` is the serving provider's `gen_ai.provider.name`: a turn of
  * any provider but this server's own models (`openresponses`) is also a client operation toward its upstream.
  * `streaming`: the model streams to a watching client (time to first chunk is recorded only then).
+ * `gen_ai.request.model` is the model the request named (a gateway route's upstream name is not used);
+ * `gen_ai.response.model` is left out, as it is always that same name here.
  */
 export function meterTurn(
   startedAt: number,
@@ -252,40 +287,34 @@ export function meterTurn(
       inputTokens = input;
       outputTokens = output;
     },
-    ended(errorType, responseModel) {
+    ended(errorType) {
       if (done) return;
       done = true;
       const endedAt = performance.now();
-      const server: Attributes = {
-        [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
-        [ATTR_GEN_AI_PROVIDER_NAME]: providerName,
-        [ATTR_GEN_AI_REQUEST_MODEL]: model,
-      };
-      if (responseModel !== undefined) server[ATTR_GEN_AI_RESPONSE_MODEL] = responseModel;
-      if (errorType !== undefined) server[ATTR_ERROR_TYPE] = errorType;
-      meters.serverRequestDuration.record((endedAt - startedAt) / 1000, server);
+      const attributes = genAiAttributes(providerName, model);
+      const failed =
+        errorType === undefined ? attributes : genAiAttributes(providerName, model, [ATTR_ERROR_TYPE, errorType]);
+      meters.serverRequestDuration.record((endedAt - startedAt) / 1000, failed);
       // Time to first token and per output token: of successful responses only.
       if (errorType === undefined && firstAt !== undefined) {
-        meters.serverTimeToFirstToken.record((firstAt - startedAt) / 1000, server);
+        meters.serverTimeToFirstToken.record((firstAt - startedAt) / 1000, attributes);
         if (outputTokens > 1)
-          meters.serverTimePerOutputToken.record((endedAt - firstAt) / 1000 / (outputTokens - 1), server);
+          meters.serverTimePerOutputToken.record((endedAt - firstAt) / 1000 / (outputTokens - 1), attributes);
       }
       if (!upstream) return;
-      const client: Attributes = {
-        [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
-        [ATTR_GEN_AI_PROVIDER_NAME]: providerName,
-        [ATTR_GEN_AI_REQUEST_MODEL]: model,
-      };
-      const duration: Attributes = errorType === undefined ? client : { ...client, [ATTR_ERROR_TYPE]: errorType };
-      meters.clientOperationDuration.record(((finishedAt ?? endedAt) - callStartedAt) / 1000, duration);
+      meters.clientOperationDuration.record(((finishedAt ?? endedAt) - callStartedAt) / 1000, failed);
       if (streaming && firstAt !== undefined)
-        meters.clientTimeToFirstChunk.record((firstAt - callStartedAt) / 1000, client);
+        meters.clientTimeToFirstChunk.record((firstAt - callStartedAt) / 1000, attributes);
       if (finishedAt !== undefined) {
-        meters.clientTokenUsage.record(inputTokens, { ...client, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPES.input });
-        meters.clientTokenUsage.record(outputTokens, {
-          ...client,
-          [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPES.output,
-        });
+        const type = ATTR_GEN_AI_TOKEN_TYPE;
+        meters.clientTokenUsage.record(
+          inputTokens,
+          genAiAttributes(providerName, model, [type, GEN_AI_TOKEN_TYPES.input]),
+        );
+        meters.clientTokenUsage.record(
+          outputTokens,
+          genAiAttributes(providerName, model, [type, GEN_AI_TOKEN_TYPES.output]),
+        );
       }
     },
   };
