@@ -1,0 +1,182 @@
+// The bounded upstream reader (src/models/upstream-call.ts) is one for every provider family and every fetch:
+// the Anthropic Messages family here, in front of the hostile upstream speaking that dialect, through
+// `nodeFetch` and through the global fetch (web streams, as on Workers). The Chat Completions family is proven
+// against the real CLI process in test/hostile-upstream.test.ts.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { AnthropicMessagesProvider } from '../src/models/anthropic-messages/index.js';
+import type { UpstreamFetch } from '../src/models/upstream.js';
+import { nodeFetch, type RunningServer } from '../src/node/index.js';
+import { type HostileExchange, type HostileUpstream, startHostileUpstream } from '../src/testing/index.js';
+import { post, startTestServer } from './harness.js';
+
+const LIMITS = {
+  maxUpstreamBodyBytes: 256 * 1024,
+  maxUpstreamEventBytes: 64 * 1024,
+  upstreamIdleMs: 500,
+  upstreamDeadlineMs: 1_500,
+  maxUpstreamModels: 3,
+};
+
+const sse = (exchange: HostileExchange) =>
+  exchange.response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+const event = (type: string, data: Record<string, unknown>) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const START = [
+  event('message_start', {
+    message: {
+      id: 'msg_h',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-hostile',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 0 },
+    },
+  }),
+  event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+].join('');
+const delta = event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'drip ' } });
+
+/** Messages-dialect versions of the hostile behaviours. */
+const ANTHROPIC_BEHAVIOURS = {
+  'a-endless-line': {
+    description: 'a streamed data line that never ends',
+    async serve(exchange: HostileExchange) {
+      sse(exchange);
+      if (!(await exchange.write(`${START}event: content_block_delta\ndata: {"type":"content_block_delta","x":"`)))
+        return;
+      const block = 'x'.repeat(16 * 1024);
+      while (await exchange.write(block));
+    },
+  },
+  'a-pings-forever': {
+    description: 'comments every intervalMs after the start, never another event',
+    async serve(exchange: HostileExchange) {
+      sse(exchange);
+      if (!(await exchange.write(START))) return;
+      while ((await exchange.write(': keep-alive\n\n')) && (await exchange.pause(exchange.options.intervalMs)));
+    },
+  },
+  'a-dripping-deltas': {
+    description: 'a text delta every intervalMs, forever',
+    async serve(exchange: HostileExchange) {
+      sse(exchange);
+      if (!(await exchange.write(START))) return;
+      while ((await exchange.write(delta)) && (await exchange.pause(exchange.options.intervalMs)));
+    },
+  },
+  'a-huge-message': {
+    description: 'a whole message of `bytes` bytes (JSON) and a model list of 10 names',
+    async serve(exchange: HostileExchange) {
+      exchange.response.writeHead(200, { 'content-type': 'application/json' });
+      if (exchange.endpoint === '/models') {
+        const data = Array.from({ length: 10 }, (_, i) => ({ id: `claude-${i}`, type: 'model' }));
+        exchange.response.end(JSON.stringify({ data, has_more: false }));
+        return;
+      }
+      const head = '{"id":"msg_h","type":"message","role":"assistant","content":[{"type":"text","text":"';
+      if (!(await exchange.write(head))) return;
+      const block = 'x'.repeat(16 * 1024);
+      for (let written = 0; written < exchange.options.bytes; written += block.length)
+        if (!(await exchange.write(block))) return;
+      await exchange.write('"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}');
+      exchange.response.end();
+    },
+  },
+};
+
+let upstream: HostileUpstream;
+beforeAll(async () => {
+  upstream = await startHostileUpstream({
+    bytes: 1024 * 1024,
+    maxBytes: 64 * 1024 * 1024,
+    intervalMs: 20,
+    behaviours: ANTHROPIC_BEHAVIOURS,
+  });
+});
+afterAll(() => upstream.close());
+
+const fetches: Array<[string, UpstreamFetch]> = [
+  ['nodeFetch', nodeFetch],
+  ['the global fetch', (url, init) => globalThis.fetch(url, init)],
+];
+
+describe.each(fetches)('the Anthropic family through %s', (_, fetch) => {
+  let server: RunningServer;
+  const providers = new Map<string, AnthropicMessagesProvider>();
+  beforeAll(async () => {
+    for (const name of Object.keys(ANTHROPIC_BEHAVIOURS))
+      providers.set(
+        name,
+        new AnthropicMessagesProvider({
+          baseUrl: upstream.urlFor(name),
+          apiKey: 'sk-ant-hostile-0123456789',
+          route: { model: name },
+          limits: LIMITS,
+          fetch,
+        }),
+      );
+    server = await startTestServer({ providers: [...providers.values()] });
+  });
+  afterAll(() => server.close());
+
+  /** The error the client got: a JSON error body, or a failed stream's `error` event. */
+  async function errorOf(model: string, stream: boolean) {
+    const started = performance.now();
+    const response = await post(server, '/v1/responses', { model, input: 'hi', stream });
+    const text = await response.text();
+    const ms = performance.now() - started;
+    await upstream.waitForConnections(0);
+    if (!stream || response.status !== 200) return { status: response.status, ms, ...JSON.parse(text) };
+    const events = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)) as { type: string; error?: unknown });
+    return { status: 200, ms, error: events.find((e) => e.type === 'error')?.error, last: events.at(-1)?.type };
+  }
+
+  test('a stream line without end: upstream_event_too_large, the connection dropped', async () => {
+    const got = await errorOf('a-endless-line', true);
+    expect(got.error).toMatchObject({ type: 'model_error', code: 'upstream_event_too_large' });
+    expect(upstream.served.at(-1)!.closedByGateway).toBe(true);
+    // The sockets' buffers hold a few MiB on loopback; read whole, the line would run to the upstream's 64 MiB guard.
+    expect(upstream.served.at(-1)!.bytesWritten).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  test('keep-alive comments do not restart the idle timer: upstream_timeout', async () => {
+    const got = await errorOf('a-pings-forever', true);
+    expect(got.error).toMatchObject({ type: 'server_error', code: 'upstream_timeout' });
+    expect(got.ms, 'ten times the idle time').toBeLessThan(10 * LIMITS.upstreamIdleMs);
+    expect(upstream.served.at(-1)!.closedByGateway).toBe(true);
+  });
+
+  test('events forever stop at the deadline: upstream_deadline_exceeded after the text so far', async () => {
+    const got = await errorOf('a-dripping-deltas', true);
+    expect([got.status, got.last]).toEqual([200, 'response.failed']);
+    expect(got.error).toMatchObject({ type: 'server_error', code: 'upstream_deadline_exceeded' });
+    expect(got.ms).toBeGreaterThanOrEqual(LIMITS.upstreamDeadlineMs - 50);
+    expect(got.ms, 'ten times the deadline').toBeLessThan(10 * LIMITS.upstreamDeadlineMs);
+    expect(upstream.served.at(-1)!.closedByGateway).toBe(true);
+  });
+
+  test('a JSON answer over the body budget: upstream_response_too_large', async () => {
+    const got = await errorOf('a-huge-message', false);
+    expect(got).toMatchObject({ status: 500, error: { type: 'model_error', code: 'upstream_response_too_large' } });
+  });
+
+  test('the model list: at most maxUpstreamModels names, asked once for every listing', async () => {
+    const provider = new AnthropicMessagesProvider({
+      baseUrl: upstream.urlFor('a-huge-message'),
+      limits: LIMITS,
+      fetch,
+    });
+    const asked = () => upstream.served.filter((s) => s.endpoint === '/models').length;
+    const before = asked();
+    const [first, second] = await Promise.all([provider.listModels(), provider.listModels()]);
+    expect(first).toEqual(['claude-0', 'claude-1', 'claude-2']);
+    expect(second).toEqual(first);
+    expect(await provider.listModels()).toEqual(first);
+    expect(asked() - before).toBe(1);
+  });
+});
