@@ -24,7 +24,9 @@ const REFUSAL = 'refusal';
  * which is refused (400 naming it) rather than answered without them.
  */
 export class ChunkTranslator {
-  private readonly open = new Set<string>();
+  /** The id of the open reasoning, text and refusal items, by kind. */
+  private readonly open = new Map<string, string>();
+  private items = 0;
   private readonly calls = new Map<
     number,
     { id: string | undefined; name: string | undefined; held: string; started: boolean }
@@ -128,12 +130,15 @@ export class ChunkTranslator {
   ): void {
     // Reasoning comes first; once the answer starts, the reasoning item is done.
     if (kind !== REASONING) this.end(REASONING, out);
-    if (!this.open.has(kind)) {
-      this.open.add(kind);
-      out.push({ type: `${kind}-start`, id: kind });
+    let id = this.open.get(kind);
+    if (id === undefined) {
+      // A kind that comes back after its item ended (reasoning after a tool call) is a new item.
+      id = `${kind}:${++this.items}`;
+      this.open.set(kind, id);
+      out.push({ type: `${kind}-start`, id });
     }
-    if (logprobs) out.push({ type: 'text-delta', id: kind, delta, logprobs });
-    else out.push({ type: `${kind}-delta`, id: kind, delta });
+    if (logprobs) out.push({ type: 'text-delta', id, delta, logprobs });
+    else out.push({ type: `${kind}-delta`, id, delta });
   }
 
   private tokens(tokens: ChatTokenLogprob[] | null | undefined): LogProb[] {
@@ -148,8 +153,10 @@ export class ChunkTranslator {
   }
 
   private end(kind: string, out: ModelPart[]): void {
-    if (!this.open.delete(kind)) return;
-    out.push({ type: `${kind as typeof TEXT}-end`, id: kind });
+    const id = this.open.get(kind);
+    if (id === undefined) return;
+    this.open.delete(kind);
+    out.push({ type: `${kind as typeof TEXT}-end`, id });
   }
 }
 
