@@ -12,6 +12,7 @@ import { meterTurn, type TurnMeter } from '../telemetry/metrics.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
 import { openAIEventNames } from './compat.js';
 import type { Sealer } from './sealed.js';
+import { failedResponse, keepFailed } from './store-failure.js';
 import { startTurn } from './turn.js';
 import type { TurnResult } from './turn/stream.js';
 import { prepareTurn, type TurnDependencies } from './turn/prepare.js';
@@ -158,8 +159,17 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         backpressure,
       );
       checkOutgoing(turnOptions.version, result.response);
-      if (starting && !(await starting.catch(() => false))) {
-        // Never announced (its start could not be stored): nothing more to store.
+      let startError: unknown;
+      if (starting && !(await starting.catch((error: unknown) => ((startError = error), false)))) {
+        // Never announced (its start could not be stored): nothing more to store, but a start that lands
+        // late must not stay `in_progress`.
+        const failure = asResponsesError(startError);
+        void keepFailed(
+          target,
+          turnOptions.owner,
+          { response: failedResponse(result.response, failure), input: prepared.input },
+          startError,
+        );
         return { response: result.response, error: result.error, input: prepared.input };
       }
       if (stored) {
@@ -168,6 +178,13 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         } catch (error) {
           const failure = asResponsesError(error);
           if (last) for (const event of failedInstead(last, failure)) emit(event);
+          // The client is told `failed`; a write that lands late must not leave it `completed`.
+          void keepFailed(
+            target,
+            turnOptions.owner,
+            { response: failedResponse(result.response, failure), input: prepared.input },
+            error,
+          );
           throw failure;
         }
         if (last) emit(last);
@@ -197,12 +214,7 @@ function failedInstead(last: AnyStreamingEvent, failure: ResponsesError): AnyStr
     {
       type: 'response.failed',
       sequence_number: sequence_number + 1,
-      response: Object.assign({}, response, {
-        status: 'failed',
-        completed_at: null,
-        incomplete_details: null,
-        error: { code: failure.code, message: failure.message },
-      }),
+      response: failedResponse(response, failure),
     } as unknown as AnyStreamingEvent,
   ];
 }
