@@ -62,5 +62,5 @@ test('--report html: one self-contained file with each test, its requests, its s
 test('--report takes only html', async () => {
   const { status, stderr } = await run(['--base-url', 'http://127.0.0.1:1/v1', '--report', 'pdf']);
   expect(status).toBe(2);
-  expect(stderr).toContain("unknown report format 'pdf' (html)");
+  expect(stderr).toContain("option '--report <FORMAT>' argument 'pdf' is invalid. Allowed choices are html.");
 });
