@@ -43,37 +43,39 @@ export interface TelemetryOptions {
 
 /** The outermost middleware: one server span per request, ended when the answer (or its whole stream) has been written. */
 export function serverSpans(): Middleware {
-  return async (request, next) => {
-    if (!tracing()) return next(request);
-    const scope = startServerSpan(request.method, request.header, httpServerAttributes(request.method, request.path));
-    if (!scope) return next(request);
-    let response: Awaited<ReturnType<typeof next>>;
-    try {
-      response = await within(scope, () => next(request));
-    } catch (error) {
-      endServerSpan(scope.span, request.method, 500, request.route, error);
-      throw error;
-    }
-    const body = response.body;
-    if (body === null || typeof body === 'string') {
-      endServerSpan(scope.span, request.method, response.status, request.route);
-      return response;
-    }
-    const status = response.status;
-    return Object.assign({}, response, {
-      body: {
-        pipe: (...args: Parameters<typeof body.pipe>) =>
-          within(scope, () => body.pipe(...args)).then(
-            () => endServerSpan(scope.span, request.method, status, request.route),
-            (error: unknown) => {
-              endServerSpan(scope.span, request.method, status, request.route, error);
-              throw error;
-            },
-          ),
-      },
-    });
-  };
+  // Not an async function: while nothing is registered a request passes with no extra promise.
+  return (request, next) => (tracing() ? tracedRequest(request, next) : next(request));
 }
+
+const tracedRequest: Middleware = async (request, next) => {
+  const scope = startServerSpan(request.method, request.header, httpServerAttributes(request.method, request.path));
+  if (!scope) return next(request);
+  let response: Awaited<ReturnType<typeof next>>;
+  try {
+    response = await within(scope, () => next(request));
+  } catch (error) {
+    endServerSpan(scope.span, request.method, 500, request.route, error);
+    throw error;
+  }
+  const body = response.body;
+  if (body === null || typeof body === 'string') {
+    endServerSpan(scope.span, request.method, response.status, request.route);
+    return response;
+  }
+  const status = response.status;
+  return Object.assign({}, response, {
+    body: {
+      pipe: (...args: Parameters<typeof body.pipe>) =>
+        within(scope, () => body.pipe(...args)).then(
+          () => endServerSpan(scope.span, request.method, status, request.route),
+          (error: unknown) => {
+            endServerSpan(scope.span, request.method, status, request.route, error);
+            throw error;
+          },
+        ),
+    },
+  });
+};
 
 /**
  * The turns of one WebSocket connection, each in a server span (`response.create`, a child of the
@@ -115,18 +117,35 @@ export function instrumentRunner(
   settings: { providers: readonly ModelProvider[]; defaultModel: string } & TelemetryOptions,
 ): TurnRunner {
   const capture = settings.captureMessageContent === true;
-  const begin: TurnRunner['begin'] = async (raw, options, watched) => {
+  // Not an async function: while nothing is registered a turn costs no extra promise.
+  const begin: TurnRunner['begin'] = (raw, options, watched) => {
     const traced = tracing();
+    const facts = options.facts;
     // Nothing to note and nothing to record: the runner itself.
-    if (!traced && !options.facts) return runner.begin(raw, options, watched);
-    const facts: TurnFacts = options.facts ?? {};
+    if (!traced && !facts) return runner.begin(raw, options, watched);
     const asked = (raw as { model?: unknown } | null)?.model;
-    facts.requestModel = typeof asked === 'string' ? asked : settings.defaultModel;
-    if (traced) {
-      const provider = settings.providers.find((p) => p.supports(facts.requestModel!));
-      if (provider) facts.provider = genAiProviderOf(provider);
-    }
-    const scope = traced ? startTurnSpan(facts, watched) : undefined;
+    const requestModel = typeof asked === 'string' ? asked : settings.defaultModel;
+    if (traced) return tracedTurn(raw, options, watched, facts ?? {}, requestModel);
+    facts!.requestModel = requestModel;
+    return runner.begin(raw, options, watched).then(
+      (run) => notedTurn(run, facts!),
+      (error: unknown) => {
+        facts!.errorType = errorTypeOf(error);
+        throw error;
+      },
+    );
+  };
+  const tracedTurn = async (
+    raw: unknown,
+    options: TurnOptions,
+    watched: boolean,
+    facts: TurnFacts,
+    requestModel: string,
+  ): ReturnType<TurnRunner['begin']> => {
+    facts.requestModel = requestModel;
+    const provider = settings.providers.find((p) => p.supports(requestModel));
+    if (provider) facts.provider = genAiProviderOf(provider);
+    const scope = startTurnSpan(facts, watched);
     let run: Awaited<ReturnType<TurnRunner['begin']>>;
     try {
       run = await within(scope, () => runner.begin(raw, options, watched));
@@ -162,6 +181,23 @@ export function instrumentRunner(
     turn: async (raw: unknown, options: TurnOptions) =>
       (await begin(raw, options, options.onEvent !== undefined))(options.onEvent),
   });
+}
+
+type RunTurn = Awaited<ReturnType<TurnRunner['begin']>>;
+
+/** `run`, noting the turn's facts once it has ended (no span: nothing is recorded). */
+function notedTurn(run: RunTurn, facts: TurnFacts): RunTurn {
+  return (onEvent, backpressure) =>
+    run(onEvent, backpressure).then(
+      (outcome) => {
+        noteOutcome(facts, outcome.response);
+        return outcome;
+      },
+      (error: unknown) => {
+        facts.errorType = errorTypeOf(error);
+        throw error;
+      },
+    );
 }
 
 /** The model, id, usage and failure of a turn's response. */
@@ -251,7 +287,7 @@ export function instrumentStore<S extends ResponseStore>(store: S): S {
       if (typeof value !== 'function') return value;
       let method = methods.get(key);
       if (method === undefined) {
-        const bound = (value as (...args: unknown[]) => unknown).bind(target);
+        const bound = (value as StoreCall).bind(target);
         method = STORE_OPERATIONS.has(key) ? tracedCall(`store ${String(key)}`, String(key), kind, bound) : bound;
         methods.set(key, method);
       }
@@ -260,16 +296,16 @@ export function instrumentStore<S extends ResponseStore>(store: S): S {
   });
 }
 
-function tracedCall(
-  name: string,
-  operation: string,
-  kind: string,
-  call: (...args: unknown[]) => unknown,
-): (...args: unknown[]) => unknown {
-  return (...args) => {
-    const scope = startChildSpan(name, { 'db.operation.name': operation, 'openresponses.store': kind });
-    if (!scope) return call(...args);
-    return within(scope, () => Promise.resolve(call(...args))).then(
+/** Every store operation takes at most three arguments (`update`: id, owner, change). */
+type StoreCall = (a: unknown, b: unknown, c: unknown) => unknown;
+
+function tracedCall(name: string, operation: string, kind: string, call: StoreCall): StoreCall {
+  return (a, b, c) => {
+    const scope = tracing()
+      ? startChildSpan(name, { 'db.operation.name': operation, 'openresponses.store': kind })
+      : undefined;
+    if (!scope) return call(a, b, c);
+    return within(scope, () => Promise.resolve(call(a, b, c))).then(
       (value) => {
         endSpan(scope.span);
         return value;
