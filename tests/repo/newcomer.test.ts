@@ -187,11 +187,11 @@ test('a newcomer runs the README as written: clone, npm ci, the CLIs, npm start,
       "import { ResponseResourceSchema, validate } from '@openresponses/zod';",
       "const response = JSON.parse(readFileSync('response.json', 'utf8'));",
       'const good = validate(ResponseResourceSchema, response);',
-      "const bad = validate(ResponseResourceSchema, { ...response, status: 'bogus' });",
+      "const bad = validate(ResponseResourceSchema, { ...response, output: 'not a list' });",
       'console.log(JSON.stringify({ good: good.success, bad: bad.success ? [] : bad.issues.map((i) => i.path) }));',
     ].join('\n'),
   );
-  expect(JSON.parse(run('node check.js', 'node check.js', consumer))).toEqual({ good: true, bad: ['status'] });
+  expect(JSON.parse(run('node check.js', 'node check.js', consumer))).toEqual({ good: true, bad: ['output'] });
   expect(readFileSync(path.join(consumer, 'package.json'), 'utf8')).toContain('openresponses-zod');
 
   const total = Object.values(timings).reduce((sum, ms) => sum + ms, 0);
