@@ -1,10 +1,11 @@
 // The one redactor (src/redaction.ts) on what crosses from an upstream to a client, and the checks on
 // upstream values copied into errors: first the functions, then the real CLI in front of the hostile
 // upstream (the key in an error's message, param and code; a hostile Retry-After; an upstream's own error
-// type), for JSON and streamed requests.
+// type), for JSON and streamed requests, the legacy /v1/chat/completions and a WebSocket turn.
 import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import WebSocket from 'ws';
 import { ResponsesError } from '../src/errors.js';
 import {
   errorText,
@@ -126,9 +127,13 @@ describe('the redactor', () => {
 });
 
 /** The whole HTTP answer (status line, headers, body) as the client received it. */
-function rawPost(url: string, body: unknown): Promise<{ status: number; headers: IncomingHttpHeaders; raw: string }> {
+function rawPost(
+  url: string,
+  body: unknown,
+  endpoint = '/v1/responses',
+): Promise<{ status: number; headers: IncomingHttpHeaders; raw: string }> {
   return new Promise((resolve, reject) => {
-    const target = new URL(`${url}/v1/responses`);
+    const target = new URL(`${url}${endpoint}`);
     const request = httpRequest(
       target,
       { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer client-key' } },
@@ -231,6 +236,7 @@ describe('the gateway (the real CLI) in front of a hostile upstream', () => {
         upstreamUrl,
         '--chat-completions-api-key',
         KEY,
+        '--chat-completions',
       ])
     ).url;
 
@@ -249,8 +255,26 @@ describe('the gateway (the real CLI) in front of a hostile upstream', () => {
       expect(error.message).toMatch(/^The upstream provider rejected the request \(HTTP 400\): x{400}/);
       expect(error.message.length).toBeLessThan(600);
     }
+    // The legacy endpoint passes on the same errors.
+    for (const stream of [false, true]) {
+      const body = { model: 'key-in-error', messages: [{ role: 'user', content: 'hi' }], stream };
+      const answer = await rawPost(url, body, '/v1/chat/completions');
+      expect(answer.status, `legacy, stream: ${stream}`).toBe(400);
+      expect(keyRunsIn(answer.raw), `legacy, stream: ${stream}`).toEqual([]);
+    }
+    // And so does a WebSocket turn (its error envelope).
+    const socket = new WebSocket(`${url.replace('http', 'ws')}/v1/responses`, {
+      headers: { authorization: 'Bearer client-key' },
+    });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const envelope = new Promise<string>((resolve) => socket.once('message', (data) => resolve(data.toString())));
+    socket.send(JSON.stringify({ type: 'response.create', model: 'key-in-error', input: 'hi' }));
+    const received = await envelope;
+    socket.close();
+    expect(JSON.parse(received)).toMatchObject({ type: 'error', error: { code: 'upstream_rejected_request' } });
+    expect(keyRunsIn(received)).toEqual([]);
     // The upstream did get the key, and sent it back in its error's message, param and code.
-    expect(upstream.served.filter((s) => s.behaviour === 'key-in-error')).toHaveLength(2);
+    expect(upstream.served.filter((s) => s.behaviour === 'key-in-error')).toHaveLength(5);
 
     for (const stream of [false, true]) {
       const answer = await rawPost(url, { model: 'hostile-retry-after', input: 'hi', stream });
