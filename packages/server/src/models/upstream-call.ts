@@ -117,7 +117,7 @@ export class UpstreamCall implements UpstreamRequestInit {
    */
   async text(response: UpstreamResponse): Promise<string> {
     const max = this.limits.maxUpstreamBodyBytes;
-    const body = await this.read(response, max);
+    const body = await this.read(response, max, false);
     if (body.over) {
       this.abort.cancel();
       throw new ResponsesError(
@@ -132,7 +132,7 @@ export class UpstreamCall implements UpstreamRequestInit {
   /** An error body: its first `MAX_ERROR_BODY_BYTES` (the rest is dropped with the connection); '' when it cannot be read. */
   async errorText(response: UpstreamResponse): Promise<string> {
     try {
-      const body = await this.read(response, Math.min(MAX_ERROR_BODY_BYTES, this.limits.maxUpstreamBodyBytes));
+      const body = await this.read(response, Math.min(MAX_ERROR_BODY_BYTES, this.limits.maxUpstreamBodyBytes), true);
       if (body.over) this.abort.cancel();
       return body.text;
     } catch {
@@ -140,7 +140,12 @@ export class UpstreamCall implements UpstreamRequestInit {
     }
   }
 
-  private async read(response: UpstreamResponse, max: number): Promise<{ text: string; over: boolean }> {
+  /** The body up to `max` bytes; past it reading stops (`over`), and what fit is kept only when `keepStart`. */
+  private async read(
+    response: UpstreamResponse,
+    max: number,
+    keepStart: boolean,
+  ): Promise<{ text: string; over: boolean }> {
     const reader = response.body?.getReader();
     if (!reader) return { text: '', over: false };
     const chunks: Uint8Array[] = [];
@@ -164,10 +169,14 @@ export class UpstreamCall implements UpstreamRequestInit {
         if (next.done) break;
         bytes += next.value.byteLength;
         if (bytes > max) {
-          // Keep what fits (an error body shows its start), nothing past it.
+          await cancelReader(reader);
+          if (!keepStart) {
+            chunks.length = 0;
+            return { text: '', over: true };
+          }
+          // What fits (an error body shows its start), nothing past it.
           const fits = next.value.byteLength - (bytes - max);
           if (fits > 0) chunks.push(next.value.subarray(0, fits));
-          await cancelReader(reader);
           return { text: joinText(chunks), over: true };
         }
         chunks.push(next.value);

@@ -151,12 +151,13 @@ export const HOSTILE_BEHAVIOURS: Readonly<Record<string, HostileBehaviour>> = {
   'huge-json-answer': {
     description: 'a whole (valid) chat completion of `bytes` bytes',
     async serve(exchange) {
-      const text = filler(exchange.options.bytes - COMPLETION_HEAD.length - COMPLETION_TAIL.length);
+      // Counted, not built: a string of 600 MiB is more than a JavaScript string can hold.
+      const length = Math.max(0, exchange.options.bytes - COMPLETION_HEAD.length - COMPLETION_TAIL.length);
       jsonHead(exchange, 200, {
-        'content-length': String(COMPLETION_HEAD.length + text.length + COMPLETION_TAIL.length),
+        'content-length': String(COMPLETION_HEAD.length + length + COMPLETION_TAIL.length),
       });
       if (!(await exchange.write(COMPLETION_HEAD))) return;
-      if (!(await writeRepeated(exchange, 'x', text.length))) return;
+      if (!(await writeRepeated(exchange, 'x', length))) return;
       await exchange.write(COMPLETION_TAIL);
       exchange.response.end();
     },
