@@ -8,10 +8,13 @@ import { outputToInput } from './output-to-input.js';
 
 /** A function tool the agent loop can run: its arguments are validated before `execute` sees them. */
 export interface AgentTool<Args = unknown> {
+  /** The function name the model calls. */
   name: string;
+  /** What the tool does, for the model. */
   description?: string;
   /** A Zod schema (converted to JSON Schema for the model) or a JSON Schema object. */
   parameters: z.ZodType<Args> | Record<string, unknown>;
+  /** Runs the tool; the result (JSON-encoded unless a string) becomes the call's `function_call_output`. */
   execute(args: Args, context: { call: FunctionCall; signal?: AbortSignal }): unknown;
 }
 
@@ -26,11 +29,16 @@ export function defineTool<Args>(tool: {
 }
 
 export interface RunAgentOptions {
+  /** The client the steps are sent with. */
   client: OpenResponsesClient;
+  /** The first turn's input. */
   input: string | ItemParam[];
+  /** The tools the model may call, run locally. */
   // biome-ignore lint/suspicious/noExplicitAny: tools of different argument types sit in one list
   tools: AgentTool<any>[];
+  /** The model to ask (default: the server's default). */
   model?: string;
+  /** Instructions sent with every step. */
   instructions?: string;
   /** Most function calls executed over the whole run (default 16); the run stops when the next step would exceed it. */
   maxToolCalls?: number;
@@ -40,19 +48,25 @@ export interface RunAgentOptions {
    * is treated as stateless and the run switches to full history.
    */
   continuation?: 'previous_response_id' | 'full_history';
+  /** Whether the server stores the steps (`false` implies full-history continuation). */
   store?: boolean;
   /** Other create parameters (temperature, tool_choice, …). */
   body?: Omit<CreateBody, 'input' | 'tools' | 'model' | 'instructions' | 'store' | 'previous_response_id' | 'stream'>;
+  /** Cancels the run: the step under way and any tool that reads `context.signal`. */
   signal?: AbortSignal;
   /** Streams every step and calls this for each event (the streaming variant). */
   onEvent?: (event: AnyStreamingEvent, step: number) => void;
 }
 
+/** What `runAgent` returns. */
 export interface AgentResult {
   /** The last response: the final message, or the step where the run stopped. */
   response: ResponseResource;
+  /** Every response of the run, in order. */
   steps: ResponseResource[];
+  /** How many function calls were executed. */
   toolCalls: number;
+  /** Why the run stopped: a message without calls, the `maxToolCalls` budget, or an incomplete response. */
   stopReason: 'final_message' | 'max_tool_calls' | 'incomplete';
   /** The whole conversation as input items (for a later full-history continuation). */
   history: ItemParam[];

@@ -14,12 +14,15 @@ import { normalizeEvents, ResponseStream, type EventPolicy } from './stream.js';
 import { checkerFor } from './validators.js';
 import { connectSession, type ConnectOptions, type ResponsesSession } from './websocket.js';
 
+/** What `createClient` takes. */
 export interface ClientOptions {
   /** The API root, e.g. `http://127.0.0.1:8080/v1`. */
   baseURL: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
+  /** Headers sent with every request. */
   headers?: Record<string, string>;
   /** The spec version to speak (sent as `OpenResponses-Version`; default: the latest). */
   specVersion?: SpecVersion;
@@ -27,8 +30,11 @@ export interface ClientOptions {
   validate?: EventPolicy['validate'];
   /** `lenient` accepts known peer variants (`response.reasoning_text.*`, missing sequence numbers, missing `[DONE]`). */
   profile?: EventPolicy['profile'];
+  /** Retries after a retryable failure (429, 5xx, a lost connection, a timeout); default 2. */
   maxRetries?: number;
+  /** The first retry's backoff ceiling in ms (doubling each retry, full jitter); default 500. */
   retryBaseMs?: number;
+  /** The longest wait between retries in ms, `Retry-After` included; default 30,000. */
   retryMaxMs?: number;
   /** Default per-attempt timeout in ms until the answer's headers (default 10 minutes); `RequestOptions.timeout` overrides it. */
   timeout?: number;
@@ -36,17 +42,24 @@ export interface ClientOptions {
   registry?: Registry;
 }
 
+/** A create request as the client sends it: the spec body, `stream` set by the method used. */
 export type CreateBody = Omit<CreateResponseBody, 'stream'> & { stream?: boolean | null };
 
+/** `client.responses`: the spec's `/responses` endpoints. */
 export interface Responses {
+  /** Creates a response; with `stream: true` the answer is a `ResponseStream`, otherwise the `ResponseResource`. */
   create(body: CreateBody & { stream: true }, options?: RequestOptions): Promise<ResponseStream>;
   create(body: CreateBody & { stream?: false | null }, options?: RequestOptions): Promise<ResponseResource>;
   create(body: CreateBody, options?: RequestOptions): Promise<ResponseResource | ResponseStream>;
   /** Streams a response: events, listeners, `textStream()`, `finalResponse()`; `options.signal` cancels. */
   stream(body: Omit<CreateBody, 'stream'>, options?: RequestOptions): Promise<ResponseStream>;
+  /** Compacts a conversation (`POST /responses/compact`) into a window to continue from. */
   compact(body: CompactResponseMethodPublicBody, options?: RequestOptions): Promise<CompactResource>;
+  /** Fetches a stored response (`GET /responses/{id}`). */
   retrieve(id: string, options?: RequestOptions): Promise<ResponseResource>;
+  /** Deletes a stored response (`DELETE /responses/{id}`). */
   delete(id: string, options?: RequestOptions): Promise<{ id: string; object: string; deleted: boolean }>;
+  /** The input items of a stored response (`GET /responses/{id}/input_items`). */
   inputItems(
     id: string,
     options?: RequestOptions,
@@ -55,8 +68,11 @@ export interface Responses {
   connect(options?: ConnectOptions): Promise<ResponsesSession>;
 }
 
+/** What `createClient` returns. */
 export interface OpenResponsesClient {
+  /** The `/responses` endpoints. */
   readonly responses: Responses;
+  /** The options in effect, defaults filled in. */
   readonly options: Readonly<Required<Pick<ClientOptions, 'baseURL' | 'specVersion' | 'validate' | 'profile'>>>;
 }
 

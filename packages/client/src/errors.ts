@@ -5,6 +5,7 @@ import type { ResponseResource } from '@openresponses/types';
  * Subclasses follow openai-node's names, so `instanceof RateLimitError` and friends work as its users expect.
  */
 export class OpenResponsesError extends Error {
+  /** The class name (`'BadRequestError'`, …), also in the error's `stack`. */
   override name = 'OpenResponsesError';
   /** The server's `x-request-id` for this request, when it answered. */
   readonly requestId: string | null;
@@ -12,9 +13,13 @@ export class OpenResponsesError extends Error {
     message: string,
     /** HTTP status (or the WebSocket envelope's `status`); 0 when the request never got an answer. */
     readonly status: number,
+    /** The spec error `type` (`invalid_request_error`, `server_error`, …), or the client's own (`connection_error`, `user_abort`, `invalid_payload`). */
     readonly type: string,
+    /** The spec error `code` (`rate_limit_exceeded`, …), when the server gave one; `timeout` for a timed-out request. */
     readonly code: string | null,
+    /** The request field the error is about (`input[0].content`), when the server named one. */
     readonly param: string | null,
+    /** The answer's headers, when there was an answer. */
     readonly headers?: Headers,
     options: { cause?: unknown } = {},
   ) {
@@ -30,35 +35,53 @@ export class OpenResponsesError extends Error {
 
 /** The server answered with an error status. */
 export class APIError extends OpenResponsesError {
+  /** `'APIError'`. */
   override name = 'APIError';
 }
+/** 400: the request is invalid (`invalid_request_error`). */
 export class BadRequestError extends APIError {
+  /** `'BadRequestError'`. */
   override name = 'BadRequestError';
 }
+/** 401: the API key is missing or wrong. */
 export class AuthenticationError extends APIError {
+  /** `'AuthenticationError'`. */
   override name = 'AuthenticationError';
 }
+/** 403: the key may not do this. */
 export class PermissionDeniedError extends APIError {
+  /** `'PermissionDeniedError'`. */
   override name = 'PermissionDeniedError';
 }
+/** 404: no such response (or model, or route). */
 export class NotFoundError extends APIError {
+  /** `'NotFoundError'`. */
   override name = 'NotFoundError';
 }
+/** 409: the request conflicts with the resource's state (cancelling a finished response, …). */
 export class ConflictError extends APIError {
+  /** `'ConflictError'`. */
   override name = 'ConflictError';
 }
+/** 422: the request is well-formed but cannot be processed. */
 export class UnprocessableEntityError extends APIError {
+  /** `'UnprocessableEntityError'`. */
   override name = 'UnprocessableEntityError';
 }
+/** 429: too many requests; retried with backoff (`Retry-After` honoured). */
 export class RateLimitError extends APIError {
+  /** `'RateLimitError'`. */
   override name = 'RateLimitError';
 }
+/** 5xx: the server failed; retried with backoff. */
 export class InternalServerError extends APIError {
+  /** `'InternalServerError'`. */
   override name = 'InternalServerError';
 }
 
 /** The request got no answer (refused, reset, DNS); `cause` is the underlying error. */
 export class APIConnectionError extends OpenResponsesError {
+  /** `'APIConnectionError'`. */
   override name = 'APIConnectionError';
   constructor(message: string, options: { cause?: unknown; code?: string | null } = {}) {
     super(message, 0, 'connection_error', options.code ?? null, null, undefined, options);
@@ -67,6 +90,7 @@ export class APIConnectionError extends OpenResponsesError {
 
 /** The request took longer than its `timeout`. */
 export class APIConnectionTimeoutError extends APIConnectionError {
+  /** `'APIConnectionTimeoutError'`. */
   override name = 'APIConnectionTimeoutError';
   constructor(timeoutMs: number, options: { cause?: unknown } = {}) {
     super(`The request timed out after ${timeoutMs} ms.`, { ...options, code: 'timeout' });
@@ -75,6 +99,7 @@ export class APIConnectionTimeoutError extends APIConnectionError {
 
 /** The caller's `signal` aborted the request; never retried. */
 export class APIUserAbortError extends OpenResponsesError {
+  /** `'APIUserAbortError'`. */
   override name = 'APIUserAbortError';
   constructor(options: { cause?: unknown } = {}) {
     super('The request was aborted.', 0, 'user_abort', null, null, undefined, options);
@@ -101,8 +126,10 @@ export function apiErrorClass(status: number): typeof APIError {
 
 /** A streamed response that ended in `response.failed`; carries the final response and the error event. */
 export class ResponseFailedError extends OpenResponsesError {
+  /** `'ResponseFailedError'`. */
   override name = 'ResponseFailedError';
   constructor(
+    /** The response as the `response.failed` event carried it (status `failed`, with its `error`). */
     readonly response: ResponseResource,
     error: { type?: string; code?: string | null; message: string; param?: string | null },
   ) {
@@ -115,9 +142,11 @@ export class ResponseFailedError extends OpenResponsesError {
 
 /** The server's answer did not match the spec schema the client validates with. */
 export class InvalidPayloadError extends OpenResponsesError {
+  /** `'InvalidPayloadError'`. */
   override name = 'InvalidPayloadError';
   constructor(
     what: string,
+    /** What did not match, one entry per problem: the field's path and the message. */
     readonly issues: ReadonlyArray<{ path: string; message: string }>,
   ) {
     super(
@@ -133,6 +162,7 @@ export class InvalidPayloadError extends OpenResponsesError {
   }
 }
 
+/** The typed error for an error answer: its class by status, its fields from the spec error body (or the status text). */
 export async function errorFromResponse(response: Response): Promise<APIError> {
   const text = await response.text().catch(() => '');
   let body: { error?: { message?: string; type?: string; code?: string | null; param?: string | null } } | undefined;

@@ -3,6 +3,7 @@ import { outputToInput } from './output-to-input.js';
 
 /** A function call the caller answered with no output: the next turn would fail with "No tool output found". */
 export class MissingToolOutputError extends Error {
+  /** `'MissingToolOutputError'`. */
   override name = 'MissingToolOutputError';
   constructor(readonly callIds: string[]) {
     super(

@@ -21,9 +21,11 @@ export interface TransportOptions {
   timeoutMs: number;
 }
 
+/** Per-request options, the last argument of every endpoint method. */
 export interface RequestOptions {
   /** Aborts the request (an `APIUserAbortError`, never retried). */
   signal?: AbortSignal;
+  /** Headers for this request, over the client's. */
   headers?: Record<string, string>;
   /** This request's `timeout` in ms per attempt (an `APIConnectionTimeoutError`, retried like a lost connection). */
   timeout?: number;

@@ -11,7 +11,9 @@ import type { ResponseResource, SpecVersion } from '@openresponses/types';
 import { InvalidPayloadError, ResponseFailedError } from './errors.js';
 import { checkerFor } from './validators.js';
 
+/** How a stream's events are checked: the spec version, the validation mode, the profile. */
 export interface EventPolicy {
+  /** The spec version whose schemas validate the events. */
   version: SpecVersion;
   /** `forward` (default): unknown item, content and event types pass intact. `exact`: only the spec. `off`: no validation. */
   validate: 'exact' | 'forward' | 'off';
@@ -82,6 +84,7 @@ export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
     this.controller.abort(reason);
   }
 
+  /** Every event in order (validated per the policy); the stream can be iterated once. */
   async *[Symbol.asyncIterator](): AsyncIterator<AnyStreamingEvent> {
     if (this.iterator)
       throw new Error('A ResponseStream can be iterated once; use finalResponse() or listeners to observe it again.');

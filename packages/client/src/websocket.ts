@@ -14,9 +14,13 @@ import { outputToInput } from './output-to-input.js';
 
 /** The part of the WebSocket API the session uses: the browser's, Node 22's, or `ws`'s. */
 export interface WebSocketLike {
+  /** `WebSocket.OPEN` (1) once connected. */
   readonly readyState: number;
+  /** Sends one text message. */
   send(data: string): void;
+  /** Closes the connection. */
   close(code?: number, reason?: string): void;
+  /** Listens for messages, the close, the open and errors. */
   addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
   addEventListener(type: 'close', listener: (event: { code: number; reason: string }) => void): void;
   addEventListener(type: 'open' | 'error', listener: (event: unknown) => void): void;
@@ -24,6 +28,7 @@ export interface WebSocketLike {
 /** `ws` takes headers as `new WebSocket(url, { headers })`; the browser's takes none. */
 export type WebSocketConstructor = new (url: string, options?: { headers?: Record<string, string> }) => WebSocketLike;
 
+/** What `client.responses.connect()` takes. */
 export interface ConnectOptions {
   /** A WebSocket implementation; required on Node 20 (pass `WebSocket` from `ws`, which can also send the API key header). */
   WebSocket?: WebSocketConstructor;
@@ -31,8 +36,10 @@ export interface ConnectOptions {
   compactModel?: string;
 }
 
+/** A WebSocket turn's body: a create body without the HTTP-only fields. */
 export type SessionTurnBody = Omit<CreateResponseBody, 'stream' | 'stream_options' | 'background'>;
 
+/** A WebSocket session on `/responses`, from `client.responses.connect()`. */
 export interface ResponsesSession {
   /** One turn: sends `response.create` and streams its events; turns run one after another. */
   create(body: SessionTurnBody): ResponseStream;
@@ -48,7 +55,9 @@ export interface ResponsesSession {
   ): Promise<ResponseResource>;
   /** Everything said so far (inputs and outputs), as the next chain would need it. */
   readonly history: readonly ItemParam[];
+  /** The last response's id, which the next `send` continues from. */
   readonly lastResponseId: string | undefined;
+  /** Closes the session's socket. */
   close(): void;
 }
 

@@ -8,10 +8,16 @@ export { STREAMING_EVENT_TYPES };
 export type AnyStreamingEvent = StreamingEvent | OpaqueMember;
 
 /** A vendor event: its `type` carries a provider slug (`acme:trace_event`). */
-export type VendorEvent = OpaqueMember & { type: `${string}:${string}`; sequence_number?: number };
+export type VendorEvent = OpaqueMember & {
+  /** `slug:name`. */
+  type: `${string}:${string}`;
+  /** The event's place in the stream, as spec events have. */
+  sequence_number?: number;
+};
 
 const KNOWN = new Set<string>(STREAMING_EVENT_TYPES);
 
+/** Whether `type` is an event type of this package's spec version. */
 export function isStreamingEventType(type: unknown): type is StreamingEventType {
   return typeof type === 'string' && KNOWN.has(type);
 }
@@ -35,6 +41,7 @@ export function isVendorType(type: unknown): type is `${string}:${string}` {
   return typeof type === 'string' && VENDOR_TYPE_PATTERN.test(type);
 }
 
+/** Whether an event is a vendor event (a slug-prefixed `type`, `acme:trace`). */
 export function isVendorEvent(event: unknown): event is VendorEvent {
   return typeof event === 'object' && event !== null && isVendorType((event as { type?: unknown }).type);
 }
@@ -45,7 +52,9 @@ export const TERMINAL_EVENT_TYPES = [
   'response.incomplete',
   'response.failed',
 ] as const satisfies readonly StreamingEventType[];
+/** `response.completed`, `response.incomplete` or `response.failed`. */
 export type TerminalEventType = (typeof TERMINAL_EVENT_TYPES)[number];
+/** Whether `type` is a terminal lifecycle event type. */
 export function isTerminalEventType(type: unknown): type is TerminalEventType {
   return type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed';
 }

@@ -18,13 +18,20 @@ export function docText(annotations: Annotations, fallbackTitle?: string): strin
   return lines.join('\n').replace(/\*\//g, '*\\/');
 }
 
-/** A `/** … *\/` block, indented, for places where ts-morph structures do not reach (fields of type literals). */
-export function docComment(annotations: Annotations, indent: string): string {
-  const text = docText(annotations);
-  if (!text) return '';
+/**
+ * A `/** … *\/` block, indented, for places where ts-morph structures do not reach (fields of type literals).
+ * Without annotations to say anything it says `fallback`, so every generated field is documented.
+ */
+export function docComment(annotations: Annotations, indent: string, fallback: string): string {
+  const text = docText(annotations) ?? fallback;
   const lines = text.split('\n');
   if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
   return `${indent}/**\n${lines.map((l) => `${indent} * ${l}`.trimEnd()).join('\n')}\n${indent} */\n`;
+}
+
+/** The sentence for a field the spec does not describe. */
+export function undescribedField(name: string): string {
+  return `The \`${name}\` field (not described by the spec).`;
 }
 
 function normalise(text: string): string {

@@ -1,7 +1,7 @@
 import { type Project, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { ModelAnalysis, ValidationMode } from '../model/analysis.js';
 import { type SchemaNode, useSiteAnnotations } from '../model/schema-model.js';
-import { docComment, docText, generatedHeader, printModule, propertyKey } from './docs.js';
+import { docComment, docText, generatedHeader, printModule, propertyKey, undescribedField } from './docs.js';
 
 /** The name of the type forward-compatible mode gives unknown members of open unions (narrowing-safe). */
 export const UNKNOWN_MEMBER = 'UnknownMember';
@@ -42,7 +42,7 @@ export function emitTypesModule(
     name: 'SchemaTypes',
     isExported: true,
     docs: ['Every named schema by name, for generic code (`SchemaTypes[Name]`).'],
-    properties: model.schemas.map((s) => ({ name: s.name, type: s.name })),
+    properties: model.schemas.map((s) => ({ name: s.name, type: s.name, docs: [`The \`${s.name}\` type.`] })),
   });
   if (mode === 'forward') {
     const imports: StatementStructures[] = [
@@ -137,7 +137,7 @@ export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileNa
     isExported: true,
     name: 'StreamingEventByType',
     typeParameters: [{ name: 'T', constraint: 'StreamingEventType' }],
-    type: `Extract<${model.streamingEventUnion}, { type: T }>`,
+    type: `Extract<${model.streamingEventUnion}, {\n  /** The event type. */\n  type: T;\n}>`,
     docs: ['The streaming event whose `type` is `T`.'],
   });
   const open = model.schemas.filter((schema) => schema.open).map((schema) => schema.name);
@@ -169,7 +169,7 @@ export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileNa
     typeParameters: [
       { name: 'N', constraint: 'OpenUnion' },
       // biome-ignore lint/suspicious/noTemplateCurlyInString: emitted TypeScript, a template literal type
-      { name: 'Vendor', constraint: '{ type: `${string}:${string}` }' },
+      { name: 'Vendor', constraint: '{\n  /** A vendor type: `slug:name`. */\n  type: `${string}:${string}`;\n}' },
     ],
     type: 'SchemaTypes[N] | Vendor',
     docs: ['An open union with vendor members added (`ExtendedUnion<"ItemField", AcmeSearchResult>`).'],
@@ -207,7 +207,7 @@ export function typeText(node: SchemaNode, indent: string): string {
       const inner = `${indent}  `;
       const fields = node.properties.map((p) => {
         const optional = p.required && !p.disallowed ? '' : '?';
-        return `${docComment(useSiteAnnotations(p.node), inner)}${inner}${propertyKey(p.name)}${optional}: ${typeText(p.node, inner)};\n`;
+        return `${docComment(useSiteAnnotations(p.node), inner, undescribedField(p.name))}${inner}${propertyKey(p.name)}${optional}: ${typeText(p.node, inner)};\n`;
       });
       return `{\n${fields.join('')}${indent}}`;
     }

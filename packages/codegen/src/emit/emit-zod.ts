@@ -1,7 +1,7 @@
 import { type Project, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { DiscriminationPlan, ModelAnalysis, ValidationMode } from '../model/analysis.js';
-import type { SchemaNode } from '../model/schema-model.js';
-import { docText, generatedHeader, printModule, propertyKey } from './docs.js';
+import { type SchemaNode, useSiteAnnotations } from '../model/schema-model.js';
+import { docComment, docText, generatedHeader, printModule, propertyKey, undescribedField } from './docs.js';
 
 export const schemaConstName = (name: string) => `${name}Schema`;
 
@@ -225,12 +225,13 @@ class ZodExpressionEmitter {
           if (node.additional === 'none') return `${this.t('ZodObject')}<{}, z.core.$strict>`;
           return `${this.t('ZodRecord')}<${this.t('ZodString')}, ${node.additional === 'any' ? this.t('ZodUnknown') : this.typeExpression(node.additional)}>`;
         }
+        // Each field carries the spec's description (or a sentence saying it has none), as the named types do.
         const fields = node.properties.map((p) => {
           let value = p.disallowed ? this.t('ZodNever') : this.typeExpression(p.node);
           if (!p.required || p.disallowed) value = `${this.t('ZodOptional')}<${value}>`;
-          return `${propertyKey(p.name)}: ${value}`;
+          return `${docComment(useSiteAnnotations(p.node), '  ', undescribedField(p.name))}  ${propertyKey(p.name)}: ${value};`;
         });
-        return `${this.t('ZodObject')}<{\n${fields.map((f) => `  ${f};`).join('\n')}\n}, z.core.${node.additional === 'none' ? '$strict' : '$strip'}>`;
+        return `${this.t('ZodObject')}<{\n${fields.join('\n')}\n}, z.core.${node.additional === 'none' ? '$strict' : '$strip'}>`;
       }
       case 'union': {
         const shape = this.analysis.unionShape(node);
@@ -256,7 +257,8 @@ class ZodExpressionEmitter {
     if (unique.length === 0) return this.t('ZodNever');
     if (unique.length === 1) return `${this.t('ZodLiteral')}<${JSON.stringify(unique[0])}>`;
     if (unique.every((v) => typeof v === 'string'))
-      return `${this.t('ZodEnum')}<{ ${unique.map((v) => `${propertyKey(v as string)}: ${JSON.stringify(v)}`).join('; ')} }>`;
+      // One member a line: TypeDoc reads a member's JSDoc only when it starts the line.
+      return `${this.t('ZodEnum')}<{\n${unique.map((v) => `  /** The value \`${v}\`. */\n  ${propertyKey(v as string)}: ${JSON.stringify(v)};`).join('\n')}\n}>`;
     return `${this.t('ZodUnion')}<readonly [${unique.map((v) => `${this.t('ZodLiteral')}<${JSON.stringify(v)}>`).join(', ')}]>`;
   }
 

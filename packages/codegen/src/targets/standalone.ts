@@ -57,7 +57,7 @@ export const standaloneTarget: GeneratorTarget = {
         `export const versions = {`,
         ...versions.map(
           (v) =>
-            `  ${JSON.stringify(v.version)}: { exact: exact_${ident(v.version)}, forward: forward_${ident(v.version)} },`,
+            `  /** Spec version ${v.version}. */\n  ${JSON.stringify(v.version)}: {\n    /** The spec-exact validators. */\n    exact: exact_${ident(v.version)},\n    /** The forward-compatible validators. */\n    forward: forward_${ident(v.version)},\n  },`,
         ),
         `} as const satisfies Record<SpecVersion, { exact: object; forward: object }>;`,
         '',

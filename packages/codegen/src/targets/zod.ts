@@ -47,7 +47,7 @@ function versionTable(versions: Array<{ version: string }>): string {
     `export const versions = {`,
     ...versions.map(
       (v) =>
-        `  ${JSON.stringify(v.version)}: { exact: exact_${ident(v.version)}, forward: forward_${ident(v.version)} },`,
+        `  /** Spec version ${v.version}. */\n  ${JSON.stringify(v.version)}: {\n    /** The spec-exact schemas. */\n    exact: exact_${ident(v.version)},\n    /** The forward-compatible schemas. */\n    forward: forward_${ident(v.version)},\n  },`,
     ),
     `} as const satisfies Record<SpecVersion, { exact: object; forward: object }>;`,
     '',

@@ -6,11 +6,13 @@ import { type AnyStreamingEvent, isStreamingEventType, PEER_EVENT_ALIASES, type 
 /** Folds a vendor event into the snapshot (registered by `@openresponses/extensions`). */
 export type VendorEventFold = (response: ResponseResource, event: AnyStreamingEvent) => void;
 
+/** What `createAccumulator` takes. */
 export interface AccumulatorOptions {
   /** Folds for vendor event types; unregistered vendor and unknown events leave the snapshot alone. */
   folds?: Readonly<Record<string, VendorEventFold>>;
 }
 
+/** Rebuilds the response from its events, from `createAccumulator()`. */
 export interface Accumulator {
   /** Applies one event and returns the snapshot after it (the live object: read it, do not mutate it; it shares the events' unchanging fields such as `tools` and `usage`, and owns its `output`). */
   push(event: AnyStreamingEvent): ResponseResource | undefined;

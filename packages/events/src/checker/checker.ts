@@ -15,55 +15,96 @@ import {
 
 /** Every rule the checker enforces, with the spec text it comes from. */
 export const STREAM_RULES = {
+  /** Every event is valid for the schema of its type. */
   schema: 'Every event is valid for the schema of its type.',
+  /** Event types are the spec’s or slug-prefixed vendor types. */
   'unknown-event-type': 'Event types are the spec’s or slug-prefixed vendor types.',
+  /** A known peer variant of a spec event name (lenient profile only). */
   'peer-event-name': 'A known peer variant of a spec event name (lenient profile only).',
+  /** The first event is response.created. */
   'first-event': 'The first event is response.created.',
+  /** response.created is sent once. */
   'duplicate-created': 'response.created is sent once.',
+  /** Every event carries a sequence_number. */
   'sequence-number-missing': 'Every event carries a sequence_number.',
+  /** sequence_number strictly increases. */
   'sequence-number-order': 'sequence_number strictly increases.',
+  /** sequence_number increases by exactly one, so that clients can detect gaps. */
   'sequence-number-gap': 'sequence_number increases by exactly one, so that clients can detect gaps.',
+  /** response.in_progress follows response.created before any other event of the response. */
   'in-progress-missing': 'response.in_progress follows response.created before any other event of the response.',
+  /** Output items are added at output_index 0, 1, 2, … in order. */
   'output-index-contiguous': 'Output items are added at output_index 0, 1, 2, … in order.',
+  /** An event names an output item only after response.output_item.added for it. */
   'item-not-added': 'An event names an output item only after response.output_item.added for it.',
+  /** Each output_index is added once. */
   'item-added-twice': 'Each output_index is added once.',
+  /** An event’s item_id is the id of the item at its output_index. */
   'item-id-mismatch': 'An event’s item_id is the id of the item at its output_index.',
+  /** An item keeps its id from response.output_item.added to response.output_item.done. */
   'item-id-changed': 'An item keeps its id from response.output_item.added to response.output_item.done.',
+  /** Every item carries a status: output_item.added shows it in progress, output_item.done in a terminal status. */
   'item-status':
     'Every item carries a status: output_item.added shows it in progress, output_item.done in a terminal status.',
+  /** No event names an item after its response.output_item.done. */
   'event-after-item-done': 'No event names an item after its response.output_item.done.',
+  /** Deltas and .done events of a content part follow its content_part.added. */
   'part-not-added': 'Deltas and .done events of a content part follow its content_part.added.',
+  /** Each content part is added once. */
   'part-added-twice': 'Each content part is added once.',
+  /** No event names a content part after its content_part.done. */
   'event-after-part-done': 'No event names a content part after its content_part.done.',
+  /** Every content part is closed (content_part.done) before its item is done. */
   'part-not-done': 'Every content part is closed (content_part.done) before its item is done.',
+  /** Streamed text (content, summary, reasoning, function arguments) ends with its .done event before its part or item is done. */
   'text-done-missing':
     'Streamed text (content, summary, reasoning, function arguments) ends with its .done event before its part or item is done.',
+  /** No delta follows the .done event of the same text. */
   'delta-after-done': 'No delta follows the .done event of the same text.',
+  /** The concatenated deltas equal the text of the .done event and of the final item. */
   'delta-sum': 'The concatenated deltas equal the text of the .done event and of the final item.',
+  /** Every output item is done before response.completed or response.incomplete. */
   'item-not-done': 'Every output item is done before response.completed or response.incomplete.',
+  /** An item that ends incomplete is the last item. */
   'incomplete-item-last': 'An item that ends incomplete is the last item.',
+  /** An item that ends incomplete makes the response incomplete. */
   'incomplete-item-response': 'An item that ends incomplete makes the response incomplete.',
+  /** The terminal event’s response status matches it (completed, incomplete, failed). */
   'terminal-status': 'The terminal event’s response status matches it (completed, incomplete, failed).',
+  /** The terminal response’s output equals the streamed items. */
   'terminal-output-mismatch': 'The terminal response’s output equals the streamed items.',
+  /** Exactly one terminal event (completed, incomplete or failed) ends the stream. */
   'missing-terminal': 'Exactly one terminal event (completed, incomplete or failed) ends the stream.',
+  /** Nothing but [DONE] follows the terminal event. */
   'event-after-terminal': 'Nothing but [DONE] follows the terminal event.',
+  /** An error event is followed by response.failed. */
   'error-then-failed': 'An error event is followed by response.failed.',
+  /** response.failed carries a response whose error is an object with a code and a message. */
   'failed-error': 'response.failed carries a response whose error is an object with a code and a message.',
+  /** Vendor events are sent only while the response is in progress. */
   'vendor-event-outside-response': 'Vendor events are sent only while the response is in progress.',
+  /** Vendor events carry a type and an integer sequence_number. */
   'vendor-event-shape': 'Vendor events carry a type and an integer sequence_number.',
+  /** The stream ends with data: [DONE]. */
   'missing-done': 'The stream ends with data: [DONE].',
 } as const;
 
+/** A rule id of `STREAM_RULES`. */
 export type StreamRule = keyof typeof STREAM_RULES;
 
+/** A broken rule: which, at which event, how bad. */
 export interface Violation {
+  /** The rule broken. */
   rule: StreamRule;
   /** Index of the offending event in the stream (the stream length for end-of-stream rules). */
   eventIndex: number;
+  /** What happened, naming the event and the values involved. */
   message: string;
+  /** `warning` for what the lenient profile tolerates; `error` otherwise. */
   severity: 'error' | 'warning';
 }
 
+/** What `createStreamChecker` and `checkStream` take. */
 export interface StreamCheckerOptions {
   /**
    * `spec` (default): exactly the spec. `lenient`: accepts known peer variants (`response.reasoning_text.*`,
@@ -88,11 +129,13 @@ export interface StreamCheckerOptions {
   validateVendorEvent?: (event: Record<string, unknown>) => string | undefined;
 }
 
+/** Checks a stream event by event, from `createStreamChecker()`. */
 export interface StreamChecker {
   /** Checks one event; returns the violations it caused. */
   push(event: unknown): Violation[];
   /** Checks the end of the stream. */
   end(options?: { sawDone?: boolean }): Violation[];
+  /** Every violation so far, in order. */
   readonly violations: readonly Violation[];
   /** The response rebuilt from the events so far. */
   readonly response: ResponseResource | undefined;

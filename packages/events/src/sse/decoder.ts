@@ -1,6 +1,7 @@
 import type { AnyStreamingEvent } from '../events.js';
 import { DEFAULT_MAX_FRAME_BYTES as DEFAULT_MAX_EVENT_BYTES, FrameDecoder, SSEFrameError } from './frames.js';
 
+/** Why a stream could not be decoded (or, in the lenient profile, what a warning is about). */
 export type DecodeErrorCode =
   | 'invalid_json'
   | 'not_an_event'
@@ -11,10 +12,14 @@ export type DecodeErrorCode =
 
 /** A stream that cannot be decoded; names where: the event's index and the byte offset where it starts. */
 export class SSEDecodeError extends Error {
+  /** `'SSEDecodeError'`. */
   override name = 'SSEDecodeError';
   constructor(
+    /** What is wrong. */
     readonly code: DecodeErrorCode,
+    /** The index of the event it is about, from 0. */
     readonly eventIndex: number,
+    /** Where that event starts, in bytes from the start of the stream. */
     readonly byteOffset: number,
     detail: string,
   ) {
@@ -22,23 +27,31 @@ export class SSEDecodeError extends Error {
   }
 }
 
+/** Something the lenient profile (or a data-only stream) let through, reported to `onWarning`. */
 export interface StreamWarning {
+  /** What it is about. */
   code: DecodeErrorCode;
+  /** The index of the event it is about. */
   eventIndex: number;
+  /** Where that event starts, in bytes. */
   byteOffset: number;
+  /** A sentence saying what was let through. */
   message: string;
 }
 
+/** What `decodeSSE` takes. */
 export interface DecodeOptions {
   /** The largest `data` payload of one event, in bytes (default 16 MiB). */
   maxEventBytes?: number;
   /** `spec` (default): a mismatched `event:` name or a missing `[DONE]` is an error. `lenient`: a warning. */
   profile?: 'spec' | 'lenient';
+  /** Called for each warning (a mismatched or missing `event:` name, a missing `[DONE]` in the lenient profile). */
   onWarning?: (warning: StreamWarning) => void;
 }
 
 /** Decoded events, plus whether the stream ended with `data: [DONE]`. */
 export interface DecodedEventStream extends AsyncIterable<AnyStreamingEvent> {
+  /** Whether `data: [DONE]` ended the stream (read it after the iteration ends). */
   readonly sawDone: boolean;
 }
 

@@ -13,7 +13,13 @@ export function encodeEvent(event: { type: string }): string {
 }
 
 /** A stream that encodes events as UTF-8 SSE messages and appends `data: [DONE]` when its writable side closes. */
-export function createSSEEncoderStream(): TransformStream<{ type: string }, Uint8Array> {
+export function createSSEEncoderStream(): TransformStream<
+  {
+    /** The event type, written as the `event:` line. */
+    type: string;
+  },
+  Uint8Array
+> {
   const encoder = new TextEncoder();
   return new TransformStream<{ type: string }, Uint8Array>({
     transform(event, controller) {

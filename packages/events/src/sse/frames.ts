@@ -17,12 +17,15 @@ export interface SSEFrame {
   byteOffset: number;
 }
 
+/** Why the frame decoder stopped: a line or an event over its byte bound. */
 export type SSEFrameErrorCode = 'frame_too_large';
 
 /** A line, or the data of one event, over the decoder's bound. */
 export class SSEFrameError extends Error {
+  /** `'SSEFrameError'`. */
   override name = 'SSEFrameError';
   constructor(
+    /** What is over the bound. */
     readonly code: SSEFrameErrorCode,
     /** Where the line or event starts, in bytes from the start of the stream. */
     readonly byteOffset: number,
@@ -35,6 +38,7 @@ export class SSEFrameError extends Error {
   }
 }
 
+/** What `createSSEFrameDecoder` and `createSSEFrameStream` take. */
 export interface SSEFrameDecoderOptions {
   /** The largest line, and the largest `data` of one event, in bytes (default 16 MiB). */
   maxFrameBytes?: number;
@@ -44,6 +48,7 @@ export interface SSEFrameDecoderOptions {
 
 /** How an SSE stream ended: whether an event was left without its closing blank line (the standard drops it). */
 export interface SSEFrameEnd {
+  /** Whether bytes were left after the last blank line (an event the standard drops). */
   unfinished: boolean;
   /** Where the unfinished event (or line) starts; the stream's length when nothing was left. */
   byteOffset: number;

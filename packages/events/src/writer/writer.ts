@@ -35,16 +35,25 @@ type PassedItemDraft = {
 
 /** An operation the stream's state does not allow (text after its part is done, completing with open items…). */
 export class StreamOrderError extends Error {
+  /** `'StreamOrderError'`. */
   override name = 'StreamOrderError';
 }
 
+/** What `createStreamWriter` takes. */
 export interface StreamWriterOptions {
   /** The response as it starts (status `in_progress`, empty output); the writer owns it afterwards. */
   response: ResponseResource;
   /** Receives every event, in order, with its sequence_number set, synchronously. Events are never changed after they are sent, and share unchanging parts (tools, metadata…) with each other: read them, do not mutate them. */
   onEvent: (event: WrittenEvent) => void;
   /** Id generators for new items (defaults: random `msg_`, `fc_`, `rs_` ids). */
-  ids?: Partial<{ message(): string; functionCall(): string; reasoning(): string }>;
+  ids?: Partial<{
+    /** A new message id. */
+    message(): string;
+    /** A new function call id. */
+    functionCall(): string;
+    /** A new reasoning item id. */
+    reasoning(): string;
+  }>;
   /** Clock for `completed_at`, in Unix seconds (default: now). */
   now?: () => number;
 }
@@ -52,43 +61,67 @@ export interface StreamWriterOptions {
 export interface TextPartWriter {
   /** Appends text; `logprobs` (output text only) are those of the delta's tokens, when the client included them. */
   append(delta: string, logprobs?: LogProb[]): void;
+  /** Adds an annotation (a citation) to the text so far: `response.output_text.annotation.added`. */
   annotate(annotation: Annotation): void;
+  /** Ends the part: its `.done` event and `content_part.done`. */
   done(): void;
 }
+/** An open assistant message, from `writer.addMessage()`. */
 export interface MessageWriter {
+  /** The item's id. */
   readonly id: string;
+  /** Opens an `output_text` part. */
   addOutputText(): TextPartWriter;
+  /** Opens a `refusal` part. */
   addRefusal(): TextPartWriter;
+  /** Ends the message (`output_item.done`); its parts must be done. */
   done(): void;
 }
+/** An open function call, from `writer.addFunctionCall()`. */
 export interface FunctionCallWriter {
+  /** The item's id. */
   readonly id: string;
+  /** The call id the function's output answers. */
   readonly call_id: string;
+  /** Appends to the JSON arguments (`response.function_call_arguments.delta`). */
   appendArguments(delta: string): void;
+  /** Ends the call: `function_call_arguments.done`, then `output_item.done`. */
   done(): void;
 }
+/** An open reasoning item, from `writer.addReasoning()`. */
 export interface ReasoningWriter {
+  /** The item's id. */
   readonly id: string;
+  /** Opens a summary part (`response.reasoning_summary_part.added`). */
   addSummaryPart(): TextPartWriter;
+  /** Appends raw reasoning text (`response.reasoning.delta`). */
   appendContent(delta: string): void;
+  /** Ends the item, with its `encrypted_content` when there is one. */
   done(final?: { encrypted_content?: string }): void;
 }
 
+/** Emits a valid event stream for one response: every event in an order the stream checker accepts. */
 export interface StreamWriter {
   /** The response so far: exactly what an accumulator of the emitted events holds. */
   readonly response: ResponseResource;
   /** response.created, then response.in_progress. */
   start(): void;
+  /** Opens an assistant message item. */
   addMessage(init?: { id?: string; phase?: 'commentary' | 'final_answer' }): MessageWriter;
+  /** Opens a function call item. */
   addFunctionCall(init: { name: string; call_id: string; id?: string }): FunctionCallWriter;
+  /** Opens a reasoning item. */
   addReasoning(init?: { id?: string }): ReasoningWriter;
+  /** Sends a vendor event (`acme:trace`), numbered in sequence; only while the response is in progress. */
   emitVendorEvent(event: { type: `${string}:${string}`; [key: string]: unknown }): void;
   /**
    * Any other item, such as a vendor item (`acme:search_result`): output_item.added with status
    * `in_progress`, then `done(final)` sends output_item.done with status `completed` and the final fields.
    */
   addItem(item: { type: string; id: string; [key: string]: unknown }): {
+    /** The item's id. */
     readonly id: string;
+    /** Ends the item: `output_item.done` with status `completed` and `final`'s fields. */
     done(final?: Record<string, unknown>): void;
   };
   /** response.completed. Throws while an item is open. */

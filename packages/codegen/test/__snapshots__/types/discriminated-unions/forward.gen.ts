@@ -7,6 +7,7 @@ export type Item = ItemReference | UserMessage | SystemMessage | Reasoning
     | UnknownMember;
 /** Holder */
 export type Holder = {
+    /** The `parts` field (not described by the spec). */
     parts: Array<HolderPartsItem>;
   };
 /** HolderPartsItem */
@@ -18,17 +19,29 @@ export type StreamingEvent = PingEvent
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
+  /** The `ItemReference` type. */
   ItemReference: ItemReference;
+  /** The `UserMessage` type. */
   UserMessage: UserMessage;
+  /** The `SystemMessage` type. */
   SystemMessage: SystemMessage;
+  /** The `Reasoning` type. */
   Reasoning: Reasoning;
+  /** The `Item` type. */
   Item: Item;
+  /** The `Holder` type. */
   Holder: Holder;
+  /** The `HolderPartsItem` type. */
   HolderPartsItem: HolderPartsItem;
+  /** The `ChoiceValue` type. */
   ChoiceValue: ChoiceValue;
+  /** The `Choice` type. */
   Choice: Choice;
+  /** The `Overlapping` type. */
   Overlapping: Overlapping;
+  /** The `PingEvent` type. */
   PingEvent: PingEvent;
+  /** The `StreamingEvent` type. */
   StreamingEvent: StreamingEvent;
 }
 

@@ -14,7 +14,10 @@ export const STREAMING_EVENT_TYPES = [
     "ping",
   ] as const satisfies readonly StreamingEventType[];
 /** The streaming event whose `type` is `T`. */
-export type StreamingEventByType<T extends StreamingEventType> = Extract<StreamingEvent, { type: T }>;
+export type StreamingEventByType<T extends StreamingEventType> = Extract<StreamingEvent, {
+    /** The event type. */
+    type: T;
+  }>;
 /** The unions open to vendor members (discriminated by `type`): items, content, annotations, tools and streaming events. */
 export const OPEN_UNIONS = [
     "Item",
@@ -24,4 +27,7 @@ export const OPEN_UNIONS = [
 /** The name of a union that vendor members can extend. */
 export type OpenUnion = (typeof OPEN_UNIONS)[number];
 /** An open union with vendor members added (`ExtendedUnion<"ItemField", AcmeSearchResult>`). */
-export type ExtendedUnion<N extends OpenUnion, Vendor extends { type: `${string}:${string}` }> = SchemaTypes[N] | Vendor;
+export type ExtendedUnion<N extends OpenUnion, Vendor extends {
+    /** A vendor type: `slug:name`. */
+    type: `${string}:${string}`;
+  }> = SchemaTypes[N] | Vendor;

@@ -2,32 +2,41 @@
 
 /** ItemReference */
 export type ItemReference = {
+    /** The `type` field (not described by the spec). */
     type?: "item_reference" | null;
+    /** The `id` field (not described by the spec). */
     id: string;
   };
 /** UserMessage */
 export type UserMessage = {
     /** @default "message" */
     type: "message";
+    /** The `role` field (not described by the spec). */
     role: "user";
+    /** The `content` field (not described by the spec). */
     content: string;
   };
 /** SystemMessage */
 export type SystemMessage = {
     /** @default "message" */
     type: "message";
+    /** The `role` field (not described by the spec). */
     role: "system";
+    /** The `content` field (not described by the spec). */
     content: string;
   };
 /** Reasoning */
 export type Reasoning = {
+    /** The `type` field (not described by the spec). */
     type: "reasoning";
+    /** The `summary` field (not described by the spec). */
     summary: Array<string>;
   };
 /** An input item; the two messages share `type` and differ by `role`. */
 export type Item = ItemReference | UserMessage | SystemMessage | Reasoning;
 /** Holder */
 export type Holder = {
+    /** The `parts` field (not described by the spec). */
     parts: Array<HolderPartsItem>;
   };
 /** HolderPartsItem */
@@ -42,6 +51,7 @@ export type Overlapping = string;
 export type PingEvent = {
     /** @default "ping" */
     type: "ping";
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: number;
   };
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
@@ -49,16 +59,28 @@ export type StreamingEvent = PingEvent;
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
+  /** The `ItemReference` type. */
   ItemReference: ItemReference;
+  /** The `UserMessage` type. */
   UserMessage: UserMessage;
+  /** The `SystemMessage` type. */
   SystemMessage: SystemMessage;
+  /** The `Reasoning` type. */
   Reasoning: Reasoning;
+  /** The `Item` type. */
   Item: Item;
+  /** The `Holder` type. */
   Holder: Holder;
+  /** The `HolderPartsItem` type. */
   HolderPartsItem: HolderPartsItem;
+  /** The `ChoiceValue` type. */
   ChoiceValue: ChoiceValue;
+  /** The `Choice` type. */
   Choice: Choice;
+  /** The `Overlapping` type. */
   Overlapping: Overlapping;
+  /** The `PingEvent` type. */
   PingEvent: PingEvent;
+  /** The `StreamingEvent` type. */
   StreamingEvent: StreamingEvent;
 }

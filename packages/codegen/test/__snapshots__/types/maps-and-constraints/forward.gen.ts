@@ -8,10 +8,15 @@ export type StreamingEvent = PingEvent
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
+  /** The `Metadata` type. */
   Metadata: Metadata;
+  /** The `Params` type. */
   Params: Params;
+  /** The `Tool` type. */
   Tool: Tool;
+  /** The `PingEvent` type. */
   PingEvent: PingEvent;
+  /** The `StreamingEvent` type. */
   StreamingEvent: StreamingEvent;
 }
 

@@ -6,8 +6,11 @@ export type Metadata = { [key: string]: string };
 export type Params = { [key: string]: unknown };
 /** Tool */
 export type Tool = {
+    /** The `name` field (not described by the spec). */
     name: string;
+    /** The `tags` field (not described by the spec). */
     tags?: Array<string>;
+    /** The `metadata` field (not described by the spec). */
     metadata?: Metadata;
     /**
      * @since 2026-04-24
@@ -19,6 +22,7 @@ export type Tool = {
 export type PingEvent = {
     /** @default "ping" */
     type: "ping";
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: number;
   };
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
@@ -26,9 +30,14 @@ export type StreamingEvent = PingEvent;
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
+  /** The `Metadata` type. */
   Metadata: Metadata;
+  /** The `Params` type. */
   Params: Params;
+  /** The `Tool` type. */
   Tool: Tool;
+  /** The `PingEvent` type. */
   PingEvent: PingEvent;
+  /** The `StreamingEvent` type. */
   StreamingEvent: StreamingEvent;
 }

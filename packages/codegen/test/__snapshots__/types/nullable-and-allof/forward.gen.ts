@@ -8,11 +8,17 @@ export type StreamingEvent = PingEvent
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
+  /** The `Details` type. */
   Details: Details;
+  /** The `Resource` type. */
   Resource: Resource;
+  /** The `Create` type. */
   Create: Create;
+  /** The `SocketCreate` type. */
   SocketCreate: SocketCreate;
+  /** The `PingEvent` type. */
   PingEvent: PingEvent;
+  /** The `StreamingEvent` type. */
   StreamingEvent: StreamingEvent;
 }
 

@@ -2,6 +2,7 @@
 
 /** Details */
 export type Details = {
+    /** The `reason` field (not described by the spec). */
     reason: "max_output_tokens" | "content_filter";
   };
 /** Resource */
@@ -10,13 +11,18 @@ export type Resource = {
     details: Details | null;
     /** A note. */
     note?: string | null;
+    /** The `only_null` field (not described by the spec). */
     only_null?: null;
+    /** The `count` field (not described by the spec). */
     count?: number;
+    /** The `ratio` field (not described by the spec). */
     ratio?: number;
   };
 /** Create */
 export type Create = {
+    /** The `model` field (not described by the spec). */
     model: string;
+    /** The `stream` field (not described by the spec). */
     stream?: boolean;
   };
 /**
@@ -24,15 +30,18 @@ export type Create = {
  * @since 2026-04-24
  */
 export type SocketCreate = {
+    /** The `type` field (not described by the spec). */
     type: "create";
     /** Must not be sent. */
     stream?: never;
+    /** The `model` field (not described by the spec). */
     model: string;
   };
 /** PingEvent */
 export type PingEvent = {
     /** @default "ping" */
     type: "ping";
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: number;
   };
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
@@ -40,10 +49,16 @@ export type StreamingEvent = PingEvent;
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
+  /** The `Details` type. */
   Details: Details;
+  /** The `Resource` type. */
   Resource: Resource;
+  /** The `Create` type. */
   Create: Create;
+  /** The `SocketCreate` type. */
   SocketCreate: SocketCreate;
+  /** The `PingEvent` type. */
   PingEvent: PingEvent;
+  /** The `StreamingEvent` type. */
   StreamingEvent: StreamingEvent;
 }

@@ -8,9 +8,13 @@ export type StreamingEvent = PingEvent
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
+  /** The `Node` type. */
   Node: Node;
+  /** The `Tree` type. */
   Tree: Tree;
+  /** The `PingEvent` type. */
   PingEvent: PingEvent;
+  /** The `StreamingEvent` type. */
   StreamingEvent: StreamingEvent;
 }
 

@@ -2,17 +2,21 @@
 
 /** Node */
 export type Node = {
+    /** The `name` field (not described by the spec). */
     name: string;
+    /** The `children` field (not described by the spec). */
     children: Array<Node>;
   };
 /** Tree */
 export type Tree = {
+    /** The `root` field (not described by the spec). */
     root: Node;
   };
 /** PingEvent */
 export type PingEvent = {
     /** @default "ping" */
     type: "ping";
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: number;
   };
 /** Any server-sent event of a streamed response (the `text/event-stream` body of `POST /responses`). */
@@ -20,8 +24,12 @@ export type StreamingEvent = PingEvent;
 
 /** Every named schema by name, for generic code (`SchemaTypes[Name]`). */
 export interface SchemaTypes {
+  /** The `Node` type. */
   Node: Node;
+  /** The `Tree` type. */
   Tree: Tree;
+  /** The `PingEvent` type. */
   PingEvent: PingEvent;
+  /** The `StreamingEvent` type. */
   StreamingEvent: StreamingEvent;
 }

@@ -5,7 +5,9 @@ import type * as T from "@openresponses/types/discriminated-unions";
 import { jsonInteger, lossless, maxCodePoints, minCodePoints } from "../../runtime/checks.js";
 /** Validates {@link T.ItemReference}. */
 export const ItemReferenceSchema: z.ZodObject<{
+    /** The `type` field (not described by the spec). */
     type: z.ZodOptional<z.ZodNullable<z.ZodLiteral<"item_reference">>>;
+    /** The `id` field (not described by the spec). */
     id: z.ZodString;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("item_reference").nullable().optional(),
@@ -13,8 +15,11 @@ export const ItemReferenceSchema: z.ZodObject<{
   }));
 /** Validates {@link T.UserMessage}. */
 export const UserMessageSchema: z.ZodObject<{
+    /** @default "message" */
     type: z.ZodLiteral<"message">;
+    /** The `role` field (not described by the spec). */
     role: z.ZodLiteral<"user">;
+    /** The `content` field (not described by the spec). */
     content: z.ZodString;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("message"),
@@ -23,8 +28,11 @@ export const UserMessageSchema: z.ZodObject<{
   }));
 /** Validates {@link T.SystemMessage}. */
 export const SystemMessageSchema: z.ZodObject<{
+    /** @default "message" */
     type: z.ZodLiteral<"message">;
+    /** The `role` field (not described by the spec). */
     role: z.ZodLiteral<"system">;
+    /** The `content` field (not described by the spec). */
     content: z.ZodString;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("message"),
@@ -33,7 +41,9 @@ export const SystemMessageSchema: z.ZodObject<{
   }));
 /** Validates {@link T.Reasoning}. */
 export const ReasoningSchema: z.ZodObject<{
+    /** The `type` field (not described by the spec). */
     type: z.ZodLiteral<"reasoning">;
+    /** The `summary` field (not described by the spec). */
     summary: z.ZodArray<z.ZodString>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("reasoning"),
@@ -49,19 +59,27 @@ export const ItemSchema: z.ZodDiscriminatedUnion<[typeof ItemReferenceSchema, z.
 export const HolderPartsItemSchema: z.ZodDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema]> = /*#__PURE__*/ z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]);
 /** Validates {@link T.Holder}. */
 export const HolderSchema: z.ZodObject<{
+    /** The `parts` field (not described by the spec). */
     parts: z.ZodArray<typeof HolderPartsItemSchema>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     parts: /*#__PURE__*/ z.array(HolderPartsItemSchema),
   }));
 /** Validates {@link T.ChoiceValue}. */
-export const ChoiceValueSchema: z.ZodEnum<{ none: "none"; auto: "auto" }> = /*#__PURE__*/ z.enum(["none","auto"]);
+export const ChoiceValueSchema: z.ZodEnum<{
+    /** The value `none`. */
+    none: "none";
+    /** The value `auto`. */
+    auto: "auto";
+  }> = /*#__PURE__*/ z.enum(["none","auto"]);
 /** Validates {@link T.Choice}. */
 export const ChoiceSchema: z.ZodUnion<readonly [typeof ChoiceValueSchema, typeof ReasoningSchema]> = /*#__PURE__*/ z.union([ChoiceValueSchema, ReasoningSchema]);
 /** Validates {@link T.Overlapping}. */
 export const OverlappingSchema: z.ZodXor<readonly [z.ZodString, z.ZodString]> = /*#__PURE__*/ z.xor([/*#__PURE__*/ z.string().check(/*#__PURE__*/ maxCodePoints(4)), /*#__PURE__*/ z.string().check(/*#__PURE__*/ minCodePoints(2))]);
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodObject<{
+    /** @default "ping" */
     type: z.ZodLiteral<"ping">;
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: z.ZodNumber;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),

@@ -14,6 +14,7 @@ export const ItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ItemReferen
 export const HolderPartsItemSchema: z.ZodUnion<[z.ZodDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema]>, OpaqueMemberSchema]> = /*#__PURE__*/ openUnion(/*#__PURE__*/ z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]), ["reasoning","message"]);
 /** Validates {@link T.Holder}. */
 export const HolderSchema: z.ZodObject<{
+    /** The `parts` field (not described by the spec). */
     parts: z.ZodArray<typeof HolderPartsItemSchema>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     parts: /*#__PURE__*/ z.array(HolderPartsItemSchema),

@@ -14,9 +14,16 @@ export const MetadataSchema: z.ZodRecord<z.ZodString, z.ZodString> = /*#__PURE__
 export const ParamsSchema: z.ZodRecord<z.ZodString, z.ZodUnknown> = /*#__PURE__*/ z.record(/*#__PURE__*/ z.string(), /*#__PURE__*/ z.unknown());
 /** Validates {@link T.Tool}. */
 export const ToolSchema: z.ZodObject<{
+    /** The `name` field (not described by the spec). */
     name: z.ZodString;
+    /** The `tags` field (not described by the spec). */
     tags: z.ZodOptional<z.ZodArray<z.ZodString>>;
+    /** The `metadata` field (not described by the spec). */
     metadata: z.ZodOptional<typeof MetadataSchema>;
+    /**
+     * @since 2026-04-24
+     * @default false
+     */
     added: z.ZodOptional<z.ZodBoolean>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     name: /*#__PURE__*/ z.string().check(/*#__PURE__*/ minCodePoints(1)).check(/*#__PURE__*/ maxCodePoints(64)).regex(PATTERN_1),
@@ -26,7 +33,9 @@ export const ToolSchema: z.ZodObject<{
   }));
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodObject<{
+    /** @default "ping" */
     type: z.ZodLiteral<"ping">;
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: z.ZodNumber;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),

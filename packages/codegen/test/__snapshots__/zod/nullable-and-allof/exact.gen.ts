@@ -5,7 +5,13 @@ import type * as T from "@openresponses/types/nullable-and-allof";
 import { jsonInteger, lossless } from "../../runtime/checks.js";
 /** Validates {@link T.Details}. */
 export const DetailsSchema: z.ZodObject<{
-    reason: z.ZodEnum<{ max_output_tokens: "max_output_tokens"; content_filter: "content_filter" }>;
+    /** The `reason` field (not described by the spec). */
+    reason: z.ZodEnum<{
+    /** The value `max_output_tokens`. */
+    max_output_tokens: "max_output_tokens";
+    /** The value `content_filter`. */
+    content_filter: "content_filter";
+  }>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     reason: /*#__PURE__*/ z.enum(["max_output_tokens","content_filter"]),
   }));
@@ -15,10 +21,15 @@ export const DetailsSchema: z.ZodObject<{
  * Resource
  */
 export const ResourceSchema: z.ZodObject<{
+    /** Why the response stopped early. */
     details: z.ZodNullable<typeof DetailsSchema>;
+    /** A note. */
     note: z.ZodOptional<z.ZodNullable<z.ZodString>>;
+    /** The `only_null` field (not described by the spec). */
     only_null: z.ZodOptional<z.ZodNull>;
+    /** The `count` field (not described by the spec). */
     count: z.ZodOptional<z.ZodNumber>;
+    /** The `ratio` field (not described by the spec). */
     ratio: z.ZodOptional<z.ZodNumber>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     details: /*#__PURE__*/ DetailsSchema.nullable(),
@@ -29,7 +40,9 @@ export const ResourceSchema: z.ZodObject<{
   }));
 /** Validates {@link T.Create}. */
 export const CreateSchema: z.ZodObject<{
+    /** The `model` field (not described by the spec). */
     model: z.ZodString;
+    /** The `stream` field (not described by the spec). */
     stream: z.ZodOptional<z.ZodBoolean>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     model: /*#__PURE__*/ z.string(),
@@ -42,8 +55,11 @@ export const CreateSchema: z.ZodObject<{
  * @since 2026-04-24
  */
 export const SocketCreateSchema: z.ZodObject<{
+    /** The `type` field (not described by the spec). */
     type: z.ZodLiteral<"create">;
+    /** Must not be sent. */
     stream: z.ZodOptional<z.ZodNever>;
+    /** The `model` field (not described by the spec). */
     model: z.ZodString;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("create"),
@@ -52,7 +68,9 @@ export const SocketCreateSchema: z.ZodObject<{
   }));
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodObject<{
+    /** @default "ping" */
     type: z.ZodLiteral<"ping">;
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: z.ZodNumber;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),

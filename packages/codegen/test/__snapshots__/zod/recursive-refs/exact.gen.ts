@@ -10,13 +10,16 @@ export const NodeSchema: z.ZodType<T.Node> = /*#__PURE__*/ lossless(/*#__PURE__*
   }));
 /** Validates {@link T.Tree}. */
 export const TreeSchema: z.ZodObject<{
+    /** The `root` field (not described by the spec). */
     root: z.ZodLazy<z.ZodType<T.Node>>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     root: /*#__PURE__*/ z.lazy(() => NodeSchema),
   }));
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodObject<{
+    /** @default "ping" */
     type: z.ZodLiteral<"ping">;
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: z.ZodNumber;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),

@@ -2,8 +2,11 @@
 
 /** A JSON Schema (draft-07) document: self-contained, local `$ref`s into `definitions`. */
 export interface JsonSchemaDocument {
+  /** The draft-07 meta-schema URI. */
   $schema: string;
+  /** The named schema this document validates (`#/definitions/<Name>`). */
   $ref: string;
+  /** Every named schema of the version, as `$ref` targets. */
   definitions: Record<string, unknown>;
 }
 /** Every named schema of this spec version. */

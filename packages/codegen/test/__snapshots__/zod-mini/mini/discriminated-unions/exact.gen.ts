@@ -5,7 +5,9 @@ import type * as T from "@openresponses/types/discriminated-unions";
 import { jsonInteger, lossless, maxCodePoints, minCodePoints } from "../../../runtime/mini.js";
 /** Validates {@link T.ItemReference}. */
 export const ItemReferenceSchema: z.ZodMiniObject<{
+    /** The `type` field (not described by the spec). */
     type: z.ZodMiniOptional<z.ZodMiniNullable<z.ZodMiniLiteral<"item_reference">>>;
+    /** The `id` field (not described by the spec). */
     id: z.ZodMiniString<string>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.optional(/*#__PURE__*/ z.nullable(/*#__PURE__*/ z.literal("item_reference"))),
@@ -13,8 +15,11 @@ export const ItemReferenceSchema: z.ZodMiniObject<{
   }));
 /** Validates {@link T.UserMessage}. */
 export const UserMessageSchema: z.ZodMiniObject<{
+    /** @default "message" */
     type: z.ZodMiniLiteral<"message">;
+    /** The `role` field (not described by the spec). */
     role: z.ZodMiniLiteral<"user">;
+    /** The `content` field (not described by the spec). */
     content: z.ZodMiniString<string>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("message"),
@@ -23,8 +28,11 @@ export const UserMessageSchema: z.ZodMiniObject<{
   }));
 /** Validates {@link T.SystemMessage}. */
 export const SystemMessageSchema: z.ZodMiniObject<{
+    /** @default "message" */
     type: z.ZodMiniLiteral<"message">;
+    /** The `role` field (not described by the spec). */
     role: z.ZodMiniLiteral<"system">;
+    /** The `content` field (not described by the spec). */
     content: z.ZodMiniString<string>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("message"),
@@ -33,7 +41,9 @@ export const SystemMessageSchema: z.ZodMiniObject<{
   }));
 /** Validates {@link T.Reasoning}. */
 export const ReasoningSchema: z.ZodMiniObject<{
+    /** The `type` field (not described by the spec). */
     type: z.ZodMiniLiteral<"reasoning">;
+    /** The `summary` field (not described by the spec). */
     summary: z.ZodMiniArray<z.ZodMiniString<string>>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("reasoning"),
@@ -49,19 +59,27 @@ export const ItemSchema: z.ZodMiniDiscriminatedUnion<[typeof ItemReferenceSchema
 export const HolderPartsItemSchema: z.ZodMiniDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema]> = /*#__PURE__*/ z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]);
 /** Validates {@link T.Holder}. */
 export const HolderSchema: z.ZodMiniObject<{
+    /** The `parts` field (not described by the spec). */
     parts: z.ZodMiniArray<typeof HolderPartsItemSchema>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     parts: /*#__PURE__*/ z.array(HolderPartsItemSchema),
   }));
 /** Validates {@link T.ChoiceValue}. */
-export const ChoiceValueSchema: z.ZodMiniEnum<{ none: "none"; auto: "auto" }> = /*#__PURE__*/ z.enum(["none","auto"]);
+export const ChoiceValueSchema: z.ZodMiniEnum<{
+    /** The value `none`. */
+    none: "none";
+    /** The value `auto`. */
+    auto: "auto";
+  }> = /*#__PURE__*/ z.enum(["none","auto"]);
 /** Validates {@link T.Choice}. */
 export const ChoiceSchema: z.ZodMiniUnion<readonly [typeof ChoiceValueSchema, typeof ReasoningSchema]> = /*#__PURE__*/ z.union([ChoiceValueSchema, ReasoningSchema]);
 /** Validates {@link T.Overlapping}. */
 export const OverlappingSchema: z.ZodMiniXor<readonly [z.ZodMiniString<string>, z.ZodMiniString<string>]> = /*#__PURE__*/ z.xor([/*#__PURE__*/ z.string().check(/*#__PURE__*/ maxCodePoints(4)), /*#__PURE__*/ z.string().check(/*#__PURE__*/ minCodePoints(2))]);
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodMiniObject<{
+    /** @default "ping" */
     type: z.ZodMiniLiteral<"ping">;
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: z.ZodMiniNumber<number>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),

@@ -14,6 +14,7 @@ export const ItemSchema: z.ZodMiniUnion<[z.ZodMiniDiscriminatedUnion<[typeof Ite
 export const HolderPartsItemSchema: z.ZodMiniUnion<[z.ZodMiniDiscriminatedUnion<[typeof ReasoningSchema, typeof UserMessageSchema]>, OpaqueMemberSchema]> = /*#__PURE__*/ openUnion(/*#__PURE__*/ z.discriminatedUnion("type", [ReasoningSchema, UserMessageSchema]), ["reasoning","message"]);
 /** Validates {@link T.Holder}. */
 export const HolderSchema: z.ZodMiniObject<{
+    /** The `parts` field (not described by the spec). */
     parts: z.ZodMiniArray<typeof HolderPartsItemSchema>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     parts: /*#__PURE__*/ z.array(HolderPartsItemSchema),

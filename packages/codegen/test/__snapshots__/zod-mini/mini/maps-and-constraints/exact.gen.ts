@@ -14,9 +14,16 @@ export const MetadataSchema: z.ZodMiniRecord<z.ZodMiniString<string>, z.ZodMiniS
 export const ParamsSchema: z.ZodMiniRecord<z.ZodMiniString<string>, z.ZodMiniUnknown> = /*#__PURE__*/ z.record(/*#__PURE__*/ z.string(), /*#__PURE__*/ z.unknown());
 /** Validates {@link T.Tool}. */
 export const ToolSchema: z.ZodMiniObject<{
+    /** The `name` field (not described by the spec). */
     name: z.ZodMiniString<string>;
+    /** The `tags` field (not described by the spec). */
     tags: z.ZodMiniOptional<z.ZodMiniArray<z.ZodMiniString<string>>>;
+    /** The `metadata` field (not described by the spec). */
     metadata: z.ZodMiniOptional<typeof MetadataSchema>;
+    /**
+     * @since 2026-04-24
+     * @default false
+     */
     added: z.ZodMiniOptional<z.ZodMiniBoolean<boolean>>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     name: /*#__PURE__*/ z.string().check(/*#__PURE__*/ minCodePoints(1)).check(/*#__PURE__*/ maxCodePoints(64)).check(/*#__PURE__*/ z.regex(PATTERN_1)),
@@ -26,7 +33,9 @@ export const ToolSchema: z.ZodMiniObject<{
   }));
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodMiniObject<{
+    /** @default "ping" */
     type: z.ZodMiniLiteral<"ping">;
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: z.ZodMiniNumber<number>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),

@@ -5,7 +5,13 @@ import type * as T from "@openresponses/types/nullable-and-allof";
 import { jsonInteger, lossless } from "../../../runtime/mini.js";
 /** Validates {@link T.Details}. */
 export const DetailsSchema: z.ZodMiniObject<{
-    reason: z.ZodMiniEnum<{ max_output_tokens: "max_output_tokens"; content_filter: "content_filter" }>;
+    /** The `reason` field (not described by the spec). */
+    reason: z.ZodMiniEnum<{
+    /** The value `max_output_tokens`. */
+    max_output_tokens: "max_output_tokens";
+    /** The value `content_filter`. */
+    content_filter: "content_filter";
+  }>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     reason: /*#__PURE__*/ z.enum(["max_output_tokens","content_filter"]),
   }));
@@ -15,10 +21,15 @@ export const DetailsSchema: z.ZodMiniObject<{
  * Resource
  */
 export const ResourceSchema: z.ZodMiniObject<{
+    /** Why the response stopped early. */
     details: z.ZodMiniNullable<typeof DetailsSchema>;
+    /** A note. */
     note: z.ZodMiniOptional<z.ZodMiniNullable<z.ZodMiniString<string>>>;
+    /** The `only_null` field (not described by the spec). */
     only_null: z.ZodMiniOptional<z.ZodMiniNull>;
+    /** The `count` field (not described by the spec). */
     count: z.ZodMiniOptional<z.ZodMiniNumber<number>>;
+    /** The `ratio` field (not described by the spec). */
     ratio: z.ZodMiniOptional<z.ZodMiniNumber<number>>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     details: /*#__PURE__*/ z.nullable(DetailsSchema),
@@ -29,7 +40,9 @@ export const ResourceSchema: z.ZodMiniObject<{
   }));
 /** Validates {@link T.Create}. */
 export const CreateSchema: z.ZodMiniObject<{
+    /** The `model` field (not described by the spec). */
     model: z.ZodMiniString<string>;
+    /** The `stream` field (not described by the spec). */
     stream: z.ZodMiniOptional<z.ZodMiniBoolean<boolean>>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     model: /*#__PURE__*/ z.string(),
@@ -42,8 +55,11 @@ export const CreateSchema: z.ZodMiniObject<{
  * @since 2026-04-24
  */
 export const SocketCreateSchema: z.ZodMiniObject<{
+    /** The `type` field (not described by the spec). */
     type: z.ZodMiniLiteral<"create">;
+    /** Must not be sent. */
     stream: z.ZodMiniOptional<z.ZodMiniNever>;
+    /** The `model` field (not described by the spec). */
     model: z.ZodMiniString<string>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("create"),
@@ -52,7 +68,9 @@ export const SocketCreateSchema: z.ZodMiniObject<{
   }));
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodMiniObject<{
+    /** @default "ping" */
     type: z.ZodMiniLiteral<"ping">;
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: z.ZodMiniNumber<number>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),

@@ -10,13 +10,16 @@ export const NodeSchema: z.ZodMiniType<T.Node> = /*#__PURE__*/ lossless(/*#__PUR
   }));
 /** Validates {@link T.Tree}. */
 export const TreeSchema: z.ZodMiniObject<{
+    /** The `root` field (not described by the spec). */
     root: z.ZodMiniLazy<z.ZodMiniType<T.Node>>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     root: /*#__PURE__*/ z.lazy(() => NodeSchema),
   }));
 /** Validates {@link T.PingEvent}. */
 export const PingEventSchema: z.ZodMiniObject<{
+    /** @default "ping" */
     type: z.ZodMiniLiteral<"ping">;
+    /** The `sequence_number` field (not described by the spec). */
     sequence_number: z.ZodMiniNumber<number>;
   }, z.core.$strip> = /*#__PURE__*/ lossless(/*#__PURE__*/ z.looseObject({
     type: /*#__PURE__*/ z.literal("ping"),
