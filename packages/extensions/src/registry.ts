@@ -80,7 +80,24 @@ export interface Registry<
   validate(
     schema: keyof RegistrySchemas<unknown, unknown, unknown>,
     value: unknown,
-  ): { success: true } | { success: false; issues: Array<{ path: string; message: string; code: string }> };
+  ):
+    | {
+        /** The payload is valid. */
+        success: true;
+      }
+    | {
+        /** The payload is not valid. */
+        success: false;
+        /** What is wrong, the issue nearest the cause first. */
+        issues: Array<{
+          /** Where (`output[0].type`; empty for the payload itself). */
+          path: string;
+          /** What is wrong there. */
+          message: string;
+          /** Zod's issue code (`invalid_type`, `invalid_union`, …). */
+          code: string;
+        }>;
+      };
   /** Whether an item (or tool) is of a type neither the spec nor this registry defines. */
   isUnknownItem<M extends { type: unknown }>(item: M): item is Extract<M, UnknownMember>;
   /** Whether a streaming event is of a type neither the spec nor this registry defines. */

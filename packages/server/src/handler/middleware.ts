@@ -38,17 +38,23 @@ export function requestIds(): Middleware {
  * the route and the model name, numbers and ids.
  */
 export interface RequestLog {
+  /** The HTTP method. */
   method: string;
+  /** The request path, without the query. */
   path: string;
   /** The route template matched (`/v1/responses/:id`); undefined when no route matched. */
   route?: string;
+  /** The answer's HTTP status. */
   status: number;
   /** Until the answer was written: for an event stream, until its last event. */
   durationMs: number;
+  /** The answer's `x-request-id`. */
   requestId: string | undefined;
   /** The model that answered a turn (the response's model, else the one asked for). */
   model?: string;
+  /** The turn's input tokens, when a turn ran and reported usage. */
   inputTokens?: number;
+  /** The turn's output tokens, when a turn ran and reported usage. */
   outputTokens?: number;
   /** The request's trace, when an OpenTelemetry SDK records or propagates it. */
   traceId?: string;

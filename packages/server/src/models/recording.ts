@@ -9,6 +9,7 @@ import { matchFactsOf, type ScenarioFile } from './scenarios.js';
 /** One recorded turn: a scenario of a scenario file (one line of a JSON Lines recording). */
 export type RecordedScenario = ScenarioFile['scenarios'][number];
 
+/** What `new ScenarioRecorder(providers, append, options)` takes besides the providers and the sink. */
 export interface ScenarioRecorderOptions {
   /**
    * Removes secrets from what is recorded (default: the common secret shapes). Each wrapped provider's own

@@ -93,7 +93,12 @@ export interface ResponsesServiceOptions {
    * `@opentelemetry/api`). It answers to the API keys and to `key`, a metrics-only key (on a server without
    * API keys, `key` is then the only one; without either, anyone may read it).
    */
-  metrics?: { scrape: () => Promise<string>; key?: string };
+  metrics?: {
+    /** The Prometheus text exposition of what was recorded so far. */
+    scrape: () => Promise<string>;
+    /** A key that may read `/metrics` only. */
+    key?: string;
+  };
   /** Called once per answered HTTP request (method, path, status, duration, request id). */
   onRequest?: (entry: RequestLog) => void;
   /** Extra middleware, run after authentication and before routing, first one first (tests add `injectFaults()`). */

@@ -80,7 +80,9 @@ export interface TurnFacts {
   responseModel?: string;
   /** `gen_ai.response.id`. */
   responseId?: string;
+  /** `gen_ai.usage.input_tokens`. */
   inputTokens?: number;
+  /** `gen_ai.usage.output_tokens`. */
   outputTokens?: number;
   /** `error.type`: the failure's code (`model_error`, `rate_limit_exceeded`…), when the turn failed. */
   errorType?: string;
