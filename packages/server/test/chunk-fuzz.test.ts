@@ -4,11 +4,22 @@
 // event and [DONE]) or a spec error, and never a 5xx without one (nor an unexpected failure logged). The
 // upstream is a web Response given to the real ChatCompletionsProvider as its fetch; the rest is the real
 // service (turn runner, stream writer, SSE encoding, memory store).
-import { checkStream, createSSEFrameDecoder } from '@openresponses/events';
 import { LATEST_SPEC_VERSION, versions } from '@openresponses/zod';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { ChatCompletionsProvider, createResponsesService, type ServiceResponse } from '../src/index.js';
+import { describe, expect, test } from 'vitest';
+import { ChatCompletionsProvider, createResponsesService } from '../src/index.js';
+import {
+  type StreamEnd,
+  expectSpecError,
+  expectValidStream,
+  serveTurn,
+  splits,
+  streamEnd,
+  text,
+  upstreamAnswer,
+  watchUnexpected,
+  wrongValue,
+} from './upstream-fuzz.js';
 
 /** Runs per property (CI-friendly: each is one in-process turn). */
 const STREAM_RUNS = 300;
@@ -20,24 +31,10 @@ const service = createResponsesService({
   providers: [new ChatCompletionsProvider({ baseUrl: 'http://upstream.invalid/v1', fetch: async () => answer() })],
 });
 
-let unexpected: unknown[] = [];
-beforeEach(() => {
-  unexpected = [];
-  vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
-    unexpected.push(args);
-  });
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const unexpected = watchUnexpected();
 
 // ---- What an upstream may send ----
 
-const text = fc.oneof(
-  fc.string({ maxLength: 6 }),
-  fc.string({ maxLength: 4, unit: 'grapheme' }),
-  fc.constantFrom('', ' ', 'Hello', '{"a":'),
-);
 /**
  * The upstream's arbitraries. `noisy`: a value is now and then of another type (or an odd one of the same
  * type), and junk frames come in; without, every chunk is valid (the answers still cut and interleave).
@@ -142,8 +139,8 @@ function upstreamOf(noisy: boolean) {
   /** A whole stream: frames, then [DONE], nothing (cut), or a broken connection; delivered in pieces split anywhere. */
   const stream = fc.record({
     frames: fc.array(frame, { maxLength: 14 }),
-    end: fc.constantFrom<UpstreamStream['end']>('done', 'done', 'done', 'done', 'cut', 'broken'),
-    splits: fc.array(fc.nat(), { maxLength: 6 }),
+    end: streamEnd,
+    splits,
   });
   return { mostly, text, count, logprobs, stream };
 }
@@ -151,28 +148,9 @@ const clean = upstreamOf(false);
 const noisy = upstreamOf(true);
 const upstreamStream = fc.oneof(clean.stream, noisy.stream);
 
-interface UpstreamStream {
-  frames: string[];
-  end: 'done' | 'cut' | 'broken';
-  splits: number[];
-}
-
-function sseResponse({ frames, end, splits }: UpstreamStream): Response {
-  const bytes = new TextEncoder().encode(frames.join('') + (end === 'done' ? 'data: [DONE]\n\n' : ''));
-  const cuts = [...new Set(splits.map((s) => s % (bytes.length + 1)))].sort((a, b) => a - b);
-  const pieces = [0, ...cuts, bytes.length].flatMap((at, i, all) =>
-    i === 0 || at === all[i - 1] ? [] : [bytes.subarray(all[i - 1]!, at)],
-  );
-  let next = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (next < pieces.length) controller.enqueue(pieces[next++]!);
-      else if (end === 'broken') controller.error(new Error('connection reset'));
-      else controller.close();
-    },
-  });
-  return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
-}
+/** A stream as the upstream sends it, [DONE] at its end when whole. */
+const sseAnswer = ({ frames, end, splits }: { frames: string[]; end: StreamEnd; splits: number[] }) =>
+  upstreamAnswer(`${frames.join('')}${end === 'whole' ? 'data: [DONE]\n\n' : ''}`, end, splits, 'text/event-stream');
 
 // ---- The gateway's answer ----
 
@@ -191,70 +169,28 @@ const request: fc.Arbitrary<RequestOptions> = fc.record({
   maxOutputTokens: fc.option(fc.integer({ min: 16, max: 40 }), { nil: undefined }),
 });
 
-async function serve(
-  stream: boolean,
-  { withTools, logprobs, maxOutputTokens }: RequestOptions,
-): Promise<{ status: number; contentType: string; text: string }> {
-  const body = Object.assign(
-    { model: 'up', input: 'hi', stream },
-    withTools ? { tools } : {},
-    logprobs ? { include: ['message.output_text.logprobs'] } : {},
-    maxOutputTokens ? { max_output_tokens: maxOutputTokens } : {},
+function serve(stream: boolean, { withTools, logprobs, maxOutputTokens }: RequestOptions) {
+  return serveTurn(
+    service,
+    Object.assign(
+      { model: 'up', input: 'hi', stream },
+      withTools ? { tools } : {},
+      logprobs ? { include: ['message.output_text.logprobs'] } : {},
+      maxOutputTokens ? { max_output_tokens: maxOutputTokens } : {},
+    ),
   );
-  const response: ServiceResponse = await service.handle({
-    method: 'POST',
-    path: '/v1/responses',
-    header: (name) => (name === 'content-type' ? 'application/json' : null),
-    text: async () => JSON.stringify(body),
-  });
-  let text = '';
-  if (typeof response.body === 'string') text = response.body;
-  else if (response.body)
-    await response.body.pipe((chunk) => {
-      text += typeof chunk === 'string' ? chunk : new TextDecoder().decode(chunk);
-    });
-  return { status: response.status, contentType: response.headers['content-type'] ?? '', text };
-}
-
-/** A spec error body: the four fields, a 5xx only for the gateway's or the model's failures (never a bug). */
-function expectSpecError(status: number, text: string) {
-  const { error } = JSON.parse(text) as { error: Record<string, unknown> };
-  expect(Object.keys(error).sort()).toEqual(['code', 'message', 'param', 'type']);
-  expect(typeof error.message).toBe('string');
-  if (status >= 500) {
-    expect(['model_error', 'server_error']).toContain(error.type);
-    expect(error.code).not.toBe('internal_error');
-  }
-}
-
-function eventsOf(text: string): { events: unknown[]; sawDone: boolean } {
-  const events: unknown[] = [];
-  let sawDone = false;
-  createSSEFrameDecoder().feed(new TextEncoder().encode(text), (frame) => {
-    if (frame.data === '[DONE]') sawDone = true;
-    else events.push(JSON.parse(frame.data));
-    return undefined;
-  });
-  return { events, sawDone };
 }
 
 describe('Chat Completions chunk translation, fuzzed', () => {
   test('any upstream stream: a spec-valid event stream, or a spec error', async () => {
     await fc.assert(
       fc.asyncProperty(upstreamStream, request, async (upstream, options) => {
-        answer = () => sseResponse(upstream);
+        answer = () => sseAnswer(upstream);
         const { status, contentType, text } = await serve(true, options);
         expect(unexpected).toEqual([]);
         if (!contentType.startsWith('text/event-stream')) return expectSpecError(status, text);
         expect(status).toBe(200);
-        const { events, sawDone } = eventsOf(text);
-        const violations = checkStream(events, { sawDone }).filter((v) => v.severity === 'error');
-        expect(violations).toEqual([]);
-        const last = events.at(-1) as { type: string; response: { status: string; error: { code?: unknown } | null } };
-        // The translator hands the turn a valid sequence of parts (the runner would fail it as invalid_model_stream).
-        expect(last.response.error?.code).not.toBe('invalid_model_stream');
-        if (last.type === 'response.failed')
-          expect(last.response.error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+        expectValidStream(text);
       }),
       { numRuns: STREAM_RUNS },
     );

@@ -8,7 +8,8 @@ import { upstreamError } from './errors.js';
 export const REFUSAL_TEXT = 'The model declined to continue this request.';
 
 type OpenBlock =
-  | { kind: 'text' }
+  /** `message`: the message item its text joins (ended when another kind of block starts). */
+  | { kind: 'text'; message: string }
   | { kind: 'thinking'; id: string; thinking: string; signature: string }
   | { kind: 'tool'; id: string; sentArguments: boolean }
   | { kind: 'skipped' };
@@ -50,7 +51,10 @@ export class StreamTranslator {
           signature?: string;
         };
         if (delta.type === 'text_delta' && block.kind === 'text') {
-          if (delta.text) out.push({ type: 'text-delta', id: this.message!, delta: delta.text });
+          // Blocks come one after another: text for a block whose message another block has ended is out of order.
+          if (block.message !== this.message)
+            throw invalidStream(`text for content block ${event.index} after another block began`);
+          if (delta.text) out.push({ type: 'text-delta', id: block.message, delta: delta.text });
         } else if (delta.type === 'input_json_delta' && block.kind === 'tool') {
           if (delta.partial_json) {
             block.sentArguments = true;
@@ -130,7 +134,7 @@ export class StreamTranslator {
           this.message = `message:${++this.messages}`;
           out.push({ type: 'text-start', id: this.message });
         }
-        this.blocks.set(index, { kind: 'text' });
+        this.blocks.set(index, { kind: 'text', message: this.message });
         const text = (block as { text: string }).text;
         if (text) out.push({ type: 'text-delta', id: this.message, delta: text });
         return;
