@@ -152,6 +152,10 @@ describe('workerd', () => {
     } finally {
       await moduleScope.dispose();
     }
+    observed.works(
+      '@openresponses/server',
+      'a Worker that builds the handler at module scope starts and serves (its encryption key made on first use)',
+    );
   });
 
   test('the Node-only entry points do not bundle for workerd', async () => {
