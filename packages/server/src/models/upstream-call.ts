@@ -296,10 +296,19 @@ function letGo(reader: UpstreamBodyReader, abort: Cancellation): void {
   })();
 }
 
-const decoder = new TextDecoder();
+type NodeBufferClass = {
+  from(buffer: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'utf8'): string };
+};
+const NodeBuffer = (globalThis as { Buffer?: NodeBufferClass }).Buffer;
+const textDecoder = new TextDecoder();
+/** UTF-8 text of whole bytes: with Buffer where the runtime has one (Node 20's TextDecoder is several times slower). */
+const decode: (bytes: Uint8Array) => string = NodeBuffer
+  ? (bytes) => NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
+  : (bytes) => textDecoder.decode(bytes);
 
 function joinText(chunks: Uint8Array[]): string {
-  if (chunks.length === 1) return decoder.decode(chunks[0]);
+  if (chunks.length === 0) return '';
+  if (chunks.length === 1) return decode(chunks[0]!);
   let length = 0;
   for (const chunk of chunks) length += chunk.byteLength;
   const all = new Uint8Array(length);
@@ -308,5 +317,5 @@ function joinText(chunks: Uint8Array[]): string {
     all.set(chunk, at);
     at += chunk.byteLength;
   }
-  return decoder.decode(all);
+  return decode(all);
 }
