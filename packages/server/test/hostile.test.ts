@@ -4,6 +4,7 @@
 // answered throughout without the server stalling on it (STALL_CPU_MS), the child's RSS stayed under
 // RSS_BOUND, and the client got the spec's error shape. The large versions are in bench/reliability.bench.ts and test/soak.ts (`npm run soak`).
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
@@ -62,6 +63,28 @@ afterAll(async () => {
 });
 
 type ErrorBody = { error: { type: string; code: string; param: string | null; message: string } };
+
+/**
+ * Waits until the server has dropped the connection whose client end is `clientPort`: the server's end leaves
+ * ESTABLISHED in the kernel's table (FIN_WAIT when its FIN waits behind data the client never read, or gone).
+ * It is the server's own action that is awaited, whatever the machine's load (a fixed wait of 3x the stall
+ * timeout also counted the machine's delays). The entry must have been seen established first, so the check
+ * cannot pass by missing it. Linux's /proc, as the RSS probes.
+ */
+async function droppedByServer(clientPort: number, deadlineMs = 30_000): Promise<boolean> {
+  const hex = (n: number) => `:${n.toString(16).toUpperCase().padStart(4, '0')}`;
+  let seen = false;
+  for (const deadline = Date.now() + deadlineMs; Date.now() < deadline; ) {
+    const state = readFileSync('/proc/net/tcp', 'utf8')
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/))
+      .find((fields) => fields[1]?.endsWith(hex(port)) && fields[2]?.endsWith(hex(clientPort)))?.[3];
+    if (state === '01') seen = true;
+    else if (seen) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
 
 function expectSpecError(body: unknown, type: string, code?: string) {
   const error = (body as ErrorBody).error;
@@ -342,7 +365,10 @@ describe('finding 4 and 5: no amplification, clients that do not read cannot pin
       return socket;
     });
     // The stall timeout is 1.5 s in this server: after it, each connection is gone.
-    await new Promise((resolve) => setTimeout(resolve, 4500));
+    await Promise.all(
+      sockets.map((socket) => socket.localPort ?? new Promise((resolve) => socket.once('connect', resolve))),
+    );
+    for (const socket of sockets) expect(await droppedByServer(socket.localPort!)).toBe(true);
     const received = await Promise.all(
       sockets.map(
         (socket) =>
@@ -358,7 +384,7 @@ describe('finding 4 and 5: no amplification, clients that do not read cannot pin
               expect(head).toBe('HTTP/1.1 200');
               resolve(bytes);
             });
-            setTimeout(() => resolve(Infinity), 5000);
+            setTimeout(() => resolve(Infinity), 30_000);
             socket.resume();
           }),
       ),
@@ -391,9 +417,10 @@ describe('finding 5 over WebSocket: a client that does not read', () => {
         ],
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 4500));
+    const { localPort } = (socket as unknown as { _socket: net.Socket })._socket;
+    expect(await droppedByServer(localPort!)).toBe(true);
     socket.resume();
-    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('still open')), 5000))]);
+    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('still open')), 30_000))]);
     // ~10 MB of events were due; only what the kernels' buffers held arrived.
     expect(first).toBe('response.created');
     expect(received).toBeLessThan(9 * 1024 * 1024);
