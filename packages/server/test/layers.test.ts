@@ -121,6 +121,15 @@ describe('the server layers', () => {
     expect(packages).toEqual([]);
   });
 
+  test("zod is imported as 'zod/v4' (the peer range takes zod 3.25, whose bare 'zod' is zod 3, without looseObject)", () => {
+    const bare: string[] = [];
+    for (const [file, text] of files)
+      for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles)
+        if (fileName === 'zod' || (fileName.startsWith('zod/') && !fileName.startsWith('zod/v4')))
+          bare.push(`${path.relative(SRC, file)} -> ${fileName}`);
+    expect(bare).toEqual([]);
+  });
+
   test(`no hand-written file is over ${MAX_LINES} lines`, () => {
     const over: string[] = [];
     const stillNeeded = new Set<string>();

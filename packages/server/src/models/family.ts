@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import type { ModelProvider } from './provider.js';
 import type { UpstreamLimits } from '../limits.js';
 import type { UpstreamFetch } from './upstream.js';

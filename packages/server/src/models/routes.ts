@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import { anthropicMessagesFamily } from './anthropic-messages/family.js';
 import { chatCompletionsFamily } from './chat-completions/family.js';
 import { ROUTE_FIELDS, type ProviderFamily, type RouteFields } from './family.js';

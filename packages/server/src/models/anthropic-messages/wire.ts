@@ -5,7 +5,7 @@
  * pass through) and unknown block and event types are kept as their own member, because Anthropic's
  * versioning policy lets it add both without a new `anthropic-version`.
  */
-import { z } from 'zod';
+import * as z from 'zod/v4';
 
 // ---- What the gateway sends (built by request.ts; typed, not parsed) ----
 

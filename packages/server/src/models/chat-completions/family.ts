@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/v4';
 import { defineFamily, modelRouteOf, routeName } from '../family.js';
 import { ChatCompletionsProvider } from './provider.js';
 
