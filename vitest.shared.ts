@@ -9,9 +9,10 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     typecheck: { enabled: true, include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
-    // @opentelemetry/api's `module` build has extensionless imports that only bundlers resolve: packages that
-    // import it (ai, the server) get it through vite, like sources, instead of from Node's loader.
-    server: { deps: { inline: [/@opentelemetry\/api/, /node_modules\/ai\//] } },
+    // Test workers run Node with the `module` condition too, and @opentelemetry/api's `module` build has
+    // extensionless imports only bundlers resolve: it, and the packages that import it (ai, @anthropic-ai/sdk),
+    // go through vite like sources instead of Node's loader.
+    server: { deps: { inline: [/@opentelemetry\/api/, /node_modules\/ai\//, /node_modules\/@anthropic-ai\/sdk\//] } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
