@@ -51,7 +51,7 @@ export function asResponsesError(error: unknown): ResponsesError {
     return new ResponsesError(
       'server_error',
       'store_unavailable',
-      'The response store is unavailable; nothing was stored. The request can be retried.',
+      'The response store is unavailable; the response was not stored (at most as failed). The request can be retried.',
       null,
       503,
       { cause: error },
