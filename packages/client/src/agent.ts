@@ -28,6 +28,7 @@ export function defineTool<Args>(tool: {
   return tool;
 }
 
+/** What `runAgent` takes. */
 export interface RunAgentOptions {
   /** The client the steps are sent with. */
   client: OpenResponsesClient;

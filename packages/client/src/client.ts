@@ -43,7 +43,10 @@ export interface ClientOptions {
 }
 
 /** A create request as the client sends it: the spec body, `stream` set by the method used. */
-export type CreateBody = Omit<CreateResponseBody, 'stream'> & { stream?: boolean | null };
+export type CreateBody = Omit<CreateResponseBody, 'stream'> & {
+  /** `true` streams the answer (a `ResponseStream`); otherwise the whole `ResponseResource`. */
+  stream?: boolean | null;
+};
 
 /** `client.responses`: the spec's `/responses` endpoints. */
 export interface Responses {
@@ -58,12 +61,33 @@ export interface Responses {
   /** Fetches a stored response (`GET /responses/{id}`). */
   retrieve(id: string, options?: RequestOptions): Promise<ResponseResource>;
   /** Deletes a stored response (`DELETE /responses/{id}`). */
-  delete(id: string, options?: RequestOptions): Promise<{ id: string; object: string; deleted: boolean }>;
+  delete(
+    id: string,
+    options?: RequestOptions,
+  ): Promise<{
+    /** The deleted response's id. */
+    id: string;
+    /** `response.deleted`. */
+    object: string;
+    /** `true`. */
+    deleted: boolean;
+  }>;
   /** The input items of a stored response (`GET /responses/{id}/input_items`). */
   inputItems(
     id: string,
     options?: RequestOptions,
-  ): Promise<{ object: 'list'; data: ItemField[]; first_id: string | null; last_id: string | null; has_more: boolean }>;
+  ): Promise<{
+    /** `list`. */
+    object: 'list';
+    /** The input items, in order. */
+    data: ItemField[];
+    /** The first item's id. */
+    first_id: string | null;
+    /** The last item's id. */
+    last_id: string | null;
+    /** Whether more items follow. */
+    has_more: boolean;
+  }>;
   /** Opens a WebSocket session on `/responses` for sequential turns (pass `WebSocket` from `ws` on Node 20). */
   connect(options?: ConnectOptions): Promise<ResponsesSession>;
 }

@@ -147,7 +147,12 @@ export class InvalidPayloadError extends OpenResponsesError {
   constructor(
     what: string,
     /** What did not match, one entry per problem: the field's path and the message. */
-    readonly issues: ReadonlyArray<{ path: string; message: string }>,
+    readonly issues: ReadonlyArray<{
+      /** Where (`output[0].content`; empty for the payload itself). */
+      path: string;
+      /** What is wrong there. */
+      message: string;
+    }>,
   ) {
     super(
       `${what} does not match the spec: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`,

@@ -5,7 +5,10 @@ import { outputToInput } from './output-to-input.js';
 export class MissingToolOutputError extends Error {
   /** `'MissingToolOutputError'`. */
   override name = 'MissingToolOutputError';
-  constructor(readonly callIds: string[]) {
+  constructor(
+    /** The `call_id`s of the calls without output. */
+    readonly callIds: string[],
+  ) {
     super(
       `No output for function call${callIds.length > 1 ? 's' : ''} ${callIds.join(', ')}: every call needs a function_call_output before the next turn.`,
     );

@@ -9,29 +9,45 @@ import {
   type Violation,
 } from '@openresponses/events';
 
+/** One event as the inspector shows it in the timeline. */
 export interface TimelineEntry {
+  /** The event's index in the stream. */
   readonly index: number;
   /** Milliseconds since the stream started (or since the first event, for recordings). */
   readonly at: number;
+  /** The event's `type` (`(no type)` when it has none). */
   readonly type: string;
+  /** Its `sequence_number`, when it has one. */
   readonly sequenceNumber: number | undefined;
+  /** Its `output_index`, when it has one. */
   readonly outputIndex: number | undefined;
+  /** The event as received. */
   readonly event: unknown;
+  /** The rules it broke (end-of-stream ones are attached to the event they name). */
   readonly violations: Violation[];
 }
 
 /** An output item or one of its parts, open until its `.done` event. */
 export interface TreeNode {
+  /** A stable key for the node (`item:0`, `part:0:1`). */
   readonly key: string;
+  /** What the node shows: the item type and id, or the part type. */
   label: string;
+  /** An output item or one of its content parts. */
   readonly kind: 'item' | 'part';
+  /** Open until its `.done` event. */
   state: 'open' | 'done';
+  /** An item's parts. */
   readonly children: TreeNode[];
 }
 
+/** One rule of the stream checker and how the stream fared on it. */
 export interface RuleVerdict {
+  /** The rule id. */
   readonly rule: StreamRule;
+  /** The spec text the rule comes from. */
   readonly description: string;
+  /** Where the stream broke it (empty: it held). */
   readonly violations: readonly Violation[];
 }
 
@@ -43,7 +59,9 @@ const asRecord = (value: unknown): EventRecord =>
 
 /** Collects one stream: the timeline, the tree of items and parts, the checker's verdict per rule. */
 export class StreamInspector {
+  /** The timeline: one entry per event. */
   readonly entries: TimelineEntry[] = [];
+  /** The output items and their parts. */
   readonly tree: TreeNode[] = [];
   /** Violations found at the end of the stream (missing terminal event, missing `[DONE]`, …). */
   readonly endViolations: Violation[] = [];
@@ -54,6 +72,7 @@ export class StreamInspector {
     this.checker = createStreamChecker(options);
   }
 
+  /** Adds the next event, received `at` ms into the stream; returns its timeline entry. */
   push(event: unknown, at: number): TimelineEntry {
     const record = asRecord(event);
     const entry: TimelineEntry = {
@@ -97,6 +116,7 @@ export class StreamInspector {
     }));
   }
 
+  /** Every violation of the stream, in order. */
   get violations(): readonly Violation[] {
     return this.checker.violations;
   }

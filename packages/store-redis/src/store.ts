@@ -11,6 +11,7 @@ import type { ItemField } from '@openresponses/types';
 import { Redis, type RedisOptions } from 'ioredis';
 import { CHAIN, DELETE, GET, ITEM, LAYOUT, LAYOUT_CHECK, MIGRATE_RESPONSE, PUT } from './scripts.js';
 
+/** What `RedisResponseStore.connect` takes (the README lists each option with its default). */
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port/db` (or `rediss://` for TLS). */
   url: string;
@@ -121,7 +122,12 @@ export class RedisResponseStore implements ResponseStore {
    * serving and more than once; answers how many responses and item keys it visited. See the README's
    * "Migrating from layout 1".
    */
-  async migrateItemKeys(): Promise<{ responses: number; items: number }> {
+  async migrateItemKeys(): Promise<{
+    /** Responses visited. */
+    responses: number;
+    /** Item keys moved to their owner-scoped name. */
+    items: number;
+  }> {
     const pattern = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}response:*`;
     let responses = 0;
     let items = 0;
@@ -137,6 +143,7 @@ export class RedisResponseStore implements ResponseStore {
     return { responses, items };
   }
 
+  /** The stored response `id` of `owner` (refreshing its time to live), or undefined. */
   async get(id: string, owner: string): Promise<StoredResponse | undefined> {
     const found = await this.run((client) => client.orGet(this.prefix, id, owner, this.ttl));
     return found ? parseStoredResponse(found[0], id) : undefined;
@@ -180,6 +187,7 @@ export class RedisResponseStore implements ResponseStore {
     }
   }
 
+  /** Deletes the stored response `id` of `owner` and its item keys; whether there was one. */
   async delete(id: string, owner: string): Promise<boolean> {
     return (await this.run((client) => client.orDelete(this.prefix, id, owner))) === 1;
   }

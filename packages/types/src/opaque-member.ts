@@ -3,7 +3,11 @@
  * spec version does not define: a vendor extension or a newer spec's addition. Forward-compatible
  * parsing keeps it intact, so it can be ignored, inspected or passed on.
  */
-export type OpaqueMember = { type: string; [key: string]: unknown };
+export type OpaqueMember = {
+  /** The member's type, whatever string the peer sent. */
+  type: string;
+  [key: string]: unknown;
+};
 
 /**
  * The static `type` of an unknown member. At run time it is whatever string the peer sent; statically
@@ -17,4 +21,8 @@ export type UnknownType = `${string}(unknown type)`;
  * How forward-compatible unions type their unknown members: reach them with a type guard
  * (`isUnknownMember` in `@openresponses/zod`, `registry.isUnknownItem`) or a switch's `default`.
  */
-export type UnknownMember = { type: UnknownType; [key: string]: unknown };
+export type UnknownMember = {
+  /** A type the union does not define (statically a pattern no literal matches). */
+  type: UnknownType;
+  [key: string]: unknown;
+};

@@ -8,10 +8,13 @@
 /** Where a problem is: object keys and array indexes from the validated value down (empty for the value itself). */
 export type IssuePath = (string | number)[];
 
+/** One problem a generated `validate<Name>` found, at the path of the field that is wrong. */
 export interface ValidationIssue {
+  /** Where: object keys and array indexes from the validated value down. */
   path: IssuePath;
   /** `invalid_type`, `invalid_value`, `invalid_union`, `invalid_format`, `too_big`, `too_small`, `unrecognized_keys`. */
   code: string;
+  /** What is wrong there. */
   message: string;
   /** What the schema allows there (`string`, `"message" | "function_call"`, …). */
   expected?: string;
@@ -19,7 +22,20 @@ export interface ValidationIssue {
   received?: string;
 }
 
-export type ValidationResult<T> = { success: true; data: T } | { success: false; issues: ValidationIssue[] };
+/** What a generated `validate<Name>` returns: the input itself when valid, otherwise its issues. */
+export type ValidationResult<T> =
+  | {
+      /** Valid. */
+      success: true;
+      /** The input itself, typed (nothing copied or stripped). */
+      data: T;
+    }
+  | {
+      /** Not valid. */
+      success: false;
+      /** Every problem found, the one nearest the cause first. */
+      issues: ValidationIssue[];
+    };
 
 /** A generated check: with a path it reports issues, without one it only answers. */
 export type Check = (value: unknown, path?: IssuePath) => boolean;

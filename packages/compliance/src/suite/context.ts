@@ -343,9 +343,12 @@ export function expectError(
 export interface ComplianceTest {
   /** Stable id, used by --filter and in reports. */
   id: string;
+  /** What the test checks, in one sentence. */
   description: string;
+  /** The transport it runs on. */
   transport: 'http' | 'websocket';
   /** Needs the model to cooperate (recall, following a prompt); skipped with skipModelDependent. */
   modelDependent?: boolean;
+  /** Runs the test; throws a `CheckFailed` naming the rule on failure. */
   run(context: TestContext): Promise<void>;
 }

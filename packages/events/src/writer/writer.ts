@@ -58,6 +58,7 @@ export interface StreamWriterOptions {
   now?: () => number;
 }
 
+/** An open text part (output text, refusal or reasoning summary): append deltas, then `done()`. */
 export interface TextPartWriter {
   /** Appends text; `logprobs` (output text only) are those of the delta's tokens, when the client included them. */
   append(delta: string, logprobs?: LogProb[]): void;

@@ -12,10 +12,12 @@ export function recordKnownTypes(union: object, types: Iterable<unknown>): void 
  * know. Unknown members are typed `UnknownMember`, so `member.type === 'message'` narrows without
  * them; this guard is how code reaches them.
  */
-export function isUnknownMember<M extends { type: unknown }>(
-  union: object,
-  member: M,
-): member is Extract<M, UnknownMember> {
+export function isUnknownMember<
+  M extends {
+    /** The member's type. */
+    type: unknown;
+  },
+>(union: object, member: M): member is Extract<M, UnknownMember> {
   const known = knownTypes.get(union);
   if (!known) throw new TypeError('isUnknownMember: the schema is not a forward-compatible (open) union');
   return !known.has(member.type);

@@ -1,14 +1,29 @@
 import * as core from 'zod/v4/core';
 
+/** One problem `validate` found. */
 export interface ValidationIssue {
   /** Where the problem is, in JavaScript accessor form: `input[2].content[0].text` (empty for the root). */
   path: string;
+  /** What is wrong there. */
   message: string;
   /** Zod's issue code (`invalid_type`, `invalid_union`, `too_big`, …). */
   code: string;
 }
 
-export type ValidationResult<T> = { success: true; data: T } | { success: false; issues: ValidationIssue[] };
+/** What `validate` returns: the input itself when valid, otherwise its issues. */
+export type ValidationResult<T> =
+  | {
+      /** Valid. */
+      success: true;
+      /** The input itself, typed (nothing copied or stripped). */
+      data: T;
+    }
+  | {
+      /** Not valid. */
+      success: false;
+      /** Every problem found, the one nearest the cause first. */
+      issues: ValidationIssue[];
+    };
 
 /**
  * Validates `value` against a schema without copying it: on success `data` is the very input object,
@@ -49,6 +64,7 @@ function depth(issues: readonly core.$ZodIssue[]): number {
   );
 }
 
+/** A Zod issue path in accessor form: `['input', 2, 'content']` -> `input[2].content`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const segment of path) {
