@@ -93,6 +93,13 @@ describe('the gateway in front of the hostile upstream (findings 1 and 2)', () =
       maxBytes: 256 * 1024 * 1024,
       intervalMs: 20,
       behaviours: {
+        'small-cut-json': {
+          description: 'cut-json-answer at 64 KiB (under the body budget): the connection drops halfway',
+          serve: (exchange) =>
+            HOSTILE_BEHAVIOURS['cut-json-answer']!.serve(
+              Object.create(exchange, { options: { value: { ...exchange.options, bytes: 64 * 1024 } } }),
+            ),
+        },
         'long-model-list': {
           description: 'a model list of 1,000 short names',
           serve(exchange) {
@@ -227,6 +234,11 @@ describe('the gateway in front of the hostile upstream (findings 1 and 2)', () =
     expect(got.status === 500 || got.failed).toBe(true);
     expect(served[0]!.closedByGateway).toBe(true);
     expect(served[0]!.bytesWritten).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  test('finding 10: a JSON answer cut mid-body is reported as a cut, not as invalid JSON', async () => {
+    const { got } = await hostileCase('small-cut-json', () => turn('small-cut-json', false));
+    expect([got.status, got.error?.type, got.error?.code]).toEqual([500, 'model_error', 'upstream_response_cut']);
   });
 
   test('finding 2: a JSON body that never ends stops at the body budget', async () => {
