@@ -10,13 +10,19 @@ import type { GenerateVersionOptions } from './targets/target.js';
 
 /** Files of one spec version, by target name, keyed by path relative to the target package's `src/generated/`. */
 export interface VersionOutput {
+  /** The spec version. */
   version: string;
+  /** Every target's files, by target name. */
   files: Record<string, GeneratedFiles>;
 }
 
+/** One spec document to generate from. */
 export interface DocumentInput {
+  /** The spec version (`2026-04-24`). */
   version: string;
+  /** The document's sha256 (written into every file's header). */
   sha256: string;
+  /** The parsed OpenAPI document. */
   document: unknown;
 }
 
@@ -50,10 +56,15 @@ export interface GenerateOptions {
   repoRoot: string;
 }
 
+/** What `generateAll` did. */
 export interface GenerateReport {
+  /** The versions generated. */
   versions: string[];
+  /** The files written (changed or new), relative to the repository. */
   written: string[];
+  /** How many files were already up to date. */
   unchanged: number;
+  /** Generated files no version produces any more, deleted. */
   removed: string[];
 }
 

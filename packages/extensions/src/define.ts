@@ -8,9 +8,11 @@ export { VENDOR_TYPE_PATTERN };
 
 /** An extension definition that breaks the spec's rules (bad slug, missing or redefined core fields). */
 export class ExtensionDefinitionError extends Error {
+  /** `'ExtensionDefinitionError'`. */
   override name = 'ExtensionDefinitionError';
 }
 
+/** An extension type: a provider slug, a colon, a name (`acme:search_result`). */
 export type VendorType = `${string}:${string}`;
 
 function checkSlug<T extends string>(type: T, what: string): T {
@@ -43,8 +45,23 @@ const ITEM_STATUS: z.ZodEnum<{
 export function defineItem<const T extends VendorType, const S extends z.ZodRawShape>(type: T, shape: S) {
   checkSlug(type, 'Item');
   checkReserved(shape, ['type', 'id', 'status'], 'Item', type);
-  const schema = z.looseObject({ type: z.literal(type), id: z.string(), status: ITEM_STATUS, ...shape });
-  return { kind: 'item' as const, type, schema };
+  const schema = z.looseObject({
+    /** The vendor item type. */
+    type: z.literal(type),
+    /** The item's id. */
+    id: z.string(),
+    /** The item state machine: `in_progress`, `completed` or `incomplete`. */
+    status: ITEM_STATUS,
+    ...shape,
+  });
+  return {
+    /** `item`. */
+    kind: 'item' as const,
+    /** The vendor item type. */
+    type,
+    /** Validates the item (classic Zod, lossless: unknown keys kept). */
+    schema,
+  };
 }
 
 /**
@@ -58,8 +75,11 @@ export interface DefinedSchema {
 
 /** A vendor item as `defineItem` returns it. */
 export interface ItemDefinition {
+  /** `item`. */
   readonly kind: 'item';
+  /** The vendor item type. */
   readonly type: VendorType;
+  /** Validates the item. */
   readonly schema: DefinedSchema;
 }
 
@@ -73,19 +93,33 @@ export function defineEvent<const T extends VendorType, const S extends z.ZodRaw
 ) {
   checkSlug(type, 'Event');
   checkReserved(shape, ['type', 'sequence_number'], 'Event', type);
-  const schema = z.looseObject({ type: z.literal(type), sequence_number: z.number().int().nonnegative(), ...shape });
+  const schema = z.looseObject({
+    /** The vendor event type. */
+    type: z.literal(type),
+    /** The event's place in the stream. */
+    sequence_number: z.number().int().nonnegative(),
+    ...shape,
+  });
   return {
+    /** `event`. */
     kind: 'event' as const,
+    /** The vendor event type. */
     type,
+    /** Validates the event. */
     schema,
+    /** Folds the event into the accumulated response, when given. */
     fold: options.fold as ((response: ResponseResource, event: unknown) => void) | undefined,
   };
 }
 /** A vendor streaming event as `defineEvent` returns it. */
 export interface EventDefinition {
+  /** `event`. */
   readonly kind: 'event';
+  /** The vendor event type. */
   readonly type: VendorType;
+  /** Validates the event. */
   readonly schema: DefinedSchema;
+  /** Folds the event into the accumulated response, when given. */
   readonly fold: ((response: ResponseResource, event: unknown) => void) | undefined;
 }
 
@@ -96,14 +130,31 @@ export function defineTool<const T extends VendorType, const P extends z.ZodRawS
 ) {
   checkSlug(type, 'Tool');
   checkReserved(definition.param, ['type'], 'Tool', type);
-  const param = z.looseObject({ type: z.literal(type), ...definition.param });
-  return { kind: 'tool' as const, type, param, item: definition.item };
+  const param = z.looseObject({
+    /** The vendor tool type. */
+    type: z.literal(type),
+    ...definition.param,
+  });
+  return {
+    /** `tool`. */
+    kind: 'tool' as const,
+    /** The vendor tool type. */
+    type,
+    /** Validates the tool as a request lists it. */
+    param,
+    /** The item its calls produce. */
+    item: definition.item,
+  };
 }
 /** A hosted vendor tool as `defineTool` returns it. */
 export interface ToolDefinition {
+  /** `tool`. */
   readonly kind: 'tool';
+  /** The vendor tool type. */
   readonly type: VendorType;
+  /** Validates the tool as a request lists it. */
   readonly param: DefinedSchema;
+  /** The item its calls produce. */
   readonly item: ItemDefinition;
 }
 
@@ -116,11 +167,21 @@ export function defineFields<const N extends ExtensibleSchema, const S extends z
   const optional = Object.fromEntries(
     Object.entries(shape).map(([key, value]) => [key, (value as z.ZodType).optional()]),
   ) as unknown as { [K in keyof S]: z.ZodOptional<S[K]> };
-  return { kind: 'fields' as const, schema, shape: optional };
+  return {
+    /** `fields`. */
+    kind: 'fields' as const,
+    /** The core schema the fields are added to. */
+    schema,
+    /** The fields, each optional. */
+    shape: optional,
+  };
 }
 /** Vendor fields as `defineFields` returns them. */
 export interface FieldsDefinition {
+  /** `fields`. */
   readonly kind: 'fields';
+  /** The core schema the fields are added to. */
   readonly schema: ExtensibleSchema;
+  /** The fields, each optional. */
   readonly shape: Readonly<Record<string, DefinedSchema>>;
 }

@@ -11,14 +11,19 @@ import { LATEST_SPEC_VERSION, openUnion, validate, versions, type SpecVersion } 
 import * as z from 'zod/v4';
 import type { EventDefinition, FieldsDefinition, ItemDefinition, ToolDefinition } from './define.js';
 
+/** What `createRegistry` takes: the vendor definitions to add to one spec version. */
 export interface RegistryInput<
   I extends readonly ItemDefinition[],
   E extends readonly EventDefinition[],
   T extends readonly ToolDefinition[],
 > {
+  /** Vendor items (`defineItem`). */
   items?: I;
+  /** Vendor streaming events (`defineEvent`). */
   events?: E;
+  /** Hosted vendor tools (`defineTool`), each with the item its calls produce. */
   tools?: T;
+  /** Vendor fields on core schemas (`defineFields`). */
   fields?: readonly FieldsDefinition[];
   /** The spec version to extend (default: the latest). */
   version?: SpecVersion;
@@ -62,7 +67,9 @@ export interface Registry<
   E extends readonly EventDefinition[] = readonly EventDefinition[],
   T extends readonly ToolDefinition[] = readonly ToolDefinition[],
 > {
+  /** The spec version extended. */
   version: SpecVersion;
+  /** The core schemas with the vendor members and fields added (classic Zod, forward-compatible). */
   schemas: RegistrySchemas<VendorItemOf<I, T>, Output<T[number]['param']>, Output<E[number]['schema']>>;
   /** An accumulator that folds the registered vendor events. */
   createAccumulator(): Accumulator;
@@ -99,9 +106,19 @@ export interface Registry<
         }>;
       };
   /** Whether an item (or tool) is of a type neither the spec nor this registry defines. */
-  isUnknownItem<M extends { type: unknown }>(item: M): item is Extract<M, UnknownMember>;
+  isUnknownItem<
+    M extends {
+      /** The item's type. */
+      type: unknown;
+    },
+  >(item: M): item is Extract<M, UnknownMember>;
   /** Whether a streaming event is of a type neither the spec nor this registry defines. */
-  isUnknownEvent<M extends { type: unknown }>(event: M): event is Extract<M, UnknownMember>;
+  isUnknownEvent<
+    M extends {
+      /** The event's type. */
+      type: unknown;
+    },
+  >(event: M): event is Extract<M, UnknownMember>;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { SchemaNode, SpecModel } from '../model/schema-model.js';
 import { readManifest, syncedDocumentPath } from '../sync/manifest.js';
 import { type SchemaFlow, schemaFlows } from './schema-flow.js';
 
+/** What kind of change a `SpecChange` is. */
 export type SpecChangeKind =
   | 'schema-added'
   | 'schema-removed'
@@ -22,22 +23,27 @@ export type SpecChangeKind =
   | 'constraint-tightened'
   | 'schema-changed';
 
+/** One change between two spec versions. */
 export interface SpecChange {
   /** The named schema the change is in. */
   schema: string;
   /** Where in it: `Schema`, `Schema.field`, `Schema.field[]` (array items), `Schema.field{}` (map values). */
   path: string;
+  /** What kind of change. */
   kind: SpecChangeKind;
   /** What changed, naming it: the enum values, the field, the union member, the constraint. */
   change: string;
   /** How the schema flows: written by clients (`request`), read by them (`response`), or `both`. */
   direction: SchemaFlow;
+  /** Whether it breaks code on the root exports (readers or writers, by the schema's flow). */
   breaking: boolean;
 }
 
 /** A spec version as the diff needs it: the model, and the raw document whose paths give each schema's flow. */
 export interface DiffInput {
+  /** The version's model. */
   model: SpecModel;
+  /** The raw document (its paths give each schema's flow). */
   document: unknown;
 }
 

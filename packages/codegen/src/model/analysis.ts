@@ -9,10 +9,28 @@ export type ValidationMode = 'exact' | 'forward';
  * members may overlap: exactly one must match).
  */
 export type UnionShape =
-  | { kind: 'never' }
-  | { kind: 'single' | 'nullable'; member: SchemaNode }
-  | { kind: 'discriminated'; plan: DiscriminationPlan }
-  | { kind: 'union' | 'xor'; members: SchemaNode[] };
+  | {
+      /** No member can match. */
+      kind: 'never';
+    }
+  | {
+      /** One member (`single`), or one member or null (`nullable`). */
+      kind: 'single' | 'nullable';
+      /** That member. */
+      member: SchemaNode;
+    }
+  | {
+      /** Told apart by a property's literal values. */
+      kind: 'discriminated';
+      /** How: the key and each branch's values. */
+      plan: DiscriminationPlan;
+    }
+  | {
+      /** Members that cannot overlap (`union`), or `oneOf` members that may (`xor`: exactly one must match). */
+      kind: 'union' | 'xor';
+      /** The members. */
+      members: SchemaNode[];
+    };
 
 export type JsonType = 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
 const ALL_JSON_TYPES: JsonType[] = ['string', 'number', 'boolean', 'null', 'object', 'array'];
@@ -34,16 +52,22 @@ export class ModelAnalysis {
   private readonly byName = new Map<string, NamedSchema>();
   private readonly openDependency = new Map<string, boolean>();
 
-  constructor(readonly model: SpecModel) {
+  /** Analyses `model`. */
+  constructor(
+    /** The model analysed. */
+    readonly model: SpecModel,
+  ) {
     for (const schema of model.schemas) this.byName.set(schema.name, schema);
   }
 
+  /** The named schema `name` (throws when there is none). */
   schema(name: string): NamedSchema {
     const schema = this.byName.get(name);
     if (!schema) throw new Error(`Unknown schema ${name}`);
     return schema;
   }
 
+  /** Follows `$ref`s until a node that is not one. */
   resolve(node: SchemaNode, seen = new Set<string>()): SchemaNode {
     if (node.kind !== 'ref') return node;
     if (seen.has(node.name)) return { kind: 'any', annotations: {} };
@@ -51,6 +75,7 @@ export class ModelAnalysis {
     return this.resolve(this.schema(node.name).node, seen);
   }
 
+  /** The JSON types a node's values can have. */
   jsonTypes(node: SchemaNode, seen = new Set<string>()): Set<JsonType> {
     switch (node.kind) {
       case 'ref':
@@ -182,6 +207,7 @@ export class ModelAnalysis {
     return true;
   }
 
+  /** How a union is emitted (see `UnionShape`). */
   unionShape(node: UnionNode): UnionShape {
     const members = node.members.filter((m) => m.kind !== 'never');
     if (members.length === 0) return { kind: 'never' };
@@ -225,6 +251,7 @@ export class ModelAnalysis {
     return result;
   }
 
+  /** The named schemas a node references, directly or through its members. */
   refsOf(node: SchemaNode): string[] {
     switch (node.kind) {
       case 'ref':
@@ -247,7 +274,12 @@ export class ModelAnalysis {
    * Declaration order for emitted constants: every schema after the ones it references. Schemas on a
    * reference cycle are returned in `cyclic` and must be referenced lazily.
    */
-  declarationOrder(): { order: NamedSchema[]; cyclic: Set<string> } {
+  declarationOrder(): {
+    /** Every schema after the ones it references. */
+    order: NamedSchema[];
+    /** The schemas on a reference cycle. */
+    cyclic: Set<string>;
+  } {
     const order: NamedSchema[] = [];
     const state = new Map<string, 'visiting' | 'done'>();
     const cyclic = new Set<string>();

@@ -65,6 +65,7 @@ const TYPE_KEYWORDS: Record<string, Set<string>> = {
   object: new Set(['properties', 'required', 'additionalProperties', 'minProperties', 'maxProperties']),
 };
 
+/** The name given to the synthesized union of every streaming event. */
 export const STREAMING_EVENT_UNION = 'StreamingEvent';
 const COMPONENT_REF = '#/components/schemas/';
 

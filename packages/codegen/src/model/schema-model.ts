@@ -14,6 +14,7 @@ export interface Annotations {
   deprecated?: boolean;
 }
 
+/** One schema as the model holds it: a closed set of shapes every target handles. */
 export type SchemaNode =
   | RefNode
   | StringNode
@@ -105,8 +106,11 @@ export interface UnionNode extends NodeBase {
   discriminator?: string;
 }
 
+/** A named schema of the model: a component, or an inline union hoisted with a name. */
 export interface NamedSchema {
+  /** The schema's name (`ResponseResource`, `ItemFieldContentItem`). */
   name: string;
+  /** The schema itself. */
   node: SchemaNode;
   /** Where it came from in the document, for messages. */
   source: string;
@@ -117,8 +121,11 @@ export interface NamedSchema {
   open: boolean;
 }
 
+/** One spec version as the generator models it. */
 export interface SpecModel {
+  /** The spec version (`2026-04-24`). */
   version: string;
+  /** The document's sha256. */
   sha256: string;
   /** Named schemas in document order (components first, then synthesized ones). */
   schemas: NamedSchema[];
@@ -142,8 +149,10 @@ export function useSiteAnnotations(node: SchemaNode): Annotations {
   return { ...node.annotations, description: `One of:\n${description}` };
 }
 
+/** A schema construct the reader does not handle; names where it is. */
 export class UnsupportedSchemaError extends Error {
   constructor(
+    /** Where in the document (`#/components/schemas/X/properties/y`). */
     readonly schemaPath: string,
     detail: string,
   ) {

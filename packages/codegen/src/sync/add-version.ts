@@ -4,8 +4,11 @@ import { readOpenApi } from '../model/read-openapi.js';
 import { type ManifestEntry, readManifest, type SpecManifest, syncedDocumentPath } from './manifest.js';
 import { sha256Of } from './sync.js';
 
+/** What `addSpecVersion` takes. */
 export interface AddSpecVersionOptions {
+  /** The repository root (where `openapi/manifest.json` is). */
   repoRoot: string;
+  /** The new version's date (`2026-09-01`). */
   version: string;
   /** A file path or an http(s) URL of the OpenAPI 3.1 document (JSON). */
   source: string;
@@ -15,13 +18,17 @@ export interface AddSpecVersionOptions {
   url?: string;
   /** The `../shared/openapi` folder: a copy of this version there must be the same document. */
   localSource?: string;
+  /** The fetch used to download `source` (default: the global one). */
   fetch?: typeof fetch;
 }
 
+/** What `addSpecVersion` did. */
 export interface AddedSpecVersion {
+  /** The manifest entry added. */
   entry: ManifestEntry;
   /** The version the new one is compared with: the newest one older than it (undefined when it is the oldest). */
   previous?: string;
+  /** Whether `latest` moved to the new version. */
   movedLatest: boolean;
   /** Puts the manifest and the synced documents back as they were. */
   undo(): Promise<void>;
@@ -29,6 +36,7 @@ export interface AddedSpecVersion {
 
 /** A spec document that cannot be added; nothing was changed. */
 export class SpecAddError extends Error {
+  /** `'SpecAddError'`. */
   override name = 'SpecAddError';
 }
 

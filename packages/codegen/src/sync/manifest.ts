@@ -1,17 +1,25 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
+/** One spec version of `openapi/manifest.json`. */
 export interface ManifestEntry {
+  /** The spec version (`2026-04-24`). */
   version: string;
+  /** Where `spec:sync` downloads it from. */
   url: string;
+  /** The sha256 the document must have. */
   sha256: string;
 }
 
+/** `openapi/manifest.json`: the spec versions generated side by side. */
 export interface SpecManifest {
+  /** The version the root exports follow. */
   latest: string;
+  /** Every version, oldest first. */
   versions: ManifestEntry[];
 }
 
+/** Reads and checks `openapi/manifest.json` under `repoRoot`. */
 export async function readManifest(repoRoot: string): Promise<SpecManifest> {
   const file = path.join(repoRoot, 'openapi', 'manifest.json');
   const manifest = JSON.parse(await readFile(file, 'utf8')) as SpecManifest;

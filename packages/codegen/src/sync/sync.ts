@@ -11,17 +11,25 @@ export interface SyncOptions {
   fetch?: typeof fetch;
 }
 
+/** One version `syncSpecs` put in `openapi/documents/`. */
 export interface SyncedDocument {
+  /** The spec version. */
   version: string;
+  /** The document's sha256 (verified). */
   sha256: string;
+  /** Where it was written. */
   file: string;
+  /** Where it came from: the local `../shared/openapi/` copy, a download, or already in place. */
   from: 'local' | 'download' | 'cache';
 }
 
+/** A document that could not be synced: missing, unreachable, or not the sha256 the manifest names. */
 export class SpecSyncError extends Error {
+  /** `'SpecSyncError'`. */
   override name = 'SpecSyncError';
 }
 
+/** The sha256 of `bytes`, in hex. */
 export function sha256Of(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }

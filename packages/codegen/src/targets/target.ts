@@ -3,13 +3,17 @@ import type { ModelAnalysis } from '../model/analysis.js';
 
 /** What a target gets to emit one spec version. */
 export interface VersionContext {
+  /** The spec version. */
   version: string;
+  /** The document's sha256. */
   sha256: string;
   /** The OpenAPI document as read (targets that wrap other tools, like openapi-typescript, need it). */
   document: unknown;
+  /** The model of the version, with the questions targets ask of it. */
   analysis: ModelAnalysis;
   /** A shared in-memory ts-morph project for printing modules. */
   project: Project;
+  /** Generation options (openapi-typescript on or off). */
   options: GenerateVersionOptions;
 }
 
@@ -21,7 +25,13 @@ export interface GenerateVersionOptions {
 /** What a target gets to emit its cross-version entry points. */
 export interface IndexContext {
   /** Every version, oldest first, with its document's sha256. */
-  versions: Array<{ version: string; sha256: string }>;
+  versions: Array<{
+    /** The spec version. */
+    version: string;
+    /** Its document's sha256. */
+    sha256: string;
+  }>;
+  /** The version the root entry points follow. */
   latest: string;
   /** The do-not-edit header for files generated from the whole manifest. */
   header: string;
