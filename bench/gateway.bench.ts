@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { load, median, rps, type LoadResult } from './fixtures/load.js';
 import { ChatCompletionsProvider, createResponsesService } from '@openresponses/server';
 import { nodeFetch, startServer } from '@openresponses/server/node';
-import { compareTelemetry, metricsInProcess } from './fixtures/telemetry-overhead.js';
+import { compareTelemetry, compareTurns } from './fixtures/telemetry-overhead.js';
 
 interface Stub {
   url: string;
@@ -219,9 +219,12 @@ export async function run(): Promise<void> {
     ],
     ['--chat-completions-url', stub.url],
   );
-  await metricsInProcess(service, [
-    { title: 'gateway JSON', body: responsesBody(false) },
-    { title: 'gateway SSE', body: responsesBody(true) },
-  ]);
+  await compareTurns(
+    [
+      { title: 'gateway JSON', body: responsesBody(false) },
+      { title: 'gateway SSE', body: responsesBody(true) },
+    ],
+    stub.url,
+  );
   stub.stop();
 }

@@ -6,8 +6,8 @@ import { loadavg } from 'node:os';
 import { load, median, rps, type LoadResult } from './fixtures/load.js';
 import type { AddressInfo } from 'node:net';
 import { startServer } from '@openresponses/server/node';
-import { createResponsesService, InMemoryResponseStore } from '@openresponses/server';
-import { compareTelemetry, metricsInProcess } from './fixtures/telemetry-overhead.js';
+import { InMemoryResponseStore } from '@openresponses/server';
+import { compareTelemetry, compareTurns } from './fixtures/telemetry-overhead.js';
 
 const BODY = JSON.stringify({ model: 'openresponses-deterministic', input: 'Hello! My name is Ada. What can you do?' });
 
@@ -131,7 +131,7 @@ export async function run(): Promise<void> {
     { title: 'JSON, embedded model', body: BODY },
     { title: 'SSE, embedded model', body: streamBody },
   ]);
-  await metricsInProcess(createResponsesService({ store: new InMemoryResponseStore({ maxEntries: 1000 }) }), [
+  await compareTurns([
     { title: 'JSON, embedded model', body: BODY },
     { title: 'SSE, embedded model', body: streamBody },
   ]);

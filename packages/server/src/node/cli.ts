@@ -225,7 +225,7 @@ const apiKeys =
 // commander sets a boolean from any value of its variable: keep `=0` and `=false` meaning off.
 const metricsOn = values.metrics === true && !['0', 'false'].includes(process.env.OPENRESPONSES_METRICS ?? '');
 // GET /metrics reads a Prometheus reader of the same SDK (registered even without any OTLP environment).
-const prometheus = metricsOn ? prometheusEndpoint() : undefined;
+const prometheus = metricsOn ? await prometheusEndpoint() : undefined;
 // OpenTelemetry spans and metrics when the standard environment asks for them (OTEL_*; see the README's operations section).
 const telemetry = await startTelemetry(process.env, { metricReaders: prometheus ? [prometheus.reader] : [] });
 if (prometheus && telemetry.plan.disabled)

@@ -4,3 +4,5 @@ export { serveResponsesSocket } from './websocket.js';
 export { readScenarioFile, scenarioRecordWriter, type ScenarioRecordWriter } from './scenario-files.js';
 export { gatewayProviders, type GatewayOptions } from './gateway.js';
 export { nodeFetch } from './http-fetch.js';
+export { prometheusEndpoint, type PrometheusEndpoint } from './prometheus.js';
+export { startTelemetry, type Telemetry, type TelemetryOptions as TelemetrySdkOptions } from './telemetry-sdk.js';

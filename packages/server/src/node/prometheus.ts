@@ -1,6 +1,6 @@
 // GET /metrics for the Node entry: a metric reader that collects when scraped, and the Prometheus text
 // exposition of what it collects. The library records through @opentelemetry/api only; this is where the SDK is.
-import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
+import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 
 export interface PrometheusEndpoint {
@@ -14,8 +14,10 @@ export interface PrometheusEndpoint {
  * A pull reader for `GET /metrics` (no HTTP server of its own). Names carry their unit as Prometheus and the
  * OpenTelemetry Collector spell them (`gen_ai.server.time_to_first_token`, unit `s` ->
  * `gen_ai_server_time_to_first_token_seconds`), so dashboards work the same over a scrape and over OTLP.
+ * The exporter is loaded only when this is called (like the SDK, it costs startup time).
  */
-export function prometheusEndpoint(): PrometheusEndpoint {
+export async function prometheusEndpoint(): Promise<PrometheusEndpoint> {
+  const { PrometheusExporter, PrometheusSerializer } = await import('@opentelemetry/exporter-prometheus');
   const reader = new PrometheusExporter({ preventServerStart: true });
   const serializer = new PrometheusSerializer();
   return {
