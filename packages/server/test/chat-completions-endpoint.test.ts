@@ -5,6 +5,7 @@ import net from 'node:net';
 import { checkStream } from '@openresponses/events';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import WebSocket from 'ws';
 import { ChatCompletionsProvider, DeterministicModel, type ModelPart, type ModelProvider } from '../src/index.js';
 import type { RunningServer } from '../src/node/index.js';
 import { API_KEY, post, startTestServer, stream } from './harness.js';
@@ -279,11 +280,12 @@ describe('a streaming client that never reads (issue 23 finding 5)', () => {
   const DELTAS = 380_000;
   const legacyHose = new Firehose('hose-legacy', DELTAS);
   const responsesHose = new Firehose('hose-responses', DELTAS);
+  const socketHose = new Firehose('hose-socket', DELTAS);
   let server: RunningServer;
   beforeAll(async () => {
     server = await startTestServer({
       chatCompletionsEndpoint: true,
-      providers: [legacyHose, responsesHose],
+      providers: [legacyHose, responsesHose, socketHose],
       limits: { writeHighWaterBytes: 64 * 1024, stalledWriteMs: 1_000 },
     });
   });
@@ -326,4 +328,23 @@ describe('a streaming client that never reads (issue 23 finding 5)', () => {
       expect(received.bytes).toBeLessThan(DELTAS * 10 * 4);
     },
   );
+
+  test('over WebSocket: the turn stops producing while the client is behind, and is cancelled when it is dropped', async () => {
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/v1/responses`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    socket.on('error', () => {});
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.pause(); // never read
+    socket.send(JSON.stringify({ type: 'response.create', model: socketHose.name, input: 'x' }));
+    const stopped = await Promise.race([
+      socketHose.stopped.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 30_000)),
+    ]);
+    expect(stopped, 'the turn was cancelled').toBe(true);
+    expect(socketHose.pulled).toBeLessThan(DELTAS / 4);
+    socket.resume();
+    await closed;
+  });
 });

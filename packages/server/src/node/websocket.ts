@@ -20,7 +20,8 @@ export function serveResponsesSocket(
         if (socket.readyState === socket.OPEN) socket.send(text);
       },
       close: (code, reason) => socket.close(code, reason),
-      backpressure: () => waitForReader(socket, service.limits),
+      // A dropped reader's turn is cancelled at once: the socket's `close` comes later.
+      backpressure: () => waitForReader(socket, service.limits, () => session.closed()),
     },
     { header: (name) => firstHeader(request.headers[name]) },
     options,
@@ -34,11 +35,13 @@ export function serveResponsesSocket(
 /**
  * Undefined while the client reads; otherwise a promise that settles once its unread bytes are back under
  * the high-water mark, or once it has read nothing for `stalledWriteMs` (the socket is then terminated:
- * what it left unread goes with it). ws has no drain event, so the buffer is polled.
+ * what it left unread goes with it, and `onStalled` runs before the promise settles). ws has no drain
+ * event, so the buffer is polled.
  */
 function waitForReader(
   socket: WebSocket,
   { writeHighWaterBytes, stalledWriteMs }: Pick<ServerLimits, 'writeHighWaterBytes' | 'stalledWriteMs'>,
+  onStalled: () => void,
 ): Promise<void> | undefined {
   const caughtUp = () => socket.readyState !== socket.OPEN || socket.bufferedAmount <= writeHighWaterBytes;
   if (caughtUp()) return undefined;
@@ -55,6 +58,7 @@ function waitForReader(
       } else if (Date.now() - since >= stalledWriteMs) {
         clearInterval(poll);
         socket.terminate();
+        onStalled();
         resolve();
       }
     }, 25);
