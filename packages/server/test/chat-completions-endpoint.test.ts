@@ -122,6 +122,33 @@ describe('POST /v1/chat/completions (legacy layer)', () => {
     expect(second.choices[0]!.message.content).toBe('Here is what I found: get_weather returned sunny, 21°C.');
   });
 
+  test('a tool message may carry parts: text parts are joined, an image makes the output a parts list', async () => {
+    const call = { id: 'call_1', type: 'function' as const, function: { name: 'get_weather', arguments: '{}' } };
+    const history = (content: OpenAI.Chat.ChatCompletionToolMessageParam['content']) => [
+      { role: 'user' as const, content: 'What is the weather in Paris?' },
+      { role: 'assistant' as const, content: null, tool_calls: [call] },
+      { role: 'tool' as const, tool_call_id: 'call_1', content },
+    ];
+    const joined = await chat.chat.completions.create({
+      model,
+      messages: history([
+        { type: 'text', text: 'sunny' },
+        { type: 'text', text: ', 21°C' },
+      ]),
+      tools: [weather],
+    });
+    expect(joined.choices[0]!.message.content).toBe('Here is what I found: get_weather returned sunny, 21°C.');
+    const withImage = await chat.chat.completions.create({
+      model,
+      messages: history([
+        { type: 'text', text: 'see the map' },
+        { type: 'image_url', image_url: { url: 'https://example.com/map.png' } },
+      ] as never),
+      tools: [weather],
+    });
+    expect(withImage.choices[0]!.finish_reason).toBe('stop');
+  });
+
   test('max_tokens that runs out finishes with length; reasoning arrives as reasoning_content', async () => {
     const cut = await chat.chat.completions.create({
       model,
