@@ -180,3 +180,29 @@ describe.each(fetches)('the Anthropic family through %s', (_, fetch) => {
     expect(asked() - before).toBe(1);
   });
 });
+
+describe('nodeFetch', () => {
+  test('text() reads at most maxBodyBytes; past it the answer is dropped and text() fails', async () => {
+    const response = await nodeFetch(`${upstream.urlFor('a-huge-message')}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+      maxBodyBytes: 64 * 1024,
+    });
+    await expect(response.text()).rejects.toThrow('larger than 65536 bytes');
+    await upstream.waitForConnections(0);
+  });
+
+  test("a body reader's cancel() drops the connection", async () => {
+    const response = await nodeFetch(`${upstream.urlFor('a-pings-forever')}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const reader = response.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel!();
+    await upstream.waitForConnections(0);
+    expect(upstream.served.at(-1)!.closedByGateway).toBe(true);
+  });
+});
