@@ -20,10 +20,12 @@ export class Cancellation {
     return cancellation;
   }
 
+  /** Whether it was cancelled. */
   get cancelled(): boolean {
     return this.done;
   }
 
+  /** An `AbortSignal` that follows it, made on first read. */
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
@@ -49,6 +51,7 @@ export class Cancellation {
     };
   }
 
+  /** Cancels: runs the listeners once and aborts the signal, if one was made. */
   cancel(reason?: string, code?: string): void {
     if (this.done) return;
     if (reason) this.reason = reason;

@@ -1,24 +1,36 @@
 /** Error types of the spec, each with its HTTP status (plus authentication, which the spec leaves to servers). */
 export const ERROR_STATUS = {
+  /** 400: the request is invalid. */
   invalid_request: 400,
+  /** 401: the API key is missing or wrong. */
   authentication_error: 401,
+  /** 404: no such response, item or route. */
   not_found: 404,
+  /** 429: too many requests (with `Retry-After`). */
   too_many_requests: 429,
+  /** 500: the server failed. */
   server_error: 500,
+  /** 500: the model (or its upstream) failed. */
   model_error: 500,
 } as const;
+/** The spec error `type`s the server answers with. */
 export type ErrorType = keyof typeof ERROR_STATUS;
 
 /** A failure with the spec's error object: `{ error: { type, code, param, message } }`. */
 export class ResponsesError extends Error {
+  /** `'ResponsesError'`. */
   override name = 'ResponsesError';
+  /** The HTTP status it is answered with (by default its type's, from `ERROR_STATUS`). */
   readonly status: number;
   /** Seconds a client should wait before retrying (sent as `Retry-After` on 429s). */
   readonly retryAfterSeconds?: number;
   constructor(
+    /** The spec error `type`. */
     readonly type: ErrorType,
+    /** The spec error `code` (`missing_required_parameter`, `rate_limit_exceeded`, …). */
     readonly code: string,
     message: string,
+    /** The request field the error is about, when there is one. */
     readonly param: string | null = null,
     status?: number,
     options: { headers?: Record<string, string>; cause?: unknown } = {},
@@ -31,7 +43,20 @@ export class ResponsesError extends Error {
   /** Headers the HTTP answer carries (`retry-after` of a rate limit passed on from an upstream). */
   readonly headers: Record<string, string>;
 
-  toJSON() {
+  /** The spec's error body. */
+  toJSON(): {
+    /** The spec error object. */
+    error: {
+      /** The error `type`. */
+      type: ErrorType;
+      /** The error `code`. */
+      code: string;
+      /** The field it is about, or null. */
+      param: string | null;
+      /** What went wrong. */
+      message: string;
+    };
+  } {
     return { error: { type: this.type, code: this.code, param: this.param, message: this.message } };
   }
 }

@@ -14,30 +14,56 @@ export interface ToolPolicy {
 
 /** Every generation setting of a `CreateResponseBody`, resolved (defaults applied where the spec sets one). */
 export interface ModelRequest {
+  /** The model the request names. */
   model: string;
+  /** The request's `instructions`. */
   instructions: string | null;
   /** The whole context in order: previous input, previous output, this input (with compactions expanded). */
   items: ItemField[];
+  /** The request's function tools. */
   tools: FunctionToolParam[];
   /** Tools of other types the request declared (hosted vendor tools, accepted through a registry). */
-  hostedTools: Array<{ type: string; [key: string]: unknown }>;
+  hostedTools: Array<{
+    /** The hosted tool's type (`acme:document_search`). */
+    type: string;
+    [key: string]: unknown;
+  }>;
+  /** How the model must use tools (`tool_choice`). */
   toolPolicy: ToolPolicy;
+  /** Whether several calls may be made in one turn. */
   parallelToolCalls: boolean;
   /** Most function calls the response may hold (the turn runner drops calls past it). */
   maxToolCalls: number | null;
-  reasoning: { effort?: string | null; summary?: string | null } | null;
+  /** The request's `reasoning` settings. */
+  reasoning: {
+    /** `reasoning.effort`. */
+    effort?: string | null;
+    /** `reasoning.summary`. */
+    summary?: string | null;
+  } | null;
+  /** `max_output_tokens`. */
   maxOutputTokens: number | null;
+  /** `temperature`. */
   temperature: number | null;
+  /** `top_p`. */
   topP: number | null;
+  /** `presence_penalty`. */
   presencePenalty: number | null;
+  /** `frequency_penalty`. */
   frequencyPenalty: number | null;
+  /** `top_logprobs`. */
   topLogprobs: number | null;
   /** `text.format` (`text`, `json_schema` with its schema, `json_object`) and `text.verbosity`. */
   text: NonNullable<CreateResponseBody['text']> | null;
+  /** The request's `metadata`. */
   metadata: Record<string, string>;
+  /** `safety_identifier`. */
   safetyIdentifier: string | null;
+  /** `prompt_cache_key`. */
   promptCacheKey: string | null;
+  /** `service_tier`. */
   serviceTier: string | null;
+  /** The request's `include` values. */
   include: string[];
   /**
    * Whether a client watches the deltas as they come. When false (a JSON answer) a provider may send
@@ -65,8 +91,11 @@ export type ReasoningState = { [key: string]: unknown };
 /** Why the model stopped: `length` ends the response incomplete (`max_output_tokens`), `content_filter` too. */
 export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'error';
 
+/** Token counts of one turn, as a provider reports them. */
 export interface ModelUsage {
+  /** Input tokens the turn used. */
   inputTokens: number;
+  /** Output tokens it produced. */
   outputTokens: number;
   /** Part of `outputTokens` spent on reasoning. */
   reasoningTokens?: number;
@@ -119,6 +148,7 @@ export type ModelPart =
 
 /** A source of model output. The embedded deterministic model is one; an upstream adapter is another. */
 export interface ModelProvider {
+  /** The provider's name, in logs and errors. */
   readonly name: string;
   /**
    * `gen_ai.provider.name` in telemetry for the turns it serves (`openai`, `anthropic`: the OpenTelemetry

@@ -3,6 +3,7 @@
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 
+/** `GET /metrics` for the Node entry, from `prometheusEndpoint()`: a metric reader and the text it serves. */
 export interface PrometheusEndpoint {
   /** Give it to the MeterProvider (or `startTelemetry`'s metric readers); it collects only when scraped. */
   reader: PrometheusExporter;

@@ -8,6 +8,7 @@ import { toNodeListener } from './http-adapter.js';
 import type { SessionOptions } from '../websocket/session.js';
 import { firstHeader, serveResponsesSocket } from './websocket.js';
 
+/** What `startServer` takes: the service's options, the WebSocket session's, and where to listen. */
 export interface StartServerOptions extends ResponsesServiceOptions, SessionOptions {
   /** Port to listen on; 0 picks a free one (default 0). */
   port?: number;
@@ -17,12 +18,17 @@ export interface StartServerOptions extends ResponsesServiceOptions, SessionOpti
   warn?: (message: string) => void;
 }
 
+/** A started server, from `startServer`. */
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:4321`; the API is under `/v1`. */
   url: string;
+  /** The port it listens on. */
   port: number;
+  /** The service it serves (also usable directly: `service.fetch`). */
   service: ResponsesService;
+  /** The underlying `node:http` server. */
   server: Server;
+  /** Stops listening and closes open connections (WebSockets included). */
   close(): Promise<void>;
 }
 

@@ -44,6 +44,7 @@ export function telemetryPlan(env: Env): TelemetryPlan {
   };
 }
 
+/** What `startTelemetry` takes besides the environment. */
 export interface TelemetryOptions {
   /** More metric readers (the Prometheus exporter behind `GET /metrics`), registered even without OTLP in the environment. */
   metricReaders?: readonly MetricReader[];
@@ -51,7 +52,9 @@ export interface TelemetryOptions {
   serviceName?: string;
 }
 
+/** The registered OpenTelemetry SDK, from `startTelemetry`. */
 export interface Telemetry {
+  /** What the environment asked for (traces, OTLP or console metrics, or nothing). */
   readonly plan: TelemetryPlan;
   /** True when an SDK was registered (spans or metrics go somewhere). */
   readonly started: boolean;
