@@ -3,6 +3,7 @@
 import parsePrometheusTextFormat, { type PrometheusFamily, type PrometheusSample } from 'parse-prometheus-text-format';
 import { afterEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
+import { createResponsesService } from '../src/service/service.js';
 import { BUCKETS } from '../src/telemetry/metrics.js';
 import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
 import { startCli } from './cli-process.js';
@@ -216,5 +217,40 @@ describe('GET /metrics on the CLI', () => {
     const answer = await scrape(url, KEY);
     expect(answer.status).toBe(404);
     expect(await answer.json()).toMatchObject({ error: { type: 'not_found', code: 'unknown_path' } });
+  });
+});
+
+describe('GET /metrics in the library (the scrape function injected)', () => {
+  const exposition = '# HELP up Up.\n# TYPE up gauge\nup 1\n';
+  const get = (service: ReturnType<typeof createResponsesService>, key?: string) =>
+    service.fetch(
+      new Request('http://server/metrics', { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } }),
+    );
+
+  test('a server without API keys but with a metrics key answers to that key only', async () => {
+    const service = createResponsesService({ metrics: { scrape: async () => exposition, key: METRICS_KEY } });
+    expect((await get(service)).status).toBe(401);
+    expect((await get(service, 'anything')).status).toBe(401);
+    const answer = await get(service, METRICS_KEY);
+    expect([answer.status, await answer.text()]).toEqual([200, exposition]);
+  });
+
+  test('without a metrics key, the API keys read it; it takes no rate-limit token and no turn slot', async () => {
+    const service = createResponsesService({
+      apiKeys: [KEY],
+      metrics: { scrape: async () => exposition },
+      limits: { rateLimitPerSecond: 1, rateLimitBurst: 1, maxTurnsInFlightPerKey: 0 },
+    });
+    for (let i = 0; i < 5; i++) expect((await get(service, KEY)).status).toBe(200);
+    expect((await get(service, METRICS_KEY)).status).toBe(401);
+    // The key's one token is still there for a real request (which the zero turn slots then refuse).
+    const turn = await service.fetch(
+      new Request('http://server/v1/responses', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: DETERMINISTIC, input: 'hi' }),
+      }),
+    );
+    expect(((await turn.json()) as { error: { code: string } }).error.code).toBe('too_many_concurrent_requests');
   });
 });
