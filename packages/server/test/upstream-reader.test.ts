@@ -2,6 +2,7 @@
 // the Anthropic Messages family here, in front of the hostile upstream speaking that dialect, through
 // `nodeFetch` and through the global fetch (web streams, as on Workers). The Chat Completions family is proven
 // against the real CLI process in test/hostile-upstream.test.ts.
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AnthropicMessagesProvider } from '../src/models/anthropic-messages/index.js';
 import type { UpstreamFetch } from '../src/models/upstream.js';
@@ -204,5 +205,33 @@ describe('nodeFetch', () => {
     await reader.cancel!();
     await upstream.waitForConnections(0);
     expect(upstream.served.at(-1)!.closedByGateway).toBe(true);
+  });
+
+  test('a pooled connection the upstream closed while idle is retried once on a fresh one', async () => {
+    // Each connection answers its first request (keep-alive) and drops the next one unanswered, as an upstream
+    // does when its idle timeout closes a pooled connection just as a request is sent on it.
+    const requestsPerConnection: number[] = [];
+    const server = createServer((socket) => {
+      const index = requestsPerConnection.push(0) - 1;
+      socket.on('data', (bytes) => {
+        if (!bytes.includes('\r\n\r\n')) return;
+        requestsPerConnection[index]! += 1;
+        if (requestsPerConnection[index] === 1)
+          socket.write(
+            'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok',
+          );
+        else socket.destroy();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/models`;
+    try {
+      expect(await (await nodeFetch(url, { headers: {} })).text()).toBe('ok');
+      // The second call goes out on the pooled connection, is dropped, and is sent again on a new one.
+      expect(await (await nodeFetch(url, { headers: {} })).text()).toBe('ok');
+      expect(requestsPerConnection).toEqual([2, 1]);
+    } finally {
+      server.close();
+    }
   });
 });

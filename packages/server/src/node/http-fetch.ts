@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { onAbort } from '../cancellation.js';
 import { DEFAULT_LIMITS } from '../limits.js';
@@ -26,38 +26,52 @@ export const nodeFetch: UpstreamFetch = (url: string, init: UpstreamRequestInit)
       return;
     }
     let answer: IncomingMessage | undefined;
-    let stopFollowing: (() => void) | undefined;
-    const request = (target.secure ? httpsRequest : httpRequest)(
-      {
-        protocol: target.protocol,
-        hostname: target.hostname,
-        port: target.port,
-        path: target.path,
-        method: init.method ?? 'GET',
-        headers,
-        agent: target.secure ? agents.https : agents.http,
-      },
-      (response) => {
-        answer = response;
-        // Followed until the body is read or dropped, so an abort also stops a streamed body.
-        if (stopFollowing) response.once('close', stopFollowing);
-        resolve(new NodeUpstreamResponse(response, init.maxBodyBytes ?? DEFAULT_LIMITS.maxUpstreamBodyBytes));
-      },
-    );
+    let request: ClientRequest;
     const abort = () => {
       const reason = abortError(signal);
       if (answer) answer.destroy(reason);
       request.destroy(reason);
       reject(reason);
     };
-    stopFollowing = cancellation ? cancellation.onCancel(abort) : onAbort(signal, abort);
-    request.on('error', (error) => {
-      stopFollowing?.();
-      reject(error);
-    });
-    request.end(init.body);
+    const stopFollowing = cancellation ? cancellation.onCancel(abort) : onAbort(signal, abort);
+    const send = (attempt: number) => {
+      request = (target.secure ? httpsRequest : httpRequest)(
+        {
+          protocol: target.protocol,
+          hostname: target.hostname,
+          port: target.port,
+          path: target.path,
+          method: init.method ?? 'GET',
+          headers,
+          agent: target.secure ? agents.https : agents.http,
+        },
+        (response) => {
+          answer = response;
+          // Followed until the body is read or dropped, so an abort also stops a streamed body.
+          response.once('close', stopFollowing);
+          resolve(new NodeUpstreamResponse(response, init.maxBodyBytes ?? DEFAULT_LIMITS.maxUpstreamBodyBytes));
+        },
+      );
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        // A pooled connection the upstream closed while idle fails before any answer: the request never
+        // reached it, so it goes once more on a fresh connection (Node's documented `reusedSocket` retry).
+        // Seen as 500 upstream_unavailable ("socket hang up") under load in the gateway benches.
+        if (attempt === 0 && !answer && request.reusedSocket && isClosedIdleConnection(error)) {
+          send(1);
+          return;
+        }
+        stopFollowing();
+        reject(error);
+      });
+      request.end(init.body);
+    };
+    send(0);
   });
 };
+
+function isClosedIdleConnection(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'ECONNRESET' || error.code === 'EPIPE';
+}
 
 function abortError(signal: AbortSignal | undefined): Error {
   return (signal?.reason as Error | undefined) ?? new DOMException('The upstream request was aborted.', 'AbortError');
