@@ -18,7 +18,6 @@ import {
   text,
   upstreamAnswer,
   watchUnexpected,
-  wrongValue,
 } from './upstream-fuzz.js';
 
 /** Runs per property (CI-friendly: each is one in-process turn). */
