@@ -3,8 +3,11 @@
  * so this entry point needs no test framework installed to be imported.
  */
 export interface TestFramework {
+  /** Registers a group of tests. */
   describe(name: string, body: () => void): void;
+  /** Registers one test. */
   test(name: string, body: () => Promise<void>): void;
+  /** Starts an assertion on `actual`. */
   // biome-ignore lint/suspicious/noExplicitAny: the framework's own matcher types (vitest and jest differ).
   expect(actual: unknown): any;
 }

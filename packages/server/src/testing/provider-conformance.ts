@@ -26,17 +26,25 @@ export type ScriptedAnswer =
   /** These deltas, then the stream stays open until the gateway goes away. */
   | { kind: 'hold'; deltas: string[] };
 
+/** A function call a scripted answer makes. */
 export interface ScriptedCall {
+  /** The call id. */
   id: string;
+  /** The function's name. */
   name: string;
+  /** The JSON arguments. */
   arguments: string;
 }
 
 /** A family's wire answer: a status, headers, and either SSE events (each a whole `event:`/`data:` block) or one JSON body. */
 export interface WireAnswer {
+  /** The HTTP status. */
   status: number;
+  /** Extra response headers. */
   headers?: Record<string, string>;
+  /** SSE events, each a whole block. */
   events?: string[];
+  /** A JSON body. */
   json?: unknown;
   /** After the events, drop the connection (`cut`) or keep it open (`hold`); default: end it. */
   after?: 'cut' | 'hold';
@@ -44,13 +52,19 @@ export interface WireAnswer {
 
 /** How one provider family is put under the suite. */
 export interface WireFamily {
+  /** The family's name, in test titles. */
   name: string;
   /** The family's provider, calling the scripted upstream at `rootUrl` (`http://127.0.0.1:<port>`, no path) with `apiKey`. */
   provider(rootUrl: string, apiKey: string): ModelProvider;
   /** `answer` in the family's wire format, for this request (streamed when it asks to be). */
   render(answer: ScriptedAnswer, request: { body: Record<string, unknown>; headers: IncomingHttpHeaders }): WireAnswer;
   /** Tool results a received request carries, by call id. */
-  toolResults(body: Record<string, unknown>): Array<{ callId: string; output: string }>;
+  toolResults(body: Record<string, unknown>): Array<{
+    /** The call answered. */
+    callId: string;
+    /** The tool's output. */
+    output: string;
+  }>;
   /**
    * Opaque reasoning tokens a received request sends back (in order), for a family whose upstream takes
    * reasoning back; leave it out for one that cannot (the suite then checks only that nothing fails).
@@ -58,20 +72,27 @@ export interface WireFamily {
   reasoningSentBack?(body: Record<string, unknown>): string[];
 }
 
+/** A request the scripted upstream received. */
 export interface ScriptedRequest {
+  /** The request path. */
   path: string;
+  /** Its headers. */
   headers: IncomingHttpHeaders;
+  /** Its JSON body. */
   body: Record<string, unknown>;
   /** Whether the gateway went away before the answer ended. */
   aborted: boolean;
 }
 
+/** A running scripted upstream, from `startScriptedUpstream`. */
 export interface ScriptedUpstream {
   /** `http://127.0.0.1:<port>`. */
   rootUrl: string;
+  /** Every request received, in order. */
   received: ScriptedRequest[];
   /** Answers for the next calls, in order (a call past the script is a 500). */
   script(...answers: ScriptedAnswer[]): void;
+  /** Stops it. */
   close(): Promise<void>;
 }
 
@@ -131,9 +152,17 @@ export async function startScriptedUpstream(family: WireFamily): Promise<Scripte
   };
 }
 
+/** What `describeProviderConformance` takes besides the family. */
 export interface ProviderConformanceOptions {
   /** Starts the real server with these providers; the suite closes it. */
-  serve(providers: ModelProvider[]): Promise<{ url: string; apiKey: string; close(): Promise<void> }>;
+  serve(providers: ModelProvider[]): Promise<{
+    /** The server's base URL. */
+    url: string;
+    /** A key it accepts. */
+    apiKey: string;
+    /** Stops it. */
+    close(): Promise<void>;
+  }>;
 }
 
 const weather = {

@@ -15,25 +15,33 @@ import type { AddressInfo } from 'node:net';
 // From src/testing and from dist/testing alike (the recordings are published under src/).
 const FIXTURES = new URL('../../src/testing/recordings/', import.meta.url);
 
+/** A request the replay upstream received. */
 export interface ReceivedRequest {
+  /** The request path. */
   path: string;
+  /** Its headers. */
   headers: IncomingMessage['headers'];
+  /** Its JSON body. */
   body: Record<string, unknown>;
   /** Whether the gateway closed the connection before the answer was complete. */
   aborted: boolean;
 }
 
+/** A running replay upstream, from `startReplayUpstream`. */
 export interface ReplayUpstream {
   /** The API root, `http://127.0.0.1:<port>/v1`. */
   baseUrl: string;
+  /** Every request received, in order. */
   received: ReceivedRequest[];
   /** Ends a `: replay hold`. */
   release(): void;
   /** Paces every SSE event by this many ms (0 by default). */
   delayMs: number;
+  /** Stops it. */
   close(): Promise<void>;
 }
 
+/** Starts an upstream that answers Chat Completions and Anthropic Messages requests from the recordings under `src/testing/recordings/`, on a free port. */
 export async function startReplayUpstream(): Promise<ReplayUpstream> {
   const received: ReceivedRequest[] = [];
   let releaseHold: () => void = () => {};
