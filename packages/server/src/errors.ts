@@ -92,10 +92,12 @@ export function asResponsesError(error: unknown): ResponsesError {
 
 /** The backend cannot answer now (unreachable, timed out); retrying later can succeed. */
 export class StoreUnavailableError extends Error {
+  /** `'StoreUnavailableError'`. */
   override name = 'StoreUnavailableError';
 }
 
 /** A response too large for the store's budget: it is not stored (the service answers 413). */
 export class StoreEntryTooLargeError extends Error {
+  /** `'StoreEntryTooLargeError'`. */
   override name = 'StoreEntryTooLargeError';
 }

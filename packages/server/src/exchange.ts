@@ -10,6 +10,7 @@ import type { TurnFacts } from './telemetry/attributes.js';
  * ~20 µs each to build, more than a whole turn of the embedded model).
  */
 export interface ServiceRequest {
+  /** The HTTP method. */
   method: string;
   /** The path, without the query string. */
   path: string;
@@ -38,14 +39,18 @@ export interface ServiceRequest {
  * when it keeps up), and the transport ends the stream, cancelling the turn, when its client stalls.
  */
 export interface ServiceEventStream {
+  /** Writes the stream's SSE text through `write`, waiting on `backpressure` when given; resolves when the stream ends. */
   pipe(write: (chunk: string | Uint8Array) => void, backpressure?: Backpressure): Promise<void>;
 }
 
 /** Undefined while the client keeps up; otherwise a promise that settles when it has read enough (or was dropped). */
 export type Backpressure = () => Promise<void> | undefined;
 
+/** What `service.handle` answers: transport-neutral, written by the Node adapter or turned into a `Response`. */
 export interface ServiceResponse {
+  /** The HTTP status. */
   status: number;
+  /** The response headers. */
   headers: Record<string, string>;
   /** JSON text, an event stream, or nothing. */
   body: string | ServiceEventStream | null;

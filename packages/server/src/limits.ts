@@ -69,6 +69,7 @@ export interface ServerLimits {
   maxUpstreamModels: number;
 }
 
+/** Every budget's default (see the limits reference). */
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   maxBodyBytes: 16 * 1024 * 1024,
   maxJsonDepth: 128,

@@ -19,6 +19,7 @@ type Step =
   | { type: 'function_call'; name: string; arguments: string }
   | { type: 'error'; code: string; message: string };
 
+/** The embedded deterministic model's name. */
 export const DETERMINISTIC_MODEL = 'openresponses-deterministic';
 
 /**

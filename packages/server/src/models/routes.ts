@@ -61,6 +61,7 @@ export type GatewayRoute = z.output<typeof routeSchema>;
 
 /** A configuration mistake, naming where it is (`routes[1].url: …`). */
 export class GatewayConfigError extends Error {
+  /** `'GatewayConfigError'`. */
   override name = 'GatewayConfigError';
 }
 

@@ -17,6 +17,7 @@ import {
   type ModelRequest,
 } from './provider.js';
 
+/** The model name scenario files answer to by default. */
 export const SCENARIO_MODEL = 'openresponses-scenario';
 
 const errorTypes = Object.keys(ERROR_STATUS) as [ErrorType, ...ErrorType[]];
@@ -135,6 +136,7 @@ type Output = z.output<typeof outputSchema>;
 
 /** Thrown for a scenario file that does not follow the format; the message names each mistake's path. */
 export class ScenarioFileError extends Error {
+  /** `'ScenarioFileError'`. */
   override readonly name = 'ScenarioFileError';
 }
 

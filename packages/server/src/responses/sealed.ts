@@ -11,7 +11,9 @@ const encoder = new TextEncoder();
 
 /** An AES-256 key: `id` names it inside sealed payloads; `key` is 32 bytes in base64 or base64url. */
 export interface EncryptionKey {
+  /** Names the key inside sealed payloads. */
   id: string;
+  /** 32 bytes, in base64 or base64url. */
   key: string;
 }
 

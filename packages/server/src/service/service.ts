@@ -40,6 +40,7 @@ import { type MetricsRoute, ROUTES, type RouteOptions } from '../handler/route-t
 import { type GaugeSource, observeGauges } from '../telemetry/metrics.js';
 import { createRouter, withoutTrailingSlash } from '../handler/router.js';
 
+/** What `createResponsesService` and `createResponsesHandler` take. */
 export interface ResponsesServiceOptions {
   /** Accepted bearer keys; none means the server is open (the Node entry warns at startup). */
   apiKeys?: readonly string[];
@@ -52,6 +53,7 @@ export interface ResponsesServiceOptions {
   providers?: ModelProvider[];
   /** The model used when a request names none (default `openresponses-deterministic`). */
   defaultModel?: string;
+  /** Where responses are stored (default: an `InMemoryResponseStore`). */
   store?: ResponseStore;
   /** How often a running background response checks the store for a cancel from another instance, in ms (default 250). */
   backgroundPollMs?: number;

@@ -71,6 +71,7 @@ export class ConnectionCache implements ResponseStore {
     for (const [id, owner] of entries) await this.local.delete(id, this.mine(owner));
   }
 
+  /** The response `id` of `owner`, from this connection's cache or the store. */
   async get(id: string, owner: string): Promise<StoredResponse | undefined> {
     const here = await this.local.get(id, this.mine(owner));
     if (!here) return this.shared.get(id, owner);
@@ -104,6 +105,7 @@ export class ConnectionCache implements ResponseStore {
     return this.shared.update(id, owner, change);
   }
 
+  /** Deletes the response `id` of `owner`, here and in the store. */
   async delete(id: string, owner: string): Promise<boolean> {
     this.recent.delete(id);
     const here = await this.local.delete(id, this.mine(owner));

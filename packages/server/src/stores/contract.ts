@@ -4,6 +4,7 @@ import { StoreUnavailableError } from '../errors.js';
 
 /** What a server keeps of a response so that later turns can continue from it. */
 export interface StoredResponse {
+  /** The response as it was answered. */
   response: ResponseResource;
   /** The turn's own input, normalised to items with ids (what `GET …/input_items` lists). */
   input: ItemField[];
@@ -37,6 +38,7 @@ export interface StoredChain {
  *   `server_error`) and leaves nothing half-written.
  */
 export interface ResponseStore {
+  /** The stored response `id` of `owner`, or undefined. */
   get(id: string, owner: string): Promise<StoredResponse | undefined>;
   /** The chain that ends at `id`, following `previous_response_id`, in one call (one round trip for networked stores). */
   getChain(id: string, owner: string): Promise<StoredChain>;
@@ -53,6 +55,7 @@ export interface ResponseStore {
     owner: string,
     change: (current: StoredResponse) => StoredResponse | undefined,
   ): Promise<StoredResponse | undefined>;
+  /** Deletes the stored response `id` of `owner`; whether there was one. */
   delete(id: string, owner: string): Promise<boolean>;
   /** Releases connections and timers. */
   close?(): Promise<void>;
@@ -66,6 +69,7 @@ export { StoreEntryTooLargeError, StoreUnavailableError } from '../errors.js';
  * a `StoreUnavailableError`, so the service answers 503 rather than serving it.
  */
 export class StoredRecordError extends StoreUnavailableError {
+  /** `'StoredRecordError'`. */
   override name = 'StoredRecordError';
 }
 

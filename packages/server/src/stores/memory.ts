@@ -8,6 +8,7 @@ import {
   type StoredResponse,
 } from './contract.js';
 
+/** What `new InMemoryResponseStore(options)` takes. */
 export interface InMemoryStoreOptions {
   /** Most responses kept; the least recently used goes first (default 10,000). */
   maxEntries?: number;
@@ -96,6 +97,7 @@ export class InMemoryResponseStore implements ResponseStore {
     return this.entries.calculatedSize;
   }
 
+  /** The stored response `id` of `owner`, or undefined. */
   async get(id: string, owner: string): Promise<StoredResponse | undefined> {
     const entry = this.read(id, owner);
     return entry && parse(entry);
@@ -163,6 +165,7 @@ export class InMemoryResponseStore implements ResponseStore {
     return written && parse(written);
   }
 
+  /** Deletes the stored response `id` of `owner`; whether there was one. */
   async delete(id: string, owner: string): Promise<boolean> {
     if (!this.read(id, owner)) return false;
     return this.entries.delete(id);
