@@ -46,6 +46,7 @@ export type RouteFields = z.output<z.ZodObject<typeof ROUTE_FIELDS>>;
 
 /** What a provider family gets besides its route: the key read from the environment, and the fetch to call its upstream with. */
 export interface UpstreamAccess {
+  /** The route's key, read from the variable its `apiKeyEnv` names. */
   apiKey: string | undefined;
   /** Default the global fetch; the Node entry passes `nodeFetch`. */
   fetch: UpstreamFetch | undefined;
@@ -59,8 +60,11 @@ export interface UpstreamAccess {
  * (`models/routes.ts`).
  */
 export interface ProviderFamily<Type extends string = string, Options extends z.ZodRawShape = z.ZodRawShape> {
+  /** The route `type` naming the family (`chat-completions`, `anthropic-messages`). */
   readonly type: Type;
+  /** The family's own route fields, as a Zod shape. */
   readonly options: Options;
+  /** Makes the provider a parsed route describes. */
   create(route: RouteFields & z.output<z.ZodObject<Options>>, upstream: UpstreamAccess): ModelProvider;
 }
 

@@ -5,6 +5,7 @@ export const LOGPROBS_INCLUDE = 'message.output_text.logprobs';
 
 /** Which tools the model may call, after `tool_choice` and `allowed_tools` are applied. */
 export interface ToolPolicy {
+  /** Whether the model may (`auto`), must (`required`) or must not (`none`) call a tool. */
   mode: 'auto' | 'required' | 'none';
   /** Names the model may call (a subset of the request's tools); one name when a function is forced. */
   allowed: string[];
@@ -209,6 +210,7 @@ function isSpace(code: number): boolean {
   );
 }
 
+/** The text of an item as one string: a message's text and refusal parts, a function call's name and arguments, a function output, a reasoning summary. */
 export function itemText(item: ItemField): string {
   const record = item as Record<string, unknown>;
   if (Array.isArray(record.content)) {

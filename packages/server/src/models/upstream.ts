@@ -27,6 +27,7 @@ export interface UpstreamRequestInit {
 
 /** A cancellation to follow (`Cancellation` is one). */
 export interface UpstreamAbort {
+  /** Whether it was cancelled. */
   readonly cancelled: boolean;
   /** Calls `listener` once when cancelled; returns what stops listening. */
   onCancel(listener: () => void): () => void;

@@ -7,12 +7,15 @@ import type { ModelProvider } from '../models/provider.js';
 import { GatewayConfigError, providersFromConfig } from '../models/routes.js';
 import { nodeFetch } from './http-fetch.js';
 
+/** What `gatewayProviders` takes: the catch-all upstream, the routing file and the environment its keys come from. */
 export interface GatewayOptions {
   /** Base URL (ending in `/v1`) of a Chat Completions upstream that serves every model nothing else serves, by its own name. */
   chatCompletionsUrl?: string;
+  /** The catch-all upstream's API key. */
   chatCompletionsApiKey?: string;
   /** A JSON routing file (see `GatewayConfig`); its keys are read from `env`. */
   configPath?: string;
+  /** Where route keys (`apiKeyEnv`) and the Anthropic variables are read from (default: an empty environment; the CLI passes `process.env`). */
   env?: Record<string, string | undefined>;
   /** The bounds of every upstream call (the upstream fields of `ServerLimits`; defaults for those not given). */
   limits?: Partial<ServerLimits>;

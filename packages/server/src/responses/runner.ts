@@ -53,8 +53,11 @@ export interface TurnRunner {
   turn(raw: unknown, options: TurnOptions): Promise<TurnOutcome>;
   /** What a turn (or a compaction) needs, reading only `owner`'s responses from `from`. */
   depsFor(owner: string, from?: ResponseStore): TurnDependencies;
+  /** Where responses are stored. */
   readonly store: ResponseStore;
+  /** The budgets turns run under. */
   readonly limits: ServerLimits;
+  /** The providers, in routing order. */
   readonly providers: readonly ModelProvider[];
 }
 

@@ -4,6 +4,7 @@
 import type { TestFramework } from './framework.js';
 import WebSocket from 'ws';
 
+/** The servers `describeTenantIsolation` tests: one instance or several on a shared store. */
 export interface IsolationTarget {
   /** Base URLs of the instances (`http://127.0.0.1:port`); the owner uses the first, the other tenant the last. */
   urls: string[];

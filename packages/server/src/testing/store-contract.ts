@@ -2,6 +2,7 @@
 import type { TestFramework } from './framework.js';
 import type { ResponseStore, StoredResponse } from '../stores/contract.js';
 
+/** What `describeStoreContract` takes. */
 export interface StoreContractOptions {
   /** A fresh, empty store with these settings; it is closed after each test. */
   create(settings: { ttlMs: number }): Promise<ResponseStore>;

@@ -15,6 +15,7 @@ import { errorSchema, isKnownEvent, messageSchema, streamEventSchema, thinkingSt
 export const ANTHROPIC_VERSION = '2023-06-01';
 export const ANTHROPIC_URL = 'https://api.anthropic.com';
 
+/** What `new AnthropicMessagesProvider(options)` takes. */
 export interface AnthropicMessagesProviderOptions
   extends Pick<AnthropicRequestSettings, 'defaults' | 'defaultMaxTokens' | 'thinking'> {
   /** The API root (default `https://api.anthropic.com`; a trailing `/v1` is accepted). */

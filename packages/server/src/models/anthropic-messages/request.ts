@@ -19,6 +19,7 @@ export type ThinkingState =
   | { kind: 'thinking'; thinking: string; signature: string }
   | { kind: 'redacted'; data: string };
 
+/** How a turn becomes a Messages request: the upstream's model name and the route's settings. */
 export interface AnthropicRequestSettings {
   /** The model name the upstream knows. */
   upstreamModel: string;

@@ -9,6 +9,7 @@ import { CachedModelList, fetchModelNames } from '../model-list.js';
 import { UpstreamCall } from '../upstream-call.js';
 import { tracedUpstreamFetch, type UpstreamFetch, type UpstreamResponse } from '../upstream.js';
 
+/** What `new ChatCompletionsProvider(options)` takes. */
 export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings, 'upstreamModel'> {
   /** Base URL of the upstream API, ending in `/v1` (`http://127.0.0.1:11434/v1` for Ollama). */
   baseUrl: string;

@@ -3,6 +3,7 @@ import { invalidRequest } from '../../errors.js';
 import { LOGPROBS_INCLUDE, type ModelRequest } from '../provider.js';
 import type { ChatContentPart, ChatMessage, ChatRequest, ChatToolCall, ChatToolChoice } from './wire.js';
 
+/** How a turn becomes a Chat Completions request: the upstream's model name and the route's settings. */
 export interface ChatRequestSettings {
   /** The model name the upstream knows. */
   upstreamModel: string;
