@@ -112,40 +112,183 @@ export interface ModelUsage {
  * (or `error`); a stream that just stops fails the response.
  */
 export type ModelPart =
-  | { type: 'text-start'; id: string; phase?: 'commentary' | 'final_answer' }
+  | {
+      /** The part type. */
+      type: 'text-start';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+      /** `commentary` for a message before tool calls, `final_answer` for the answer. */
+      phase?: 'commentary' | 'final_answer';
+    }
   /** `logprobs`: the delta's tokens, sent when `request.include` asks for `message.output_text.logprobs`. */
-  | { type: 'text-delta'; id: string; delta: string; logprobs?: LogProb[] }
-  | { type: 'text-end'; id: string }
-  | { type: 'refusal-start'; id: string }
-  | { type: 'refusal-delta'; id: string; delta: string }
-  | { type: 'refusal-end'; id: string }
+  | {
+      /** The part type. */
+      type: 'text-delta';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+      /** The text to append. */
+      delta: string;
+      /** The delta's tokens' log probabilities, when `request.include` asks for `message.output_text.logprobs`. */
+      logprobs?: LogProb[];
+    }
+  | {
+      /** The part type. */
+      type: 'text-end';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+    }
+  | {
+      /** The part type. */
+      type: 'refusal-start';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+    }
+  | {
+      /** The part type. */
+      type: 'refusal-delta';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+      /** The text to append. */
+      delta: string;
+    }
+  | {
+      /** The part type. */
+      type: 'refusal-end';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+    }
   /** Ends the open part of message `id` (started by text-start or refusal-start) and opens another part in it. */
-  | { type: 'message-part-start'; id: string; kind: 'text' | 'refusal' }
+  | {
+      /** The part type. */
+      type: 'message-part-start';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+      /** The kind of the new part. */
+      kind: 'text' | 'refusal';
+    }
   /** An annotation (a URL citation, …) on the open text part of message `id`. */
-  | { type: 'text-annotation'; id: string; annotation: Annotation }
-  | { type: 'reasoning-start'; id: string }
+  | {
+      /** The part type. */
+      type: 'text-annotation';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+      /** The annotation. */
+      annotation: Annotation;
+    }
+  | {
+      /** The part type. */
+      type: 'reasoning-start';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+    }
   /** Raw reasoning text (the item's `reasoning_text` content). */
-  | { type: 'reasoning-delta'; id: string; delta: string }
+  | {
+      /** The part type. */
+      type: 'reasoning-delta';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+      /** The text to append. */
+      delta: string;
+    }
   /** Opens the next summary part of reasoning item `id`. */
-  | { type: 'reasoning-summary-start'; id: string }
-  | { type: 'reasoning-summary-delta'; id: string; delta: string }
-  | { type: 'reasoning-summary-end'; id: string }
+  | {
+      /** The part type. */
+      type: 'reasoning-summary-start';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+    }
+  | {
+      /** The part type. */
+      type: 'reasoning-summary-delta';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+      /** The text to append. */
+      delta: string;
+    }
+  | {
+      /** The part type. */
+      type: 'reasoning-summary-end';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+    }
   /**
    * `state`: what the provider needs back to continue after this item on a later turn (Anthropic's thinking
    * signature). The turn runner seals it into the item's `encrypted_content` (returned when `include` asks
    * for it or the response is stored); `ModelRequest.openReasoning` gives it back.
    */
-  | { type: 'reasoning-end'; id: string; state?: ReasoningState }
-  | { type: 'function-call-start'; id: string; name: string; callId?: string }
-  | { type: 'function-call-delta'; id: string; delta: string }
-  | { type: 'function-call-end'; id: string }
+  | {
+      /** The part type. */
+      type: 'reasoning-end';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+      /** What the provider needs back to continue after this item on a later turn. */
+      state?: ReasoningState;
+    }
+  | {
+      /** The part type. */
+      type: 'function-call-start';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+      /** The function name. */
+      name: string;
+      /** The call id, when the upstream gave one. */
+      callId?: string;
+    }
+  | {
+      /** The part type. */
+      type: 'function-call-delta';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+      /** The text to append. */
+      delta: string;
+    }
+  | {
+      /** The part type. */
+      type: 'function-call-end';
+      /** The provider's id of the item (any string unique within the turn). */
+      id: string;
+    }
   /** A whole output item, such as a hosted tool's vendor item (`acme:document_search_call`); streamed as added, then done. */
-  | { type: 'item'; item: { type: string; id?: string; [key: string]: unknown } }
+  | {
+      /** The part type. */
+      type: 'item';
+      /** The item. */
+      item: {
+        /** The item type. */
+        type: string;
+        /** The item's id, when it has one. */
+        id?: string;
+        [key: string]: unknown;
+      };
+    }
   /** A vendor streaming event (`acme:progress`), sent while the response is in progress. */
-  | { type: 'vendor-event'; event: { type: `${string}:${string}`; [key: string]: unknown } }
-  | { type: 'finish'; reason: FinishReason; usage: ModelUsage }
+  | {
+      /** The part type. */
+      type: 'vendor-event';
+      /** The vendor event. */
+      event: {
+        /** A vendor type: `slug:name`. */
+        type: `${string}:${string}`;
+        [key: string]: unknown;
+      };
+    }
+  | {
+      /** The part type. */
+      type: 'finish';
+      /** Why the turn ended. */
+      reason: FinishReason;
+      /** The turn's token counts. */
+      usage: ModelUsage;
+    }
   /** The model failed: the response fails with a `model_error` (throw a `ResponsesError` for another type). */
-  | { type: 'error'; code: string; message: string };
+  | {
+      /** The part type. */
+      type: 'error';
+      /** The error code the failed response reports. */
+      code: string;
+      /** What went wrong. */
+      message: string;
+    };
 
 /** A source of model output. The embedded deterministic model is one; an upstream adapter is another. */
 export interface ModelProvider {
