@@ -52,7 +52,9 @@ export type CreateBody = Omit<CreateResponseBody, 'stream'> & {
 export interface Responses {
   /** Creates a response; with `stream: true` the answer is a `ResponseStream`, otherwise the `ResponseResource`. */
   create(body: CreateBody & { stream: true }, options?: RequestOptions): Promise<ResponseStream>;
+  /** Creates a response and answers it whole. */
   create(body: CreateBody & { stream?: false | null }, options?: RequestOptions): Promise<ResponseResource>;
+  /** Creates a response: a `ResponseStream` when `body.stream` is true, otherwise the `ResponseResource`. */
   create(body: CreateBody, options?: RequestOptions): Promise<ResponseResource | ResponseStream>;
   /** Streams a response: events, listeners, `textStream()`, `finalResponse()`; `options.signal` cancels. */
   stream(body: Omit<CreateBody, 'stream'>, options?: RequestOptions): Promise<ResponseStream>;

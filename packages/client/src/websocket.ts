@@ -22,7 +22,9 @@ export interface WebSocketLike {
   close(code?: number, reason?: string): void;
   /** Listens for messages, the close, the open and errors. */
   addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
+  /** Listens for the close, with its code and reason. */
   addEventListener(type: 'close', listener: (event: { code: number; reason: string }) => void): void;
+  /** Listens for the open and for errors. */
   addEventListener(type: 'open' | 'error', listener: (event: unknown) => void): void;
 }
 /** `ws` takes headers as `new WebSocket(url, { headers })`; the browser's takes none. */

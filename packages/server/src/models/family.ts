@@ -8,7 +8,18 @@ import type { UpstreamFetch } from './upstream.js';
  * unchanged), `{ prefix }` every name starting with it (sent without the prefix, `ollama/llama3.2` ->
  * `llama3.2`), `'any'` every name, unchanged.
  */
-export type ModelRoute = { model: string; upstreamModel?: string } | { prefix: string } | 'any';
+export type ModelRoute =
+  | {
+      /** The model name routed. */
+      model: string;
+      /** The name sent upstream instead, when it differs. */
+      upstreamModel?: string;
+    }
+  | {
+      /** The prefix of the names routed (sent without it). */
+      prefix: string;
+    }
+  | 'any';
 
 /** Whether `route` serves `model`. */
 export function routeServes(route: ModelRoute, model: string): boolean {

@@ -54,9 +54,22 @@ export const gatewayConfigSchema = z.strictObject({ routes: z.array(routeSchema)
 /** A route as written: one family's fields; `type` may be left out for the default family. */
 export type GatewayRouteInput = {
   [F in Family as F['type']]: Omit<z.input<ReturnType<typeof routeSchemaOf<F>>>, 'type'> &
-    (F['type'] extends typeof DEFAULT_FAMILY ? { type?: F['type'] } : { type: F['type'] });
+    (F['type'] extends typeof DEFAULT_FAMILY
+      ? {
+          /** The provider family (default `chat-completions`). */
+          type?: F['type'];
+        }
+      : {
+          /** The provider family. */
+          type: F['type'];
+        });
 }[Family['type']];
-export type GatewayConfig = { routes: GatewayRouteInput[] };
+/** A routing file (`--config`): routes tried in order after the embedded model. */
+export type GatewayConfig = {
+  /** The routes, in order. */
+  routes: GatewayRouteInput[];
+};
+/** A route as parsed (defaults applied). */
 export type GatewayRoute = z.output<typeof routeSchema>;
 
 /** A configuration mistake, naming where it is (`routes[1].url: …`). */

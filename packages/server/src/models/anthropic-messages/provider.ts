@@ -36,7 +36,20 @@ export interface AnthropicMessagesProviderOptions
    * `{ prefix }` every name starting with it (sent without it, unless `keepPrefix`: `claude-` names go
    * as they are), `'any'` every name, unchanged (default).
    */
-  route?: { model: string; upstreamModel?: string } | { prefix: string; keepPrefix?: boolean } | 'any';
+  route?:
+    | {
+        /** The model name routed. */
+        model: string;
+        /** The name sent upstream instead, when it differs. */
+        upstreamModel?: string;
+      }
+    | {
+        /** The prefix of the names routed. */
+        prefix: string;
+        /** Send names with the prefix (`claude-…` as it is) instead of without it. */
+        keepPrefix?: boolean;
+      }
+    | 'any';
   /** Name shown in logs and `GET /v1/models` (`owned_by`); default `anthropic-messages`. */
   name?: string;
   /**
