@@ -7,9 +7,13 @@ import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../tel
  */
 export type UpstreamFetch = (url: string, init: UpstreamRequestInit) => Promise<UpstreamResponse>;
 
+/** What a provider passes to its `UpstreamFetch`: the part of `RequestInit` providers use, and the read bound. */
 export interface UpstreamRequestInit {
+  /** The HTTP method (default `GET`). */
   method?: string;
+  /** The request headers. */
   headers: Record<string, string>;
+  /** The request body (JSON text). */
   body?: string;
   /** Aborts the request, and the body while it is read. */
   readonly signal?: AbortSignal;
@@ -34,18 +38,33 @@ export interface UpstreamAbort {
 }
 
 /** The part of a web `Response` a provider reads. */
+/** What an `UpstreamFetch` answers: the part of `Response` providers use. */
 export interface UpstreamResponse {
+  /** Whether the status is 2xx. */
   readonly ok: boolean;
+  /** The HTTP status. */
   readonly status: number;
-  readonly headers: { get(name: string): string | null };
+  /** The response headers. */
+  readonly headers: {
+    /** A header's value, or null. */
+    get(name: string): string | null;
+  };
+  /** The whole body as text. */
   text(): Promise<string>;
+  /** The whole body, parsed as JSON. */
   json(): Promise<unknown>;
   /** The body as it arrives (read only when streaming; `text()`/`json()` otherwise). */
-  readonly body: { getReader(): UpstreamBodyReader } | null;
+  readonly body: {
+    /** A reader of the body's bytes. */
+    getReader(): UpstreamBodyReader;
+  } | null;
 }
 
+/** Reads an upstream body chunk by chunk, as a web stream reader does. */
 export interface UpstreamBodyReader {
+  /** The next chunk, or `done`. */
   read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  /** Lets go of the body without reading the rest. */
   releaseLock(): void;
   /** Stops reading and drops the connection (a web stream reader has it; `nodeFetch` destroys the answer). */
   cancel?(reason?: unknown): Promise<void>;
