@@ -130,7 +130,9 @@ const fileSchema = z.strictObject({
   scenarios: z.array(scenarioSchema).min(1),
 });
 
+/** A scenario file as written (JSON; `--record` writes the same scenarios as JSON Lines). */
 export type ScenarioFile = z.input<typeof fileSchema>;
+/** One scenario as parsed: what it matches and what the model answers. */
 export type Scenario = z.output<typeof scenarioSchema>;
 type Output = z.output<typeof outputSchema>;
 

@@ -7,7 +7,12 @@ type FetchHandler = (request: Request) => Promise<Response>;
 /** What serves requests: a `ResponsesService` (or anything with its `handle`), or any fetch-style handler. */
 export type NodeListenerTarget =
   | FetchHandler
-  | { handle(request: ServiceRequest): Promise<ServiceResponse>; readonly limits?: Partial<ServerLimits> };
+  | {
+      /** Answers one transport-neutral request. */
+      handle(request: ServiceRequest): Promise<ServiceResponse>;
+      /** The budgets the adapter reads requests under (`maxBodyBytes`, …). */
+      readonly limits?: Partial<ServerLimits>;
+    };
 
 /**
  * Serves a handler from node:http, cancelling the request when the client goes away. A `ResponsesService`
