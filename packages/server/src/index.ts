@@ -27,6 +27,7 @@ export type {
   UpstreamAbort,
   UpstreamBodyReader,
   UpstreamFetch,
+  UpstreamProviderOptions,
   UpstreamRequestInit,
   UpstreamResponse,
 } from './models/upstream.js';

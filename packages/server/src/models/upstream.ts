@@ -1,3 +1,5 @@
+import { type UpstreamLimits, upstreamLimitsOf } from '../limits.js';
+import { credentialHeaderValues, Redactor } from '../redaction.js';
 import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
 
 /**
@@ -155,5 +157,51 @@ export function tracedUpstreamFetch(fetch: UpstreamFetch): UpstreamFetch {
         },
       },
     };
+  };
+}
+
+/** The options of every provider family that calls an HTTP upstream (each family's options add their own). */
+export interface UpstreamProviderOptions {
+  /** Name shown in logs and `GET /v1/models` (`owned_by`); default the family's route type. */
+  name?: string;
+  /**
+   * How long to wait for the upstream's answer to start, and then between two events (default
+   * `limits.upstreamIdleMs`, 300 s; keep-alive comments do not count).
+   */
+  timeoutMs?: number;
+  /** The bounds of every upstream call (`ServerLimits`' upstream fields; defaults for those not given). */
+  limits?: Partial<UpstreamLimits>;
+  /**
+   * Tokens of context the upstream model takes, for `truncation: "auto"` (default 128,000 for Chat
+   * Completions, 200,000 for Anthropic Messages).
+   */
+  contextWindow?: number;
+  /** How long the upstream's model list is kept (default 10 minutes). */
+  modelListTtlMs?: number;
+  /** Extra headers for every upstream request. */
+  headers?: Record<string, string>;
+  /** The fetch to use (default the global one; on Node, `nodeFetch` from `@openresponses/server/node` costs less). */
+  fetch?: UpstreamFetch;
+}
+
+/** How a provider reaches its upstream: the bounds of each call, the traced fetch, the redactor of its secrets. */
+export interface UpstreamConnection {
+  /** The bounds of every call (`timeoutMs` applied as the idle bound). */
+  readonly limits: UpstreamLimits;
+  /** The fetch, traced (a client span per call when a trace is current). */
+  readonly fetch: UpstreamFetch;
+  /** Removes the key (and the credential headers) from everything an upstream says. */
+  readonly redactor: Redactor;
+}
+
+/** The connection a provider built from `options` and its `apiKey` calls its upstream with. */
+export function upstreamConnection(options: UpstreamProviderOptions, apiKey: string | undefined): UpstreamConnection {
+  const limits = upstreamLimitsOf(options.limits);
+  if (options.timeoutMs !== undefined) limits.upstreamIdleMs = options.timeoutMs;
+  return {
+    limits,
+    // Called as a plain function: a runtime's fetch may refuse another `this`.
+    fetch: tracedUpstreamFetch(options.fetch ?? ((url, init) => globalThis.fetch(url, init))),
+    redactor: new Redactor([apiKey, ...credentialHeaderValues(options.headers)]),
   };
 }

@@ -1,11 +1,16 @@
 import type { ItemField } from '@openresponses/types';
 import { ResponsesError } from '../../errors.js';
-import { type UpstreamLimits, upstreamLimitsOf } from '../../limits.js';
-import { credentialHeaderValues, Redactor, upstreamRetryHeaders } from '../../redaction.js';
+import type { UpstreamLimits } from '../../limits.js';
+import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
 import { CachedModelList, fetchModelNames } from '../model-list.js';
 import { UpstreamCall } from '../upstream-call.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
-import { tracedUpstreamFetch, type UpstreamFetch, type UpstreamResponse } from '../upstream.js';
+import {
+  type UpstreamFetch,
+  type UpstreamProviderOptions,
+  type UpstreamResponse,
+  upstreamConnection,
+} from '../upstream.js';
 import { upstreamError } from './errors.js';
 import { type AnthropicRequestSettings, type ThinkingState, toAnthropicRequest } from './request.js';
 import { messageParts, StreamTranslator } from './response.js';
@@ -17,7 +22,8 @@ export const ANTHROPIC_URL = 'https://api.anthropic.com';
 
 /** What `new AnthropicMessagesProvider(options)` takes. */
 export interface AnthropicMessagesProviderOptions
-  extends Pick<AnthropicRequestSettings, 'defaults' | 'defaultMaxTokens' | 'thinking'> {
+  extends Pick<AnthropicRequestSettings, 'defaults' | 'defaultMaxTokens' | 'thinking'>,
+    UpstreamProviderOptions {
   /** The API root (default `https://api.anthropic.com`; a trailing `/v1` is accepted). */
   baseUrl?: string;
   /** Never echoed in errors. */
@@ -50,23 +56,6 @@ export interface AnthropicMessagesProviderOptions
         keepPrefix?: boolean;
       }
     | 'any';
-  /** Name shown in logs and `GET /v1/models` (`owned_by`); default `anthropic-messages`. */
-  name?: string;
-  /**
-   * How long to wait for the answer to start, and then between two events (default `limits.upstreamIdleMs`,
-   * 300 s; keep-alive comments do not count).
-   */
-  timeoutMs?: number;
-  /** The bounds of every upstream call (`ServerLimits`' upstream fields; defaults for those not given). */
-  limits?: Partial<UpstreamLimits>;
-  /** Tokens of context the model takes, for `truncation: "auto"` (default 200,000). */
-  contextWindow?: number;
-  /** How long the upstream's model list is kept (default 10 minutes). */
-  modelListTtlMs?: number;
-  /** Extra headers for every upstream request. */
-  headers?: Record<string, string>;
-  /** The fetch to use (default the global one; on Node, `nodeFetch` from `@openresponses/server/node` costs less). */
-  fetch?: UpstreamFetch;
 }
 
 /**
@@ -94,12 +83,8 @@ export class AnthropicMessagesProvider implements ModelProvider {
     this.contextWindow = options.contextWindow ?? 200_000;
     this.base = (options.baseUrl ?? ANTHROPIC_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
     this.route = options.route ?? 'any';
-    this.limits = upstreamLimitsOf(options.limits);
-    if (options.timeoutMs !== undefined) this.limits.upstreamIdleMs = options.timeoutMs;
-    // Called as a plain function: a runtime's fetch may refuse another `this`.
-    this.fetch = tracedUpstreamFetch(options.fetch ?? ((url, init) => globalThis.fetch(url, init)));
+    ({ limits: this.limits, fetch: this.fetch, redactor: this.redactor } = upstreamConnection(options, options.apiKey));
     const key = options.apiKey;
-    this.redactor = new Redactor([key, ...credentialHeaderValues(options.headers)]);
     this.headers = Object.assign(
       {
         'content-type': 'application/json',

@@ -1,39 +1,29 @@
 import { ResponsesError } from '../../errors.js';
-import { type UpstreamLimits, upstreamLimitsOf } from '../../limits.js';
-import { credentialHeaderValues, Redactor, upstreamRetryHeaders } from '../../redaction.js';
+import type { UpstreamLimits } from '../../limits.js';
+import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
 import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest } from '../provider.js';
 import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
 import { CachedModelList, fetchModelNames } from '../model-list.js';
 import { UpstreamCall } from '../upstream-call.js';
-import { tracedUpstreamFetch, type UpstreamFetch, type UpstreamResponse } from '../upstream.js';
+import {
+  type UpstreamFetch,
+  type UpstreamProviderOptions,
+  type UpstreamResponse,
+  upstreamConnection,
+} from '../upstream.js';
 
 /** What `new ChatCompletionsProvider(options)` takes. */
-export interface ChatCompletionsProviderOptions extends Omit<ChatRequestSettings, 'upstreamModel'> {
+export interface ChatCompletionsProviderOptions
+  extends Omit<ChatRequestSettings, 'upstreamModel'>,
+    UpstreamProviderOptions {
   /** Base URL of the upstream API, ending in `/v1` (`http://127.0.0.1:11434/v1` for Ollama). */
   baseUrl: string;
   /** Sent as `Authorization: Bearer …`; never echoed in errors. */
   apiKey?: string;
   /** Which model names this provider serves (default `'any'`: every name, unchanged). */
   route?: ModelRoute;
-  /** Name shown in logs and `GET /v1/models` (`owned_by`); default `chat-completions`. */
-  name?: string;
-  /**
-   * How long to wait for the upstream's answer to start, and then between two events (default
-   * `limits.upstreamIdleMs`, 300 s; keep-alive comments do not count).
-   */
-  timeoutMs?: number;
-  /** The bounds of every upstream call (`ServerLimits`' upstream fields; defaults for those not given). */
-  limits?: Partial<UpstreamLimits>;
-  /** How long the upstream's model list is kept (default 10 minutes). */
-  modelListTtlMs?: number;
-  /** Tokens of context the upstream model takes, for `truncation: "auto"` (default 128,000). */
-  contextWindow?: number;
-  /** Extra headers for every upstream request. */
-  headers?: Record<string, string>;
-  /** The fetch to use (default the global one; on Node, `nodeFetch` from `@openresponses/server/node` costs less). */
-  fetch?: UpstreamFetch;
 }
 
 /**
@@ -60,16 +50,12 @@ export class ChatCompletionsProvider implements ModelProvider {
   private readonly redactor: Redactor;
 
   constructor(private readonly options: ChatCompletionsProviderOptions) {
-    this.redactor = new Redactor([options.apiKey, ...credentialHeaderValues(options.headers)]);
+    ({ limits: this.limits, fetch: this.fetch, redactor: this.redactor } = upstreamConnection(options, options.apiKey));
     this.name = options.name ?? 'chat-completions';
     this.contextWindow = options.contextWindow ?? 128_000;
     const base = options.baseUrl.replace(/\/+$/, '');
     this.endpoint = `${base}/chat/completions`;
     this.route = options.route ?? 'any';
-    this.limits = upstreamLimitsOf(options.limits);
-    if (options.timeoutMs !== undefined) this.limits.upstreamIdleMs = options.timeoutMs;
-    // Called as a plain function: a runtime's fetch may refuse another `this`.
-    this.fetch = tracedUpstreamFetch(options.fetch ?? ((url, init) => globalThis.fetch(url, init)));
     this.headers = Object.assign(
       { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
