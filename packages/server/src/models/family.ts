@@ -16,8 +16,10 @@ export type ModelRoute =
       upstreamModel?: string;
     }
   | {
-      /** The prefix of the names routed (sent without it). */
+      /** The prefix of the names routed (sent without it, unless `keepPrefix`). */
       prefix: string;
+      /** Send names with the prefix (`claude-…` as it is) instead of without it. */
+      keepPrefix?: boolean;
     }
   | 'any';
 
@@ -32,7 +34,8 @@ export function routeServes(route: ModelRoute, model: string): boolean {
 /** The name the upstream knows `model` by. */
 export function upstreamModelOf(route: ModelRoute, model: string): string {
   if (route === 'any') return model;
-  return 'prefix' in route ? model.slice(route.prefix.length) : (route.upstreamModel ?? model);
+  if ('prefix' in route) return route.keepPrefix ? model : model.slice(route.prefix.length);
+  return route.upstreamModel ?? model;
 }
 
 /**

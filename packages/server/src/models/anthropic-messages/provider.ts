@@ -2,6 +2,7 @@ import type { ItemField } from '@openresponses/types';
 import { ResponsesError } from '../../errors.js';
 import type { UpstreamLimits } from '../../limits.js';
 import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
+import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
 import { CachedModelList, fetchModelNames } from '../model-list.js';
 import { UpstreamCall } from '../upstream-call.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
@@ -42,20 +43,7 @@ export interface AnthropicMessagesProviderOptions
    * `{ prefix }` every name starting with it (sent without it, unless `keepPrefix`: `claude-` names go
    * as they are), `'any'` every name, unchanged (default).
    */
-  route?:
-    | {
-        /** The model name routed. */
-        model: string;
-        /** The name sent upstream instead, when it differs. */
-        upstreamModel?: string;
-      }
-    | {
-        /** The prefix of the names routed. */
-        prefix: string;
-        /** Send names with the prefix (`claude-…` as it is) instead of without it. */
-        keepPrefix?: boolean;
-      }
-    | 'any';
+  route?: ModelRoute;
 }
 
 /**
@@ -106,19 +94,12 @@ export class AnthropicMessagesProvider implements ModelProvider {
   }
 
   supports(model: string): boolean {
-    const route = this.route;
-    if (route === 'any') return true;
-    return 'prefix' in route
-      ? model.startsWith(route.prefix) && model.length > route.prefix.length
-      : model === route.model;
+    return routeServes(this.route, model);
   }
 
   /** The name the upstream knows `model` by. */
   upstreamModel(model: string): string {
-    const route = this.route;
-    if (route === 'any') return model;
-    if ('prefix' in route) return route.keepPrefix ? model : model.slice(route.prefix.length);
-    return route.upstreamModel ?? model;
+    return upstreamModelOf(this.route, model);
   }
 
   /**
