@@ -18,7 +18,7 @@ export interface VersionOutput {
 
 /** One spec document to generate from. */
 export interface DocumentInput {
-  /** The spec version (`2026-04-24`). */
+  /** The spec version (its date, `YYYY-MM-DD`). */
   version: string;
   /** The document's sha256 (written into every file's header). */
   sha256: string;

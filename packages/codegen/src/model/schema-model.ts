@@ -123,7 +123,7 @@ export interface NamedSchema {
 
 /** One spec version as the generator models it. */
 export interface SpecModel {
-  /** The spec version (`2026-04-24`). */
+  /** The spec version (its date, `YYYY-MM-DD`). */
   version: string;
   /** The document's sha256. */
   sha256: string;

@@ -8,7 +8,7 @@ import { sha256Of } from './sync.js';
 export interface AddSpecVersionOptions {
   /** The repository root (where `openapi/manifest.json` is). */
   repoRoot: string;
-  /** The new version's date (`2026-09-01`). */
+  /** The new version's date (`YYYY-MM-DD`). */
   version: string;
   /** A file path or an http(s) URL of the OpenAPI 3.1 document (JSON). */
   source: string;

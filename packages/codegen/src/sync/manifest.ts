@@ -3,7 +3,7 @@ import path from 'node:path';
 
 /** One spec version of `openapi/manifest.json`. */
 export interface ManifestEntry {
-  /** The spec version (`2026-04-24`). */
+  /** The spec version (its date, `YYYY-MM-DD`). */
   version: string;
   /** Where `spec:sync` downloads it from. */
   url: string;
