@@ -17,6 +17,7 @@ import {
   validateUsage,
   versions,
 } from '../src/generated/validate/index.gen.js';
+import * as byVersion from '../src/generated/validate/by-version/index.gen.js';
 import * as forwardEntry from '../src/generated/validate/forward/index.gen.js';
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS } from '../src/index.js';
 
@@ -192,4 +193,20 @@ test('the generated code has no eval, no new Function and imports only its runti
     expect(text).not.toMatch(/\beval\(|new Function/);
     for (const [, specifier] of text.matchAll(/from '([^']+)'/g)) expect(specifier, file).toMatch(/^\.\.?\//);
   }
+});
+
+test('validate/by-version: the table of each schema holds the validator of every version, in both modes, and nothing else', () => {
+  const tables = byVersion as unknown as Record<string, Record<string, Record<'exact' | 'forward', unknown>>>;
+  const expected = new Set<string>();
+  for (const [version, modes] of Object.entries(versions))
+    for (const mode of ['exact', 'forward'] as const)
+      for (const [name, validator] of Object.entries(modes[mode])) {
+        if (!name.startsWith('validate')) continue;
+        expected.add(`${name}ByVersion`);
+        expect(tables[`${name}ByVersion`]?.[version]?.[mode], `${name} ${version} ${mode}`).toBe(validator);
+      }
+  expect(new Set(Object.keys(tables))).toEqual(expected);
+  // A version only where it defines the schema: CompactResource came with the second version.
+  const compactVersions = Object.keys(tables.validateCompactResourceByVersion!);
+  expect(compactVersions.length).toBeLessThan(Object.keys(versions).length);
 });

@@ -1,7 +1,7 @@
 import { generatedHeader } from '../emit/docs.js';
 import { checkName, emitStandaloneChecks } from '../emit/emit-standalone.js';
 import type { ModelAnalysis, ValidationMode } from '../model/analysis.js';
-import { type GeneratorTarget, ident } from './target.js';
+import { type GeneratorTarget, type IndexContext, ident } from './target.js';
 
 const RUNTIME = '../../../validation-runtime.js';
 
@@ -63,9 +63,42 @@ export const standaloneTarget: GeneratorTarget = {
         '',
       ].join('\n'),
       'validate/forward/index.gen.ts': `${header}export * from '../${latest}/forward/index.gen.js';\n`,
+      'validate/by-version/index.gen.ts': byVersion(versions, header),
     };
   },
 };
+
+/**
+ * `@openresponses/types/validate/by-version`: for each schema, its `validate<Name>` of every version that
+ * defines it in both modes (`validateResponseResourceByVersion[version].forward`). One table per
+ * schema, so a bundle keeps only the schemas it picks, where the `versions` map keeps every validator.
+ */
+function byVersion(versions: IndexContext['versions'], header: string): string {
+  const lines = [header.trimEnd()];
+  const alias = (name: string, mode: ValidationMode, version: string) => `${name}_${mode}_${ident(version)}`;
+  for (const { version, schemaNames } of versions)
+    for (const mode of ['exact', 'forward'] as const)
+      lines.push(
+        `import { ${schemaNames.map((n) => `validate${n} as ${alias(n, mode, version)}`).join(', ')} } from '../${version}/${mode}.gen.js';`,
+      );
+  const names = [...new Set(versions.flatMap((v) => v.schemaNames))].sort();
+  for (const name of names) {
+    lines.push(
+      '',
+      `/** \`validate${name}\` of each spec version that defines it, spec-exact and forward-compatible. */`,
+      `export const validate${name}ByVersion = {`,
+    );
+    for (const { version, schemaNames } of versions)
+      if (schemaNames.includes(name))
+        lines.push(
+          `  /** Spec version ${version}. */`,
+          `  ${JSON.stringify(version)}: { exact: ${alias(name, 'exact', version)}, forward: ${alias(name, 'forward', version)} },`,
+        );
+    lines.push('};');
+  }
+  lines.push('');
+  return lines.join('\n');
+}
 
 /** `is<Name>` and `validate<Name>` for every named schema, typed by the `types` target's types of that mode. */
 function entryPoints(analysis: ModelAnalysis, mode: ValidationMode, version: string, header: string): string {

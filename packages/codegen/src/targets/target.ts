@@ -30,6 +30,8 @@ export interface IndexContext {
     version: string;
     /** Its document's sha256. */
     sha256: string;
+    /** The names of its schemas. */
+    schemaNames: string[];
   }>;
   /** The version the root entry points follow. */
   latest: string;
