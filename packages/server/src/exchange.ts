@@ -2,6 +2,7 @@ import { asResponsesError, invalidRequest } from './errors.js';
 import type { Cancellation } from './cancellation.js';
 import { checkJsonDepth, type ServerLimits } from './limits.js';
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS, type SpecVersion } from '@openresponses/zod';
+import type { Context } from '@opentelemetry/api';
 import type { TurnFacts } from './telemetry/attributes.js';
 
 /**
@@ -30,6 +31,8 @@ export interface ServiceRequest {
   route?: string;
   /** What the turn this request ran told about itself (model, tokens), once it has ended: for the request log and metrics. */
   turn?: TurnFacts;
+  /** The OpenTelemetry context of the request's server span, set by its middleware while tracing: its turn and store calls are children. */
+  traceContext?: Context;
 }
 
 /**

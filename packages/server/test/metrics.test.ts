@@ -115,6 +115,13 @@ describe('GET /metrics on the CLI', () => {
     );
     expect(status).toBe(429);
 
+    // A method the HTTP conventions do not name (WebDAV's, which node:http accepts) is counted as _OTHER.
+    const webdav = await fetch(`${url}/v1/responses`, {
+      method: 'PROPFIND',
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    expect(webdav.status).toBeGreaterThanOrEqual(400);
+
     // Both the API key and the metrics-only key may read it; the metrics key may do nothing else.
     expect((await post(url, { model: DETERMINISTIC, input: 'hi' }, METRICS_KEY)).status).toBe(401);
     const answer = await scrape(url, METRICS_KEY);
@@ -183,6 +190,8 @@ describe('GET /metrics on the CLI', () => {
     ).toBe(4);
     // Refused before routing: no route to name.
     expect(http({ http_request_method: 'POST', http_response_status_code: '401' }).count).toBe(1);
+    expect(http({ http_request_method: '_OTHER', http_response_status_code: String(webdav.status) }).count).toBe(1);
+    expect(http({ http_request_method: 'PROPFIND' }).series).toBe(0);
 
     // Gauges: nothing running, one WebSocket open at the scrape, four stored responses; one 429.
     const gauge = (name: string, labels: Record<string, string> = {}) =>

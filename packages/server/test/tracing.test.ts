@@ -113,6 +113,10 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     // 5. Failures: the upstream answers 429; a stream is cut.
     expect((await post(cli.url, { model: 'status-429', input: 'x' })).status).toBe(429);
     expect(await (await post(cli.url, { model: 'cut', input: 'x', stream: true })).text()).toContain('response.failed');
+    // 6. A stored response read back, and a method the HTTP conventions do not name (node:http takes WebDAV's).
+    const auth = { authorization: `Bearer ${KEY}` };
+    expect((await fetch(`${cli.url}/v1/responses/${first.id}`, { headers: auth })).status).toBe(200);
+    expect((await fetch(`${cli.url}/v1/responses`, { method: 'PROPFIND', headers: auth })).status).toBeGreaterThan(399);
     // 4. A WebSocket turn, its upgrade under another caller trace.
     const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/responses`, {
       headers: { authorization: `Bearer ${KEY}`, traceparent: `00-${socketTrace}-${CALLER_SPAN}-01` },
@@ -164,6 +168,17 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     expect(turn!.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
     expect(turn!.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
     expect(childrenOf(spans, turn!).map((s) => s.name)).toEqual(['store put']);
+  });
+
+  test('a GET of a stored response: its store call is a child of the server span; an unnamed method is _OTHER', () => {
+    const read = only(spans, (s) => s.kind === SPAN_KIND.server && s.name === 'GET /v1/responses/:id');
+    expect(read.attributes['url.path']).toBe(`/v1/responses/${firstId}`);
+    expect(childrenOf(spans, read)).toMatchObject([
+      { name: 'store get', attributes: { 'db.operation.name': 'get', 'openresponses.store': 'InMemoryResponseStore' } },
+    ]);
+    const webdav = only(spans, (s) => s.kind === SPAN_KIND.server && s.attributes['http.request.method'] === '_OTHER');
+    expect(webdav.name).toBe('HTTP');
+    expect(webdav.attributes['http.request.method_original']).toBe('PROPFIND');
   });
 
   test('a tool round trip: tool_calls then stop, the continuation loads its chain in a child span', () => {
@@ -266,7 +281,7 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines).toHaveLength(6);
+    expect(lines).toHaveLength(9);
     const streamed = lines[0]!;
     expect(streamed).toMatchObject({
       method: 'POST',
@@ -281,6 +296,18 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     expect(streamed.outputTokens).toBeGreaterThan(0);
     expect(lines[3]).toMatchObject({ model: 'llama3.2', status: 200 });
     expect(lines[4]).toMatchObject({ model: 'status-429', status: 429 });
+    expect(lines[6]).toMatchObject({ method: 'GET', route: '/v1/responses/:id', status: 200 });
+    expect(lines[7]).toMatchObject({ method: 'PROPFIND', path: '/v1/responses' });
+    // The WebSocket turn: a line of its own, under the upgrade's trace.
+    expect(lines[8]).toMatchObject({
+      method: 'response.create',
+      route: '/v1/responses',
+      status: 200,
+      model: 'openresponses-deterministic',
+      traceId: socketTrace,
+    });
+    expect(lines[8]!.requestId).toMatch(/^req_/);
+    expect(lines[8]!.outputTokens).toBeGreaterThan(0);
     expect(stdout).not.toContain(SECRET_WORD);
     expect(stdout).not.toContain(UPSTREAM_KEY);
     for (const line of lines) expect(JSON.stringify(line)).not.toContain(KEY);

@@ -1,6 +1,7 @@
 // The turn's stages (responses/turn/), each on its own: prepare's steps, the provider request, the stream
 // of parts into ordered events (output budget, tool-call bound, ordering queue, cancellation) and the echo;
 // then the output budget through the gateway against the hostile upstream.
+import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { AnyStreamingEvent } from '@openresponses/events';
 import type { CreateResponseBody, ItemField, ResponseResource } from '@openresponses/types';
 import { LATEST_SPEC_VERSION } from '@openresponses/zod';
@@ -102,7 +103,7 @@ describe('prepare, one step at a time', () => {
 });
 
 describe('the provider request', () => {
-  test('carries every prepared field, the watched stream flag, and a signal made on first read', async () => {
+  test('carries every prepared field, the watched stream flag, the trace context, and a signal made on first read', async () => {
     const provider = new ScriptedProvider(() => [finish]);
     const prepared = await prepareTurn(
       { model: 'scripted', input: 'hi', temperature: 0.5, metadata: { a: 'b' }, stream: true, tools: [tool('a')] },
@@ -110,11 +111,13 @@ describe('the provider request', () => {
       depsWith(provider),
     );
     const cancellation = new Cancellation();
-    const request = providerRequest(prepared.request, cancellation, false, sealer);
+    const traceContext = ROOT_CONTEXT.setValue(Symbol('turn'), 'span');
+    const request = providerRequest(prepared.request, cancellation, false, sealer, traceContext);
     // Every field of the prepared request, whatever fields ModelRequest gains.
     for (const [name, value] of Object.entries(prepared.request))
       if (name !== 'stream') expect((request as unknown as Record<string, unknown>)[name], name).toBe(value);
     expect(request.stream).toBe(false);
+    expect(request.traceContext).toBe(traceContext);
     let heard = 0;
     request.onCancel?.(() => heard++);
     const signal = request.signal!;

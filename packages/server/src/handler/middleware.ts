@@ -3,7 +3,9 @@ import { ResponsesError } from '../errors.js';
 import type { Admission } from '../admission.js';
 import { instruments, recordHttpRequest } from '../telemetry/metrics.js';
 import { errorResponse, type ServiceRequest, type ServiceResponse } from '../exchange.js';
-import { currentTraceId } from '../telemetry/tracing.js';
+import { traceIdOf } from '../telemetry/tracing.js';
+import type { TurnFacts } from '../telemetry/attributes.js';
+import type { TurnOptions, TurnRunner } from '../responses/runner.js';
 import { tooLarge } from './body.js';
 import { type CorsSetting, originAllowed, originRefused } from './origin.js';
 
@@ -38,7 +40,7 @@ export function requestIds(): Middleware {
  * the route and the model name, numbers and ids.
  */
 export interface RequestLog {
-  /** The HTTP method. */
+  /** The HTTP method; `response.create` for a WebSocket turn. */
   method: string;
   /** The request path, without the query. */
   path: string;
@@ -48,7 +50,7 @@ export interface RequestLog {
   status: number;
   /** Until the answer was written: for an event stream, until its last event. */
   durationMs: number;
-  /** The answer's `x-request-id`. */
+  /** The answer's `x-request-id` (a WebSocket turn gets its own). */
   requestId: string | undefined;
   /** The model that answered a turn (the response's model, else the one asked for). */
   model?: string;
@@ -64,7 +66,7 @@ export interface RequestLog {
 export function logging(onRequest: (entry: RequestLog) => void): Middleware {
   return async (request, next) => {
     const started = performance.now();
-    const traceId = currentTraceId();
+    const traceId = traceIdOf(request.traceContext);
     const response = await next(request);
     const log = () => {
       const turn = request.turn;
@@ -90,6 +92,41 @@ export function logging(onRequest: (entry: RequestLog) => void): Middleware {
       body: { pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(log) },
     });
   };
+}
+
+/**
+ * The WebSocket side of `logging`: one entry per `response.create` turn on a connection (method
+ * `response.create`, the upgrade's path as path and route, a request id of its own; status 200 for a
+ * response, failed ones included, as an event stream's; the error's status for a refused turn).
+ */
+export function turnLogging(runner: TurnRunner, onRequest: (entry: RequestLog) => void, path: string): TurnRunner {
+  return Object.assign({}, runner, {
+    turn: async (raw: unknown, options: TurnOptions) => {
+      const started = performance.now();
+      const facts: TurnFacts = options.facts ?? {};
+      const log = (status: number) =>
+        onRequest({
+          method: 'response.create',
+          path,
+          route: path,
+          status,
+          durationMs: performance.now() - started,
+          requestId: randomId('req'),
+          model: facts.responseModel ?? facts.requestModel,
+          inputTokens: facts.inputTokens,
+          outputTokens: facts.outputTokens,
+          traceId: traceIdOf(options.traceContext),
+        });
+      try {
+        const outcome = await runner.turn(raw, Object.assign({}, options, { facts }));
+        log(200);
+        return outcome;
+      } catch (error) {
+        log(error instanceof ResponsesError ? error.status : 500);
+        throw error;
+      }
+    },
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import { compactWindow } from '../responses/compact.js';
 import type { BackgroundResponses } from '../responses/background.js';
 import type { TurnRunner } from '../responses/runner.js';
 import type { ResponseStore } from '../stores/contract.js';
+import { storeSpans } from '../stores/store-spans.js';
 import type { ServerLimits } from '../limits.js';
 import type { ModelProvider } from '../models/provider.js';
 import { serveChatCompletions } from './chat-completions.js';
@@ -96,13 +97,26 @@ async function createResponse(request: ServiceRequest, context: RouteContext, ve
   const streaming = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
   if (typeof body === 'object' && body !== null && (body as { background?: unknown }).background === true) {
     const fields = body as Record<string, unknown>;
-    if (!streaming) return json(200, await context.background.start(fields, version, ownerOf(request)));
-    const run = await context.background.startStreaming(fields, version, ownerOf(request), request.cancellation);
+    if (!streaming)
+      return json(200, await context.background.start(fields, version, ownerOf(request), request.traceContext));
+    const run = await context.background.startStreaming(
+      fields,
+      version,
+      ownerOf(request),
+      request.cancellation,
+      request.traceContext,
+    );
     return eventStream((write, backpressure) => run(write, backpressure));
   }
   const run = await context.runner.begin(
     body,
-    { version, owner: ownerOf(request), cancellation: request.cancellation, facts: (request.turn = {}) },
+    {
+      version,
+      owner: ownerOf(request),
+      cancellation: request.cancellation,
+      facts: (request.turn = {}),
+      traceContext: request.traceContext,
+    },
     streaming,
   );
   if (!streaming) {
@@ -137,7 +151,13 @@ async function chatCompletions(request: ServiceRequest, context: RouteContext, v
     (body, watched) =>
       context.runner.begin(
         body,
-        { version, owner, cancellation: request.cancellation, facts: (request.turn = {}) },
+        {
+          version,
+          owner,
+          cancellation: request.cancellation,
+          facts: (request.turn = {}),
+          traceContext: request.traceContext,
+        },
         watched,
       ),
     {},
@@ -145,7 +165,7 @@ async function chatCompletions(request: ServiceRequest, context: RouteContext, v
 }
 
 async function stored(request: ServiceRequest, context: RouteContext, id: string) {
-  const found = await context.store.get(id, ownerOf(request));
+  const found = await storeSpans(context.store, request.traceContext).get(id, ownerOf(request));
   if (!found) throw responseNotFound(id);
   return found;
 }
@@ -190,7 +210,8 @@ async function deleteResponse(
   [id]: readonly string[],
 ) {
   // Gone meanwhile (another request deleted it, or it expired): as if it had never been there.
-  if (!(await context.store.delete(id!, ownerOf(request)))) throw responseNotFound(id!);
+  if (!(await storeSpans(context.store, request.traceContext).delete(id!, ownerOf(request))))
+    throw responseNotFound(id!);
   return json(200, { id, object: 'response.deleted', deleted: true });
 }
 

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { Annotation, CreateResponseBody, FunctionToolParam, ItemField, LogProb } from '@openresponses/types';
 
 /** The `include` value that asks for output text logprobs (a provider sends them with `reportsLogprobs`). */
@@ -84,6 +85,11 @@ export interface ModelRequest {
    * on `signal`, without making an AbortSignal (each costs Node 20 a few µs, and more to collect).
    */
   onCancel?(listener: () => void): () => void;
+  /**
+   * The OpenTelemetry context of the turn's span while it is traced (undefined otherwise): the parent of
+   * the provider's own spans. `UpstreamCall` passes it on, so upstream calls are its children.
+   */
+  readonly traceContext?: Context;
 }
 
 /** A provider's own data for a reasoning item (JSON), sealed with the server's keys between turns. */

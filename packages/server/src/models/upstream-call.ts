@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import { createSSEFrameDecoder, type SSEFrame, SSEFrameError } from '@openresponses/events';
 import { Cancellation, onAbort } from '../cancellation.js';
 import { ResponsesError } from '../errors.js';
@@ -5,10 +6,14 @@ import type { UpstreamLimits } from '../limits.js';
 import { errorText, type Redactor } from '../redaction.js';
 import type { UpstreamBodyReader, UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
 
-/** What an upstream call follows of the client's request: it is aborted when the client goes away. */
+/**
+ * What an upstream call follows of the client's request: it is aborted when the client goes away, and
+ * traced as a child of the turn's span.
+ */
 export interface ClientRequest {
   readonly signal?: AbortSignal;
   onCancel?(listener: () => void): () => void;
+  readonly traceContext?: Context;
 }
 
 /** Bytes of an upstream error body read (the message shown is cut far shorter); the rest is dropped. */
@@ -23,6 +28,7 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
  */
 export class UpstreamCall implements UpstreamRequestInit {
   readonly abort = new Cancellation();
+  readonly traceContext: Context | undefined;
   /** Set once the answer was read to its end: closing then leaves the connection alone. */
   finished = false;
   private stopped: 'idle' | 'deadline' | undefined;
@@ -39,6 +45,7 @@ export class UpstreamCall implements UpstreamRequestInit {
     private readonly redactor: Redactor,
     client?: ClientRequest,
   ) {
+    this.traceContext = client?.traceContext;
     this.idle = setTimeout(() => this.stop('idle'), limits.upstreamIdleMs);
     this.deadline = setTimeout(() => this.stop('deadline'), limits.upstreamDeadlineMs);
     const onClientGone = () => {

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import { type UpstreamLimits, upstreamLimitsOf } from '../limits.js';
 import { credentialHeaderValues, Redactor } from '../redaction.js';
 import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
@@ -29,6 +30,8 @@ export interface UpstreamRequestInit {
    * it). Providers read bodies through `UpstreamCall` (models/upstream-call.ts), which bounds every read.
    */
   readonly maxBodyBytes?: number;
+  /** The OpenTelemetry context of the turn's span: the call's client span is its child (`UpstreamCall` passes it). */
+  readonly traceContext?: Context;
 }
 
 /** A cancellation to follow (`Cancellation` is one). */
@@ -73,13 +76,13 @@ export interface UpstreamBodyReader {
 }
 
 /**
- * `fetch` with a client span per upstream call (a child of the turn's span; `POST` with the HTTP client
+ * `fetch` with a client span per upstream call (a child of `init.traceContext`, the turn's span; `POST` with the HTTP client
  * conventions' attributes, ended when the answer has been read), the trace context sent upstream as W3C
  * `traceparent`. Without a current trace it is `fetch` itself, called as it is.
  */
 export function tracedUpstreamFetch(fetch: UpstreamFetch): UpstreamFetch {
   return async (url, init) => {
-    const scope = startClientSpan(init.method ?? 'GET', url);
+    const scope = startClientSpan(init.method ?? 'GET', url, init.traceContext);
     if (!scope) return fetch(url, init);
     const span = scope.span;
     let ended = false;

@@ -107,11 +107,13 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
             }),
           ),
         }),
-    // Without a traces exporter asked for, no tracer provider is registered (spans stay no-ops), and no context
-    // manager or propagator either: on Node 20 the AsyncLocalStorage context manager taxes every promise.
+    // Without a traces exporter asked for, no tracer provider is registered (spans stay no-ops), and no
+    // propagator either.
     spanProcessors: plan.traces ? undefined : [],
+    // Never a context manager: the server passes each span's parent explicitly (telemetry/tracing.ts), and
+    // on Node 20 the SDK's default AsyncLocalStorage one taxes every promise (+60% CPU per SSE turn).
     // (The SDK reads null as "register none"; its type leaves null out.)
-    contextManager: plan.traces ? undefined : (null as unknown as undefined),
+    contextManager: null as unknown as undefined,
     textMapPropagator: plan.traces ? undefined : null,
     metricReaders: readers,
     // The server writes its logs to stdout/stderr (see --log-format); no OpenTelemetry log exporter.

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { AnyStreamingEvent } from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
 import type { SpecVersion } from '@openresponses/zod';
@@ -50,9 +51,14 @@ export class BackgroundResponses {
     return this.running.size;
   }
 
-  /** Starts a turn and answers its stored starting snapshot. */
-  async start(body: Record<string, unknown>, version: SpecVersion, owner: string): Promise<ResponseResource> {
-    const { job, announced, run, finished } = await this.begin(body, version, owner, false);
+  /** Starts a turn (traced under `traceContext`, the request's span) and answers its stored starting snapshot. */
+  async start(
+    body: Record<string, unknown>,
+    version: SpecVersion,
+    owner: string,
+    traceContext?: Context,
+  ): Promise<ResponseResource> {
+    const { job, announced, run, finished } = await this.begin(body, version, owner, false, traceContext);
     let stopWatching = () => {};
     void run()
       .catch((error: unknown) => {
@@ -73,8 +79,9 @@ export class BackgroundResponses {
     version: SpecVersion,
     owner: string,
     clientGone?: Cancellation,
+    traceContext?: Context,
   ): Promise<BackgroundStream> {
-    const { job, announced, run, finished } = await this.begin(body, version, owner, true);
+    const { job, announced, run, finished } = await this.begin(body, version, owner, true, traceContext);
     return async (onEvent, backpressure) => {
       let stopWatching = () => {};
       void announced.then(
@@ -92,7 +99,13 @@ export class BackgroundResponses {
     };
   }
 
-  private async begin(body: Record<string, unknown>, version: SpecVersion, owner: string, streaming: boolean) {
+  private async begin(
+    body: Record<string, unknown>,
+    version: SpecVersion,
+    owner: string,
+    streaming: boolean,
+    traceContext: Context | undefined,
+  ) {
     if (body.store === false)
       throw invalidRequest(
         'invalid_value',
@@ -116,7 +129,11 @@ export class BackgroundResponses {
       announce = { stored: resolve, failed: reject };
     });
     try {
-      const run = await this.runner.begin(body, { version, owner, cancellation: job, background: announce }, streaming);
+      const run = await this.runner.begin(
+        body,
+        { version, owner, cancellation: job, background: announce, traceContext },
+        streaming,
+      );
       return { job, announced, run, finished };
     } catch (error) {
       finished();

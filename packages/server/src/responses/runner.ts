@@ -6,7 +6,9 @@ import { asResponsesError, ResponsesError } from '../errors.js';
 import type { Backpressure } from '../exchange.js';
 import type { ServerLimits } from '../limits.js';
 import type { ModelProvider } from '../models/provider.js';
+import type { Context } from '@opentelemetry/api';
 import type { ResponseStore } from '../stores/contract.js';
+import { storeSpans } from '../stores/store-spans.js';
 import type { Cancellation } from '../cancellation.js';
 import { meterTurn, type TurnMeter } from '../telemetry/metrics.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
@@ -33,6 +35,12 @@ export interface TurnOptions {
   schema?: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema';
   /** Where the turn's instrumentation (service/) notes its model, provider and usage for the request log and metrics. */
   facts?: TurnFacts;
+  /**
+   * The OpenTelemetry context the turn runs in: the request's server span, which the instrumentation
+   * replaces with the turn's own span; the runner makes its store calls and the provider's upstream calls
+   * children of it (undefined while nothing is traced).
+   */
+  traceContext?: Context;
 }
 
 export type TurnOutcome = TurnResult & { input: ItemField[] };
@@ -99,7 +107,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
 
   const begin: TurnRunner['begin'] = async (raw, turnOptions, watched) => {
     const startedAt = performance.now();
-    const target = turnOptions.store ?? store;
+    const target = storeSpans(turnOptions.store ?? store, turnOptions.traceContext);
     const deps = depsFor(turnOptions.owner, target);
     const prepared = await prepareTurn(raw, turnOptions.version, deps, turnOptions.schema);
     const stored = prepared.body.store !== false;
@@ -115,7 +123,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       started = await startTurn(
         prepared,
         deps,
-        { cancellation: turnOptions.cancellation, wholeDeltas: !watched },
+        { cancellation: turnOptions.cancellation, wholeDeltas: !watched, traceContext: turnOptions.traceContext },
         meter,
       );
     } catch (error) {

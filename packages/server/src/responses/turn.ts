@@ -28,7 +28,9 @@ export async function startTurn(
   meter?: TurnMeter,
 ): Promise<StartedTurn> {
   const parts = turn.provider
-    .generate(providerRequest(turn.request, options.cancellation, !options.wholeDeltas, deps.sealer))
+    .generate(
+      providerRequest(turn.request, options.cancellation, !options.wholeDeltas, deps.sealer, options.traceContext),
+    )
     [Symbol.asyncIterator]();
   const iterator = meter ? metered(parts, meter) : parts;
   let first: IteratorResult<ModelPart> | Error;

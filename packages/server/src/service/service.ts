@@ -27,6 +27,7 @@ import {
   errorMapping,
   httpMetrics,
   logging,
+  turnLogging,
   type Middleware,
   originCheck,
   type RequestLog,
@@ -34,7 +35,7 @@ import {
   unauthorized,
 } from '../handler/middleware.js';
 import { toFetchHandler } from './fetch-adapter.js';
-import { instrumentRunner, instrumentStore, serverSpans, type TelemetryOptions, websocketTurns } from './telemetry.js';
+import { instrumentRunner, serverSpans, type TelemetryOptions, websocketTurns } from './telemetry.js';
 import { type CorsSetting, originAllowed, originRefused } from '../handler/origin.js';
 import { type MetricsRoute, ROUTES, type RouteOptions } from '../handler/route-table.js';
 import { type GaugeSource, observeGauges } from '../telemetry/metrics.js';
@@ -213,7 +214,11 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     openSession: (socket, request, sessionOptions) =>
       openResponsesSession(
         socket,
-        websocketTurns(runner, request.header, responsesPath),
+        websocketTurns(
+          options.onRequest ? turnLogging(runner, options.onRequest, responsesPath) : runner,
+          request.header,
+          responsesPath,
+        ),
         {
           versionHeader: request.header('openresponses-version'),
           owner: authenticator.ownerOf(request.header('authorization')),
@@ -295,7 +300,7 @@ export function createRunner(
       ? createSealer(options.encryptionKeys)
       : lazySealer(() => createSealer([generated()])),
     // Store calls are child spans of the request's or turn's span.
-    store: instrumentStore(options.store ?? new InMemoryResponseStore()),
+    store: options.store ?? new InMemoryResponseStore(),
     limits: resolveLimits(Object.assign({ maxBodyBytes: options.maxBodyBytes }, options.limits)),
     registry: options.registry,
     validateOutgoing: options.validateOutgoing,

@@ -1,12 +1,11 @@
 // The service's instrumentation, put together at the composition root: a server span per HTTP request
-// (outermost middleware) and per WebSocket turn, a GenAI span per turn around the turn runner, a child
-// span per store call around the store. Each is a no-op costing a span check until an OpenTelemetry SDK
+// (outermost middleware) and per WebSocket turn, a GenAI span per turn around the turn runner (whose store
+// calls and upstream calls are its children: stores/store-spans.ts, models/upstream.ts). Each is a no-op costing a span check until an OpenTelemetry SDK
 // is registered; prompts and completions are recorded only with `captureMessageContent`.
 import type { ItemField, ResponseResource } from '@openresponses/types';
 import type { Middleware } from '../handler/middleware.js';
 import type { ModelProvider } from '../models/provider.js';
 import type { TurnOptions, TurnOutcome, TurnRunner } from '../responses/runner.js';
-import type { ResponseStore } from '../stores/contract.js';
 import {
   ATTR_GEN_AI_INPUT_MESSAGES,
   ATTR_GEN_AI_OUTPUT_MESSAGES,
@@ -23,8 +22,8 @@ import {
   endTurnSpan,
   errorTypeOf,
   httpServerAttributes,
+  httpSpanName,
   type SpanScope,
-  startChildSpan,
   startServerSpan,
   startTurnSpan,
   tracing,
@@ -48,8 +47,13 @@ export function serverSpans(): Middleware {
 }
 
 const tracedRequest: Middleware = async (request, next) => {
-  const scope = startServerSpan(request.method, request.header, httpServerAttributes(request.method, request.path));
+  const scope = startServerSpan(
+    httpSpanName(request.method),
+    request.header,
+    httpServerAttributes(request.method, request.path),
+  );
   if (!scope) return next(request);
+  request.traceContext = scope.context;
   let response: Awaited<ReturnType<typeof next>>;
   try {
     response = await within(scope, () => next(request));
@@ -91,7 +95,7 @@ export function websocketTurns(runner: TurnRunner, header: (name: string) => str
         [ATTR_NETWORK_PROTOCOL_NAME]: 'websocket',
       });
       if (!scope) return runner.turn(raw, options);
-      return within(scope, () => runner.turn(raw, options)).then(
+      return within(scope, () => runner.turn(raw, Object.assign({}, options, { traceContext: scope.context }))).then(
         (outcome) => {
           endSpan(scope.span, outcome.error);
           return outcome;
@@ -109,8 +113,9 @@ export function websocketTurns(runner: TurnRunner, header: (name: string) => str
 export const genAiProviderOf = (provider: ModelProvider): string => provider.genAiProvider ?? provider.name;
 
 /**
- * The turn runner with a GenAI span per turn (a child of the request's span; the provider's upstream call
- * and the store calls are its children) and `TurnFacts` noted in `options.facts` for logs and metrics.
+ * The turn runner with a GenAI span per turn (a child of `options.traceContext`, the request's span; the
+ * runner makes the provider's upstream call and the store calls its children) and `TurnFacts` noted in
+ * `options.facts` for logs and metrics.
  */
 export function instrumentRunner(
   runner: TurnRunner,
@@ -145,10 +150,11 @@ export function instrumentRunner(
     facts.requestModel = requestModel;
     const provider = settings.providers.find((p) => p.supports(requestModel));
     if (provider) facts.provider = genAiProviderOf(provider);
-    const scope = startTurnSpan(facts, watched);
+    const scope = startTurnSpan(facts, watched, options.traceContext);
+    const inTurn = scope ? Object.assign({}, options, { traceContext: scope.context }) : options;
     let run: Awaited<ReturnType<TurnRunner['begin']>>;
     try {
-      run = await within(scope, () => runner.begin(raw, options, watched));
+      run = await within(scope, () => runner.begin(raw, inTurn, watched));
     } catch (error) {
       facts.errorType = errorTypeOf(error);
       if (scope) endTurnSpan(scope.span, facts, error);
@@ -270,50 +276,4 @@ function messageOf(item: ItemField): Message {
           )
         : [{ type: String(record.type) }];
   return { role: typeof record.role === 'string' ? record.role : 'assistant', parts };
-}
-
-const STORE_OPERATIONS: ReadonlySet<PropertyKey> = new Set(['get', 'getChain', 'getItem', 'put', 'update', 'delete']);
-
-/**
- * The store with a child span per call (`store getChain`, …) under the current span. A proxy: every other
- * property and method (and `instanceof`) is the store's own.
- */
-export function instrumentStore<S extends ResponseStore>(store: S): S {
-  const kind = store.constructor?.name ?? 'ResponseStore';
-  const methods = new Map<PropertyKey, unknown>();
-  return new Proxy(store, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target) as unknown;
-      if (typeof value !== 'function') return value;
-      let method = methods.get(key);
-      if (method === undefined) {
-        const bound = (value as StoreCall).bind(target);
-        method = STORE_OPERATIONS.has(key) ? tracedCall(`store ${String(key)}`, String(key), kind, bound) : bound;
-        methods.set(key, method);
-      }
-      return method;
-    },
-  });
-}
-
-/** Every store operation takes at most three arguments (`update`: id, owner, change). */
-type StoreCall = (a: unknown, b: unknown, c: unknown) => unknown;
-
-function tracedCall(name: string, operation: string, kind: string, call: StoreCall): StoreCall {
-  return (a, b, c) => {
-    const scope = tracing()
-      ? startChildSpan(name, { 'db.operation.name': operation, 'openresponses.store': kind })
-      : undefined;
-    if (!scope) return call(a, b, c);
-    return within(scope, () => Promise.resolve(call(a, b, c))).then(
-      (value) => {
-        endSpan(scope.span);
-        return value;
-      },
-      (error: unknown) => {
-        endSpan(scope.span, error);
-        throw error;
-      },
-    );
-  };
 }

@@ -7,6 +7,7 @@
 export {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_REQUEST_METHOD_ORIGINAL,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_HTTP_ROUTE,
   ATTR_NETWORK_PROTOCOL_NAME,
@@ -18,6 +19,26 @@ export {
   METRIC_HTTP_CLIENT_REQUEST_DURATION,
   METRIC_HTTP_SERVER_REQUEST_DURATION,
 } from '@opentelemetry/semantic-conventions';
+
+/** The methods the HTTP conventions name; `httpMethodOf` reports any other as `_OTHER`. */
+const KNOWN_HTTP_METHODS: ReadonlySet<string> = new Set([
+  'CONNECT',
+  'DELETE',
+  'GET',
+  'HEAD',
+  'OPTIONS',
+  'PATCH',
+  'POST',
+  'PUT',
+  'QUERY',
+  'TRACE',
+]);
+
+/**
+ * `http.request.method` of a request: its method when the conventions name it, else `_OTHER` (a client
+ * sending made-up methods to `service.fetch` cannot add label values or span names).
+ */
+export const httpMethodOf = (method: string): string => (KNOWN_HTTP_METHODS.has(method) ? method : '_OTHER');
 
 /** The tracer and meter name (the instrumentation scope): the package. */
 export const INSTRUMENTATION_SCOPE = '@openresponses/server';

@@ -23,6 +23,7 @@ import {
   GEN_AI_OPERATION_CHAT,
   GEN_AI_PROVIDERS,
   GEN_AI_TOKEN_TYPES,
+  httpMethodOf,
   INSTRUMENTATION_SCOPE,
   METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
   METRIC_GEN_AI_CLIENT_TIME_TO_FIRST_CHUNK,
@@ -224,8 +225,9 @@ export function recordHttpRequest(
   status: number,
   seconds: number,
 ): void {
-  const attributes = attributeSet(`http\0${method}\0${route}\0${status}`, () => {
-    const set: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
+  const known = httpMethodOf(method);
+  const attributes = attributeSet(`http\0${known}\0${route}\0${status}`, () => {
+    const set: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
     if (route !== undefined) set[ATTR_HTTP_ROUTE] = route;
     if (status >= 500) set[ATTR_ERROR_TYPE] = String(status);
     return set;

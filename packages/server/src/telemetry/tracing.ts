@@ -2,6 +2,11 @@
 // Each `start…` answers undefined when there is nothing to record or propagate, so callers skip their
 // attribute building and context switching on the hot path; the service, the providers' upstream fetch
 // and the store wrapper use them (see the server README's operations section for the spans).
+// A span's parent is passed explicitly (request -> turn -> upstream call and store calls), not read from
+// `context.active()`: on Node 20 the AsyncLocalStorage context manager that `active()` needs taxes every
+// promise of a turn (+60% CPU on an SSE turn, bench/README.md), so the CLI registers none. The active
+// context is still the fallback parent, and `within` still makes each span active, for an application that
+// registers a context manager and instruments other libraries (its HTTP client spans then nest under ours).
 import {
   type Attributes,
   type Context,
@@ -26,6 +31,7 @@ import {
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_REQUEST_METHOD_ORIGINAL,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_HTTP_ROUTE,
   ATTR_SERVER_ADDRESS,
@@ -33,6 +39,7 @@ import {
   ATTR_URL_FULL,
   ATTR_URL_PATH,
   GEN_AI_OPERATION_CHAT,
+  httpMethodOf,
   INSTRUMENTATION_SCOPE,
   type TurnFacts,
 } from './attributes.js';
@@ -55,7 +62,11 @@ export interface SpanScope {
   readonly context: Context;
 }
 
-/** Runs `run` with `scope` current (or as it is, without a scope). */
+/**
+ * Runs `run` with `scope` current (or as it is, without a scope). Only for other libraries' instrumentation
+ * under an application's context manager (without one it is a plain call): our spans take their parent
+ * explicitly.
+ */
 export function within<T>(scope: SpanScope | undefined, run: () => T): T {
   return scope ? context.with(scope.context, run) : run();
 }
@@ -70,6 +81,9 @@ function scopeOf(span: Span, parent: Context): SpanScope | undefined {
   if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return undefined;
   return { span, context: trace.setSpan(parent, span) };
 }
+
+/** The parent given, else the active context (an application's context manager; without one, the root). */
+const parentOr = (parent: Context | undefined): Context => parent ?? context.active();
 
 /**
  * The server span of one HTTP request (or WebSocket turn): a child of the span already current (an app
@@ -87,11 +101,19 @@ export function startServerSpan(
   return scopeOf(tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent), parent);
 }
 
-/** A server span's attributes for an HTTP request. */
-export const httpServerAttributes = (method: string, path: string): Attributes => ({
-  [ATTR_HTTP_REQUEST_METHOD]: method,
-  [ATTR_URL_PATH]: path,
-});
+/** A server span's name before its route is known: its method, `HTTP` for one the conventions do not name. */
+export const httpSpanName = (method: string): string => {
+  const known = httpMethodOf(method);
+  return known === '_OTHER' ? 'HTTP' : known;
+};
+
+/** A server span's attributes for an HTTP request (`_OTHER` and the original for a method the conventions do not name). */
+export function httpServerAttributes(method: string, path: string): Attributes {
+  const known = httpMethodOf(method);
+  const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_URL_PATH]: path };
+  if (known !== method) attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = method;
+  return attributes;
+}
 
 /** Ends a server span: `{method} {route}` as its name, the status (5xx an error, as the HTTP conventions say for servers). */
 export function endServerSpan(
@@ -103,7 +125,7 @@ export function endServerSpan(
 ): void {
   if (span.isRecording()) {
     if (route !== undefined) {
-      span.updateName(`${method} ${route}`);
+      span.updateName(`${httpSpanName(method)} ${route}`);
       span.setAttribute(ATTR_HTTP_ROUTE, route);
     }
     span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
@@ -116,9 +138,13 @@ export function endServerSpan(
   span.end();
 }
 
-/** A child span of the current one (store calls, …), or undefined when no trace is current. */
-export function startChildSpan(name: string, attributes?: Attributes): SpanScope | undefined {
-  const active = context.active();
+/** A child span of `parent`'s span (store calls, …), or undefined when no trace is there. */
+export function startChildSpan(
+  name: string,
+  parent: Context | undefined,
+  attributes?: Attributes,
+): SpanScope | undefined {
+  const active = parentOr(parent);
   if (!trace.getSpan(active)) return undefined;
   return scopeOf(tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active), active);
 }
@@ -134,12 +160,12 @@ export function endSpan(span: Span, error?: unknown): void {
 }
 
 /**
- * The GenAI span of one turn (`chat {model}`), a child of the current span (the request's server span).
+ * The GenAI span of one turn (`chat {model}`), a child of `parent` (the request's server span).
  * `facts` as known when it starts (the model asked for, the provider).
  */
-export function startTurnSpan(facts: TurnFacts, stream: boolean): SpanScope | undefined {
+export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context | undefined): SpanScope | undefined {
   if (!tracing()) return undefined;
-  const active = context.active();
+  const active = parentOr(parent);
   const span = tracer.startSpan(
     facts.requestModel ? `${GEN_AI_OPERATION_CHAT} ${facts.requestModel}` : GEN_AI_OPERATION_CHAT,
     { kind: SpanKind.INTERNAL },
@@ -172,11 +198,11 @@ export function endTurnSpan(span: Span, facts: TurnFacts, error?: unknown): void
 }
 
 /**
- * The client span of an upstream HTTP call (`POST`), a child of the current span, or undefined when no
- * trace is current. `url.full` leaves out credentials and the query string (where some APIs carry keys).
+ * The client span of an upstream HTTP call (`POST`), a child of `parent` (the turn's span), or undefined
+ * when no trace is there. `url.full` leaves out credentials and the query string (where some APIs carry keys).
  */
-export function startClientSpan(method: string, url: string): SpanScope | undefined {
-  const active = context.active();
+export function startClientSpan(method: string, url: string, parent: Context | undefined): SpanScope | undefined {
+  const active = parentOr(parent);
   if (!trace.getSpan(active)) return undefined;
   let attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
   if (URL.canParse(url)) {
@@ -214,9 +240,9 @@ export function withTraceHeaders(scope: SpanScope, headers: Record<string, strin
   return copy;
 }
 
-/** The trace id of the current span, when one is recorded or propagated. */
-export function currentTraceId(): string | undefined {
-  const spanContext = trace.getSpan(context.active())?.spanContext();
+/** The trace id of `parent`'s span (else the active one), when one is recorded or propagated. */
+export function traceIdOf(parent: Context | undefined): string | undefined {
+  const spanContext = trace.getSpan(parentOr(parent))?.spanContext();
   return spanContext && isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
 }
 

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { CreateResponseBody } from '@openresponses/types';
 import type { Cancellation } from '../../cancellation.js';
 import type { ModelRequest, ReasoningState } from '../../models/provider.js';
@@ -42,10 +43,12 @@ export function modelRequestOf(body: CreateResponseBody, resolved: ResolvedReque
 class RequestView {
   readonly #cancellation: Cancellation | undefined;
   readonly #sealer: Sealer;
+  readonly traceContext: Context | undefined;
 
-  constructor(cancellation: Cancellation | undefined, sealer: Sealer) {
+  constructor(cancellation: Cancellation | undefined, sealer: Sealer, traceContext: Context | undefined) {
     this.#cancellation = cancellation;
     this.#sealer = sealer;
+    this.traceContext = traceContext;
   }
 
   async openReasoning(encryptedContent: string): Promise<ReasoningState | undefined> {
@@ -71,8 +74,8 @@ const noop = () => {};
 
 /**
  * The request a provider sees: the prepared request's fields (copied whole, so a new `ModelRequest` field
- * reaches providers without a line here), `stream` as the transport watches it, the cancellation view, and
- * `openReasoning` with the server's keys.
+ * reaches providers without a line here), `stream` as the transport watches it, the turn's trace context,
+ * the cancellation view, and `openReasoning` with the server's keys.
  * Read `request.signal` from this object: a spread copy does not carry it.
  */
 export function providerRequest(
@@ -80,8 +83,9 @@ export function providerRequest(
   cancellation: Cancellation | undefined,
   stream: boolean,
   sealer: Sealer,
+  traceContext: Context | undefined,
 ): ModelRequest {
-  const view = Object.assign(new RequestView(cancellation, sealer), request);
+  const view = Object.assign(new RequestView(cancellation, sealer, traceContext), request);
   view.stream = stream;
   return view;
 }

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import { type AnyStreamingEvent, createStreamWriter, randomId } from '@openresponses/events';
 import type { LogProb, ResponseResource, Usage } from '@openresponses/types';
 import { ResponsesError } from '../../errors.js';
@@ -21,6 +22,8 @@ export interface RunOptions {
   /** Awaited before each part: pauses the turn while the client is behind on reading (see `ServiceEventStream`). */
   backpressure?: Backpressure;
   now?: () => number;
+  /** The OpenTelemetry context of the turn's span: the provider's upstream calls are its children. */
+  traceContext?: Context;
 }
 
 /** The outcome of a turn: the final response, and the error when it failed. */
