@@ -1,7 +1,5 @@
-import type { Context } from '@opentelemetry/api';
 import { type UpstreamLimits, upstreamLimitsOf } from '../limits.js';
 import { credentialHeaderValues, Redactor } from '../redaction.js';
-import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
 
 /**
  * What a provider (of any family) needs of `fetch` for its upstream calls. The global `fetch` is one
@@ -30,8 +28,6 @@ export interface UpstreamRequestInit {
    * it). Providers read bodies through `UpstreamCall` (models/upstream-call.ts), which bounds every read.
    */
   readonly maxBodyBytes?: number;
-  /** The OpenTelemetry context of the turn's span: the call's client span is its child (`UpstreamCall` passes it). */
-  readonly traceContext?: Context;
 }
 
 /** A cancellation to follow (`Cancellation` is one). */
@@ -42,7 +38,6 @@ export interface UpstreamAbort {
   onCancel(listener: () => void): () => void;
 }
 
-/** The part of a web `Response` a provider reads. */
 /** What an `UpstreamFetch` answers: the part of `Response` providers use. */
 export interface UpstreamResponse {
   /** Whether the status is 2xx. */
@@ -75,94 +70,6 @@ export interface UpstreamBodyReader {
   cancel?(reason?: unknown): Promise<void>;
 }
 
-/**
- * `fetch` with a client span per upstream call (a child of `init.traceContext`, the turn's span; `POST` with the HTTP client
- * conventions' attributes, ended when the answer has been read), the trace context sent upstream as W3C
- * `traceparent`. Without a current trace it is `fetch` itself, called as it is.
- */
-export function tracedUpstreamFetch(fetch: UpstreamFetch): UpstreamFetch {
-  return async (url, init) => {
-    const scope = startClientSpan(init.method ?? 'GET', url, init.traceContext);
-    if (!scope) return fetch(url, init);
-    const span = scope.span;
-    let ended = false;
-    const end = (status: number | undefined, error?: unknown) => {
-      if (ended) return;
-      ended = true;
-      endClientSpan(span, status, error);
-    };
-    // A new init: the provider's headers object is shared between its calls.
-    const traced: UpstreamRequestInit = {
-      method: init.method,
-      headers: withTraceHeaders(scope, init.headers),
-      body: init.body,
-      abort: init.abort,
-      maxBodyBytes: init.maxBodyBytes,
-      get signal() {
-        return init.signal;
-      },
-    };
-    const stopListening = init.abort?.onCancel(() => end(undefined, new Error('cancelled')));
-    let response: UpstreamResponse;
-    try {
-      response = await within(scope, () => fetch(url, traced));
-    } catch (error) {
-      stopListening?.();
-      end(undefined, error);
-      throw error;
-    }
-    const status = response.status;
-    const done = <T>(read: Promise<T>) =>
-      read.then(
-        (value) => {
-          stopListening?.();
-          end(status);
-          return value;
-        },
-        (error: unknown) => {
-          end(status, error);
-          throw error;
-        },
-      );
-    const body = response.body;
-    return {
-      ok: response.ok,
-      status,
-      headers: response.headers,
-      text: () => done(response.text()),
-      json: () => done(response.json()),
-      body: body && {
-        getReader: () => {
-          const reader = body.getReader();
-          return {
-            read: async () => {
-              try {
-                const result = await reader.read();
-                if (result.done) {
-                  stopListening?.();
-                  end(status);
-                }
-                return result;
-              } catch (error) {
-                end(status, error);
-                throw error;
-              }
-            },
-            releaseLock: () => {
-              end(status);
-              reader.releaseLock();
-            },
-            cancel: async (reason?: unknown) => {
-              end(status);
-              await reader.cancel?.(reason);
-            },
-          };
-        },
-      },
-    };
-  };
-}
-
 /** The options of every provider family that calls an HTTP upstream (each family's options add their own). */
 export interface UpstreamProviderOptions {
   /** Name shown in logs and `GET /v1/models` (`owned_by`); default the family's route type. */
@@ -187,11 +94,11 @@ export interface UpstreamProviderOptions {
   fetch?: UpstreamFetch;
 }
 
-/** How a provider reaches its upstream: the bounds of each call, the traced fetch, the redactor of its secrets. */
+/** How a provider reaches its upstream: the bounds of each call, the fetch, the redactor of its secrets. */
 export interface UpstreamConnection {
   /** The bounds of every call (`timeoutMs` applied as the idle bound). */
   readonly limits: UpstreamLimits;
-  /** The fetch, traced (a client span per call when a trace is current). */
+  /** The fetch (`UpstreamCall` makes each call a client span while the turn is traced). */
   readonly fetch: UpstreamFetch;
   /** Removes the key (and the credential headers) from everything an upstream says. */
   readonly redactor: Redactor;
@@ -204,7 +111,7 @@ export function upstreamConnection(options: UpstreamProviderOptions, apiKey: str
   return {
     limits,
     // Called as a plain function: a runtime's fetch may refuse another `this`.
-    fetch: tracedUpstreamFetch(options.fetch ?? ((url, init) => globalThis.fetch(url, init))),
+    fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     redactor: new Redactor([apiKey, ...credentialHeaderValues(options.headers)]),
   };
 }
