@@ -42,17 +42,6 @@ export interface PreparedTurn {
   inputTokens: number;
 }
 
-/** A validated request, resolved against stored state, ready to run. */
-export interface PreparedTurn {
-  body: CreateResponseBody;
-  model: string;
-  provider: ModelProvider;
-  /** This turn's input (what is stored and listed by input_items). */
-  input: ItemField[];
-  request: ModelRequest;
-  inputTokens: number;
-}
-
 /** Validates and resolves a create request; every failure is a ResponsesError naming its `param`. */
 export async function prepareTurn(
   raw: unknown,
