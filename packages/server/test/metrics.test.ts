@@ -4,6 +4,7 @@ import parsePrometheusTextFormat, { type PrometheusFamily, type PrometheusSample
 import { afterEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { createResponsesService } from '../src/service/service.js';
+import { MAX_REPORTED_NAME_LENGTH } from '../src/telemetry/attributes.js';
 import { BUCKETS } from '../src/telemetry/metrics.js';
 import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
 import { startCli } from './cli-process.js';
@@ -104,6 +105,9 @@ describe('GET /metrics on the CLI', () => {
     const gateway = await post(url, { model: GATEWAY_MODEL, input: 'Hello upstream', stream: true });
     expect(await gateway.text()).toContain('response.completed');
     expect(upstream.received).toHaveLength(1);
+    // A model name past MAX_REPORTED_NAME_LENGTH (the catch-all route takes any) is labelled _OTHER.
+    const longName = 'm'.repeat(MAX_REPORTED_NAME_LENGTH + 1);
+    expect((await post(url, { model: longName, input: 'Hello upstream' })).status).toBe(200);
 
     // One WebSocket connection held open; a second one is over the key's limit (a 429 by reason).
     const socketUrl = `${url.replace('http', 'ws')}/v1/responses`;
@@ -150,6 +154,14 @@ describe('GET /metrics on the CLI', () => {
     expect([proxied.series, proxied.count]).toEqual([1, 1]);
     expect(proxied.sum).toBeGreaterThan(0);
 
+    expect(
+      histogram('gen_ai_server_request_duration_seconds', {
+        gen_ai_request_model: '_OTHER',
+        gen_ai_provider_name: 'openai',
+      }).count,
+    ).toBe(1);
+    expect(histogram('gen_ai_server_request_duration_seconds', { gen_ai_request_model: longName }).series).toBe(0);
+
     const firstToken = histogram('gen_ai_server_time_to_first_token_seconds', { gen_ai_request_model: DETERMINISTIC });
     expect(firstToken.count).toBe(3);
     expect(bounds(firstToken.buckets)).toEqual([...BUCKETS.firstToken, Number.POSITIVE_INFINITY]);
@@ -187,20 +199,20 @@ describe('GET /metrics on the CLI', () => {
     const http = (labels: Record<string, string>) => histogram('http_server_request_duration_seconds', labels);
     expect(
       http({ http_route: '/v1/responses', http_response_status_code: '200', http_request_method: 'POST' }).count,
-    ).toBe(4);
+    ).toBe(5);
     // Refused before routing: no route to name.
     expect(http({ http_request_method: 'POST', http_response_status_code: '401' }).count).toBe(1);
     expect(http({ http_request_method: '_OTHER', http_response_status_code: String(webdav.status) }).count).toBe(1);
     expect(http({ http_request_method: 'PROPFIND' }).series).toBe(0);
 
-    // Gauges: nothing running, one WebSocket open at the scrape, four stored responses; one 429.
+    // Gauges: nothing running, one WebSocket open at the scrape, five stored responses; one 429.
     const gauge = (name: string, labels: Record<string, string> = {}) =>
       samples(family(families, name), labels).map((sample) => Number(sample.value));
     expect(family(families, 'openresponses_turns_active').type).toBe('GAUGE');
     expect(gauge('openresponses_turns_active')).toEqual([0]);
     expect(gauge('openresponses_background_active')).toEqual([0]);
     expect(gauge('openresponses_websocket_connections')).toEqual([1]);
-    expect(gauge('openresponses_store_entries', { openresponses_store_name: 'responses' })).toEqual([4]);
+    expect(gauge('openresponses_store_entries', { openresponses_store_name: 'responses' })).toEqual([5]);
     expect(gauge('openresponses_store_size_bytes', { openresponses_store_name: 'responses' })[0]).toBeGreaterThan(1000);
     const rejections = family(families, 'openresponses_rejections_total');
     expect(rejections.type).toBe('COUNTER');

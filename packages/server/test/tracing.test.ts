@@ -181,7 +181,7 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     expect(webdav.attributes['http.request.method_original']).toBe('PROPFIND');
   });
 
-  test('a tool round trip: tool_calls then stop, the continuation loads its chain in a child span', () => {
+  test('a tool round trip: tool_calls then stop, the continuation names its previous response and loads its chain in a child span', () => {
     const turns = spans.filter((s) => s.name === 'chat openresponses-deterministic' && s.traceId !== CALLER_TRACE);
     const first = only(turns, (s) => s.attributes['gen_ai.response.id'] === firstId);
     expect(first.attributes['gen_ai.response.finish_reasons']).toEqual(['tool_calls']);
@@ -196,6 +196,9 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
         .map((s) => s.name)
         .sort(),
     ).toEqual(['store getChain', 'store put']);
+    // The continuation names the turn it continues (linking to that turn's gen_ai.response.id).
+    expect(second.attributes['openresponses.previous_response_id']).toBe(firstId);
+    expect(first.attributes['openresponses.previous_response_id']).toBeUndefined();
     const getChain = only(childrenOf(spans, second), (s) => s.name === 'store getChain');
     expect(getChain.attributes).toMatchObject({
       'db.operation.name': 'getChain',
@@ -264,6 +267,11 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     expect(cut).toMatchObject({
       statusCode: 2,
       attributes: { 'error.type': 'upstream_stream_cut', 'gen_ai.response.finish_reasons': ['error'] },
+    });
+    // The upstream answered 200, then broke: the client span carries the same failure.
+    expect(only(childrenOf(spans, cut), (s) => s.kind === SPAN_KIND.client)).toMatchObject({
+      statusCode: 2,
+      attributes: { 'http.response.status_code': 200, 'error.type': 'upstream_stream_cut' },
     });
   });
 

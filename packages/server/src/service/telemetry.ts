@@ -148,6 +148,8 @@ export function instrumentRunner(
     requestModel: string,
   ): ReturnType<TurnRunner['begin']> => {
     facts.requestModel = requestModel;
+    const previous = (raw as { previous_response_id?: unknown } | null)?.previous_response_id;
+    if (typeof previous === 'string') facts.previousResponseId = previous;
     const provider = settings.providers.find((p) => p.supports(requestModel));
     if (provider) facts.provider = genAiProviderOf(provider);
     const scope = startTurnSpan(facts, watched, options.traceContext);

@@ -40,6 +40,16 @@ const KNOWN_HTTP_METHODS: ReadonlySet<string> = new Set([
  */
 export const httpMethodOf = (method: string): string => (KNOWN_HTTP_METHODS.has(method) ? method : '_OTHER');
 
+/** The longest model name or error code reported as it is (see `reportedName`). */
+export const MAX_REPORTED_NAME_LENGTH = 256;
+
+/**
+ * A model name or error code as telemetry reports it: itself, or `_OTHER` past `MAX_REPORTED_NAME_LENGTH`
+ * characters. Clients choose model names (a catch-all gateway route takes any) and upstreams choose error
+ * codes: neither may make span names, label values or the metric SDK's series grow without bound.
+ */
+export const reportedName = (name: string): string => (name.length <= MAX_REPORTED_NAME_LENGTH ? name : '_OTHER');
+
 /** The tracer and meter name (the instrumentation scope): the package. */
 export const INSTRUMENTATION_SCOPE = '@openresponses/server';
 
@@ -56,7 +66,11 @@ export const ATTR_GEN_AI_RESPONSE_ID = 'gen_ai.response.id';
 export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
-export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
+/**
+ * The turn's `previous_response_id`: the GenAI conventions' `gen_ai.conversation.id` names a conversation
+ * resource, which Open Responses has none of; a chain of turns is linked by this id to `gen_ai.response.id`.
+ */
+export const ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID = 'openresponses.previous_response_id';
 /** The `gen_ai.client.token.usage` metric's token kind (`input` or `output`). */
 export const ATTR_GEN_AI_TOKEN_TYPE = 'gen_ai.token.type';
 // Content: recorded only when capture is opted in (see `TelemetryOptions.captureMessageContent`).
@@ -97,6 +111,8 @@ export interface TurnFacts {
   requestModel?: string;
   /** `gen_ai.provider.name` of the provider that served it. */
   provider?: string;
+  /** `openresponses.previous_response_id`: the turn it continues. */
+  previousResponseId?: string;
   /** `gen_ai.response.model`. */
   responseModel?: string;
   /** `gen_ai.response.id`. */

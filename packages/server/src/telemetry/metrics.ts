@@ -32,6 +32,7 @@ import {
   METRIC_GEN_AI_SERVER_TIME_PER_OUTPUT_TOKEN,
   METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
   METRIC_HTTP_SERVER_REQUEST_DURATION,
+  reportedName,
 } from './attributes.js';
 
 /** Why a request or connection was refused with a 429 (`rate_limit_exceeded`, `server_busy`, …). */
@@ -251,9 +252,9 @@ const genAiAttributes = (provider: string, model: string, extra?: readonly [stri
     const set: Attributes = {
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
       [ATTR_GEN_AI_PROVIDER_NAME]: provider,
-      [ATTR_GEN_AI_REQUEST_MODEL]: model,
+      [ATTR_GEN_AI_REQUEST_MODEL]: reportedName(model),
     };
-    if (extra) set[extra[0]] = extra[1];
+    if (extra) set[extra[0]] = reportedName(extra[1]);
     return set;
   });
 

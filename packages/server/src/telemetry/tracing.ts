@@ -30,6 +30,7 @@ import {
   ATTR_GEN_AI_RESPONSE_MODEL,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID,
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_REQUEST_METHOD_ORIGINAL,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
@@ -41,6 +42,7 @@ import {
   GEN_AI_OPERATION_CHAT,
   httpMethodOf,
   INSTRUMENTATION_SCOPE,
+  reportedName,
   type TurnFacts,
 } from './attributes.js';
 
@@ -166,15 +168,18 @@ export function endSpan(span: Span, error?: unknown): void {
 export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context | undefined): SpanScope | undefined {
   if (!tracing()) return undefined;
   const active = parentOr(parent);
+  const model = facts.requestModel === undefined ? undefined : reportedName(facts.requestModel);
   const span = tracer.startSpan(
-    facts.requestModel ? `${GEN_AI_OPERATION_CHAT} ${facts.requestModel}` : GEN_AI_OPERATION_CHAT,
+    model ? `${GEN_AI_OPERATION_CHAT} ${model}` : GEN_AI_OPERATION_CHAT,
     { kind: SpanKind.INTERNAL },
     active,
   );
   if (span.isRecording()) {
     span.setAttribute(ATTR_GEN_AI_OPERATION_NAME, GEN_AI_OPERATION_CHAT);
     span.setAttribute(ATTR_GEN_AI_REQUEST_STREAM, stream);
-    if (facts.requestModel !== undefined) span.setAttribute(ATTR_GEN_AI_REQUEST_MODEL, facts.requestModel);
+    if (model !== undefined) span.setAttribute(ATTR_GEN_AI_REQUEST_MODEL, model);
+    if (facts.previousResponseId !== undefined)
+      span.setAttribute(ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID, reportedName(facts.previousResponseId));
     if (facts.provider !== undefined) span.setAttribute(ATTR_GEN_AI_PROVIDER_NAME, facts.provider);
   }
   return scopeOf(span, active);
@@ -183,14 +188,15 @@ export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context
 /** Ends a turn's span with what the turn told (`facts`), an error when it failed. */
 export function endTurnSpan(span: Span, facts: TurnFacts, error?: unknown): void {
   if (span.isRecording()) {
-    if (facts.responseModel !== undefined) span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, facts.responseModel);
-    if (facts.responseId !== undefined) span.setAttribute(ATTR_GEN_AI_RESPONSE_ID, facts.responseId);
+    if (facts.responseModel !== undefined)
+      span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, reportedName(facts.responseModel));
+    if (facts.responseId !== undefined) span.setAttribute(ATTR_GEN_AI_RESPONSE_ID, reportedName(facts.responseId));
     if (facts.inputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, facts.inputTokens);
     if (facts.outputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, facts.outputTokens);
     if (error !== undefined) span.recordException(error as Error);
     const errorType = facts.errorType ?? (error === undefined ? undefined : errorTypeOf(error));
     if (errorType !== undefined) {
-      span.setAttribute(ATTR_ERROR_TYPE, errorType);
+      span.setAttribute(ATTR_ERROR_TYPE, reportedName(errorType));
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
   }
@@ -204,17 +210,28 @@ export function endTurnSpan(span: Span, facts: TurnFacts, error?: unknown): void
 export function startClientSpan(method: string, url: string, parent: Context | undefined): SpanScope | undefined {
   const active = parentOr(parent);
   if (!trace.getSpan(active)) return undefined;
-  let attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
+  const attributes = clientAttributesOf(method, url);
+  return scopeOf(tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, active), active);
+}
+
+/** Client span attributes by method and URL, made once: providers call a few configured URLs, and parsing one costs µs. */
+const clientAttributes = new Map<string, Attributes>();
+const MAX_CLIENT_ATTRIBUTE_SETS = 256;
+function clientAttributesOf(method: string, url: string): Attributes {
+  const key = `${method} ${url}`;
+  let attributes = clientAttributes.get(key);
+  if (attributes !== undefined) return attributes;
+  attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
   if (URL.canParse(url)) {
     const parsed = new URL(url);
     const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
-    attributes = Object.assign(attributes, {
-      [ATTR_SERVER_ADDRESS]: parsed.hostname,
-      [ATTR_SERVER_PORT]: port,
-      [ATTR_URL_FULL]: `${parsed.protocol}//${parsed.host}${parsed.pathname}`,
-    });
+    attributes[ATTR_SERVER_ADDRESS] = parsed.hostname;
+    attributes[ATTR_SERVER_PORT] = port;
+    attributes[ATTR_URL_FULL] = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
   }
-  return scopeOf(tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, active), active);
+  Object.freeze(attributes);
+  if (clientAttributes.size < MAX_CLIENT_ATTRIBUTE_SETS) clientAttributes.set(key, attributes);
+  return attributes;
 }
 
 /** Ends an upstream call's span: its status (4xx and 5xx errors, as the conventions say for clients) or the error. */
@@ -250,9 +267,9 @@ export function traceIdOf(parent: Context | undefined): string | undefined {
 export function errorTypeOf(error: unknown): string {
   if (error && typeof error === 'object') {
     const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== '') return code;
+    if (typeof code === 'string' && code !== '') return reportedName(code);
     const name = (error as { name?: unknown }).name;
-    if (typeof name === 'string' && name !== '') return name;
+    if (typeof name === 'string' && name !== '') return reportedName(name);
   }
   return '_OTHER';
 }
