@@ -5,38 +5,10 @@
 // keep-alive (the gateway's upstream calls too, through nodeFetch). Requests/s, p50/p99 and each process's
 // CPU per request under load (non-streaming and streaming, alternating rounds, median round), then the
 // added time to first token of a streamed answer measured one request at a time.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { load, median, rps, type LoadResult } from './fixtures/load.js';
 import { ChatCompletionsProvider, createResponsesService } from '@openresponses/server';
 import { nodeFetch, startServer } from '@openresponses/server/node';
-import { compareTelemetry, compareTurns } from './fixtures/telemetry-overhead.js';
-
-interface Stub {
-  url: string;
-  /** The stub process's CPU time so far, µs. */
-  cpu(): Promise<number>;
-  stop(): void;
-}
-
-async function startStub(): Promise<Stub> {
-  const stub = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('./fixtures/chat-completions-stub.ts', import.meta.url))],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const lines = createInterface({ input: stub.stdout! })[Symbol.asyncIterator]();
-  const port = (await lines.next()).value as string;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    cpu: async () => {
-      stub.stdin!.write('cpu\n');
-      return Number((await lines.next()).value);
-    },
-    stop: () => stub.kill(),
-  };
-}
+import { type Stub, startStub } from './fixtures/chat-completions-stub-process.js';
 
 /** A load round with each process's CPU per request (µs): the loader's, the stub's and this process's (the gateway's). */
 interface Round extends LoadResult {
@@ -211,20 +183,5 @@ export async function run(): Promise<void> {
   );
   await gateway.close();
 
-  // Telemetry on vs off: the CLI twice as a gateway to the same stub (the SDK is global to a process).
-  await compareTelemetry(
-    [
-      { title: 'gateway JSON', body: responsesBody(false) },
-      { title: 'gateway SSE', body: responsesBody(true) },
-    ],
-    ['--chat-completions-url', stub.url],
-  );
-  await compareTurns(
-    [
-      { title: 'gateway JSON', body: responsesBody(false) },
-      { title: 'gateway SSE', body: responsesBody(true) },
-    ],
-    stub.url,
-  );
   stub.stop();
 }

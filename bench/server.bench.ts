@@ -7,7 +7,6 @@ import { load, median, rps, type LoadResult } from './fixtures/load.js';
 import type { AddressInfo } from 'node:net';
 import { startServer } from '@openresponses/server/node';
 import { InMemoryResponseStore } from '@openresponses/server';
-import { compareTelemetry, compareTurns } from './fixtures/telemetry-overhead.js';
 
 const BODY = JSON.stringify({ model: 'openresponses-deterministic', input: 'Hello! My name is Ada. What can you do?' });
 
@@ -125,14 +124,4 @@ export async function run(): Promise<void> {
   );
   await reference.close();
   await new Promise<void>((resolve) => bare.close(() => resolve()));
-
-  // Telemetry on vs off, the CLI twice (its own processes; the OpenTelemetry SDK is global to a process).
-  await compareTelemetry([
-    { title: 'JSON, embedded model', body: BODY },
-    { title: 'SSE, embedded model', body: streamBody },
-  ]);
-  await compareTurns([
-    { title: 'JSON, embedded model', body: BODY },
-    { title: 'SSE, embedded model', body: streamBody },
-  ]);
 }

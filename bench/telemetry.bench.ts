@@ -1,0 +1,39 @@
+// What OpenTelemetry costs the server, side by side in one run: off, metrics only, and spans and metrics on,
+// for the embedded model and for the gateway in front of the Chat Completions stub; over HTTP (the CLI three
+// times) and without HTTP (three processes running `service.handle` turns). See fixtures/telemetry-overhead.ts.
+import { startStub } from './fixtures/chat-completions-stub-process.js';
+import { compareTelemetry, compareTurns } from './fixtures/telemetry-overhead.js';
+
+const embeddedJson = JSON.stringify({
+  model: 'openresponses-deterministic',
+  input: 'Hello! My name is Ada. What can you do?',
+});
+const embeddedSse = JSON.stringify({
+  model: 'openresponses-deterministic',
+  input: 'Tell me a long story [long]',
+  stream: true,
+  store: false,
+});
+const gatewayBody = (stream: boolean) =>
+  JSON.stringify({ model: 'stub-model', input: 'Hello! What can you do?', ...(stream ? { stream: true } : {}) });
+
+export async function run(): Promise<void> {
+  const embedded = [
+    { title: 'JSON, embedded model', body: embeddedJson },
+    { title: 'SSE, embedded model', body: embeddedSse },
+  ];
+  const gateway = [
+    { title: 'gateway JSON', body: gatewayBody(false) },
+    { title: 'gateway SSE', body: gatewayBody(true) },
+  ];
+  // The SDK is global to a process: each setting runs in its own.
+  await compareTurns(embedded);
+  await compareTelemetry(embedded);
+  const stub = await startStub();
+  try {
+    await compareTurns(gateway, stub.url);
+    await compareTelemetry(gateway, ['--chat-completions-url', stub.url]);
+  } finally {
+    stub.stop();
+  }
+}
