@@ -55,8 +55,17 @@ const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
  */
 export function tracing(): boolean {
   const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(INSTRUMENTATION_SCOPE) !== undefined;
+  if (!(provider instanceof ProxyTracerProvider)) return true;
+  // Asked of the delegate once per registration: the SDK's getTracer builds a key and looks it up on each call.
+  const delegate = provider.getDelegate();
+  if (delegate !== checkedDelegate) {
+    checkedDelegate = delegate;
+    delegateTraces = provider.getDelegateTracer(INSTRUMENTATION_SCOPE) !== undefined;
+  }
+  return delegateTraces;
 }
+let checkedDelegate: unknown;
+let delegateTraces = false;
 
 /** A started span and the context in which it is the current span (run children in it). */
 export interface SpanScope {
