@@ -133,6 +133,7 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     await stop(cli.child);
     spans = receiver.spans();
     stdout = cli.stdout();
+    expect(stdout).toContain(`OpenTelemetry: spans and metrics over OTLP http/json to ${receiver.url}`);
   });
   afterAll(() => receiver.close());
 
@@ -404,6 +405,7 @@ describe('the same environment, other settings', () => {
     expect(await streamed.text()).toContain('response.completed');
     await stop(cli.child);
     expect(receiver.requests).toEqual([]);
+    expect(cli.stdout()).not.toContain('OpenTelemetry:');
     const line = JSON.parse(
       cli
         .stdout()

@@ -277,6 +277,14 @@ console.log(
   `Store: ${describeStoreUrl(fellBack ? 'memory' : values.store, values.storeMaxBytes)}${fellBack ? ` (fallback: ${withoutCredentials(values.store)} unreachable)` : ''}`,
 );
 for (const route of modelRoutes()) console.log(`Model route: ${route}`);
+const exported = [telemetry.plan.traces && 'spans', telemetry.plan.otlpMetrics && 'metrics'].filter(Boolean);
+if (exported.length > 0) {
+  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const protocol = process.env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || 'http/protobuf';
+  console.log(
+    `OpenTelemetry: ${exported.join(' and ')} over OTLP ${protocol}${endpoint ? ` to ${withoutCredentials(endpoint)}` : ''}`,
+  );
+}
 if (metricsServed)
   console.log(
     `Metrics: ${running.url}/metrics (Prometheus text format; ${values.metricsKey ? 'the API keys and the metrics key' : 'the API keys'})`,
