@@ -4,38 +4,10 @@
 // tests use. A loader process calls either the upstream directly in its own wire format or the gateway, in
 // alternating rounds; each round records every process's CPU per request. Then the same turns in one
 // process, without the loader: the gateway's CPU per turn for each family.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { AnthropicMessagesProvider, ChatCompletionsProvider, createResponsesService } from '@openresponses/server';
 import { nodeFetch, startServer } from '@openresponses/server/node';
 import { load, median, rps, type LoadResult } from './fixtures/load.js';
-
-interface Upstream {
-  /** The API root, `http://127.0.0.1:<port>/v1`. */
-  url: string;
-  /** The upstream process's CPU time so far, µs. */
-  cpu(): Promise<number>;
-  stop(): void;
-}
-
-async function startUpstream(): Promise<Upstream> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('./fixtures/replay-upstream-process.ts', import.meta.url))],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const url = (await lines.next()).value as string;
-  return {
-    url,
-    cpu: async () => {
-      child.stdin!.write('cpu\n');
-      return Number((await lines.next()).value);
-    },
-    stop: () => child.kill(),
-  };
-}
+import { startReplayUpstreamProcess, type UpstreamProcess } from './fixtures/upstream-process.js';
 
 const KEY = 'bench-anthropic-key';
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(0)}`;
@@ -57,7 +29,7 @@ interface Round extends LoadResult {
 }
 
 async function measured(
-  upstream: Upstream,
+  upstream: UpstreamProcess,
   url: string,
   body: string,
   headers: Record<string, string>,
@@ -78,7 +50,7 @@ async function measured(
 }
 
 export async function run(): Promise<void> {
-  const upstream = await startUpstream();
+  const upstream = await startReplayUpstreamProcess();
   const providers = [
     new AnthropicMessagesProvider({
       baseUrl: upstream.url,

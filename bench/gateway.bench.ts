@@ -8,14 +8,20 @@
 import { load, median, rps, type LoadResult } from './fixtures/load.js';
 import { ChatCompletionsProvider, createResponsesService } from '@openresponses/server';
 import { nodeFetch, startServer } from '@openresponses/server/node';
-import { type Stub, startStub } from './fixtures/chat-completions-stub-process.js';
+import { startStub, type UpstreamProcess } from './fixtures/upstream-process.js';
 
 /** A load round with each process's CPU per request (µs): the loader's, the stub's and this process's (the gateway's). */
 interface Round extends LoadResult {
   cpu: { loader: number; stub: number; gateway: number };
 }
 
-async function measured(stub: Stub, url: string, body: string, concurrency: number, seconds: number): Promise<Round> {
+async function measured(
+  stub: UpstreamProcess,
+  url: string,
+  body: string,
+  concurrency: number,
+  seconds: number,
+): Promise<Round> {
   const stubBefore = await stub.cpu();
   const ownBefore = process.cpuUsage();
   const result = await load(url, body, concurrency, seconds);

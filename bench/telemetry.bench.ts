@@ -1,7 +1,7 @@
 // What OpenTelemetry costs the server, side by side in one run: off, metrics only, and spans and metrics on,
 // for the embedded model and for the gateway in front of the Chat Completions stub; over HTTP (the CLI three
 // times) and without HTTP (three processes running `service.handle` turns). See fixtures/telemetry-overhead.ts.
-import { startStub } from './fixtures/chat-completions-stub-process.js';
+import { startStub } from './fixtures/upstream-process.js';
 import { compareTelemetry, compareTurns } from './fixtures/telemetry-overhead.js';
 
 const embeddedJson = JSON.stringify({
