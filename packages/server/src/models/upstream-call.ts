@@ -107,6 +107,11 @@ export class UpstreamCall implements UpstreamRequestInit {
     }
   }
 
+  /** The connection broke while the answer was read (`cause`: the reader's error), noted for the client span. */
+  private broken(code: string, message: string, cause: unknown): ResponsesError {
+    return this.failed(new ResponsesError('model_error', code, message, null, undefined, { cause }));
+  }
+
   /** `error`, noted for the client span (the first one counts). */
   private failed<E>(error: E): E {
     if (this.span) this.spanError ??= error;
@@ -192,15 +197,10 @@ export class UpstreamCall implements UpstreamRequestInit {
           next = await reader.read();
         } catch (error) {
           if (this.stopped || this.clientWent) throw this.failed(this.failure(error));
-          throw this.failed(
-            new ResponsesError(
-              'model_error',
-              'upstream_response_cut',
-              'The upstream connection broke before its answer ended; the answer is incomplete.',
-              null,
-              undefined,
-              { cause: error },
-            ),
+          throw this.broken(
+            'upstream_response_cut',
+            'The upstream connection broke before its answer ended; the answer is incomplete.',
+            error,
           );
         }
         if (next.done) break;
@@ -248,15 +248,10 @@ export class UpstreamCall implements UpstreamRequestInit {
           // An upstream that said it was done and then hung or dropped the connection has still answered.
           if (complete() || this.clientWent) return;
           if (this.stopped) throw this.failed(this.failure(error));
-          throw this.failed(
-            new ResponsesError(
-              'model_error',
-              'upstream_stream_cut',
-              'The upstream connection broke mid-stream; the answer is incomplete.',
-              null,
-              undefined,
-              { cause: error },
-            ),
+          throw this.broken(
+            'upstream_stream_cut',
+            'The upstream connection broke mid-stream; the answer is incomplete.',
+            error,
           );
         }
         if (next.done) return;
