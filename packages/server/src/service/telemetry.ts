@@ -1,7 +1,8 @@
 // The service's instrumentation, put together at the composition root: a server span per HTTP request
 // (outermost middleware) and per WebSocket turn, a GenAI span per turn around the turn runner (whose store
-// calls and upstream calls are its children: stores/store-spans.ts, models/upstream.ts). Each is a no-op costing a span check until an OpenTelemetry SDK
-// is registered; prompts and completions are recorded only with `captureMessageContent`.
+// calls and upstream calls are its children: stores/store-spans.ts, models/upstream-call.ts). Each is a
+// no-op costing a span check until an OpenTelemetry SDK is registered; prompts and completions are recorded
+// only with `captureMessageContent`.
 import type { ItemField, ResponseResource } from '@openresponses/types';
 import type { Middleware } from '../handler/middleware.js';
 import type { ModelProvider } from '../models/provider.js';
