@@ -17,6 +17,8 @@ const UPSTREAM_KEY = 'sk-upstream-tracing-52ab0f';
 const SECRET_WORD = 'zanzibar-quokka-31';
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
+/** A caller trace that is not sampled (flags 00): nothing of it is recorded, but it reaches the upstream. */
+const UNSAMPLED_TRACE = '0af7651916cd43dd8448eb211c80319c';
 
 let upstream: ReplayUpstream;
 beforeAll(async () => {
@@ -117,6 +119,13 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     const auth = { authorization: `Bearer ${KEY}` };
     expect((await fetch(`${cli.url}/v1/responses/${first.id}`, { headers: auth })).status).toBe(200);
     expect((await fetch(`${cli.url}/v1/responses`, { method: 'PROPFIND', headers: auth })).status).toBeGreaterThan(399);
+    // 7. A gateway turn under a caller trace that is not sampled.
+    const unsampled = await post(
+      cli.url,
+      { model: 'unsampled-model', input: 'Hi' },
+      { traceparent: `00-${UNSAMPLED_TRACE}-${CALLER_SPAN}-00` },
+    );
+    expect(unsampled.status).toBe(200);
     // 4. A WebSocket turn, its upgrade under another caller trace.
     const socket = new WebSocket(`${cli.url.replace('http', 'ws')}/v1/responses`, {
       headers: { authorization: `Bearer ${KEY}`, traceparent: `00-${socketTrace}-${CALLER_SPAN}-01` },
@@ -238,9 +247,18 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     const clients = new Set(
       spans.filter((s) => s.kind === SPAN_KIND.client).map((s) => `00-${s.traceId}-${s.spanId}-01`),
     );
-    const calls = upstream.received.filter((request) => request.path === '/v1/chat/completions');
+    const calls = upstream.received.filter(
+      (request) => request.path === '/v1/chat/completions' && request.body.model !== 'unsampled-model',
+    );
     expect(calls).toHaveLength(3);
     for (const call of calls) expect(clients).toContain(call.headers.traceparent);
+  });
+
+  test('a caller trace that is not sampled: no span is recorded, the upstream gets the trace, not sampled', () => {
+    expect(spans.filter((s) => s.traceId === UNSAMPLED_TRACE)).toEqual([]);
+    const [call, ...others] = upstream.received.filter((request) => request.body.model === 'unsampled-model');
+    expect(others).toEqual([]);
+    expect(call!.headers.traceparent).toMatch(new RegExp(`^00-${UNSAMPLED_TRACE}-[0-9a-f]{16}-00$`));
   });
 
   test('a WebSocket turn: a server span per turn under the upgrade traceparent, the GenAI span inside', () => {
@@ -290,7 +308,7 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines).toHaveLength(9);
+    expect(lines).toHaveLength(10);
     const streamed = lines[0]!;
     expect(streamed).toMatchObject({
       method: 'POST',
@@ -308,15 +326,17 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     expect(lines[6]).toMatchObject({ method: 'GET', route: '/v1/responses/:id', status: 200 });
     expect(lines[7]).toMatchObject({ method: 'PROPFIND', path: '/v1/responses' });
     // The WebSocket turn: a line of its own, under the upgrade's trace.
-    expect(lines[8]).toMatchObject({
+    // Not sampled, but propagated: the log names the caller's trace.
+    expect(lines[8]).toMatchObject({ model: 'unsampled-model', status: 200, traceId: UNSAMPLED_TRACE });
+    expect(lines[9]).toMatchObject({
       method: 'response.create',
       route: '/v1/responses',
       status: 200,
       model: 'openresponses-deterministic',
       traceId: socketTrace,
     });
-    expect(lines[8]!.requestId).toMatch(/^req_/);
-    expect(lines[8]!.outputTokens).toBeGreaterThan(0);
+    expect(lines[9]!.requestId).toMatch(/^req_/);
+    expect(lines[9]!.outputTokens).toBeGreaterThan(0);
     expect(stdout).not.toContain(SECRET_WORD);
     expect(stdout).not.toContain(UPSTREAM_KEY);
     for (const line of lines) expect(JSON.stringify(line)).not.toContain(KEY);

@@ -97,6 +97,13 @@ function scopeOf(span: Span, parent: Context): SpanScope | undefined {
 const parentOr = (parent: Context | undefined): Context => parent ?? context.active();
 
 /**
+ * Whether `active` holds a span that records nothing (its trace was sampled out). Its children are not made:
+ * the SDK's parent-based samplers (the default) would not record them either, and each would still cost ids
+ * and a context. An upstream call still carries the trace (see `startClientSpan`).
+ */
+const sampledOut = (active: Context): boolean => trace.getSpan(active)?.isRecording() === false;
+
+/**
  * The server span of one HTTP request (or WebSocket turn): a child of the span already current (an app
  * that mounts the handler under its own instrumentation), else of the caller's W3C `traceparent`.
  * Named by the method until the route is known (`endServerSpan`).
@@ -156,7 +163,7 @@ export function startChildSpan(
   attributes?: Attributes,
 ): SpanScope | undefined {
   const active = parentOr(parent);
-  if (!trace.getSpan(active)) return undefined;
+  if (!trace.getSpan(active) || sampledOut(active)) return undefined;
   return scopeOf(tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active), active);
 }
 
@@ -177,6 +184,7 @@ export function endSpan(span: Span, error?: unknown): void {
 export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context | undefined): SpanScope | undefined {
   if (!tracing()) return undefined;
   const active = parentOr(parent);
+  if (sampledOut(active)) return undefined;
   const model = facts.requestModel === undefined ? undefined : reportedName(facts.requestModel);
   const span = tracer.startSpan(
     model ? `${GEN_AI_OPERATION_CHAT} ${model}` : GEN_AI_OPERATION_CHAT,
@@ -214,11 +222,14 @@ export function endTurnSpan(span: Span, facts: TurnFacts, error?: unknown): void
 
 /**
  * The client span of an upstream HTTP call (`POST`), a child of `parent` (the turn's span), or undefined
- * when no trace is there. `url.full` leaves out credentials and the query string (where some APIs carry keys).
+ * when no trace is there. Under a sampled-out parent, the parent's own scope stands in (its span records
+ * nothing and ends as a no-op), so the upstream still gets the trace and its not-sampled flag. `url.full` leaves out credentials and the query string (where some APIs carry keys).
  */
 export function startClientSpan(method: string, url: string, parent: Context | undefined): SpanScope | undefined {
   const active = parentOr(parent);
-  if (!trace.getSpan(active)) return undefined;
+  const parentSpan = trace.getSpan(active);
+  if (!parentSpan) return undefined;
+  if (!parentSpan.isRecording()) return { span: parentSpan, context: active };
   const attributes = clientAttributesOf(method, url);
   return scopeOf(tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, active), active);
 }
