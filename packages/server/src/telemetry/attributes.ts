@@ -3,6 +3,7 @@
 // GenAI names are still incubating there, and the package asks libraries to copy incubating names rather
 // than import its `/incubating` entry (which may break in a minor version), so they are copied here from
 // semantic-conventions 1.45.0 (GenAI conventions).
+import type { Attributes } from '@opentelemetry/api';
 
 export {
   ATTR_ERROR_TYPE,
@@ -39,6 +40,22 @@ const KNOWN_HTTP_METHODS: ReadonlySet<string> = new Set([
  * sending made-up methods to `service.fetch` cannot add label values or span names).
  */
 export const httpMethodOf = (method: string): string => (KNOWN_HTTP_METHODS.has(method) ? method : '_OTHER');
+
+/**
+ * Attribute sets by key, made once and frozen, for metric records and span starts: the SDK copies or hashes
+ * them anyway, but a request then allocates none. Bounded (a set past it is made but not kept), since model
+ * names come from clients.
+ */
+const attributeSets = new Map<string, Attributes>();
+const MAX_ATTRIBUTE_SETS = 2000;
+export function attributeSet(key: string, make: () => Attributes): Attributes {
+  let set = attributeSets.get(key);
+  if (set === undefined) {
+    set = Object.freeze(make());
+    if (attributeSets.size < MAX_ATTRIBUTE_SETS) attributeSets.set(key, set);
+  }
+  return set;
+}
 
 /** The longest model name or error code reported as it is (see `reportedName`). */
 export const MAX_REPORTED_NAME_LENGTH = 256;

@@ -23,6 +23,7 @@ import {
   GEN_AI_OPERATION_CHAT,
   GEN_AI_PROVIDERS,
   GEN_AI_TOKEN_TYPES,
+  attributeSet,
   httpMethodOf,
   INSTRUMENTATION_SCOPE,
   METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
@@ -201,21 +202,6 @@ function sum(read: (source: GaugeSource) => number): number {
 /** Counts a 429 refusal (`reason`: the error code, such as `rate_limit_exceeded` or `server_busy`). */
 export function countRejection(reason: string): void {
   instruments()?.rejections.add(1, { [REJECTION_REASON]: reason });
-}
-
-/**
- * Attribute sets by key, made once: the SDK hashes a record's attributes anyway, but a request then allocates
- * none. Bounded (a model or route name past it is labelled but not kept), since model names come from clients.
- */
-const attributeSets = new Map<string, Attributes>();
-const MAX_ATTRIBUTE_SETS = 2000;
-function attributeSet(key: string, make: () => Attributes): Attributes {
-  let set = attributeSets.get(key);
-  if (set === undefined) {
-    set = Object.freeze(make());
-    if (attributeSets.size < MAX_ATTRIBUTE_SETS) attributeSets.set(key, set);
-  }
-  return set;
 }
 
 /** Records `http.server.request.duration` of one answered request (`route`: the route table's template, absent for unknown paths). */

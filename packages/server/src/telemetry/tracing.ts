@@ -39,6 +39,7 @@ import {
   ATTR_SERVER_PORT,
   ATTR_URL_FULL,
   ATTR_URL_PATH,
+  attributeSet,
   GEN_AI_OPERATION_CHAT,
   httpMethodOf,
   INSTRUMENTATION_SCOPE,
@@ -235,24 +236,18 @@ export function startClientSpan(method: string, url: string, parent: Context | u
 }
 
 /** Client span attributes by method and URL, made once: providers call a few configured URLs, and parsing one costs µs. */
-const clientAttributes = new Map<string, Attributes>();
-const MAX_CLIENT_ATTRIBUTE_SETS = 256;
-function clientAttributesOf(method: string, url: string): Attributes {
-  const key = `${method} ${url}`;
-  let attributes = clientAttributes.get(key);
-  if (attributes !== undefined) return attributes;
-  attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
-  if (URL.canParse(url)) {
-    const parsed = new URL(url);
-    const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
-    attributes[ATTR_SERVER_ADDRESS] = parsed.hostname;
-    attributes[ATTR_SERVER_PORT] = port;
-    attributes[ATTR_URL_FULL] = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-  }
-  Object.freeze(attributes);
-  if (clientAttributes.size < MAX_CLIENT_ATTRIBUTE_SETS) clientAttributes.set(key, attributes);
-  return attributes;
-}
+const clientAttributesOf = (method: string, url: string): Attributes =>
+  attributeSet(`client\0${method}\0${url}`, () => {
+    const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
+    if (URL.canParse(url)) {
+      const parsed = new URL(url);
+      const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+      attributes[ATTR_SERVER_ADDRESS] = parsed.hostname;
+      attributes[ATTR_SERVER_PORT] = port;
+      attributes[ATTR_URL_FULL] = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+    }
+    return attributes;
+  });
 
 /** Ends an upstream call's span: its status (4xx and 5xx errors, as the conventions say for clients) or the error. */
 export function endClientSpan(span: Span, status: number | undefined, error?: unknown): void {
