@@ -4,7 +4,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import assembleReleasePlan from '@changesets/assemble-release-plan';
+import { read as readConfig } from '@changesets/config';
 import parseChangeset from '@changesets/parse';
+import { getPackages } from '@manypkg/get-packages';
 import { describe, expect, test } from 'vitest';
 import { repoRoot } from './repo-copy.js';
 
@@ -38,6 +41,33 @@ test('all public packages move together: one fixed group, exactly the public wor
 test('every public package is a devDependency of the release tests, so turbo builds it before they copy it', () => {
   const own = JSON.parse(read('tests/release/package.json')) as { devDependencies: Record<string, string> };
   expect(Object.keys(own.devDependencies).filter((name) => name.startsWith('@openresponses/'))).toEqual(publicPackages);
+});
+
+describe('a pending changeset moves every public package to the next version of its kind, never to 1.0.0', async () => {
+  const workspace = await getPackages(repoRoot);
+  const config = await readConfig(repoRoot, workspace);
+  const current = new Map(packages.map((p) => [p.json.name, (p.json as { version?: string }).version ?? '']));
+  // One changeset naming one package, the rest following through the fixed group and their dependencies
+  // (store-redis's peer dependency on the server once made every minor a major: 0.1.0 -> 1.0.0).
+  test.each([
+    ['minor', '@openresponses/types'],
+    ['minor', '@openresponses/server'],
+    ['patch', '@openresponses/server'],
+  ] as const)('%s on %s', (type, name) => {
+    const plan = assembleReleasePlan(
+      [{ id: 'pending', summary: 'A change.', releases: [{ name, type }] }],
+      workspace,
+      config,
+      undefined,
+    );
+    const moved = plan.releases.filter((r) => r.type !== 'none');
+    expect(moved.map((r) => r.name).sort()).toEqual(publicPackages);
+    for (const release of moved) {
+      const [major, minor, patch] = current.get(release.name)!.split('.').map(Number) as [number, number, number];
+      const next = type === 'minor' ? `${major}.${minor + 1}.0` : `${major}.${minor}.${patch + 1}`;
+      expect(`${release.name} ${release.newVersion}`).toBe(`${release.name} ${next}`);
+    }
+  });
 });
 
 test('every pending changeset parses and releases only public packages', () => {

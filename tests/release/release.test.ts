@@ -6,6 +6,7 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import parseChangeset from '@changesets/parse';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { copyRepository, type RepoCopy, repoRoot } from './repo-copy.js';
 import { type LocalRegistry, startLocalRegistry } from './verdaccio.js';
@@ -78,7 +79,7 @@ afterAll(async () => {
   console.log(`release test phases (ms): ${JSON.stringify(timings)}`);
 });
 
-test('version-packages moves every public package to one new version and keeps the lock file in step', async () => {
+test('version-packages moves every public package to the next minor (or patch), one version, and keeps the lock file in step', async () => {
   await timed('version-packages', () =>
     // Offline: keeping the lock file in step needs nothing from any registry.
     copy.run('npm', ['run', 'version-packages'], { env: { ...copy.environment, npm_config_offline: 'true' } }),
@@ -88,8 +89,9 @@ test('version-packages moves every public package to one new version and keeps t
   expect(versions.size, 'the fixed group gives every public package one version').toBe(1);
   const [version] = versions;
   for (const pkg of after) {
-    expect(isNewerVersion(version!, before.get(pkg.name)!), `${pkg.name} ${before.get(pkg.name)} -> ${version}`).toBe(
-      true,
+    const expected = nextVersion(before.get(pkg.name)!, pendingKind());
+    expect(`${pkg.name} ${before.get(pkg.name)} -> ${version}`).toBe(
+      `${pkg.name} ${before.get(pkg.name)} -> ${expected}`,
     );
     for (const [dependency, range] of Object.entries(pkg.dependencies ?? {}))
       if (dependency.startsWith(`${SCOPE}/`)) expect(range, `${pkg.name} -> ${dependency}`).toBe(version);
@@ -214,11 +216,20 @@ function run(command: string, args: string[]): Promise<string> {
   );
 }
 
-/** Compares two release versions (x.y.z, no pre-release part). */
-function isNewerVersion(a: string, b: string): boolean {
-  const [x, y] = [a, b].map((v) => v.split('.').map(Number));
-  for (let i = 0; i < 3; i++) if (x![i] !== y![i]) return x![i]! > y![i]!;
-  return false;
+/** The largest kind among the pending changesets (none is `major`: the policy keeps 0.x minor). */
+function pendingKind(): 'minor' | 'patch' {
+  const kinds = readdirSync(path.join(repoRoot, '.changeset'))
+    .filter((f) => f.endsWith('.md') && f !== 'README.md')
+    .flatMap((f) => parseChangeset(readFileSync(path.join(repoRoot, '.changeset', f), 'utf8')).releases)
+    .map((r) => r.type);
+  expect(kinds).not.toContain('major');
+  return kinds.includes('minor') ? 'minor' : 'patch';
+}
+
+/** The next minor or patch of an x.y.z version. */
+function nextVersion(version: string, kind: 'minor' | 'patch'): string {
+  const [major, minor, patch] = version.split('.').map(Number) as [number, number, number];
+  return kind === 'minor' ? `${major}.${minor + 1}.0` : `${major}.${minor}.${patch + 1}`;
 }
 
 /** One small program over every installed package, printing what each did as JSON. */
