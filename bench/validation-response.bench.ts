@@ -1,5 +1,7 @@
 // Validation throughput for one ResponseResource: JSON.parse alone, Ajv (plain and with discriminator dispatch),
-// our Zod schemas (classic and mini) and the standalone validators, side by side.
+// typia (compiled from our types at bench time), our Zod schemas (classic and mini) and the standalone
+// validators, side by side.
+import { loadavg } from 'node:os';
 import * as standalone from '@openresponses/types/validate';
 import * as standaloneForward from '@openresponses/types/validate/forward';
 import { CreateResponseBodySchema, ResponseResourceSchema, forward, validate } from '@openresponses/zod';
@@ -7,8 +9,10 @@ import * as mini from '@openresponses/zod/mini';
 import { measure, printRatio, printTable } from './harness.js';
 import { createBody, responseResource } from './fixtures/payloads.js';
 import { ajvValidators } from './fixtures/spec-validators.js';
+import { typiaValidators } from './fixtures/typia.js';
 
-export function run(): void {
+export async function run(): Promise<void> {
+  const typia = await typiaValidators();
   const ajv = ajvValidators();
   const ajvDispatch = ajvValidators({ discriminator: true });
   const response = responseResource();
@@ -17,7 +21,9 @@ export function run(): void {
     !ajv.responseResource(response) ||
     !ajvDispatch.responseResource(response) ||
     !ResponseResourceSchema.safeParse(response).success ||
-    !standalone.isResponseResource(response)
+    !standalone.isResponseResource(response) ||
+    !typia.isResponseResource(response) ||
+    !typia.validateResponseResource(response).success
   )
     throw new Error('benchmark payloads must be valid');
   console.log(`ResponseResource payload: ${responseJson.length} bytes`);
@@ -29,6 +35,8 @@ export function run(): void {
     { name: 'zod spec-exact (validate, no copy)', run: () => validate(ResponseResourceSchema, response) },
     { name: 'zod forward-compatible (safeParse)', run: () => forward.ResponseResourceSchema.safeParse(response) },
     { name: 'zod mini spec-exact (validate)', run: () => mini.validate(mini.ResponseResourceSchema, response) },
+    { name: 'typia createIs', run: () => typia.isResponseResource(response) },
+    { name: 'typia createValidate', run: () => typia.validateResponseResource(response) },
     { name: 'standalone isResponseResource', run: () => standalone.isResponseResource(response) },
     { name: 'standalone validateResponseResource', run: () => standalone.validateResponseResource(response) },
     {
@@ -37,8 +45,16 @@ export function run(): void {
     },
   ]);
   printTable('ResponseResource (one payload per op)', results, 'JSON.parse');
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')}`,
+  );
   // Issue 26's target: at least as fast as Ajv with discriminator dispatch, in the same run.
   printRatio(results, 'standalone validateResponseResource', 'Ajv with discriminator dispatch');
+  // Issue 38's targets: at least as fast as typia (which is not exact: see the bench README), in the same run.
+  printRatio(results, 'standalone validateResponseResource', 'typia createValidate');
+  printRatio(results, 'standalone isResponseResource', 'typia createIs');
 
   // The server's request check: a create body through zod classic (before) and the standalone validator.
   const body = createBody();

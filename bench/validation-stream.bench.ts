@@ -1,5 +1,7 @@
 // Validation throughput for a streamed response: JSON.parse alone, Ajv (plain and with discriminator dispatch),
-// our Zod schemas (classic and mini) and the standalone validators, side by side.
+// typia (compiled from our types at bench time), our Zod schemas (classic and mini) and the standalone
+// validators, side by side.
+import { loadavg } from 'node:os';
 import * as standalone from '@openresponses/types/validate';
 import * as standaloneForward from '@openresponses/types/validate/forward';
 import { StreamingEventSchema, forward } from '@openresponses/zod';
@@ -7,8 +9,10 @@ import * as mini from '@openresponses/zod/mini';
 import { measure, printRatio, printTable } from './harness.js';
 import { streamEvents } from './fixtures/payloads.js';
 import { ajvValidators } from './fixtures/spec-validators.js';
+import { typiaValidators } from './fixtures/typia.js';
 
-export function run(): void {
+export async function run(): Promise<void> {
+  const typia = await typiaValidators();
   const ajv = ajvValidators();
   const ajvDispatch = ajvValidators({ discriminator: true });
   const events = streamEvents(200);
@@ -16,7 +20,8 @@ export function run(): void {
   // Checking validity here warms Zod from a second call site, as real programs do (see the zod README).
   if (
     !events.every((e) => ajv.streamingEvent(e) && ajvDispatch.streamingEvent(e)) ||
-    !events.every((e) => StreamingEventSchema.safeParse(e).success && standalone.isStreamingEvent(e))
+    !events.every((e) => StreamingEventSchema.safeParse(e).success && standalone.isStreamingEvent(e)) ||
+    !events.every((e) => typia.isStreamingEvent(e) && typia.validateStreamingEvent(e).success)
   )
     throw new Error('benchmark payloads must be valid');
   console.log(`Stream: ${events.length} events, ${eventJson.reduce((n, s) => n + s.length, 0)} bytes`);
@@ -33,6 +38,8 @@ export function run(): void {
       name: 'zod mini spec-exact (validate)',
       run: () => events.every((e) => mini.validate(mini.StreamingEventSchema, e).success),
     },
+    { name: 'typia createIs', run: () => events.every((e) => typia.isStreamingEvent(e)) },
+    { name: 'typia createValidate', run: () => events.every((e) => typia.validateStreamingEvent(e).success) },
     { name: 'standalone isStreamingEvent', run: () => events.every((e) => standalone.isStreamingEvent(e)) },
     {
       name: 'standalone validateStreamingEvent',
@@ -44,5 +51,12 @@ export function run(): void {
     },
   ]);
   printTable(`Stream of ${events.length} events (whole stream per op)`, results, 'JSON.parse');
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')}`,
+  );
   printRatio(results, 'standalone validateStreamingEvent', 'Ajv with discriminator dispatch');
+  printRatio(results, 'standalone validateStreamingEvent', 'typia createValidate');
+  printRatio(results, 'standalone isStreamingEvent', 'typia createIs');
 }
