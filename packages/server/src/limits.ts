@@ -67,6 +67,11 @@ export interface ServerLimits {
   upstreamDeadlineMs: number;
   /** Most model names one provider lists on `GET /v1/models` (10,000); the rest are left out. */
   maxUpstreamModels: number;
+  /**
+   * Deepest nesting of arrays and objects in any JSON an upstream sends (a body, an event, tool input) (128);
+   * past it the turn fails with `upstream_too_deep` before anything parses it.
+   */
+  maxUpstreamJsonDepth: number;
 }
 
 /** Every budget's default (see the limits reference). */
@@ -95,12 +100,18 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   upstreamIdleMs: 300_000,
   upstreamDeadlineMs: 15 * 60_000,
   maxUpstreamModels: 10_000,
+  maxUpstreamJsonDepth: 128,
 });
 
 /** The limits every upstream call reads through (models/upstream-call.ts). */
 export type UpstreamLimits = Pick<
   ServerLimits,
-  'maxUpstreamBodyBytes' | 'maxUpstreamEventBytes' | 'upstreamIdleMs' | 'upstreamDeadlineMs' | 'maxUpstreamModels'
+  | 'maxUpstreamBodyBytes'
+  | 'maxUpstreamEventBytes'
+  | 'upstreamIdleMs'
+  | 'upstreamDeadlineMs'
+  | 'maxUpstreamModels'
+  | 'maxUpstreamJsonDepth'
 >;
 
 /** The upstream limits of `limits` (the defaults for those not given). */
@@ -111,6 +122,7 @@ export function upstreamLimitsOf(limits: Partial<ServerLimits> = {}): UpstreamLi
     upstreamIdleMs: limits.upstreamIdleMs ?? DEFAULT_LIMITS.upstreamIdleMs,
     upstreamDeadlineMs: limits.upstreamDeadlineMs ?? DEFAULT_LIMITS.upstreamDeadlineMs,
     maxUpstreamModels: limits.maxUpstreamModels ?? DEFAULT_LIMITS.maxUpstreamModels,
+    maxUpstreamJsonDepth: limits.maxUpstreamJsonDepth ?? DEFAULT_LIMITS.maxUpstreamJsonDepth,
   };
 }
 
@@ -190,13 +202,41 @@ export function checkJsonDepth(
   text: string,
   limits: Pick<ServerLimits, 'maxJsonDepth'>,
   what = 'The request body',
+  param: string | null = null,
 ): void {
   if (jsonDepthExceeds(text, limits.maxJsonDepth))
     throw invalidRequest(
       'nesting_too_deep',
       `${what} nests arrays and objects more than ${limits.maxJsonDepth} levels deep.`,
-      null,
+      param,
     );
+}
+
+/**
+ * JSON from an upstream (a body, an event, a tool's input), bounded in size and depth before it is parsed:
+ * the one parse every provider family reads upstream JSON through. Deeper than `maxUpstreamJsonDepth` is a
+ * `model_error` `upstream_too_deep` (never a stack overflow later); longer than `maxUpstreamBodyBytes`,
+ * `upstream_response_too_large`. Text that is not JSON throws the `SyntaxError` of `JSON.parse` (each family
+ * says what it was reading).
+ */
+export function parseUpstreamJson(
+  text: string,
+  limits: Pick<ServerLimits, 'maxUpstreamJsonDepth' | 'maxUpstreamBodyBytes'>,
+): unknown {
+  // UTF-16 units: at most the UTF-8 bytes; a bounded reader already held the bytes under the same limit.
+  if (text.length > limits.maxUpstreamBodyBytes)
+    throw new ResponsesError(
+      'model_error',
+      'upstream_response_too_large',
+      `The upstream sent JSON larger than this server's limit of ${limits.maxUpstreamBodyBytes} bytes.`,
+    );
+  if (jsonDepthExceeds(text, limits.maxUpstreamJsonDepth))
+    throw new ResponsesError(
+      'model_error',
+      'upstream_too_deep',
+      `The upstream sent JSON nested more than ${limits.maxUpstreamJsonDepth} levels deep (this server's limit); it was not parsed.`,
+    );
+  return JSON.parse(text);
 }
 
 /**

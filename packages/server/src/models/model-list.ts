@@ -63,7 +63,7 @@ export async function fetchModelNames(
   try {
     const response = await call.send(fetch, url);
     if (!response.ok) throw new Error(`The upstream answered HTTP ${response.status} to a model listing.`);
-    const body = JSON.parse(await call.text(response)) as unknown;
+    const body = call.json(await call.text(response));
     call.finished = true;
     const data = body && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
     if (!Array.isArray(data)) throw new Error('The upstream model list has no data array.');

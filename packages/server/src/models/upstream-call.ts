@@ -2,7 +2,7 @@ import type { Context, Span } from '@opentelemetry/api';
 import { createSSEFrameDecoder, type SSEFrame, SSEFrameError } from '@openresponses/events';
 import { Cancellation, onAbort } from '../cancellation.js';
 import { ResponsesError } from '../errors.js';
-import type { UpstreamLimits } from '../limits.js';
+import { parseUpstreamJson, type UpstreamLimits } from '../limits.js';
 import { errorText, type Redactor } from '../redaction.js';
 import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
 import type { UpstreamBodyReader, UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
@@ -167,6 +167,31 @@ export class UpstreamCall implements UpstreamRequestInit {
       );
     }
     return body.text;
+  }
+
+  /**
+   * Upstream JSON text (a body `text()` read, an event's data) parsed through the one bounded parse
+   * (`parseUpstreamJson`: `maxUpstreamJsonDepth`, then `upstream_too_deep`); not JSON throws a `SyntaxError`.
+   */
+  json(text: string): unknown {
+    try {
+      return parseUpstreamJson(text, this.limits);
+    } catch (error) {
+      if (error instanceof ResponsesError) {
+        this.abort.cancel();
+        throw this.failed(error);
+      }
+      throw error;
+    }
+  }
+
+  /** An error body (`errorText`) as JSON through the same bounded parse; `undefined` when it is not JSON or too deep. */
+  errorJson(text: string): unknown {
+    try {
+      return parseUpstreamJson(text, this.limits);
+    } catch {
+      return undefined;
+    }
   }
 
   /** An error body: its first `MAX_ERROR_BODY_BYTES` (the rest is dropped with the connection); '' when it cannot be read. */

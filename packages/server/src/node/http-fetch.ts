@@ -1,7 +1,7 @@
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { onAbort } from '../cancellation.js';
-import { DEFAULT_LIMITS } from '../limits.js';
+import { DEFAULT_LIMITS, parseUpstreamJson } from '../limits.js';
 import type { UpstreamBodyReader, UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../models/upstream.js';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
@@ -154,7 +154,10 @@ class NodeUpstreamResponse implements UpstreamResponse {
   }
 
   async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
+    return parseUpstreamJson(await this.text(), {
+      maxUpstreamBodyBytes: this.maxBodyBytes,
+      maxUpstreamJsonDepth: DEFAULT_LIMITS.maxUpstreamJsonDepth,
+    });
   }
 }
 

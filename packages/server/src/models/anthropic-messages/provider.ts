@@ -127,7 +127,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
       const response = await call.send(this.fetch, `${this.base}/v1/messages`);
       if (!response.ok) throw await this.httpError(response, call);
       if (!body.stream) {
-        const message = messageSchema.safeParse(parseJson(await call.text(response)));
+        const message = messageSchema.safeParse(parseJson(call, await call.text(response)));
         if (!message.success)
           throw new ResponsesError(
             'model_error',
@@ -144,7 +144,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
       for await (const frames of call.frames(response, () => translator.complete)) {
         for (const frame of frames) {
           try {
-            const parsed = streamEventSchema.safeParse(parseJson(frame.data));
+            const parsed = streamEventSchema.safeParse(parseJson(call, frame.data));
             if (!parsed.success)
               throw new ResponsesError(
                 'model_error',
@@ -176,7 +176,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
   /** An upstream's HTTP failure as a spec error (errors.ts): its message checked and redacted, its retry headers clamped. */
   private async httpError(response: UpstreamResponse, call: UpstreamCall): Promise<ResponsesError> {
     const text = await call.errorText(response);
-    const parsed = errorSchema.safeParse(parseJson(text));
+    const parsed = errorSchema.safeParse(call.errorJson(text));
     const message = this.redactor.text(parsed.success ? parsed.data.error.message : text) || '(no message)';
     const type = parsed.success ? parsed.data.error.type : undefined;
     return upstreamError(type, message, response.status, false, upstreamRetryHeaders(response.headers));
@@ -196,10 +196,12 @@ async function thinkingStates(request: ModelRequest): Promise<Map<ItemField, Thi
   return states;
 }
 
-function parseJson(text: string): unknown {
+/** Upstream JSON through the call's bounded parse; text that is not JSON is `undefined` (the schema then says so). */
+function parseJson(call: UpstreamCall, text: string): unknown {
   try {
-    return JSON.parse(text);
-  } catch {
+    return call.json(text);
+  } catch (error) {
+    if (error instanceof ResponsesError) throw error;
     return undefined;
   }
 }

@@ -1,5 +1,6 @@
 import type { ItemField } from '@openresponses/types';
 import { invalidRequest } from '../../errors.js';
+import { checkJsonDepth, DEFAULT_LIMITS } from '../../limits.js';
 import type { ModelRequest } from '../provider.js';
 import { ADAPTIVE_EFFORT, BUDGET_TOKENS, generationOf, MIN_BUDGET_TOKENS } from './generation.js';
 import type {
@@ -198,8 +199,11 @@ function toMessages(
       }
       case 'function_call': {
         let input: unknown;
+        const text = (item.arguments as string) || '{}';
+        // The client's text, parsed here for the first time: bounded as a request body is.
+        checkJsonDepth(text, DEFAULT_LIMITS, `The arguments of function call '${String(item.call_id)}'`, 'input');
         try {
-          input = JSON.parse((item.arguments as string) || '{}');
+          input = JSON.parse(text);
         } catch (error) {
           throw invalidRequest(
             'invalid_value',

@@ -109,8 +109,9 @@ export class ChatCompletionsProvider implements ModelProvider {
         const text = await call.text(response);
         let completion: unknown;
         try {
-          completion = JSON.parse(text);
+          completion = call.json(text);
         } catch (error) {
+          if (error instanceof ResponsesError) throw error;
           throw new ResponsesError(
             'model_error',
             'upstream_invalid_response',
@@ -135,7 +136,7 @@ export class ChatCompletionsProvider implements ModelProvider {
             break;
           }
           try {
-            translator.push(JSON.parse(frame.data), parts);
+            translator.push(call.json(frame.data), parts);
           } catch (error) {
             broken =
               error instanceof ResponsesError
@@ -169,17 +170,14 @@ export class ChatCompletionsProvider implements ModelProvider {
     const text = await call.errorText(response);
     let message: unknown = text;
     let param: string | null = null;
-    try {
-      const body = JSON.parse(text) as unknown;
-      const error = body && typeof body === 'object' && 'error' in body ? body.error : body;
-      if (typeof error === 'string') message = error;
-      else if (error && typeof error === 'object') {
-        const record = error as { message?: unknown; param?: unknown };
-        if (typeof record.message === 'string') message = record.message;
-        param = this.redactor.param(record.param);
-      }
-    } catch {
-      // Not JSON: the text is the message.
+    // Not JSON (or too deep): the text is the message.
+    const body = call.errorJson(text);
+    const error = body && typeof body === 'object' && 'error' in body ? body.error : body;
+    if (typeof error === 'string') message = error;
+    else if (error && typeof error === 'object') {
+      const record = error as { message?: unknown; param?: unknown };
+      if (typeof record.message === 'string') message = record.message;
+      param = this.redactor.param(record.param);
     }
     const shown = this.redactor.text(message) || '(no message)';
     const status = response.status;

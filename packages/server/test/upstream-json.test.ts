@@ -1,0 +1,126 @@
+// One bounded parse for every upstream body and event (limits.ts `parseUpstreamJson`, read through
+// `UpstreamCall.json`): JSON nested past `maxUpstreamJsonDepth` is its own spec error, `upstream_too_deep`,
+// never a stack overflow reported as `upstream_unavailable`. Both families, JSON and streamed, default limits.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ResponsesError } from '../src/errors.js';
+import { DEFAULT_LIMITS, parseUpstreamJson } from '../src/limits.js';
+import { AnthropicMessagesProvider } from '../src/models/anthropic-messages/index.js';
+import { ChatCompletionsProvider } from '../src/models/chat-completions/index.js';
+import type { RunningServer } from '../src/node/index.js';
+import { type HostileExchange, type HostileUpstream, startHostileUpstream } from '../src/testing/index.js';
+import { post, startTestServer } from './harness.js';
+
+/** Nested arrays this deep: far past the default 128, short enough to write quickly (a 1 MiB body). */
+const DEPTH = 512 * 1024;
+const deep = `${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`;
+
+describe('parseUpstreamJson', () => {
+  const limits = { maxUpstreamJsonDepth: 4, maxUpstreamBodyBytes: 64 };
+  test('parses what is within both bounds', () => {
+    expect(parseUpstreamJson('{"a":[[["x"]]]}', limits)).toEqual({ a: [[['x']]] });
+    // Brackets inside strings are not nesting.
+    expect(parseUpstreamJson('"[[[[[[[["', limits)).toBe('[[[[[[[[');
+  });
+  test('too deep: upstream_too_deep, before parsing', () => {
+    const error = (() => {
+      try {
+        parseUpstreamJson('[[[[[]]]]]', limits);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(ResponsesError);
+    expect(error).toMatchObject({ type: 'model_error', code: 'upstream_too_deep', status: 500 });
+  });
+  test('too large: upstream_response_too_large; not JSON: the SyntaxError', () => {
+    expect(() => parseUpstreamJson(`"${'x'.repeat(100)}"`, limits)).toThrow(
+      expect.objectContaining({ code: 'upstream_response_too_large' }),
+    );
+    expect(() => parseUpstreamJson('{', limits)).toThrow(SyntaxError);
+  });
+  test('the default depth is the client side one (128)', () => {
+    expect(DEFAULT_LIMITS.maxUpstreamJsonDepth).toBe(128);
+    expect(() => parseUpstreamJson(deep, DEFAULT_LIMITS)).toThrow(expect.objectContaining({ code: 'upstream_too_deep' }));
+  });
+});
+
+const sse = (exchange: HostileExchange) => exchange.response.writeHead(200, { 'content-type': 'text/event-stream' });
+const json = (exchange: HostileExchange) => exchange.response.writeHead(200, { 'content-type': 'application/json' });
+const anthropicStart = `event: message_start\ndata: ${JSON.stringify({
+  type: 'message_start',
+  message: { id: 'msg_d', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 1, output_tokens: 0 } },
+})}\n\n`;
+
+const BEHAVIOURS = {
+  'chat-deep-answer': {
+    description: 'a Chat Completions answer nested deep',
+    async serve(exchange: HostileExchange) {
+      json(exchange);
+      exchange.response.end(`{"choices":[{"index":0,"message":{"role":"assistant","content":"x","x":${deep}}}]}`);
+    },
+  },
+  'chat-deep-chunk': {
+    description: 'a Chat Completions chunk nested deep',
+    async serve(exchange: HostileExchange) {
+      sse(exchange);
+      exchange.response.end(`data: {"choices":[{"index":0,"delta":{"content":"x","x":${deep}}}]}\n\n`);
+    },
+  },
+  'anthropic-deep-answer': {
+    description: 'a Messages answer whose tool_use input is nested deep',
+    async serve(exchange: HostileExchange) {
+      json(exchange);
+      exchange.response.end(
+        `{"id":"msg_d","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t","name":"f","input":{"a":${deep}}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}}`,
+      );
+    },
+  },
+  'anthropic-deep-event': {
+    description: 'a Messages stream event nested deep',
+    async serve(exchange: HostileExchange) {
+      sse(exchange);
+      exchange.response.end(
+        `${anthropicStart}event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":${deep}}}\n\n`,
+      );
+    },
+  },
+};
+
+let upstream: HostileUpstream;
+let server: RunningServer;
+beforeAll(async () => {
+  upstream = await startHostileUpstream({ behaviours: BEHAVIOURS });
+  server = await startTestServer({
+    providers: [
+      new ChatCompletionsProvider({ baseUrl: upstream.urlFor('chat-deep-answer'), route: { model: 'chat-json' } }),
+      new ChatCompletionsProvider({ baseUrl: upstream.urlFor('chat-deep-chunk'), route: { model: 'chat-sse' } }),
+      new AnthropicMessagesProvider({ baseUrl: upstream.urlFor('anthropic-deep-answer'), route: { model: 'a-json' } }),
+      new AnthropicMessagesProvider({ baseUrl: upstream.urlFor('anthropic-deep-event'), route: { model: 'a-sse' } }),
+    ],
+  });
+});
+afterAll(async () => {
+  await server?.close();
+  await upstream?.close();
+});
+
+describe.each([
+  ['Chat Completions', 'chat-json', 'chat-sse'],
+  ['Anthropic Messages', 'a-json', 'a-sse'],
+])('%s, default limits: deep upstream JSON is upstream_too_deep', (_, jsonModel, sseModel) => {
+  test('a JSON answer: 500 upstream_too_deep', async () => {
+    const response = await post(server, '/v1/responses', { model: jsonModel, input: 'hi', tools: tool });
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ error: { type: 'model_error', code: 'upstream_too_deep' } });
+    await upstream.waitForConnections(0);
+  });
+  test('a streamed event: the stream fails with upstream_too_deep', async () => {
+    const response = await post(server, '/v1/responses', { model: sseModel, input: 'hi', tools: tool, stream: true });
+    const text = await response.text();
+    expect(text).toContain('"code":"upstream_too_deep"');
+    expect(text).not.toContain('Maximum call stack');
+    await upstream.waitForConnections(0);
+  });
+});
+
+const tool = [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} } }];
