@@ -40,7 +40,9 @@ describe('parseUpstreamJson', () => {
   });
   test('the default depth is the client side one (128)', () => {
     expect(DEFAULT_LIMITS.maxUpstreamJsonDepth).toBe(128);
-    expect(() => parseUpstreamJson(deep, DEFAULT_LIMITS)).toThrow(expect.objectContaining({ code: 'upstream_too_deep' }));
+    expect(() => parseUpstreamJson(deep, DEFAULT_LIMITS)).toThrow(
+      expect.objectContaining({ code: 'upstream_too_deep' }),
+    );
   });
 });
 
@@ -48,7 +50,14 @@ const sse = (exchange: HostileExchange) => exchange.response.writeHead(200, { 'c
 const json = (exchange: HostileExchange) => exchange.response.writeHead(200, { 'content-type': 'application/json' });
 const anthropicStart = `event: message_start\ndata: ${JSON.stringify({
   type: 'message_start',
-  message: { id: 'msg_d', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 1, output_tokens: 0 } },
+  message: {
+    id: 'msg_d',
+    type: 'message',
+    role: 'assistant',
+    model: 'm',
+    content: [],
+    usage: { input_tokens: 1, output_tokens: 0 },
+  },
 })}\n\n`;
 
 const BEHAVIOURS = {
