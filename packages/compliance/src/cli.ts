@@ -5,9 +5,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import WebSocket from 'ws';
-import { formatJUnit, formatTable } from './report.js';
+import { preflight } from './preflight.js';
+import { formatJUnit, formatResultLine, formatSummary } from './report.js';
 import { formatHtml } from './report-html.js';
-import { runSuite } from './runner.js';
+import { runSuite, selectTests } from './runner.js';
 
 const name = 'openresponses-compliance';
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -53,14 +54,11 @@ const program = new Command(name)
       ),
   })
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
-  .addOption(
-    new Option('--base-url <URL>', 'the API root, e.g. http://127.0.0.1:8080/v1')
-      .makeOptionMandatory()
-      .argParser(httpUrl),
-  )
+  .addOption(new Option('--base-url <URL>', 'the API root, e.g. http://127.0.0.1:8080/v1').argParser(httpUrl))
   .addOption(new Option('--api-key <KEY>', 'bearer key').env('OPENRESPONSES_API_KEY'))
   .option('--model <MODEL>', 'model to ask', 'openresponses-deterministic')
   .option('--filter <IDS>', 'only these test ids or id prefixes, comma-separated', commaList)
+  .option('--list', 'print the ids of the tests a run would run (after --filter and --transport), and stop')
   .option('--json', 'print the report as JSON')
   .option('--junit <FILE>', 'also write a JUnit XML report')
   .addOption(
@@ -85,10 +83,11 @@ const program = new Command(name)
   .parse();
 
 const values = program.opts<{
-  baseUrl: string;
+  baseUrl?: string;
   apiKey?: string;
   model: string;
   filter?: string[];
+  list?: boolean;
   json?: boolean;
   junit?: string;
   report?: 'html';
@@ -98,15 +97,21 @@ const values = program.opts<{
   websocketConnectionLimitMs?: number;
   contextOverflowWords?: number;
 }>();
-const baseURL = values.baseUrl;
+const selected = selectTests({ filter: values.filter, transports: values.transport });
+if (selected.length === 0)
+  program.error(
+    `no test matches --filter ${values.filter?.join(',')} on ${values.transport.join(', ')}; --list shows the ids`,
+  );
+if (values.list) {
+  for (const test of selected) console.log(`${test.id}  ${test.transport}  ${test.description}`);
+  process.exit(0);
+}
+const baseURL = values.baseUrl ?? program.error("required option '--base-url <URL>' not specified");
 
-// One clear message instead of every test failing on the same connection error.
-try {
-  await fetch(baseURL, { method: 'HEAD', signal: AbortSignal.timeout(10_000) });
-} catch (error) {
-  const reason = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
-  console.error(`${name}: cannot reach ${baseURL}: ${reason}`);
-  process.exit(1);
+const problem = await preflight({ baseURL, apiKey: values.apiKey, model: values.model });
+if (problem) {
+  console.error(`${name}: ${problem}`);
+  process.exit(2);
 }
 
 const report = await runSuite({
@@ -120,15 +125,13 @@ const report = await runSuite({
   contextOverflowWords: values.contextOverflowWords,
   WebSocket: WebSocket as never,
   recordExchanges: values.report === 'html',
-  onProgress: (result) =>
-    process.stderr.write(
-      `${result.status === 'pass' ? '✓' : result.status === 'skip' ? '-' : '✗'} ${result.id} (${result.ms} ms)\n`,
-    ),
+  // One line per result as it finishes: on stdout for people, on stderr beside --json.
+  onProgress: (result) => (values.json ? process.stderr : process.stdout).write(`${formatResultLine(result)}\n`),
 });
 if (values.junit) writeFileSync(values.junit, formatJUnit(report));
 if (values.report === 'html') {
   writeFileSync(values.reportFile, formatHtml(report));
   process.stderr.write(`HTML report: ${values.reportFile}\n`);
 }
-console.log(values.json ? JSON.stringify(report, null, 2) : formatTable(report));
+console.log(values.json ? JSON.stringify(report, null, 2) : `\n${formatSummary(report)}`);
 process.exit(report.summary.failed === 0 ? 0 : 1);

@@ -1,4 +1,19 @@
-import type { SuiteReport } from './types.js';
+import type { SuiteReport, TestResult } from './types.js';
+
+/** One result on one line, as the CLI prints it when the test finishes: mark, id, time, and why. */
+export function formatResultLine(result: TestResult): string {
+  const mark = result.status === 'pass' ? '✓' : result.status === 'skip' ? '-' : '✗';
+  const why = result.failure
+    ? ` [${result.failure.rule}] ${result.failure.message}`
+    : result.skipReason
+      ? ` skipped: ${result.skipReason}`
+      : '';
+  return `${mark} ${result.id} (${result.ms} ms)${why}`.replace(/\s*\n\s*/g, ' ');
+}
+
+/** The last line of a run: how many passed, failed and were skipped. */
+export const formatSummary = ({ summary: { passed, failed, skipped } }: SuiteReport) =>
+  `${passed} passed, ${failed} failed, ${skipped} skipped`;
 
 /** A table for people: id, result, time, and the first failure with its rule. */
 export function formatTable(report: SuiteReport): string {
@@ -16,13 +31,7 @@ export function formatTable(report: SuiteReport): string {
       .map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell))
       .join('  ')
       .trimEnd();
-  const { passed, failed, skipped } = report.summary;
-  return [
-    line(['id', 'result', 'time', 'first failure']),
-    ...rows.map(line),
-    '',
-    `${passed} passed, ${failed} failed, ${skipped} skipped`,
-  ].join('\n');
+  return [line(['id', 'result', 'time', 'first failure']), ...rows.map(line), '', formatSummary(report)].join('\n');
 }
 
 /** Text made safe inside XML and HTML elements and attribute values. */

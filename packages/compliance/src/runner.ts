@@ -2,18 +2,26 @@ import { TestContext } from './suite/context.js';
 import { COMPLIANCE_TESTS, type ComplianceTest } from './suite/index.js';
 import { CheckFailed, Skip, type SuiteConfig, type SuiteReport, type TestResult } from './types.js';
 
+/** The tests a run with this config runs, in suite order: its transports (default both) and its filter. */
+export function selectTests(
+  config: Pick<SuiteConfig, 'filter' | 'transports'>,
+  tests: readonly ComplianceTest[] = COMPLIANCE_TESTS,
+): ComplianceTest[] {
+  const transports = config.transports ?? ['http', 'websocket'];
+  return tests.filter(
+    (test) =>
+      transports.includes(test.transport) &&
+      (!config.filter?.length || config.filter.some((f) => test.id === f || test.id.startsWith(f))),
+  );
+}
+
 /** Runs the suite against a server and returns a report; never throws for a failing server. */
 export async function runSuite(
   config: SuiteConfig,
   tests: readonly ComplianceTest[] = COMPLIANCE_TESTS,
 ): Promise<SuiteReport> {
   const context = new TestContext({ ...config, baseURL: config.baseURL.replace(/\/+$/, '') });
-  const transports = config.transports ?? ['http', 'websocket'];
-  const selected = tests.filter(
-    (test) =>
-      transports.includes(test.transport) &&
-      (!config.filter?.length || config.filter.some((f) => test.id === f || test.id.startsWith(f))),
-  );
+  const selected = selectTests(config, tests);
   const results: TestResult[] = [];
   for (const test of selected) {
     const started = performance.now();

@@ -245,7 +245,10 @@ export const WEBSOCKET_TESTS: ComplianceTest[] = [
     transport: 'websocket',
     async run(t) {
       const limit = t.config.webSocketConnectionLimitMs;
-      if (limit === undefined) throw new Skip('set webSocketConnectionLimitMs to wait for the connection limit');
+      if (limit === undefined)
+        throw new Skip(
+          "pass the server's limit to wait for it: --websocket-connection-limit-ms MS (runSuite: webSocketConnectionLimitMs)",
+        );
       await t.withSocket(async (socket) => {
         const last = errorOf(await socket.until(1, limit + 10_000));
         expect(
