@@ -96,3 +96,4 @@ export { InMemoryResponseStore, type InMemoryStoreOptions } from './stores/memor
 export { ConnectionCache } from './stores/connection-cache.js';
 export { DEFAULT_LIMITS, limitsFromEnv, type ServerLimits } from './limits.js';
 export { generateEncryptionKey, parseEncryptionKeys, type EncryptionKey } from './responses/sealed.js';
+export { type IngressProfile, OMITTED_TOOLS_FIELD } from './responses/turn/superset.js';

@@ -122,7 +122,7 @@ async function createResponse(request: ServiceRequest, context: RouteContext, ve
   if (!streaming) {
     const result = await run();
     if (result.error) throw result.error;
-    return json(200, result.response);
+    return json(200, result.answer);
   }
   return eventStream(async (write, backpressure) => {
     await run(write, backpressure);

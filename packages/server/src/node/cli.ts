@@ -174,6 +174,14 @@ const program = new Command(name)
     new Option('--compat <MODE>', "stream OpenAI's event names (response.reasoning_text.*) for the openai SDK")
       .env('OPENRESPONSES_COMPAT')
       .choices(['openai']),
+  )
+  .addOption(
+    new Option(
+      '--ingress <PROFILE>',
+      "request shapes read: openai-superset (agents' namespace, custom and hosted tools; default) or spec (exactly the spec)",
+    )
+      .env('OPENRESPONSES_INGRESS')
+      .choices(['openai-superset', 'spec']),
   );
 // Every ServerLimits field is a flag and an environment variable (--max-body-bytes, OPENRESPONSES_MAX_BODY_BYTES, …).
 for (const [field, fallback] of Object.entries(DEFAULT_LIMITS))
@@ -202,6 +210,7 @@ interface CommandLineValues extends Partial<ServerLimits> {
   encryptionKey?: EncryptionKey[];
   websocketConnectionLimit?: number;
   compat?: 'openai';
+  ingress?: 'openai-superset' | 'spec';
   metrics?: boolean;
   metricsKey?: string;
   logFormat?: LogFormat;
@@ -246,6 +255,7 @@ const running = await startServer({
   encryptionKeys: values.encryptionKey,
   connectionLimitMs: values.websocketConnectionLimit,
   compatibility: values.compat,
+  ingress: values.ingress,
   metrics: metricsServed ? { scrape: prometheus.scrape, key: values.metricsKey } : undefined,
   ...(values.logFormat ? { onRequest: requestLogger(values.logFormat) } : {}),
   // Prompts and completions on spans only when asked for (the GenAI conventions' opt-in variable).

@@ -15,6 +15,7 @@ import type { TurnFacts } from '../telemetry/attributes.js';
 import { openAIEventNames } from './compat.js';
 import type { Sealer } from './sealed.js';
 import { failedResponse, keepFailed } from './store-failure.js';
+import { type IngressProfile, liftEvents, liftResponse } from './turn/superset.js';
 import { startTurn } from './turn.js';
 import type { TurnResult } from './turn/stream.js';
 import { prepareTurn, type TurnDependencies } from './turn/prepare.js';
@@ -43,7 +44,11 @@ export interface TurnOptions {
   traceContext?: Context;
 }
 
-export type TurnOutcome = TurnResult & { input: ItemField[] };
+export type TurnOutcome = TurnResult & {
+  input: ItemField[];
+  /** The response in the client's shapes (`response` lifted for an OpenAI-superset turn; `response` otherwise). */
+  answer: ResponseResource;
+};
 
 /** Runs `response.create` turns for every transport: validation, context, model, events, outgoing checks, storing. */
 export interface TurnRunner {
@@ -80,6 +85,8 @@ export interface TurnRunnerOptions {
   validateOutgoing?: boolean;
   /** `openai`: events renamed for the official SDK's stream helper (see `ResponsesServiceOptions.compatibility`). */
   compatibility?: 'openai';
+  /** Which request shapes are read (default `openai-superset`; see `ResponsesServiceOptions.ingress`). */
+  ingress?: IngressProfile;
 }
 
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
@@ -94,6 +101,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     sealer: options.sealer,
     registry,
     limits,
+    ingress: options.ingress,
   });
 
   const checkOutgoing = (version: SpecVersion, response: unknown) => {
@@ -135,13 +143,21 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         ? (registry?.createStreamChecker() ?? createStreamChecker({ specVersion: turnOptions.version }))
         : undefined;
       const rename = options.compatibility === 'openai' ? openAIEventNames() : undefined;
+      // The turn runs and is checked and stored in spec shapes; a superset turn's events are lifted last.
+      const lift = prepared.superset ? liftEvents(prepared.superset) : undefined;
+      const answerOf = (result: TurnResult) =>
+        prepared.superset ? liftResponse(result.response, prepared.superset) : result.response;
+      const send = (event: AnyStreamingEvent) => {
+        const outgoing = rename ? rename(event) : event;
+        if (outgoing) onEvent!(outgoing);
+      };
       const emit = (event: AnyStreamingEvent) => {
         const violations = checker?.push(event).filter((v) => v.severity === 'error') ?? [];
         if (violations.length > 0)
           throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
         if (!onEvent) return;
-        const outgoing = rename ? rename(event) : event;
-        if (outgoing) onEvent(outgoing);
+        if (lift) for (const lifted of lift(event)) send(lifted);
+        else send(event);
       };
       // A stored turn's last event waits until the response is stored: a client never sees a response end
       // that a later GET or continuation cannot find.
@@ -181,7 +197,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           { response: failedResponse(result.response, failure), input: prepared.input },
           startError,
         );
-        return { response: result.response, error: result.error, input: prepared.input };
+        return { response: result.response, error: result.error, input: prepared.input, answer: answerOf(result) };
       }
       if (stored) {
         try {
@@ -200,7 +216,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         }
         if (last) emit(last);
       }
-      return { response: result.response, error: result.error, input: prepared.input };
+      return { response: result.response, error: result.error, input: prepared.input, answer: answerOf(result) };
     };
     return meter ? metered(run, meter) : run;
   };

@@ -6,6 +6,7 @@ import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic
 import type { ModelProvider } from '../models/provider.js';
 import { BackgroundResponses } from '../responses/background.js';
 import { createTurnRunner, type TurnRunner } from '../responses/runner.js';
+import type { IngressProfile } from '../responses/turn/superset.js';
 import { createSealer, type EncryptionKey, generateEncryptionKey, lazySealer } from '../responses/sealed.js';
 import type { ResponseStore } from '../stores/contract.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
@@ -81,6 +82,13 @@ export interface ResponsesServiceOptions {
    * conformant to the spec's event names; off by default.
    */
   compatibility?: 'openai';
+  /**
+   * Which request shapes `POST /v1/responses` and WebSocket `response.create` read: `openai-superset` (default)
+   * also accepts what agents such as the Codex CLI send beyond the spec (namespace and custom tools, hosted tool
+   * declarations, `additional_tools` items, custom tool calls; see docs/use-with-codex-and-agents.md), translated
+   * to spec shapes before any model sees them; `spec` reads exactly the spec's shapes, for conformance testing.
+   */
+  ingress?: IngressProfile;
   /** Also serve the legacy `POST /v1/chat/completions` from the Responses pipeline (off by default; the Node entry warns). */
   chatCompletionsEndpoint?: boolean;
   /** Vendor extensions (from `@openresponses/extensions`): requests, responses and streams validate with the extended schemas. */
@@ -305,6 +313,7 @@ export function createRunner(
     registry: options.registry,
     validateOutgoing: options.validateOutgoing,
     compatibility: options.compatibility,
+    ingress: options.ingress,
   });
   // A GenAI span per turn; facts (model, usage) for the request log and metrics.
   return instrumentRunner(runner, { providers, defaultModel, ...options.telemetry });

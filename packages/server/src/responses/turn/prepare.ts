@@ -14,6 +14,7 @@ import { acceptClientShapes, historyOf, type LoadChain, type LookupItem, normali
 import type { Sealer } from '../sealed.js';
 import { rejectOrphanToolOutputs } from './prepare-orphan-outputs.js';
 import { toolPolicyOf } from './prepare-tool-policy.js';
+import { type IngressProfile, lowerSuperset, type SupersetTurn } from './superset.js';
 import { truncateOldest } from './prepare-truncation.js';
 import { validatorFor } from '../validation.js';
 import { modelRequestOf } from './provider-request.js';
@@ -29,6 +30,8 @@ export interface TurnDependencies {
   sealer: Sealer;
   /** Budgets for request fields and output (default: `DEFAULT_LIMITS`). */
   limits?: ServerLimits;
+  /** Which request shapes are read (default `openai-superset`; `spec` for conformance testing). */
+  ingress?: IngressProfile;
 }
 
 /** A validated request, resolved against stored state, ready to run. */
@@ -40,6 +43,8 @@ export interface PreparedTurn {
   input: ItemField[];
   request: ModelRequest;
   inputTokens: number;
+  /** Set when the request used OpenAI-superset shapes: how the model's calls map back to them. */
+  superset?: SupersetTurn;
 }
 
 /** Validates and resolves a create request; every failure is a ResponsesError naming its `param`. */
@@ -50,7 +55,9 @@ export async function prepareTurn(
   schema: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema' = 'CreateResponseBodySchema',
 ): Promise<PreparedTurn> {
   checkRequestBudgets(raw, deps.limits ?? DEFAULT_LIMITS);
-  const shaped = acceptClientShapes(raw);
+  // Superset shapes become spec shapes first, so everything below (and every family) sees only the spec's.
+  const lowered = deps.ingress === 'spec' ? { body: raw, superset: undefined } : lowerSuperset(raw);
+  const shaped = acceptClientShapes(lowered.body);
   let shape: 'CreateResponseBody' | 'WebSocketResponseCreateEvent' =
     schema === 'WebSocketResponseCreateEventSchema' ? 'WebSocketResponseCreateEvent' : 'CreateResponseBody';
   let body_ = shaped;
@@ -117,5 +124,5 @@ export async function prepareTurn(
     inputTokens = truncated.tokens;
   }
   const request = modelRequestOf(body, { model, items, tools, hostedTools, toolPolicy });
-  return { body, model, provider, input, request, inputTokens };
+  return { body, model, provider, input, request, inputTokens, superset: lowered.superset };
 }
