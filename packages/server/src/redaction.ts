@@ -26,9 +26,17 @@ const SECRET_SHAPES: readonly [RegExp, string][] = [
   [/\bAKIA[0-9A-Z]{16}\b/g, REDACTED],
   [/\bAIza[0-9A-Za-z_-]{35}/g, REDACTED],
   [/\bgh[pousr]_[A-Za-z0-9]{36,}/g, REDACTED],
-  [/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+:[^/\s@]+@/gi, `$1${REDACTED}@`],
+  // URL userinfo (`user:pass@`, or a bare token `ghp_…@`) and credential query parameters (`?token=`, `&api_key=`, …).
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@?#]+@/gi, `$1${REDACTED}@`],
+  [
+    /([?&](?:[a-z0-9_-]*(?:token|key|secret|password|passwd|pwd|auth|signature|credential)[a-z0-9_-]*|sig|code)=)[^&#\s"'<>]+/gi,
+    `$1${REDACTED}`,
+  ],
   [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, REDACTED],
 ];
+
+/** A `\u` escape of a character keys are written with (letters, digits, `-_.+/=:~`). */
+const KEY_CHARACTER_ESCAPE = /\\u(00(?:2[bdef]|3[0-9ad]|[46][1-9a-f]|[57][0-9a]|5f|7e))/gi;
 
 /**
  * Removes secrets from text: every run of `MIN_SECRET_RUN` or more characters of a configured key
@@ -55,8 +63,24 @@ export class Redactor {
     return new Redactor([...this.keys, ...this.shortKeys, ...secrets]);
   }
 
-  /** `text` without secrets. */
+  /**
+   * `text` without secrets. A secret written with JSON `\u` escapes (`sk-\u0061…`) is seen too: when the
+   * text holds such escapes of letters, digits or `-_.+/=`, it is also read with them decoded, and when that
+   * reading held a secret, the decoded reading, redacted, is what is returned (otherwise the text is kept as
+   * written, so content that merely mentions an escape is not rewritten).
+   */
   redact(text: string): string {
+    const redacted = this.redactAsWritten(text);
+    if (!text.includes('\\u')) return redacted;
+    const decoded = text.replace(KEY_CHARACTER_ESCAPE, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    );
+    if (decoded === text) return redacted;
+    const decodedRedacted = this.redactAsWritten(decoded);
+    return decodedRedacted === decoded ? redacted : decodedRedacted;
+  }
+
+  private redactAsWritten(text: string): string {
     let out = this.windows.size > 0 ? this.removeRuns(text) : text;
     for (const key of this.shortKeys) out = out.split(key).join(REDACTED);
     for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
@@ -193,4 +217,23 @@ function delayOf(value: string | null | undefined): number | undefined {
   if (!text || !/^\d+(?:\.\d+)?$/.test(text)) return undefined;
   const number = Number(text);
   return Number.isNaN(number) ? undefined : number;
+}
+
+/** Redacts the common secret shapes only (no configured keys): URLs and messages the CLI prints about its own settings. */
+const SHAPES_ONLY = new Redactor();
+export const redactSecretShapes = (text: string): string => SHAPES_ONLY.redact(text);
+
+/**
+ * Control characters, line and paragraph separators, and the bidirectional formatting characters (U+202E
+ * "right-to-left override" and its kin, Trojan Source): a line a client helped write must not hide or
+ * reorder what a reader of a log or terminal sees.
+ */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/** `text` for one line of a log or terminal: secrets redacted, then cut to `max` characters, then every unprintable character shown as `?`. */
+export function printable(text: string, max = 200, redactor: Redactor = SHAPES_ONLY): string {
+  return redactor
+    .redact(text.length > max * 2 + 1024 ? text.slice(0, max * 2 + 1024) : text)
+    .slice(0, max)
+    .replace(UNPRINTABLE, '?');
 }

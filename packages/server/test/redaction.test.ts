@@ -30,6 +30,28 @@ const keyRunsIn = (text: string, key = KEY) => {
 describe('the redactor', () => {
   const redactor = new Redactor([KEY, undefined, 'abcde', 'abc']);
 
+  test('sees a key written with JSON \\u escapes, and leaves text that only mentions an escape as written', () => {
+    const escaped = [...KEY]
+      .map((c, i) => (i % 3 === 0 ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c))
+      .join('');
+    const out = redactor.redact(`{"message":"tool ${escaped} not allowed"}`);
+    expect(keyRunsIn(out)).toEqual([]);
+    expect(keyRunsIn(JSON.parse(out).message)).toEqual([]);
+    expect(out).toContain('[redacted]');
+    expect(redactor.redact('write \\u0041 for A')).toBe('write \\u0041 for A');
+    // Also an escaped key shape nobody configured.
+    expect(new Redactor().redact('sk-\\u0061nt-abcdefghijklmnopqrstuv')).not.toContain('abcdefghijklmnop');
+  });
+
+  test('URL credentials: userinfo (user:pass@ or a bare token@) and credential query parameters', () => {
+    const out = new Redactor().redact(
+      'see https://u:p4ss@h/x, https://ghp_tokentoken@h/y, http://h/v1/traces?token=t0k3n&x=1&sig=s1g&api_key=k3y',
+    );
+    expect(out).toBe(
+      'see https://[redacted]@h/x, https://[redacted]@h/y, http://h/v1/traces?token=[redacted]&x=1&sig=[redacted]&api_key=[redacted]',
+    );
+  });
+
   test('removes the key whole, and any run of 8 or more of its characters (prefix, suffix, middle)', () => {
     for (const piece of [KEY, KEY.slice(0, 8), KEY.slice(0, 20), KEY.slice(-9), KEY.slice(5, 30), `${KEY}${KEY}`]) {
       const out = redactor.redact(`before ${piece} after`);

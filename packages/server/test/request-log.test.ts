@@ -59,4 +59,21 @@ describe('request log lines', () => {
     }
     expect(JSON.parse(jsonLine(hostile, time)).model).toMatch(/^x\?2026-01-15T10:00:00\.000Z POST \/admin 200\?\?y+$/);
   });
+
+  test('bidirectional formatting characters (U+202E and kin) and secrets reach neither format', () => {
+    const hostile = {
+      ...entry,
+      model: 'gpt\u202Egnp.exe\u2066x\u200Fy\u061Cz\uFEFF',
+      path: '/v1/responses?token=hunter2hunter2',
+      requestId: 'Bearer abcdefghijklmnop',
+    };
+    for (const format of ['text', 'json'] as const) {
+      const lines: string[] = [];
+      requestLogger(format, (line) => lines.push(line))(hostile);
+      expect(lines[0]).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\uFEFF]/);
+      expect(lines[0]).toContain('gpt?gnp.exe?x?y?z?');
+      expect(lines[0]).not.toContain('hunter2');
+      expect(lines[0]).not.toContain('abcdefghijklmnop');
+    }
+  });
 });

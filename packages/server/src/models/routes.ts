@@ -117,6 +117,11 @@ export function providersFromConfig(
         );
     }
     const family = FAMILIES.find((f) => f.type === route.type)! as ProviderFamily;
-    return family.create(route, { apiKey, fetch, limits });
+    try {
+      return family.create(route, { apiKey, fetch, limits });
+    } catch (error) {
+      const where = route.apiKeyEnv ? `routes[${index}].apiKeyEnv (${route.apiKeyEnv})` : `routes[${index}]`;
+      throw new GatewayConfigError(`${where}: ${(error as Error).message}`, { cause: error });
+    }
   });
 }

@@ -104,8 +104,17 @@ export interface UpstreamConnection {
   readonly redactor: Redactor;
 }
 
-/** The connection a provider built from `options` and its `apiKey` calls its upstream with. */
+/**
+ * The connection a provider built from `options` and its `apiKey` calls its upstream with. Throws when the
+ * key or a header value holds a character no HTTP header can carry (a non-ASCII `…` pasted from a guide, a
+ * space, a line break): every family builds its connection here, so such a key fails when the server starts,
+ * not as an opaque error on every request.
+ */
 export function upstreamConnection(options: UpstreamProviderOptions, apiKey: string | undefined): UpstreamConnection {
+  // An empty key means none (a local upstream such as Ollama), as the families read it.
+  if (apiKey) checkSendable(apiKey, 'the API key', /^[\x21-\x7e]+$/);
+  for (const [name, value] of Object.entries(options.headers ?? {}))
+    checkSendable(value, `the header '${name}'`, /^[\t\x20-\x7e]*$/);
   const limits = upstreamLimitsOf(options.limits);
   if (options.timeoutMs !== undefined) limits.upstreamIdleMs = options.timeoutMs;
   return {
@@ -114,4 +123,14 @@ export function upstreamConnection(options: UpstreamProviderOptions, apiKey: str
     fetch: options.fetch ?? ((url, init) => globalThis.fetch(url, init)),
     redactor: new Redactor([apiKey, ...credentialHeaderValues(options.headers)]),
   };
+}
+
+/** Throws naming the first character of `value` outside `allowed` (by code point and position, never the value). */
+function checkSendable(value: string, what: string, allowed: RegExp): void {
+  if (allowed.test(value)) return;
+  const at = [...value].findIndex((character) => !allowed.test(character));
+  const character = [...value][at] ?? '';
+  throw new Error(
+    `${what} holds a character that cannot be sent in an HTTP header (U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at position ${at + 1}); keys are printable ASCII without spaces.`,
+  );
 }

@@ -8,7 +8,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import type { ModelProvider } from '../models/provider.js';
 import { ScenarioRecorder } from '../models/recording.js';
-import { Redactor } from '../redaction.js';
+import { Redactor, redactSecretShapes } from '../redaction.js';
 import { gatewayProviders } from './gateway.js';
 import { readScenarioFile, scenarioRecordWriter } from './scenario-files.js';
 import { createSealer, parseEncryptionKeys, type EncryptionKey } from '../responses/sealed.js';
@@ -35,14 +35,18 @@ const parser =
 const integer = (min: number, max: number) => (text: string) =>
   /^\d+$/.test(text.trim()) && Number(text) >= min && Number(text) <= max ? Number(text) : undefined;
 const nonNegative = (text: string) => (text.trim() !== '' && Number(text) >= 0 ? Number(text) : undefined);
-/** Repeatable and comma-separated (the environment holds one comma-separated list). */
-const list = (text: string, previous: string[] = []) => [
-  ...previous,
-  ...text
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean),
-];
+/**
+ * API keys: repeatable and comma-separated (the environment holds one list); a blank key is refused, not dropped: an
+ * empty `OPENRESPONSES_API_KEYS=` (an unset shell variable) or `--api-key ''` would otherwise start an open server.
+ */
+const apiKeyList = (text: string, previous: string[] = []) => {
+  const keys = text.split(',').map((item) => item.trim());
+  if (keys.some((key) => key === ''))
+    throw new InvalidArgumentError(
+      'Expected a non-blank key (blank keys would leave the server open; use --open for that).',
+    );
+  return [...previous, ...keys];
+};
 const encryptionKeys = (text: string, previous: EncryptionKey[] = []) => {
   try {
     const keys = [...previous, ...parseEncryptionKeys(text)];
@@ -67,12 +71,11 @@ const program = new Command(name)
   .version(version, '--version', 'print the version')
   .helpOption('-h, --help', 'print this help')
   .configureOutput({
-    // One line: `<name>: <problem> (see <name> --help)`, without the value of a flag that may hold a secret.
+    // One line: `<name>: <problem> (see <name> --help)`, without the value of a flag that may hold a secret,
+    // and through the redactor (a URL setting quoted in a message keeps no password or `?token=`).
     outputError: (text, write) =>
       write(
-        `${name}: ${text
-          .replace(/^error: /, '')
-          .replace(SECRET_VALUE, "$1'…'")
+        `${name}: ${redactSecretShapes(text.replace(/^error: /, '').replace(SECRET_VALUE, "$1'…'"))
           .trim()
           .replace(/\s*\n\s*/g, ' ')} (see ${name} --help)\n`,
       ),
@@ -88,7 +91,7 @@ const program = new Command(name)
   .addOption(
     new Option('--api-key <KEY>', 'accepted bearer key (repeatable; comma-separated in the environment)')
       .env('OPENRESPONSES_API_KEYS')
-      .argParser(list),
+      .argParser(apiKeyList),
   )
   .option('--open', 'accept requests without a key (a warning is printed)')
   .addOption(
@@ -225,7 +228,7 @@ const store = await storeFromUrl(values.store, {
   fallback: values.storeFallback,
   maxBytes: values.storeMaxBytes,
 }).catch((error: Error) => {
-  console.error(`${name}: ${error.message}`);
+  console.error(`${name}: ${redactSecretShapes(error.message)}`);
   process.exit(1);
 });
 // A key is generated only once the flags are known to be good (and printed only once the port is bound).

@@ -62,14 +62,21 @@ export function gatewayProviders(options: GatewayOptions): ModelProvider[] {
       throw new GatewayConfigError(
         `the Chat Completions URL '${options.chatCompletionsUrl}' is not an http(s) URL (expected e.g. http://127.0.0.1:11434/v1)`,
       );
-    providers.push(
-      new ChatCompletionsProvider({
-        baseUrl: options.chatCompletionsUrl,
-        apiKey: options.chatCompletionsApiKey,
-        fetch: nodeFetch,
-        limits,
-      }),
-    );
+    try {
+      providers.push(
+        new ChatCompletionsProvider({
+          baseUrl: options.chatCompletionsUrl,
+          apiKey: options.chatCompletionsApiKey,
+          fetch: nodeFetch,
+          limits,
+        }),
+      );
+    } catch (error) {
+      throw new GatewayConfigError(
+        `--chat-completions-api-key (OPENRESPONSES_CHAT_COMPLETIONS_API_KEY): ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
   }
   return providers;
 }

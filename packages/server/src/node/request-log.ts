@@ -1,13 +1,14 @@
 // The CLI's request log (`--log-format text|json`): one line per answered request, written from the
 // service's `onRequest` hook. What the hook hears holds no header, key or content (see `RequestLog`);
-// values a client chose (the path, the model name, its x-request-id) are cut short and, in text lines,
-// kept to one line.
+// values a client chose (the path, the model name, its x-request-id) pass the egress redactor, are cut
+// short and keep to one line with no control or bidirectional formatting character, in both formats.
 import type { RequestLog } from '../handler/middleware.js';
+import { printable } from '../redaction.js';
 
 export type LogFormat = 'text' | 'json';
 
-/** A client-chosen value as a log shows it: at most 200 characters, control characters replaced. */
-const clean = (text: string) => text.slice(0, 200).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+/** A client-chosen value as a log shows it: redacted, at most 200 characters, unprintable characters replaced. */
+const clean = (text: string) => printable(text, 200);
 const cleanOrUndefined = (text: string | undefined) => (text === undefined ? undefined : clean(text));
 
 /** One JSON object per line: time, method, route, path, status, durationMs, requestId, model, tokens, traceId. */

@@ -87,13 +87,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
-  // Only once the port is bound: a server that fails to start prints no key it never used.
-  if (service.generatedEncryptionKey) {
-    const { id, key } = service.generatedEncryptionKey;
+  // Only once the port is bound. The generated key itself is never printed: terminals, CI logs and log
+  // shippers keep what a process writes, and that key opens every sealed payload of the process.
+  if (service.generatedEncryptionKey)
     warn(
-      `openresponses-server: no encryption key configured; encrypted_content uses a key generated for this process and cannot be opened after a restart. To keep it, configure OPENRESPONSES_ENCRYPTION_KEYS=${id}:${key}`,
+      'openresponses-server: no encryption key configured; encrypted_content uses a key generated for this process and cannot be opened after a restart. To keep sealed content across restarts and instances, configure OPENRESPONSES_ENCRYPTION_KEYS=k1:$(openssl rand -base64 32)',
     );
-  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

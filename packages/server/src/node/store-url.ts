@@ -1,3 +1,4 @@
+import { redactSecretShapes } from '../redaction.js';
 import type { ResponseStore } from '../stores/contract.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
 
@@ -43,13 +44,13 @@ export async function storeFromUrl(
   }
 }
 
-/** A URL as the banner shows it: without the user name and password it may carry. */
+/** A URL as the banner shows it: without the user name and password it may carry, and redacted (`?token=…`). */
 export function withoutCredentials(url: string): string {
-  if (!URL.canParse(url)) return url.split('@').at(-1)!;
+  if (!URL.canParse(url)) return redactSecretShapes(url.split('@').at(-1)!);
   const parsed = new URL(url);
   parsed.username = '';
   parsed.password = '';
-  return parsed.href;
+  return redactSecretShapes(parsed.href);
 }
 
 /** What the banner says about the store a URL names (credentials left out). */

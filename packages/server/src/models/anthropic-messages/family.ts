@@ -57,12 +57,16 @@ export function anthropicFromEnvironment(
   const url = env.OPENRESPONSES_ANTHROPIC_URL || ANTHROPIC_URL;
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
     throw new Error(`OPENRESPONSES_ANTHROPIC_URL '${url}' is not an http(s) URL (expected e.g. ${ANTHROPIC_URL})`);
-  return new AnthropicMessagesProvider({
-    baseUrl: url,
-    apiKey,
-    route: { prefix: 'claude-', keepPrefix: true },
-    name: 'anthropic',
-    fetch,
-    limits,
-  });
+  try {
+    return new AnthropicMessagesProvider({
+      baseUrl: url,
+      apiKey,
+      route: { prefix: 'claude-', keepPrefix: true },
+      name: 'anthropic',
+      fetch,
+      limits,
+    });
+  } catch (error) {
+    throw new Error(`OPENRESPONSES_ANTHROPIC_API_KEY: ${(error as Error).message}`, { cause: error });
+  }
 }
