@@ -54,7 +54,9 @@ export {
   GatewayConfigError,
   type GatewayConfig,
   type GatewayRoute,
+  type GatewayFallbackRouteInput,
   type GatewayRouteInput,
+  type GatewayUpstreamInput,
 } from './models/routes.js';
 export {
   defineFamily,

@@ -11,10 +11,14 @@ import { serveChatCompletions } from './chat-completions.js';
 import { listModels } from './models.js';
 import { playgroundAsset } from './playground.js';
 import { json, type ServiceRequest, type ServiceResponse } from '../exchange.js';
+import type { TurnFacts } from '../telemetry/attributes.js';
 import { eventStream } from './event-stream.js';
 import { readBody } from './body.js';
 import { unauthorized } from './middleware.js';
 import { type Route as GenericRoute, type RouteHandler as Handler, withoutTrailingSlash } from './router.js';
+
+/** The answer header naming the upstream of a fallback route that answered. */
+export const UPSTREAM_HEADER = 'openresponses-upstream';
 
 /** What route handlers work with; made once per service. */
 export interface RouteContext {
@@ -108,25 +112,26 @@ async function createResponse(request: ServiceRequest, context: RouteContext, ve
     );
     return eventStream((write, backpressure) => run(write, backpressure));
   }
+  const facts: TurnFacts = (request.turn = {});
   const run = await context.runner.begin(
     body,
-    {
-      version,
-      owner: ownerOf(request),
-      cancellation: request.cancellation,
-      facts: (request.turn = {}),
-      traceContext: request.traceContext,
-    },
+    { version, owner: ownerOf(request), cancellation: request.cancellation, facts, traceContext: request.traceContext },
     streaming,
   );
+  // Which upstream of a fallback route answered.
+  const headers = facts.upstream === undefined ? undefined : { [UPSTREAM_HEADER]: facts.upstream };
   if (!streaming) {
     const result = await run();
     if (result.error) throw result.error;
-    return json(200, result.answer);
+    return json(200, result.answer, headers);
   }
-  return eventStream(async (write, backpressure) => {
-    await run(write, backpressure);
-  });
+  return eventStream(
+    async (write, backpressure) => {
+      await run(write, backpressure);
+    },
+    undefined,
+    headers,
+  );
 }
 
 async function compact(request: ServiceRequest, context: RouteContext, version: SpecVersion) {

@@ -90,6 +90,11 @@ export interface ModelRequest {
    * the provider's own spans. `UpstreamCall` passes it on, so upstream calls are its children.
    */
   readonly traceContext?: Context;
+  /**
+   * Set by a provider that picks among several upstreams (a fallback route) to the one that answered, before
+   * its first part; the client is told it in the `openresponses-upstream` header.
+   */
+  upstream?: string;
 }
 
 /** A provider's own data for a reasoning item (JSON), sealed with the server's keys between turns. */

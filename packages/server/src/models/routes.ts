@@ -1,7 +1,8 @@
 import * as z from 'zod/v4';
 import { anthropicMessagesFamily } from './anthropic-messages/family.js';
 import { chatCompletionsFamily } from './chat-completions/family.js';
-import { ROUTE_FIELDS, type ProviderFamily, type RouteFields } from './family.js';
+import { FALLBACK_BOUNDS, FallbackProvider } from './fallback.js';
+import { modelRouteOf, ROUTE_FIELDS, type ProviderFamily, type RouteFields, routeName, routeServes } from './family.js';
 import type { ModelProvider } from './provider.js';
 import type { UpstreamLimits } from '../limits.js';
 import type { UpstreamFetch } from './upstream.js';
@@ -31,15 +32,76 @@ function routeSchemaOf<F extends Family>(family: F) {
     );
 }
 
-const namesOneTarget = (route: RouteFields) => (route.model === undefined) !== (route.prefix === undefined);
+const namesOneTarget = (route: Pick<RouteFields, 'model' | 'prefix'>) =>
+  (route.model === undefined) !== (route.prefix === undefined);
 
+/** The `type` of a route with several upstreams. */
+const FALLBACK_TYPE = 'fallback';
+
+/** A route or an upstream without `type` is the default family's. */
+const withDefaultType = (route: unknown) =>
+  route && typeof route === 'object' && !Array.isArray(route) && !('type' in route)
+    ? { ...route, type: DEFAULT_FAMILY }
+    : route;
+
+/** One upstream of a fallback route: a family's route without `model`/`prefix` (the route's), with a display `name`. */
+function upstreamSchemaOf<F extends Family>(family: F) {
+  const { model: _model, prefix: _prefix, ...shared } = ROUTE_FIELDS;
+  return z.strictObject({
+    ...shared,
+    name: z.string().regex(UPSTREAM_NAME).optional(),
+    type: z.literal(family.type as F['type']),
+    ...(family.options as F['options']),
+  });
+}
+
+/** An upstream's name goes in a response header: short, printable, no separators to confuse a log. */
+const UPSTREAM_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/;
+/** Upstreams one fallback route may list. */
+export const MAX_ROUTE_UPSTREAMS = 8;
+
+const upstreamSchema = z.preprocess(
+  withDefaultType,
+  z.discriminatedUnion('type', FAMILIES.map(upstreamSchemaOf) as [ReturnType<typeof upstreamSchemaOf<Family>>]),
+);
+
+/**
+ * A fallback route: one `model` or `prefix` served by `upstreams` (any families) tried in order, with the
+ * bounds of moving between them (models/fallback.ts).
+ */
+const fallbackRouteSchema = z
+  .strictObject({
+    type: z.literal(FALLBACK_TYPE),
+    model: ROUTE_FIELDS.model,
+    prefix: ROUTE_FIELDS.prefix,
+    upstreams: z.array(upstreamSchema).min(1).max(MAX_ROUTE_UPSTREAMS),
+    retryAfterMaxMs: z.number().int().nonnegative().max(FALLBACK_BOUNDS.retryAfterMaxMs.max).optional(),
+    breakerFailures: z.number().int().positive().max(FALLBACK_BOUNDS.breakerFailures.max).optional(),
+    cooldownMs: z.number().int().nonnegative().max(FALLBACK_BOUNDS.cooldownMs.max).optional(),
+  })
+  .refine((route) => namesOneTarget(route), {
+    message: 'a route names exactly one of "model" or "prefix"',
+  })
+  .refine((route) => route.model !== undefined || route.upstreams.every((u) => u.upstreamModel === undefined), {
+    message: '"upstreamModel" needs the route\'s "model" (a prefix route sends the name without its prefix)',
+  })
+  .refine((route) => new Set(route.upstreams.map((u, i) => upstreamNameOf(u, i))).size === route.upstreams.length, {
+    message: 'the upstreams of a route have different names',
+  });
+
+/**
+ * A route: one family's (`type`, default `chat-completions`), or a fallback route (`upstreams`; its `type`,
+ * `fallback`, may be left out).
+ */
 const routeSchema = z.preprocess(
-  // A route without `type` is the default family's.
   (route) =>
-    route && typeof route === 'object' && !Array.isArray(route) && !('type' in route)
-      ? { ...route, type: DEFAULT_FAMILY }
-      : route,
-  z.discriminatedUnion('type', FAMILIES.map(routeSchemaOf) as [ReturnType<typeof routeSchemaOf<Family>>]),
+    route && typeof route === 'object' && !Array.isArray(route) && !('type' in route) && 'upstreams' in route
+      ? { ...route, type: FALLBACK_TYPE }
+      : withDefaultType(route),
+  z.discriminatedUnion('type', [
+    fallbackRouteSchema,
+    ...(FAMILIES.map(routeSchemaOf) as [ReturnType<typeof routeSchemaOf<Family>>]),
+  ]),
 );
 
 /**
@@ -64,10 +126,25 @@ export type GatewayRouteInput = {
           type: F['type'];
         });
 }[Family['type']];
+
+/** An upstream of a fallback route as written: a family's route without `model`/`prefix`; `type` as in a route. */
+export type GatewayUpstreamInput = {
+  [F in Family as F['type']]: Omit<z.input<ReturnType<typeof upstreamSchemaOf<F>>>, 'type'> &
+    (F['type'] extends typeof DEFAULT_FAMILY ? { type?: F['type'] } : { type: F['type'] });
+}[Family['type']];
+
+/** A fallback route as written: `upstreams` tried in order (`type` `fallback` may be left out). */
+export type GatewayFallbackRouteInput = Omit<z.input<typeof fallbackRouteSchema>, 'type' | 'upstreams'> & {
+  /** `fallback` (may be left out). */
+  type?: typeof FALLBACK_TYPE;
+  /** The upstreams, tried in order. */
+  upstreams: GatewayUpstreamInput[];
+};
+
 /** A routing file (`--config`): routes tried in order after the embedded model. */
 export type GatewayConfig = {
   /** The routes, in order. */
-  routes: GatewayRouteInput[];
+  routes: Array<GatewayRouteInput | GatewayFallbackRouteInput>;
 };
 /** A route as parsed (defaults applied). */
 export type GatewayRoute = z.output<typeof routeSchema>;
@@ -90,13 +167,15 @@ export function providersFromConfig(
   limits?: Partial<UpstreamLimits>,
 ): ModelProvider[] {
   if (config && typeof config === 'object' && Array.isArray((config as { routes?: unknown }).routes)) {
-    const inline = (config as { routes: Array<Record<string, unknown>> }).routes.findIndex(
-      (route) => route && typeof route === 'object' && 'apiKey' in route,
-    );
-    if (inline >= 0)
-      throw new GatewayConfigError(
-        `routes[${inline}].apiKey: keys are not written in the configuration; put the key in an environment variable and name it in "apiKeyEnv".`,
-      );
+    const hasKey = (entry: unknown) => !!entry && typeof entry === 'object' && 'apiKey' in entry;
+    (config as { routes: Array<Record<string, unknown>> }).routes.forEach((route, index) => {
+      const upstreams = route && typeof route === 'object' && Array.isArray(route.upstreams) ? route.upstreams : [];
+      const inUpstream = upstreams.findIndex(hasKey);
+      if (hasKey(route) || inUpstream >= 0)
+        throw new GatewayConfigError(
+          `routes[${index}]${inUpstream >= 0 ? `.upstreams[${inUpstream}]` : ''}.apiKey: keys are not written in the configuration; put the key in an environment variable and name it in "apiKeyEnv".`,
+        );
+    });
   }
   const parsed = gatewayConfigSchema.safeParse(config);
   if (!parsed.success) {
@@ -107,21 +186,37 @@ export function providersFromConfig(
       .replace(/^\./, '');
     throw new GatewayConfigError(`${where || 'configuration'}: ${issue.message}`);
   }
-  return parsed.data.routes.map((route, index) => {
+  const create = (route: RouteFields & { type: string }, where: string) => {
     let apiKey: string | undefined;
     if (route.apiKeyEnv) {
       apiKey = env[route.apiKeyEnv];
       if (!apiKey)
-        throw new GatewayConfigError(
-          `routes[${index}].apiKeyEnv: the environment variable ${route.apiKeyEnv} is not set.`,
-        );
+        throw new GatewayConfigError(`${where}.apiKeyEnv: the environment variable ${route.apiKeyEnv} is not set.`);
     }
     const family = FAMILIES.find((f) => f.type === route.type)! as ProviderFamily;
     try {
       return family.create(route, { apiKey, fetch, limits });
     } catch (error) {
-      const where = route.apiKeyEnv ? `routes[${index}].apiKeyEnv (${route.apiKeyEnv})` : `routes[${index}]`;
-      throw new GatewayConfigError(`${where}: ${(error as Error).message}`, { cause: error });
+      const named = route.apiKeyEnv ? `${where}.apiKeyEnv (${route.apiKeyEnv})` : where;
+      throw new GatewayConfigError(`${named}: ${(error as Error).message}`, { cause: error });
     }
+  };
+  return parsed.data.routes.map((route, index) => {
+    if (route.type !== FALLBACK_TYPE) return create(route, `routes[${index}]`);
+    const upstreams = route.upstreams.map((upstream, at) => ({
+      name: upstreamNameOf(upstream, at),
+      provider: create({ ...upstream, model: route.model, prefix: route.prefix }, `routes[${index}].upstreams[${at}]`),
+    }));
+    const target = modelRouteOf({ model: route.model, prefix: route.prefix });
+    return new FallbackProvider(routeName(route) ?? FALLBACK_TYPE, upstreams, (model) => routeServes(target, model), {
+      retryAfterMaxMs: route.retryAfterMaxMs,
+      breakerFailures: route.breakerFailures,
+      cooldownMs: route.cooldownMs,
+    });
   });
+}
+
+/** The name an upstream of a fallback route shows in the `openresponses-upstream` header: its `name`, or its family and place. */
+function upstreamNameOf(upstream: { name?: string; type: string }, index: number): string {
+  return upstream.name ?? `${upstream.type}-${index + 1}`;
 }

@@ -138,6 +138,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       meter?.ended(errorTypeOf(error));
       throw error;
     }
+    if (started.upstream && turnOptions.facts) turnOptions.facts.upstream = started.upstream;
     const run: Awaited<ReturnType<TurnRunner['begin']>> = async (onEvent, backpressure = turnOptions.backpressure) => {
       const checker = validateOutgoing
         ? (registry?.createStreamChecker() ?? createStreamChecker({ specVersion: turnOptions.version }))

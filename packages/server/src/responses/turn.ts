@@ -14,6 +14,8 @@ import { type RunOptions, streamTurn, type TurnResult } from './turn/stream.js';
 export interface StartedTurn {
   /** Streams the rest of the turn through the events writer. */
   run(onEvent?: (event: AnyStreamingEvent) => void, backpressure?: Backpressure): Promise<TurnResult>;
+  /** The upstream that answered, when the provider chose among several (a fallback route). */
+  readonly upstream?: string;
 }
 
 /**
@@ -27,11 +29,14 @@ export async function startTurn(
   options: Omit<RunOptions, 'onEvent'> = {},
   meter?: TurnMeter,
 ): Promise<StartedTurn> {
-  const parts = turn.provider
-    .generate(
-      providerRequest(turn.request, options.cancellation, !options.wholeDeltas, deps.sealer, options.traceContext),
-    )
-    [Symbol.asyncIterator]();
+  const request = providerRequest(
+    turn.request,
+    options.cancellation,
+    !options.wholeDeltas,
+    deps.sealer,
+    options.traceContext,
+  );
+  const parts = turn.provider.generate(request)[Symbol.asyncIterator]();
   const iterator = meter ? metered(parts, meter) : parts;
   let first: IteratorResult<ModelPart> | Error;
   try {
@@ -41,6 +46,7 @@ export async function startTurn(
     first = error as Error;
   }
   return {
+    upstream: request.upstream,
     run: (onEvent, backpressure) =>
       streamTurn(turn, deps, options, onEvent, iterator, first, backpressure ?? options.backpressure),
   };

@@ -128,6 +128,8 @@ export interface TurnFacts {
   requestModel?: string;
   /** `gen_ai.provider.name` of the provider that served it. */
   provider?: string;
+  /** The upstream that answered, when a fallback route chose among several (the `openresponses-upstream` header). */
+  upstream?: string;
   /** `openresponses.previous_response_id`: the turn it continues. */
   previousResponseId?: string;
   /** `gen_ai.response.model`. */

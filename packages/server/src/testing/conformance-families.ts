@@ -101,6 +101,7 @@ export const anthropicMessagesWire: WireFamily = {
         401: 'authentication_error',
         429: 'rate_limit_error',
         500: 'api_error',
+        503: 'api_error',
       }[answer.status];
       return {
         status: answer.status,

@@ -18,7 +18,7 @@ export type ScriptedAnswer =
   /** Stopped by the output token limit after these deltas. */
   | { kind: 'length'; deltas: string[] }
   /** An HTTP failure with the family's error body. */
-  | { kind: 'status'; status: 400 | 401 | 429 | 500; retryAfter?: string }
+  | { kind: 'status'; status: 400 | 401 | 429 | 500 | 503; retryAfter?: string }
   /** The family's mid-stream error after these deltas. */
   | { kind: 'error-midstream'; deltas: string[] }
   /** The connection dropped after these deltas. */
