@@ -15,7 +15,7 @@ const docsDir = path.join(repoRoot, 'docs');
 const tmp = path.join(repoRoot, 'tests/docs/.tmp/blocks');
 
 /** Guides whose ts blocks run as they are (the others need a fixed port, an upstream model or Redis). */
-const RUN = ['validate-payloads.md', 'stream-events.md', 'test-your-server.md'];
+const RUN = ['validate-payloads.md', 'stream-events.md', 'test-your-server.md', 'mount-and-connect.md'];
 
 const guides = readdirSync(docsDir)
   .filter((f) => f.endsWith('.md'))

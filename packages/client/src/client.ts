@@ -8,17 +8,18 @@ import type {
 } from '@openresponses/types';
 import { LATEST_SPEC_VERSION, type SpecVersion } from '@openresponses/types';
 import type { Registry } from '@openresponses/extensions';
-import { APIConnectionError, APIUserAbortError, InvalidPayloadError } from './errors.js';
+import { APIConnectionError, APIUserAbortError, InvalidPayloadError, OpenResponsesError } from './errors.js';
 import { send, type RequestOptions, type TransportOptions } from './http.js';
+import { type ClientResponse, withOutputText } from './output-text.js';
 import { normalizeEvents, ResponseStream, type EventPolicy } from './stream.js';
 import { checkerFor } from './validators.js';
 import { connectSession, type ConnectOptions, type ResponsesSession } from './websocket.js';
 
 /** What `createClient` takes. */
 export interface ClientOptions {
-  /** The API root, e.g. `http://127.0.0.1:8080/v1`. */
-  baseURL: string;
-  /** Sent as `Authorization: Bearer <apiKey>`. */
+  /** The API root, e.g. `http://127.0.0.1:8080/v1` (default: the `OPENRESPONSES_BASE_URL` environment variable). */
+  baseURL?: string;
+  /** Sent as `Authorization: Bearer <apiKey>` (default: the `OPENRESPONSES_API_KEY` environment variable). */
   apiKey?: string;
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
@@ -53,15 +54,15 @@ export interface Responses {
   /** Creates a response; with `stream: true` the answer is a `ResponseStream`, otherwise the `ResponseResource`. */
   create(body: CreateBody & { stream: true }, options?: RequestOptions): Promise<ResponseStream>;
   /** Creates a response and answers it whole. */
-  create(body: CreateBody & { stream?: false | null }, options?: RequestOptions): Promise<ResponseResource>;
+  create(body: CreateBody & { stream?: false | null }, options?: RequestOptions): Promise<ClientResponse>;
   /** Creates a response: a `ResponseStream` when `body.stream` is true, otherwise the `ResponseResource`. */
-  create(body: CreateBody, options?: RequestOptions): Promise<ResponseResource | ResponseStream>;
+  create(body: CreateBody, options?: RequestOptions): Promise<ClientResponse | ResponseStream>;
   /** Streams a response: events, listeners, `textStream()`, `finalResponse()`; `options.signal` cancels. */
   stream(body: Omit<CreateBody, 'stream'>, options?: RequestOptions): Promise<ResponseStream>;
   /** Compacts a conversation (`POST /responses/compact`) into a window to continue from. */
   compact(body: CompactResponseMethodPublicBody, options?: RequestOptions): Promise<CompactResource>;
   /** Fetches a stored response (`GET /responses/{id}`). */
-  retrieve(id: string, options?: RequestOptions): Promise<ResponseResource>;
+  retrieve(id: string, options?: RequestOptions): Promise<ClientResponse>;
   /** Deletes a stored response (`DELETE /responses/{id}`). */
   delete(
     id: string,
@@ -103,7 +104,24 @@ export interface OpenResponsesClient {
 }
 
 /** A typed Open Responses client on web-standard APIs (fetch, streams, WebSocket). */
-export function createClient(options: ClientOptions): OpenResponsesClient {
+export function createClient(options: ClientOptions = {}): OpenResponsesClient {
+  const baseURL = options.baseURL ?? environmentVariable('OPENRESPONSES_BASE_URL');
+  if (baseURL === undefined)
+    throw new OpenResponsesError(
+      'createClient needs the API root: pass { baseURL: "http://127.0.0.1:8080/v1" } or set OPENRESPONSES_BASE_URL.',
+      0,
+      'invalid_options',
+      null,
+      'baseURL',
+    );
+  if (!URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
+    throw new OpenResponsesError(
+      `createClient: baseURL ${JSON.stringify(baseURL)} is not an http(s) URL such as http://127.0.0.1:8080/v1.`,
+      0,
+      'invalid_options',
+      null,
+      'baseURL',
+    );
   const version = options.specVersion ?? LATEST_SPEC_VERSION;
   const policy: EventPolicy = {
     version,
@@ -112,8 +130,8 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
     registry: options.registry,
   };
   const transport: TransportOptions = {
-    baseURL: options.baseURL,
-    apiKey: options.apiKey,
+    baseURL,
+    apiKey: options.apiKey ?? environmentVariable('OPENRESPONSES_API_KEY'),
     fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
     headers: { 'openresponses-version': version, ...options.headers },
     maxRetries: options.maxRetries ?? 2,
@@ -180,10 +198,12 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
   const responses: Responses = {
     create: (async (body: CreateBody, requestOptions?: RequestOptions) => {
       if (body.stream) return stream(body, requestOptions);
-      return checked<ResponseResource>(
-        'The response',
-        'ResponseResource',
-        await getJson('POST', '/responses', body, requestOptions),
+      return withOutputText(
+        checked<ResponseResource>(
+          'The response',
+          'ResponseResource',
+          await getJson('POST', '/responses', body, requestOptions),
+        ),
       );
     }) as Responses['create'],
     stream,
@@ -194,10 +214,12 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
         await getJson('POST', '/responses/compact', body, requestOptions),
       ),
     retrieve: async (id, requestOptions) =>
-      checked<ResponseResource>(
-        'The response',
-        'ResponseResource',
-        await getJson('GET', `/responses/${encodeURIComponent(id)}`, undefined, requestOptions),
+      withOutputText(
+        checked<ResponseResource>(
+          'The response',
+          'ResponseResource',
+          await getJson('GET', `/responses/${encodeURIComponent(id)}`, undefined, requestOptions),
+        ),
       ),
     delete: async (id, requestOptions) =>
       (await getJson('DELETE', `/responses/${encodeURIComponent(id)}`, undefined, requestOptions)) as {
@@ -214,6 +236,12 @@ export function createClient(options: ClientOptions): OpenResponsesClient {
   };
   return {
     responses,
-    options: { baseURL: options.baseURL, specVersion: version, validate: policy.validate, profile: policy.profile },
+    options: { baseURL, specVersion: version, validate: policy.validate, profile: policy.profile },
   };
+}
+
+/** A non-empty environment variable where there is an environment (Node, Deno, Bun); never in a browser. */
+function environmentVariable(name: string): string | undefined {
+  const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+  return value?.trim() ? value.trim() : undefined;
 }

@@ -69,7 +69,7 @@ export async function send(
       if (options.signal?.aborted) throw new APIUserAbortError({ cause: options.signal.reason ?? error });
       failure = attemptSignal.timedOut()
         ? new APIConnectionTimeoutError(timeoutMs, { cause: error })
-        : new APIConnectionError(`Request to ${url} failed: ${(error as Error).message}`, { cause: error });
+        : new APIConnectionError(`Request to ${url} failed: ${withCauses(error)}`, { cause: error });
       attemptSignal.release();
     }
     if (!failure.retryable || attempt >= transport.maxRetries) throw failure;
@@ -130,4 +130,22 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       { once: true },
     );
   });
+}
+
+/**
+ * An error's message with its causes' (`fetch failed: connect ECONNREFUSED 127.0.0.1:8080`): undici's own
+ * message says only "fetch failed", the reason is in `cause` (several for a refused dual-stack host).
+ */
+export function withCauses(error: unknown): string {
+  const parts: string[] = [];
+  const seen = new Set<unknown>();
+  const visit = (value: unknown, depth: number) => {
+    if (!(value instanceof Error) || seen.has(value) || depth > 4) return;
+    seen.add(value);
+    if (value.message && !parts.includes(value.message)) parts.push(value.message);
+    if (value instanceof AggregateError) for (const inner of value.errors.slice(0, 3)) visit(inner, depth + 1);
+    visit(value.cause, depth + 1);
+  };
+  visit(error, 0);
+  return parts.length > 0 ? parts.join(': ') : String(error);
 }

@@ -33,4 +33,5 @@ export type {
 } from './websocket.js';
 export { runAgent, defineTool, type AgentTool, type AgentResult, type RunAgentOptions } from './agent.js';
 export { outputToInput } from './output-to-input.js';
+export { outputText, type ClientResponse } from './output-text.js';
 export { functionCalls, toolOutputs, nextInput, sanitizeReplayedHistory, MissingToolOutputError } from './history.js';

@@ -8,6 +8,7 @@ import {
   type StreamingEventType,
 } from '@openresponses/events';
 import type { ResponseResource, SpecVersion } from '@openresponses/types';
+import { type ClientResponse, withOutputText } from './output-text.js';
 import { InvalidPayloadError, ResponseFailedError } from './errors.js';
 import { checkerFor } from './validators.js';
 
@@ -56,7 +57,7 @@ type Listener = (event: AnyStreamingEvent) => void;
 export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
   private readonly listeners = new Map<string, Listener[]>();
   private iterator: AsyncIterator<AnyStreamingEvent> | undefined;
-  private done: Promise<ResponseResource> | undefined;
+  private done: Promise<ClientResponse> | undefined;
   private failed: { type?: string; code?: string | null; message: string; param?: string | null } | undefined;
 
   constructor(
@@ -118,13 +119,13 @@ export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
     }
   }
 
-  /** Consumes the rest of the stream and returns the final response. */
-  finalResponse(): Promise<ResponseResource> {
+  /** Consumes the rest of the stream and returns the final response (with its `output_text`). */
+  finalResponse(): Promise<ClientResponse> {
     this.done ??= (async () => {
       if (!this.iterator) for await (const _ of this);
       const response = this.accumulator.response;
       if (!response) throw new Error('The stream ended before a response was created.');
-      return response;
+      return withOutputText(response);
     })();
     return this.done;
   }

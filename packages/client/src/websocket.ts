@@ -1,10 +1,10 @@
+import type { ClientResponse } from './output-text.js';
 import { type AnyStreamingEvent, isTerminalEventType } from '@openresponses/events';
 import type {
   CompactResource,
   CompactResponseMethodPublicBody,
   CreateResponseBody,
   ItemParam,
-  ResponseResource,
 } from '@openresponses/types';
 import { APIConnectionError, OpenResponsesError } from './errors.js';
 import { sanitizeReplayedHistory } from './history.js';
@@ -54,7 +54,7 @@ export interface ResponsesSession {
   send(
     input: string | ItemParam[],
     body?: Omit<SessionTurnBody, 'input' | 'previous_response_id'>,
-  ): Promise<ResponseResource>;
+  ): Promise<ClientResponse>;
   /** Everything said so far (inputs and outputs), as the next chain would need it. */
   readonly history: readonly ItemParam[];
   /** The last response's id, which the next `send` continues from. */

@@ -9,7 +9,13 @@ import { injectFaults } from '@openresponses/server/testing';
 import { createRegistry, defineItem } from '@openresponses/extensions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { createClient, OpenResponsesError, ResponseFailedError, type OpenResponsesClient } from '../src/index.js';
+import {
+  createClient,
+  OpenResponsesError,
+  outputText,
+  ResponseFailedError,
+  type OpenResponsesClient,
+} from '../src/index.js';
 
 const KEY = 'client-test-key';
 let server: RunningServer;
@@ -31,6 +37,36 @@ describe('create and stream', () => {
       type: 'message',
       content: [{ type: 'output_text', text: 'You said: "Hello client".' }],
     });
+    // output_text joins the message text, as openai-node's; it is not part of the JSON.
+    expect(response.output_text).toBe('You said: "Hello client".');
+    expect(JSON.parse(JSON.stringify(response))).not.toHaveProperty('output_text');
+    expect((await client.responses.retrieve(response.id)).output_text).toBe('You said: "Hello client".');
+  });
+
+  test('output_text is every output_text part of the assistant messages, in order, and "" without any', async () => {
+    const stream = await client.responses.stream({ input: 'Stream me [think]' });
+    let streamed = '';
+    stream.on('response.output_text.delta', (event) => (streamed += event.delta));
+    const final = await stream.finalResponse();
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(final.output_text).toBe(streamed);
+    expect(final.output.some((item) => item.type === 'reasoning')).toBe(true);
+    expect(
+      outputText({
+        output: [
+          {
+            type: 'message',
+            content: [
+              { type: 'output_text', text: 'a' },
+              { type: 'refusal', refusal: 'no' },
+            ],
+          },
+          { type: 'function_call', name: 'f', arguments: '{}' },
+          { type: 'message', content: [{ type: 'output_text', text: 'b' }] },
+        ] as never,
+      }),
+    ).toBe('ab');
+    expect(outputText({ output: [] })).toBe('');
   });
 
   test('stream: typed events, listeners and the final response', async () => {

@@ -4,7 +4,7 @@
 import { createServer, type Socket } from 'node:net';
 import { startServer, type RunningServer } from '@openresponses/server/node';
 import { injectFaults } from '@openresponses/server/testing';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -154,6 +154,44 @@ describe('transport errors', () => {
     expect(refused).not.toBeInstanceOf(APIConnectionTimeoutError);
     expect(refused.status).toBe(0);
     expect(refused.cause).toBeInstanceOf(Error);
+    // The reason is in the message, not only "fetch failed".
+    expect(refused.message).toBe(
+      `Request to http://127.0.0.1:${port}/v1/responses failed: fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+  });
+});
+
+describe('options', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    for (const name of ['OPENRESPONSES_BASE_URL', 'OPENRESPONSES_API_KEY']) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+  });
+
+  test('createClient() with no options and no OPENRESPONSES_BASE_URL says what it needs', () => {
+    delete process.env.OPENRESPONSES_BASE_URL;
+    expect(() => createClient()).toThrow(
+      'createClient needs the API root: pass { baseURL: "http://127.0.0.1:8080/v1" } or set OPENRESPONSES_BASE_URL.',
+    );
+    expect(() => createClient({ baseURL: 'localhost:8080/v1' })).toThrow(
+      'createClient: baseURL "localhost:8080/v1" is not an http(s) URL such as http://127.0.0.1:8080/v1.',
+    );
+    process.env.OPENRESPONSES_BASE_URL = '  ';
+    expect(() => createClient()).toThrow(/needs the API root/);
+  });
+
+  test('OPENRESPONSES_BASE_URL and OPENRESPONSES_API_KEY stand in for missing options; options win', async () => {
+    process.env.OPENRESPONSES_BASE_URL = `${server.url}/v1`;
+    process.env.OPENRESPONSES_API_KEY = KEY;
+    const response = await createClient().responses.create({ input: 'from the environment' });
+    expect(response.status).toBe('completed');
+    expect(createClient().options.baseURL).toBe(`${server.url}/v1`);
+    const refused = await failure(
+      createClient({ apiKey: 'wrong-key', maxRetries: 0 }).responses.create({ input: 'x' }),
+    );
+    expect(refused).toBeInstanceOf(AuthenticationError);
   });
 });
 
