@@ -29,8 +29,10 @@ interface DeclaredTool {
 export interface SupersetTurn {
   /** The function name the model sees -> the client's tool (only names that differ from a plain function). */
   readonly declared: ReadonlyMap<string, DeclaredTool>;
-  /** The request's `tools` as the client sent them, echoed in the response. */
-  readonly tools: readonly unknown[];
+  /** The request's `tools` as the client sent them (with those of `additional_tools` items), echoed in the response. */
+  readonly tools: readonly unknown[] | undefined;
+  /** `text.format` was `json_object` (read as a `json_schema` any object satisfies). */
+  readonly jsonObject: boolean;
   /** Hosted tool types the server cannot run, left out of what the model sees. */
   readonly omitted: readonly string[];
 }
@@ -76,11 +78,12 @@ export function lowerSuperset(raw: unknown): { body: unknown; superset?: Superse
   const toolChoice = body.tool_choice;
   const hasSupersetTool = tools?.some((tool) => isSupersetTool(tool)) ?? false;
   const hasSupersetItem = input?.some((item) => isSupersetItem(item)) ?? false;
+  const jsonObject = isJsonObjectFormat(body.text);
   const hasSupersetChoice =
     !!toolChoice &&
     typeof toolChoice === 'object' &&
     (isHosted(typeType(toolChoice)) || typeType(toolChoice) === 'custom');
-  if (!hasSupersetTool && !hasSupersetItem && !hasSupersetChoice) return { body: raw };
+  if (!hasSupersetTool && !hasSupersetItem && !hasSupersetChoice && !jsonObject) return { body: raw };
 
   const names = new Names(tools ?? []);
   const lowered: unknown[] = [];
@@ -160,12 +163,22 @@ export function lowerSuperset(raw: unknown): { body: unknown; superset?: Superse
   if (tools || lowered.length > 0) copy.tools = lowered;
   if (items) copy.input = items;
   if (hasSupersetChoice) copy.tool_choice = lowerToolChoice(toolChoice as Record<string, unknown>, names);
+  // JSON mode is a schema that any object satisfies, for every family that takes a schema.
+  if (jsonObject)
+    copy.text = {
+      ...(body.text as object),
+      format: { type: 'json_schema', name: 'json_object', schema: JSON_OBJECT, strict: false },
+    };
   return {
     body: copy,
     superset: {
       declared: names.declared,
-      tools: [...(tools ?? []), ...(input ?? []).flatMap((item) => (isAdditionalTools(item) ? item.tools : []))],
+      tools:
+        tools || lowered.length > 0
+          ? [...(tools ?? []), ...(input ?? []).flatMap((item) => (isAdditionalTools(item) ? item.tools : []))]
+          : undefined,
       omitted,
+      jsonObject,
     },
   };
 }
@@ -180,6 +193,12 @@ function isSupersetItem(item: unknown): boolean {
   const type = typeType(item);
   if (type === 'function_call') return (item as { namespace?: unknown }).namespace != null;
   return type === 'additional_tools' || type === 'custom_tool_call' || type === 'custom_tool_call_output';
+}
+
+const JSON_OBJECT = { type: 'object' };
+
+function isJsonObjectFormat(text: unknown): boolean {
+  return !!text && typeof text === 'object' && typeType((text as { format?: unknown }).format) === 'json_object';
 }
 
 const isAdditionalTools = (item: unknown): item is { tools: unknown[] } =>
@@ -353,7 +372,8 @@ function customInput(args: unknown): string {
 export function liftResponse(response: ResponseResource, superset: SupersetTurn): ResponseResource {
   return {
     ...response,
-    tools: superset.tools,
+    ...(superset.tools ? { tools: superset.tools } : {}),
+    ...(superset.jsonObject ? { text: { ...response.text, format: { type: 'json_object' } } } : {}),
     output: response.output.map((item) => liftItem(item as Record<string, unknown>, superset)),
     [OMITTED_TOOLS_FIELD]: superset.omitted,
   } as unknown as ResponseResource;
