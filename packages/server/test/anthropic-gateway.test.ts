@@ -24,11 +24,12 @@ const recordedSignature = (file: string) =>
     .join('');
 
 let upstream: ReplayUpstream;
+let providers: ReturnType<typeof gatewayProviders>;
 let server: RunningServer;
 let client: OpenAI;
 beforeAll(async () => {
   upstream = await startReplayUpstream();
-  const providers = gatewayProviders({
+  providers = gatewayProviders({
     env: {
       OPENRESPONSES_ANTHROPIC_API_KEY: UPSTREAM_KEY,
       OPENRESPONSES_ANTHROPIC_URL: upstream.baseUrl.replace(/\/v1$/, ''),
@@ -291,7 +292,7 @@ describe('reasoning round trip', () => {
     const response = finalOf(first.events) as { id: string; output: Array<Record<string, unknown>> };
     const reasoning = response.output[0]!;
     expect(reasoning.type).toBe('reasoning');
-    expect(reasoning.encrypted_content).toMatch(/^or2\./);
+    expect(reasoning.encrypted_content).toMatch(/^or3\./);
     // Sealed: the signature is not readable in it.
     expect(String(reasoning.encrypted_content)).not.toContain(signature.slice(0, 20));
     const call = response.output.find((item) => item.type === 'function_call')!;
@@ -304,6 +305,52 @@ describe('reasoning round trip', () => {
     });
     expect(second.violations).toEqual([]);
     expectThinkingSentBack();
+  });
+
+  test("another tenant's reasoning item is a 400 naming it, and the upstream receives nothing (owner-bound sealing)", async () => {
+    const TENANT_B = 'tenant-b-key-5d1e0c';
+    const shared = await startTestServer({ providers, apiKeys: [API_KEY, TENANT_B] });
+    try {
+      const as = (key: string) => new OpenAI({ baseURL: `${shared.url}/v1`, apiKey: key, maxRetries: 0 });
+      const first = await as(API_KEY).responses.create({
+        model: 'claude-sonnet-4-5',
+        input: 'Weather in Paris?',
+        tools: [weather],
+        reasoning: { effort: 'medium' },
+        store: false,
+        include: ['reasoning.encrypted_content'],
+      });
+      const reasoning = first.output.find((item) => item.type === 'reasoning')!;
+      const replay = (key: string) =>
+        post(
+          shared,
+          '/v1/responses',
+          {
+            model: 'claude-sonnet-4-5',
+            store: false,
+            reasoning: { effort: 'medium' },
+            input: [{ role: 'user', content: 'Go on.' }, reasoning],
+          },
+          { authorization: `Bearer ${key}` },
+        );
+      upstream.received.length = 0;
+      const refused = await replay(TENANT_B);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({
+        error: {
+          type: 'invalid_request',
+          code: 'invalid_encrypted_content',
+          param: 'input[1].encrypted_content',
+          message: expect.stringMatching(/another tenant/),
+        },
+      });
+      expect(messagesSent()).toHaveLength(0);
+      // The owner's own replay still opens and reaches the upstream with the thinking.
+      expect((await replay(API_KEY)).status).toBe(200);
+      expect(messagesSent()).toHaveLength(1);
+    } finally {
+      await shared.close();
+    }
   });
 
   test('over store: false replay with the openai SDK (include reasoning.encrypted_content)', async () => {

@@ -127,7 +127,7 @@ describe('openresponses-server CLI', () => {
       body: JSON.stringify({ input: 'hi [think]', include: ['reasoning.encrypted_content'] }),
     });
     const body = (await response.json()) as { output: Array<{ encrypted_content?: string }> };
-    expect(body.output[0]!.encrypted_content).toMatch(/^or2\.main\./);
+    expect(body.output[0]!.encrypted_content).toMatch(/^or3\.main\./);
   });
 
   test.each([

@@ -4,7 +4,7 @@
 import type { ResponseResource } from '@openresponses/types';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { generateEncryptionKey } from '../src/index.js';
-import { createSealer, parseEncryptionKeys, UnsealError } from '../src/responses/sealed.js';
+import { createSealer, parseEncryptionKeys, sealerFor, UnsealError } from '../src/responses/sealed.js';
 import type { RunningServer } from '../src/node/index.js';
 import { post, startTestServer } from './harness.js';
 
@@ -47,7 +47,7 @@ describe('encrypted_content', () => {
     expect(plain.status).toBe('completed');
     expect(plain).not.toHaveProperty('encrypted_content');
     const included = await reasoningOf(before, think(['reasoning.encrypted_content']));
-    expect(included.encrypted_content).toMatch(/^or2\.old\.[A-Za-z0-9_-]+$/);
+    expect(included.encrypted_content).toMatch(/^or3\.old\.[A-Za-z0-9_-]+$/);
   });
 
   test('cannot be read without the key', async () => {
@@ -69,7 +69,7 @@ describe('encrypted_content', () => {
       (text: string) => `${text.slice(0, -6)}${text.slice(-6) === 'AAAAAA' ? 'BBBBBB' : 'AAAAAA'}`,
       /altered/,
     ],
-    ['from an unknown key', (text: string) => text.replace('or2.old.', 'or2.gone.'), /key 'gone'/],
+    ['from an unknown key', (text: string) => text.replace('or3.old.', 'or3.gone.'), /key 'gone'/],
     ['garbage', () => 'not-ours', /not content this server encrypted/],
     ['the HMAC-signed format of earlier versions', () => 'or1.eyJ4IjoxfQ.c2ln', /not content this server encrypted/],
   ])('%s content is a 400 naming the item', async (_name, alter, reason) => {
@@ -111,10 +111,27 @@ describe('encrypted_content', () => {
       expect(Buffer.from(body, 'base64url').byteLength).toBe(12 + Buffer.byteLength(JSON.stringify(payload)) + 16);
       expect(await sealer.open(sealed, 'compaction')).toEqual(payload);
       // Std base64 with padding is read too (Buffer writes it).
-      const standard = `or2.old.${Buffer.from(body, 'base64url').toString('base64')}`;
+      const standard = `or3.old.${Buffer.from(body, 'base64url').toString('base64')}`;
       expect(await sealer.open(standard, 'compaction')).toEqual(payload);
     }
-    await expect(sealer.open('or2.old.AAAAA', 'compaction')).rejects.toMatchObject({ reason: 'malformed' });
+    await expect(sealer.open('or3.old.AAAAA', 'compaction')).rejects.toMatchObject({ reason: 'malformed' });
+  });
+
+  test('sealed content is bound to its owner: another tenant, or no tenant, cannot open it; the or2 format before owners is refused', async () => {
+    const sealer = createSealer([oldKey]);
+    const sealed = await sealerFor(sealer, 'key_tenant_a').seal({ secret: 'plan' }, 'reasoning');
+    expect(await sealerFor(sealer, 'key_tenant_a').open(sealed, 'reasoning')).toEqual({ secret: 'plan' });
+    for (const open of [
+      () => sealerFor(sealer, 'key_tenant_b').open(sealed, 'reasoning'),
+      () => sealer.open(sealed, 'reasoning'),
+      () => sealerFor(sealer, 'key_tenant_a').open(sealed, 'compaction'),
+    ])
+      await expect(open()).rejects.toMatchObject({ reason: 'tampered', message: /another tenant or purpose/ });
+    // The same bytes under the earlier version's name: recognised, and refused with the reason.
+    await expect(sealer.open(sealed.replace(/^or3\./, 'or2.'), 'reasoning', 'key_tenant_a')).rejects.toMatchObject({
+      reason: 'unbound',
+      message: /before sealed content was bound to its owner/,
+    });
   });
 
   test('keys are parsed from configuration and checked', () => {

@@ -224,7 +224,7 @@ describe('reasoning', () => {
       { type: 'reasoning', content: [{ type: 'reasoning_text', text: thought }] },
       { type: 'message', content: [{ type: 'output_text', text: answer }] },
     ]);
-    expect((final.output as Array<{ encrypted_content?: string }>)[0]!.encrypted_content).toMatch(/^or2\./);
+    expect((final.output as Array<{ encrypted_content?: string }>)[0]!.encrypted_content).toMatch(/^or3\./);
   });
 
   test('reasoning effort is passed on; earlier reasoning items are not sent back', async () => {

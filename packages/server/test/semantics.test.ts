@@ -135,7 +135,7 @@ describe('state', () => {
       encrypted_content: string;
       summary: unknown[];
     };
-    expect(reasoning.encrypted_content).toMatch(/^or2\./);
+    expect(reasoning.encrypted_content).toMatch(/^or3\./);
     expect(reasoning.summary.length).toBeGreaterThan(0);
     const replay = await create({
       input: [

@@ -13,7 +13,7 @@ import type { Cancellation } from '../cancellation.js';
 import { meterTurn, type TurnMeter } from '../telemetry/metrics.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
 import { openAIEventNames } from './compat.js';
-import type { Sealer } from './sealed.js';
+import { type Sealer, sealerFor } from './sealed.js';
 import { failedResponse, keepFailed } from './store-failure.js';
 import { type IngressProfile, liftEvents, liftResponse } from './turn/superset.js';
 import { startTurn } from './turn.js';
@@ -98,7 +98,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     defaultModel: options.defaultModel,
     loadChain: (id) => from.getChain(id, owner),
     lookupItem: (id) => from.getItem(id, owner),
-    sealer: options.sealer,
+    // Sealed content is bound to the tenant here, on the path every turn and compaction takes.
+    sealer: sealerFor(options.sealer, owner),
     registry,
     limits,
     ingress: options.ingress,

@@ -1,12 +1,20 @@
 /**
  * Opaque, server-issued payloads (reasoning `encrypted_content`, compaction windows): AES-256-GCM with a
  * random 96-bit IV, so that a client can round-trip them but neither read, forge nor alter them. The key id
- * travels in the clear so that rotated keys still open what they sealed; the purpose is authenticated data,
- * so a compaction window cannot be replayed as reasoning. Web Crypto only (Node, Deno, Bun, Workers).
+ * travels in the clear so that rotated keys still open what they sealed. The owner (the tenant, one per API
+ * key) and the purpose are authenticated data: another tenant's payload, or a compaction window replayed as
+ * reasoning, does not open. Web Crypto only (Node, Deno, Bun, Workers).
  *
- * Format: `or2.<key id>.<base64url(iv ‖ ciphertext ‖ tag)>`.
+ * Format: `or3.<key id>.<base64url(iv ‖ ciphertext ‖ tag)>`, associated data `["or3", key id, purpose, owner]`.
+ *
+ * Payloads of the earlier format `or2` (sealed without their owner) are refused with a message saying so:
+ * nothing in them tells whose they are, so accepting them would let any tenant replay another's. Only
+ * servers with configured keys are affected (a generated key never outlives its process); a client sends
+ * the conversation again without the old item.
  */
-const VERSION = 'or2';
+const VERSION = 'or3';
+/** The format before owners were bound: recognised only to say why it is refused. */
+const UNBOUND_VERSION = 'or2';
 const encoder = new TextEncoder();
 
 /** An AES-256 key: `id` names it inside sealed payloads; `key` is 32 bytes in base64 or base64url. */
@@ -19,11 +27,17 @@ export interface EncryptionKey {
 
 export type SealPurpose = 'reasoning' | 'compaction';
 
-/** Why a payload could not be opened: not ours at all, sealed with a key this server lacks, or altered. */
+/** The owner of payloads sealed without one (a sealer used outside any tenant, e.g. directly in a test). */
+export const NO_OWNER = '';
+
+/**
+ * Why a payload could not be opened: not ours at all, sealed with a key this server lacks, altered (or
+ * another tenant's, or for another purpose: the cipher cannot tell these apart), or of the format before owners.
+ */
 export class UnsealError extends Error {
   override name = 'UnsealError';
   constructor(
-    readonly reason: 'malformed' | 'unknown_key' | 'tampered',
+    readonly reason: 'malformed' | 'unknown_key' | 'tampered' | 'unbound',
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -34,9 +48,10 @@ export class UnsealError extends Error {
 export interface Sealer {
   /** The id of the key new payloads are sealed with. */
   readonly keyId: string;
-  seal(payload: unknown, purpose: SealPurpose): Promise<string>;
-  /** The payload; throws UnsealError when the text is not one this server's keys sealed for `purpose`. */
-  open<T>(text: string, purpose: SealPurpose): Promise<T>;
+  /** Seals `payload` for `purpose` and `owner` (the tenant; see `sealerFor`). */
+  seal(payload: unknown, purpose: SealPurpose, owner?: string): Promise<string>;
+  /** The payload; throws UnsealError when the text is not one this server's keys sealed for `purpose` and `owner`. */
+  open<T>(text: string, purpose: SealPurpose, owner?: string): Promise<T>;
 }
 
 /**
@@ -62,13 +77,15 @@ export function createSealer(keys: readonly EncryptionKey[]): Sealer {
     });
   }
   const current = keys[0]!.id;
-  const additionalData = (keyId: string, purpose: SealPurpose) => encoder.encode(`${VERSION}.${keyId}.${purpose}`);
+  // A JSON array, so no owner name can make two different (purpose, owner) pairs read alike.
+  const additionalData = (keyId: string, purpose: SealPurpose, owner: string) =>
+    encoder.encode(JSON.stringify([VERSION, keyId, purpose, owner]));
   return {
     keyId: current,
-    async seal(payload, purpose) {
+    async seal(payload, purpose, owner = NO_OWNER) {
       const iv = crypto.getRandomValues(new Uint8Array(12));
       const sealed = await crypto.subtle.encrypt(
-        { name: 'AES-GCM', iv, additionalData: additionalData(current, purpose) },
+        { name: 'AES-GCM', iv, additionalData: additionalData(current, purpose, owner) },
         await imported.get(current)!(),
         encoder.encode(JSON.stringify(payload)),
       );
@@ -77,8 +94,13 @@ export function createSealer(keys: readonly EncryptionKey[]): Sealer {
       bytes.set(new Uint8Array(sealed), 12);
       return `${VERSION}.${current}.${toBase64Url(bytes)}`;
     },
-    async open<T>(text: string, purpose: SealPurpose): Promise<T> {
+    async open<T>(text: string, purpose: SealPurpose, owner = NO_OWNER): Promise<T> {
       const [version, keyId, body, extra] = text.split('.');
+      if (version === UNBOUND_VERSION && keyId && body && extra === undefined)
+        throw new UnsealError(
+          'unbound',
+          'it was encrypted by an earlier version of this server, before sealed content was bound to its owner; send the conversation again without it',
+        );
       const bytes = body === undefined ? undefined : fromBase64(body);
       if (version !== VERSION || !keyId || extra !== undefined || !bytes || bytes.byteLength < 12 + 16)
         throw new UnsealError('malformed', 'it is not content this server encrypted');
@@ -88,15 +110,32 @@ export function createSealer(keys: readonly EncryptionKey[]): Sealer {
       let plain: ArrayBuffer;
       try {
         plain = await crypto.subtle.decrypt(
-          { name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: additionalData(keyId, purpose) },
+          { name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: additionalData(keyId, purpose, owner) },
           await key(),
           bytes.subarray(12),
         );
       } catch (error) {
-        throw new UnsealError('tampered', 'it was altered, or encrypted for another purpose', { cause: error });
+        throw new UnsealError('tampered', 'it was altered, or encrypted for another tenant or purpose', {
+          cause: error,
+        });
       }
       return JSON.parse(new TextDecoder().decode(plain)) as T;
     },
+  };
+}
+
+/**
+ * `sealer` bound to one owner (the tenant a request speaks for): what it seals opens only for that owner.
+ * The turn runner makes one per turn and compaction (`TurnRunner.depsFor`), the one path every request
+ * takes, so no route or family can seal without its owner.
+ */
+export function sealerFor(sealer: Sealer, owner: string): Sealer {
+  return {
+    get keyId() {
+      return sealer.keyId;
+    },
+    seal: (payload, purpose) => sealer.seal(payload, purpose, owner),
+    open: (text, purpose) => sealer.open(text, purpose, owner),
   };
 }
 
@@ -111,8 +150,8 @@ export function lazySealer(make: () => Sealer): Sealer {
     get keyId() {
       return made().keyId;
     },
-    seal: (payload, purpose) => made().seal(payload, purpose),
-    open: (text, purpose) => made().open(text, purpose),
+    seal: (payload, purpose, owner) => made().seal(payload, purpose, owner),
+    open: (text, purpose, owner) => made().open(text, purpose, owner),
   };
 }
 
