@@ -99,3 +99,33 @@ export { ConnectionCache } from './stores/connection-cache.js';
 export { DEFAULT_LIMITS, limitsFromEnv, type ServerLimits } from './limits.js';
 export { generateEncryptionKey, parseEncryptionKeys, type EncryptionKey } from './responses/sealed.js';
 export { type IngressProfile, OMITTED_TOOLS_FIELD } from './responses/turn/superset.js';
+export {
+  resolveTenants,
+  tenantsFileSchema,
+  TenantsConfigError,
+  type ModelPrice,
+  type Tenant,
+  type TenantDirectory,
+  type TenantLimits,
+  type TenantsFile,
+} from './tenants.js';
+export {
+  daysBetween,
+  gcra,
+  MAX_MODEL_NAME,
+  MAX_MODELS_PER_DAY,
+  MemoryQuota,
+  OTHER_MODEL,
+  periodOf,
+  type LeaseKind,
+  type Period,
+  type QuotaBackend,
+  type RateDecision,
+  type RateWindow,
+  type Settlement,
+  type TokenDecision,
+  type TokenLimits,
+  type TurnUsage,
+  type UsageQuery,
+  type UsageRow,
+} from './quota.js';

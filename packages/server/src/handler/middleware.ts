@@ -1,6 +1,7 @@
 import { randomId } from '@openresponses/events';
 import { ResponsesError } from '../errors.js';
 import type { Admission } from '../admission.js';
+import { sha256Hex } from '../tenants.js';
 import { instruments, recordHttpRequest } from '../telemetry/metrics.js';
 import { errorResponse, type ServiceRequest, type ServiceResponse } from '../exchange.js';
 import { traceIdOf } from '../telemetry/tracing.js';
@@ -195,9 +196,10 @@ export interface Authenticator {
 export function bearerAuthenticator(
   keys: readonly string[],
   tenants: Readonly<Record<string, string>> = {},
+  keyDigests: ReadonlyMap<string, string> = new Map(),
 ): Authenticator {
   const names = Promise.all(
-    keys.map(async (key) => [key, tenants[key] ?? `key_${await digestHex(key)}`] as const),
+    keys.map(async (key) => [key, tenants[key] ?? `key_${(await sha256Hex(key)).slice(0, 32)}`] as const),
   ).then((pairs) => new Map<string, string>(pairs));
   /** The accepted key a header carries, or undefined. */
   const matchKey = (header: string | null): string | undefined => {
@@ -207,20 +209,21 @@ export function bearerAuthenticator(
     for (const key of keys) if (constantTimeEqual(token, key)) matched = key;
     return matched;
   };
+  const open = keys.length === 0 && keyDigests.size === 0;
   return {
-    open: keys.length === 0,
+    open,
     ownerOf: async (header) => {
-      if (keys.length === 0) return 'open';
+      if (open) return 'open';
+      // Keys of the tenants file are known by their digest only (a lookup by digest reveals nothing of the key).
+      if (keyDigests.size > 0) {
+        const token = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim();
+        const tenant = token ? keyDigests.get(await sha256Hex(token)) : undefined;
+        if (tenant !== undefined) return tenant;
+      }
       const key = matchKey(header);
       return key === undefined ? undefined : (await names).get(key);
     },
   };
-}
-
-/** Hex SHA-256 of a text, first 32 digits (web crypto, so the service runs in any runtime). */
-async function digestHex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest).subarray(0, 16), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** Refuses requests without a valid key, except on public paths (health checks); sets `request.owner`. */

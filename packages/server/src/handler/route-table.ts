@@ -15,6 +15,7 @@ import type { TurnFacts } from '../telemetry/attributes.js';
 import { eventStream } from './event-stream.js';
 import { readBody } from './body.js';
 import { unauthorized } from './middleware.js';
+import { serveUsage, type UsageRoute } from './tenant-limits.js';
 import { type Route as GenericRoute, type RouteHandler as Handler, withoutTrailingSlash } from './router.js';
 
 /** The answer header naming the upstream of a fallback route that answered. */
@@ -49,6 +50,8 @@ export interface RouteOptions {
   chatCompletionsEndpoint?: boolean;
   /** The playground page at `/` and its script. */
   playground?: boolean;
+  /** `GET /v1/usage`: usage per tenant, model and day, for the admin key. */
+  usage?: UsageRoute;
 }
 
 export type RouteHandler = Handler<RouteContext>;
@@ -73,6 +76,14 @@ export const ROUTES: readonly Route[] = [
   },
   // Checks its keys itself (the API keys and a metrics-only key); never rate limited, never a turn slot.
   { method: 'GET', path: '/metrics', handler: metricsExposition, root: true, public: true, option: 'metrics' },
+  // Checks the admin key itself; never a tenant's request.
+  {
+    method: 'GET',
+    path: '/usage',
+    handler: (request, context) => serveUsage(request, context.options.usage!),
+    public: true,
+    option: 'usage',
+  },
   // The page needs no key (its API calls carry the key it is given).
   { method: 'GET', path: '/', handler: playground, root: true, public: true, option: 'playground' },
   { method: 'GET', path: '/playground.js', handler: playground, root: true, public: true, option: 'playground' },

@@ -10,6 +10,7 @@ import type { ModelProvider } from '../models/provider.js';
 import { ScenarioRecorder } from '../models/recording.js';
 import { Redactor, redactSecretShapes } from '../redaction.js';
 import { gatewayProviders } from './gateway.js';
+import { readTenantsFile } from './tenants-file.js';
 import { readScenarioFile, scenarioRecordWriter } from './scenario-files.js';
 import { createSealer, parseEncryptionKeys, type EncryptionKey } from '../responses/sealed.js';
 import { parseDuration, startServer } from './server.js';
@@ -62,7 +63,7 @@ const storeUrl = (text: string) => {
 };
 /** The value commander quotes in an error about a flag that may carry a key or a URL with credentials. */
 const SECRET_VALUE =
-  /(option '--(?:api-key|encryption-key|chat-completions-api-key|chat-completions-url|store|metrics-key) [^']*' (?:argument|value) )'[^']*'/;
+  /(option '--(?:api-key|encryption-key|chat-completions-api-key|chat-completions-url|store|metrics-key|admin-key) [^']*' (?:argument|value) )'[^']*'/;
 /** `maxBodyBytes` -> `max-body-bytes` (flag) and `OPENRESPONSES_MAX_BODY_BYTES` (environment). */
 const kebab = (field: string) => field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
@@ -174,6 +175,17 @@ const program = new Command(name)
       .choices(['text', 'json']),
   )
   .addOption(
+    new Option(
+      '--tenants <FILE>',
+      "JSON tenants file: each tenant's keys (as sha256 or env variable names), limits, budgets and models",
+    ).env('OPENRESPONSES_TENANTS'),
+  )
+  .addOption(
+    new Option('--admin-key <KEY>', 'a key that may read GET /v1/usage (usage per tenant, model and day)').env(
+      'OPENRESPONSES_ADMIN_KEY',
+    ),
+  )
+  .addOption(
     new Option('--compat <MODE>', "stream OpenAI's event names (response.reasoning_text.*) for the openai SDK")
       .env('OPENRESPONSES_COMPAT')
       .choices(['openai']),
@@ -217,6 +229,8 @@ interface CommandLineValues extends Partial<ServerLimits> {
   metrics?: boolean;
   metricsKey?: string;
   logFormat?: LogFormat;
+  tenants?: string;
+  adminKey?: string;
 }
 const values = program.opts<CommandLineValues>();
 const limits = Object.fromEntries(
@@ -224,6 +238,9 @@ const limits = Object.fromEntries(
 );
 const usageError = (message: string): never => program.error(message, { exitCode: 2 });
 const providers = await modelProviders().catch((error: Error) => usageError(error.message));
+const tenantDirectory = values.tenants
+  ? await readTenantsFile(values.tenants, process.env).catch((error: Error) => usageError(error.message))
+  : undefined;
 const store = await storeFromUrl(values.store, {
   fallback: values.storeFallback,
   maxBytes: values.storeMaxBytes,
@@ -233,7 +250,8 @@ const store = await storeFromUrl(values.store, {
 });
 // A key is generated only once the flags are known to be good (and printed only once the port is bound).
 const apiKeys =
-  values.apiKey ?? (values.open ? [] : [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`]);
+  values.apiKey ??
+  (values.open || tenantDirectory ? [] : [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`]);
 // commander sets a boolean from any value of its variable: keep `=0` and `=false` meaning off.
 const metricsOn = values.metrics === true && !['0', 'false'].includes(process.env.OPENRESPONSES_METRICS ?? '');
 // GET /metrics reads a Prometheus reader of the same SDK (registered even without any OTLP environment).
@@ -254,6 +272,9 @@ const running = await startServer({
     values.chatCompletions === true &&
     !['0', 'false'].includes(process.env.OPENRESPONSES_CHAT_COMPLETIONS_ENDPOINT ?? ''),
   limits,
+  tenantDirectory,
+  adminKey: values.adminKey,
+  quotaFallback: values.storeFallback,
   playground: values.playground,
   encryptionKeys: values.encryptionKey,
   connectionLimitMs: values.websocketConnectionLimit,
@@ -289,6 +310,10 @@ const fellBack = store instanceof InMemoryResponseStore && /^rediss?:/.test(valu
 console.log(
   `Store: ${describeStoreUrl(fellBack ? 'memory' : values.store, values.storeMaxBytes)}${fellBack ? ` (fallback: ${withoutCredentials(values.store)} unreachable)` : ''}`,
 );
+if (tenantDirectory)
+  console.log(
+    `Tenants: ${tenantDirectory.tenants.size} from ${values.tenants} (limits ${/^rediss?:/.test(values.store) && !fellBack ? 'shared through the store' : 'in this process'})${values.adminKey ? `; usage at ${running.url}/v1/usage for the admin key` : ''}`,
+  );
 for (const route of modelRoutes()) console.log(`Model route: ${route}`);
 const exported = [telemetry.plan.traces && 'spans', telemetry.plan.otlpMetrics && 'metrics'].filter(Boolean);
 if (exported.length > 0) {

@@ -6,3 +6,4 @@ export { gatewayProviders, type GatewayOptions } from './gateway.js';
 export { nodeFetch } from './http-fetch.js';
 export { prometheusEndpoint, type PrometheusEndpoint } from './prometheus.js';
 export { startTelemetry, type Telemetry, type TelemetryOptions as TelemetrySdkOptions } from './telemetry-sdk.js';
+export { readTenantsFile } from './tenants-file.js';

@@ -1,6 +1,6 @@
 import type { Registry } from '@openresponses/extensions';
 import { createAdmission } from '../admission.js';
-import { ResponsesError } from '../errors.js';
+import { asResponsesError, ResponsesError } from '../errors.js';
 import { resolveLimits, type ServerLimits } from '../limits.js';
 import { DETERMINISTIC_MODEL, DeterministicModel } from '../models/deterministic.js';
 import type { ModelProvider } from '../models/provider.js';
@@ -36,6 +36,11 @@ import {
   unauthorized,
 } from '../handler/middleware.js';
 import { toFetchHandler } from './fetch-adapter.js';
+import { admittedRunner } from './tenant-turns.js';
+import { tenantLimits } from '../handler/tenant-limits.js';
+import type { QuotaBackend } from '../quota.js';
+import { TenantQuota } from '../tenant-quota.js';
+import type { TenantDirectory } from '../tenants.js';
 import { instrumentRunner, serverSpans, type TelemetryOptions, websocketTurns } from './telemetry.js';
 import { type CorsSetting, originAllowed, originRefused } from '../handler/origin.js';
 import { type MetricsRoute, ROUTES, type RouteOptions } from '../handler/route-table.js';
@@ -51,6 +56,23 @@ export interface ResponsesServiceOptions {
    * created them; keys that share a tenant share responses. By default each key is its own tenant.
    */
   tenants?: Readonly<Record<string, string>>;
+  /**
+   * The tenants file, resolved (`resolveTenants`): its keys are accepted besides `apiKeys`, each tenant gets its
+   * limits (requests and tokens per minute, turns in flight, WebSocket connections, daily and monthly budgets)
+   * and its models. Keys without a tenant keep the server-wide limits.
+   */
+  tenantDirectory?: TenantDirectory;
+  /**
+   * Where tenant limits and usage are counted: default the store's own (`quotaBackend()`, shared by every
+   * instance on a Redis store), else this process's memory.
+   */
+  quota?: QuotaBackend;
+  /** `memory`: when the quota backend cannot be reached, count in memory (warned) instead of answering 503. */
+  quotaFallback?: 'memory';
+  /** How long a turn or connection lease outlives an instance that died, in ms (default 30 s). */
+  leaseTtlMs?: number;
+  /** The operator's key for `GET /v1/usage` (usage per tenant, model and day); without it the route is not served. */
+  adminKey?: string;
   /** Model providers, tried in order by `model`; default: the embedded deterministic model. */
   providers?: ModelProvider[];
   /** The model used when a request names none (default `openresponses-deterministic`). */
@@ -159,17 +181,41 @@ const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'openresponses-ve
 export function createResponsesService(options: ResponsesServiceOptions = {}): ResponsesService {
   const basePath = (options.basePath ?? '/v1').replace(/\/$/, '');
   const generatedEncryptionKey = options.encryptionKeys?.length ? undefined : onFirstUse(generateEncryptionKey);
-  const runner = createRunner(options, generatedEncryptionKey);
-  const { limits, store } = runner;
+  const store: ResponseStore = options.store ?? new InMemoryResponseStore();
+  const quota = new TenantQuota({
+    directory: options.tenantDirectory,
+    backend: options.quota ?? store.quotaBackend?.(),
+    fallback: options.quotaFallback,
+    leaseTtlMs: options.leaseTtlMs,
+  });
+  // Every turn, whatever runs it, is admitted and accounted for its tenant.
+  const runner = admittedRunner(
+    createRunner(Object.assign({}, options, { store }), generatedEncryptionKey),
+    quota,
+    options.defaultModel ?? DETERMINISTIC_MODEL,
+  );
+  const { limits } = runner;
   const background = new BackgroundResponses(runner, store, {
     pollMs: options.backgroundPollMs,
     deadlineMs: limits.maxBackgroundTurnMs,
   });
-  const authenticator = bearerAuthenticator(options.apiKeys ?? [], options.tenants);
+  const authenticator = bearerAuthenticator(
+    options.apiKeys ?? [],
+    options.tenants,
+    options.tenantDirectory?.keyDigests,
+  );
   const routeOptions: RouteOptions = {
     chatCompletionsEndpoint: options.chatCompletionsEndpoint,
     playground: options.playground,
     metrics: options.metrics && metricsRoute(options.metrics, authenticator),
+    usage: options.adminKey
+      ? {
+          adminKey: options.adminKey,
+          quota,
+          tenants: () => [...(options.tenantDirectory?.tenants.keys() ?? [])],
+          prices: options.tenantDirectory?.prices ?? {},
+        }
+      : undefined,
   };
   const router = createRouter(
     ROUTES,
@@ -195,6 +241,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     originCheck(options.cors),
     authentication(authenticator, router.isPublic),
     admission(admitted, router.takesTurn),
+    tenantLimits(quota),
     bodyLimit(limits.maxBodyBytes),
     ...(options.middleware ?? []),
   ];
@@ -214,8 +261,9 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
       if (owner === undefined) return unauthorized();
       try {
         admitted.checkConnection(owner);
+        await quota.checkConnection(owner);
       } catch (error) {
-        return error as ResponsesError;
+        return asResponsesError(error);
       }
       return undefined;
     },
@@ -231,6 +279,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
           versionHeader: request.header('openresponses-version'),
           owner: authenticator.ownerOf(request.header('authorization')),
           admission: admitted,
+          quota,
           state: connectionState,
         },
         sessionOptions,

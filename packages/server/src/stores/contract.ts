@@ -59,7 +59,14 @@ export interface ResponseStore {
   delete(id: string, owner: string): Promise<boolean>;
   /** Releases connections and timers. */
   close?(): Promise<void>;
+  /**
+   * A store shared by several instances hands out tenant admission over its own connection, so rates, leases,
+   * budgets and usage are shared too (the service uses it unless given `quota`).
+   */
+  quotaBackend?(): QuotaBackend;
 }
+
+import type { QuotaBackend } from '../quota.js';
 
 // The store's failures are ground-floor errors (the error mapping names them); stores throw them from here.
 export { StoreEntryTooLargeError, StoreUnavailableError } from '../errors.js';

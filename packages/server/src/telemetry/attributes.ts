@@ -142,4 +142,6 @@ export interface TurnFacts {
   outputTokens?: number;
   /** `error.type`: the failure's code (`model_error`, `rate_limit_exceeded`…), when the turn failed. */
   errorType?: string;
+  /** Headers the turn's admission adds to its HTTP answer (`x-ratelimit-*-tokens`). */
+  headers?: Record<string, string>;
 }

@@ -64,6 +64,8 @@ export interface Instruments {
   clientTokenUsage: Histogram;
   httpServerRequestDuration: Histogram;
   rejections: Counter;
+  tenantTokens: Counter;
+  tenantTurns: Counter;
 }
 
 /** What the gauges read, from each live service in the process (summed). */
@@ -182,6 +184,14 @@ function create(meter: Meter): Instruments {
       unit: '{request}',
       description: 'Requests and WebSocket connections refused with a 429, by reason.',
     }),
+    tenantTokens: meter.createCounter('openresponses.tenant.tokens', {
+      unit: '{token}',
+      description: 'Tokens of finished turns by tenant (named in the tenants file, or key_<digest>) and token type.',
+    }),
+    tenantTurns: meter.createCounter('openresponses.tenant.turns', {
+      unit: '{turn}',
+      description: 'Finished turns by tenant.',
+    }),
   };
 }
 
@@ -202,6 +212,26 @@ function sum(read: (source: GaugeSource) => number): number {
 /** Counts a 429 refusal (`reason`: the error code, such as `rate_limit_exceeded` or `server_busy`). */
 export function countRejection(reason: string): void {
   instruments()?.rejections.add(1, { [REJECTION_REASON]: reason });
+}
+
+/** The tenant's label: tenant names are the operator's (bounded by the tenants file and the key list). */
+export const TENANT_NAME = 'openresponses.tenant';
+
+/** Counts a finished turn's usage for its tenant (input, cached, output and reasoning tokens). */
+export function countTenantUsage(
+  tenant: string,
+  usage: { inputTokens: number; cachedTokens: number; outputTokens: number; reasoningTokens: number },
+): void {
+  const meters = instruments();
+  if (!meters) return;
+  meters.tenantTurns.add(1, { [TENANT_NAME]: tenant });
+  for (const [type, value] of [
+    ['input', usage.inputTokens],
+    ['cached', usage.cachedTokens],
+    ['output', usage.outputTokens],
+    ['reasoning', usage.reasoningTokens],
+  ] as const)
+    if (value > 0) meters.tenantTokens.add(value, { [TENANT_NAME]: tenant, [ATTR_GEN_AI_TOKEN_TYPE]: type });
 }
 
 /** Records `http.server.request.duration` of one answered request (`route`: the route table's template, absent for unknown paths). */

@@ -27,3 +27,4 @@ export {
   type WireFamily,
 } from './provider-conformance.js';
 export { anthropicMessagesWire, chatCompletionsWire } from './conformance-families.js';
+export { describeQuotaContract, type QuotaContractOptions } from './quota-contract.js';

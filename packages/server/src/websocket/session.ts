@@ -1,6 +1,7 @@
 import type { SpecVersion } from '@openresponses/zod';
 import { asResponsesError, invalidRequest, ResponsesError } from '../errors.js';
 import type { Admission } from '../admission.js';
+import type { TenantQuota } from '../tenant-quota.js';
 import { type Backpressure, negotiateVersion, parseJson } from '../exchange.js';
 import { Cancellation } from '../cancellation.js';
 import type { TurnRunner } from '../responses/runner.js';
@@ -57,6 +58,8 @@ export function openResponsesSession(
      * holds a connection slot while open, and each turn takes from the rate and holds a turn slot.
      */
     admission?: Admission;
+    /** Per-tenant limits (shared across instances with a shared backend): a connection lease, and each turn's request rate. */
+    quota?: Pick<TenantQuota, 'request' | 'connection'>;
     /** Where connection-local responses live, shared by the server's connections under one byte budget (default: this connection's own). */
     state?: InMemoryResponseStore;
   },
@@ -86,11 +89,21 @@ export function openResponsesSession(
   // The connection's tenant and its connection slot, given back when the socket closes. `checkUpgrade` refused
   // the upgrade already if the tenant was at its limit; this refusal is the race of two upgrades for one slot.
   let endConnection: (() => void) | undefined;
-  const tenant = connection.owner.then((owner) => {
+  const tenant = connection.owner.then(async (owner) => {
     const resolved = owner ?? 'open';
-    if (isClosed || !connection.admission) return resolved;
+    if (isClosed) return resolved;
     try {
-      endConnection = connection.admission.openConnection(resolved);
+      endConnection = connection.admission?.openConnection(resolved);
+      const endLease = await connection.quota?.connection(resolved);
+      if (endLease) {
+        const endSlot = endConnection;
+        endConnection = () => {
+          endSlot?.();
+          endLease();
+        };
+        // Closed while the lease was being taken.
+        if (isClosed) endConnection();
+      }
     } catch (error) {
       sendError(asResponsesError(error));
       socket.close(1013, 'too many connections');
@@ -139,6 +152,7 @@ export function openResponsesSession(
     try {
       // Inside the try: a refused continuation is a failed one, and the spec evicts after any 4xx.
       connection.admission?.takeRate(owner);
+      await connection.quota?.request(owner);
       endTurn = connection.admission?.startTurn(owner);
       const result = await runner.turn(message, {
         version,

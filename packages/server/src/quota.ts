@@ -1,0 +1,334 @@
+import { ResponsesError } from './errors.js';
+import type { TenantLimits } from './tenants.js';
+
+/**
+ * Per-tenant admission as one contract with two backends: `MemoryQuota` (one process, the default) and the
+ * Redis one in `@openresponses/store-redis` (every instance sharing the store's Redis). Both pass
+ * `describeQuotaContract` (`@openresponses/server/testing`).
+ *
+ * Rates are GCRA (the generic cell rate algorithm: one "theoretical arrival time" per tenant and rate, no
+ * counters to sweep) with a burst of one full minute, as OpenAI's limits behave: in any interval of t seconds a
+ * tenant is admitted at most `limit + limit * t / 60` requests (or tokens) — the minute's worth it may spend at
+ * once plus what refills meanwhile. Nothing beyond that: with Redis every instance's check runs in one script
+ * against Redis's clock, so there is no drift between instances and no window boundary to double up on.
+ */
+export interface QuotaBackend {
+  /** Takes one request from the tenant's requests-per-minute rate. */
+  takeRequest(tenant: string, perMinute: number): Promise<RateDecision>;
+  /**
+   * Reserves `tokens` from the tokens-per-minute rate (capped at the limit, so a large reservation waits for a
+   * full minute instead of never passing) and from the day's and month's budgets. A budget refuses only once it
+   * is spent (used plus reserved reaches it): it is overshot by at most the turns admitted just before that.
+   */
+  reserveTokens(tenant: string, tokens: number, limits: TokenLimits, period: Period): Promise<TokenDecision>;
+  /**
+   * A turn's end: gives back its reservation, charges what it used to the rate and the budgets, and adds its
+   * usage to the tenant's account for the model and day, in one step.
+   */
+  settle(tenant: string, settlement: Settlement): Promise<void>;
+  /** Takes a lease (a turn in flight, a WebSocket connection) if fewer than `max` are held; it lapses after `ttlMs` unless renewed. */
+  acquireLease(tenant: string, kind: LeaseKind, max: number, ttlMs: number): Promise<string | undefined>;
+  /** Extends a lease held by this instance (a lapsed one is taken again, even past `max`: the work is already running). */
+  renewLease(tenant: string, kind: LeaseKind, lease: string, ttlMs: number): Promise<void>;
+  /** Gives a lease back. */
+  releaseLease(tenant: string, kind: LeaseKind, lease: string): Promise<void>;
+  /** Leases held now (lapsed ones not counted). */
+  leases(tenant: string, kind: LeaseKind): Promise<number>;
+  /** Usage per tenant, model and day, for days `from` to `to` (`YYYY-MM-DD`, inclusive), of `tenants`. */
+  usage(query: UsageQuery): Promise<UsageRow[]>;
+}
+
+export type LeaseKind = 'turn' | 'connection';
+export type TokenLimits = Pick<TenantLimits, 'tokensPerMinute' | 'dailyTokens' | 'monthlyTokens'>;
+
+/** The state of a rate after a check, as the `x-ratelimit-*` headers tell it. */
+export interface RateWindow {
+  limit: number;
+  /** What may still be taken at once now. */
+  remaining: number;
+  /** Until the rate is full again, in ms. */
+  resetMs: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  window: RateWindow;
+  /** When refused: until the request would pass, in ms. */
+  retryAfterMs: number;
+}
+
+export interface TokenDecision {
+  allowed: boolean;
+  /** What refused it. */
+  refusal?: 'tokens_per_minute' | 'daily' | 'monthly';
+  /** The tokens-per-minute rate, when the tenant has one. */
+  window?: RateWindow;
+  retryAfterMs: number;
+}
+
+/** The UTC day and month a check or a settlement belongs to, and when each ends. */
+export interface Period {
+  day: string;
+  month: string;
+  dayEndsAt: number;
+  monthEndsAt: number;
+}
+
+export interface TurnUsage {
+  inputTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+}
+
+export interface Settlement {
+  /** What `reserveTokens` reserved (0 when nothing was). */
+  reserved: number;
+  usage: TurnUsage;
+  /** The model that answered (the response's `model`); undefined when the turn produced no response (nothing is accounted). */
+  model?: string;
+  period: Period;
+  limits: TokenLimits;
+}
+
+export interface UsageQuery {
+  tenants: readonly string[];
+  from: string;
+  to: string;
+}
+
+export interface UsageRow extends TurnUsage {
+  tenant: string;
+  model: string;
+  day: string;
+  requests: number;
+}
+
+/** Longest model name an account keeps (longer ones are cut); models past `MAX_MODELS_PER_DAY` count as `(other)`. */
+export const MAX_MODEL_NAME = 128;
+export const MAX_MODELS_PER_DAY = 256;
+export const OTHER_MODEL = '(other)';
+const MINUTE = 60_000;
+
+/** The period of a moment (UTC). */
+export function periodOf(at: number): Period {
+  const date = new Date(at);
+  const iso = date.toISOString();
+  return {
+    day: iso.slice(0, 10),
+    month: iso.slice(0, 7),
+    dayEndsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1),
+    monthEndsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1),
+  };
+}
+
+/** The days from `from` to `to`, inclusive (at most `max`). */
+export function daysBetween(from: string, to: string, max = 400): string[] {
+  const days: string[] = [];
+  for (let at = Date.parse(`${from}T00:00:00Z`); days.length < max; at += 86_400_000) {
+    const day = new Date(at).toISOString().slice(0, 10);
+    if (day > to) break;
+    days.push(day);
+  }
+  return days;
+}
+
+/**
+ * GCRA for `limit` units per minute with a one-minute burst: `tat` is the theoretical arrival time. Answers the
+ * new `tat` (unchanged when refused). The Redis script (`store-redis/src/quota-scripts.ts`) is this in Lua.
+ */
+export function gcra(tat: number, now: number, limit: number, cost: number) {
+  const interval = MINUTE / limit;
+  const base = Math.max(tat, now);
+  const next = base + cost * interval;
+  const allowed = next - now <= MINUTE;
+  const held = allowed ? next : base;
+  return {
+    allowed,
+    tat: held,
+    window: { limit, remaining: Math.max(0, Math.floor((MINUTE - (held - now)) / interval)), resetMs: held - now },
+    retryAfterMs: allowed ? 0 : next - MINUTE - now,
+  };
+}
+
+/** The in-memory backend: one process; a map per rate, lease kind and account. */
+export class MemoryQuota implements QuotaBackend {
+  private readonly tats = new Map<string, number>();
+  private readonly budgets = new Map<string, number>();
+  private readonly held = new Map<string, Map<string, number>>();
+  private readonly accounts = new Map<string, UsageRow>();
+  private leaseCounter = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async takeRequest(tenant: string, perMinute: number): Promise<RateDecision> {
+    const result = gcra(this.tats.get(`r:${tenant}`) ?? 0, this.now(), perMinute, 1);
+    this.tats.set(`r:${tenant}`, result.tat);
+    return { allowed: result.allowed, window: result.window, retryAfterMs: result.retryAfterMs };
+  }
+
+  async reserveTokens(tenant: string, tokens: number, limits: TokenLimits, period: Period): Promise<TokenDecision> {
+    const now = this.now();
+    const dayKey = `d:${tenant}:${period.day}`;
+    const monthKey = `m:${tenant}:${period.month}`;
+    if (limits.dailyTokens !== undefined && (this.budgets.get(dayKey) ?? 0) >= limits.dailyTokens)
+      return { allowed: false, refusal: 'daily', retryAfterMs: period.dayEndsAt - now };
+    if (limits.monthlyTokens !== undefined && (this.budgets.get(monthKey) ?? 0) >= limits.monthlyTokens)
+      return { allowed: false, refusal: 'monthly', retryAfterMs: period.monthEndsAt - now };
+    let window: RateWindow | undefined;
+    if (limits.tokensPerMinute !== undefined) {
+      const result = gcra(
+        this.tats.get(`t:${tenant}`) ?? 0,
+        now,
+        limits.tokensPerMinute,
+        Math.min(tokens, limits.tokensPerMinute),
+      );
+      if (!result.allowed)
+        return {
+          allowed: false,
+          refusal: 'tokens_per_minute',
+          window: result.window,
+          retryAfterMs: result.retryAfterMs,
+        };
+      this.tats.set(`t:${tenant}`, result.tat);
+      window = result.window;
+    }
+    this.budgets.set(dayKey, (this.budgets.get(dayKey) ?? 0) + tokens);
+    this.budgets.set(monthKey, (this.budgets.get(monthKey) ?? 0) + tokens);
+    return { allowed: true, window, retryAfterMs: 0 };
+  }
+
+  async settle(tenant: string, { reserved, usage, model, period, limits }: Settlement): Promise<void> {
+    const now = this.now();
+    const used = usage.inputTokens + usage.outputTokens;
+    const change = used - reserved;
+    for (const key of [`d:${tenant}:${period.day}`, `m:${tenant}:${period.month}`])
+      this.budgets.set(key, Math.max(0, (this.budgets.get(key) ?? 0) + change));
+    if (limits.tokensPerMinute !== undefined) {
+      const cap = limits.tokensPerMinute;
+      // The rate was charged the reservation capped at the limit: correct it to what was used (never below now).
+      const charged = Math.min(reserved, cap);
+      const tat = this.tats.get(`t:${tenant}`) ?? now;
+      this.tats.set(`t:${tenant}`, Math.max(now, tat + ((used - charged) * MINUTE) / cap));
+    }
+    if (model === undefined) return;
+    const name = accountModel(model, (day) => this.modelsOf(tenant, day), period.day);
+    const key = `${tenant}\n${name}\n${period.day}`;
+    const row = this.accounts.get(key) ?? {
+      tenant,
+      model: name,
+      day: period.day,
+      requests: 0,
+      inputTokens: 0,
+      cachedTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+    };
+    row.requests += 1;
+    row.inputTokens += usage.inputTokens;
+    row.cachedTokens += usage.cachedTokens;
+    row.outputTokens += usage.outputTokens;
+    row.reasoningTokens += usage.reasoningTokens;
+    this.accounts.set(key, row);
+  }
+
+  async acquireLease(tenant: string, kind: LeaseKind, max: number, ttlMs: number): Promise<string | undefined> {
+    const leases = this.live(tenant, kind);
+    if (leases.size >= max) return undefined;
+    const lease = `lease_${++this.leaseCounter}`;
+    leases.set(lease, this.now() + ttlMs);
+    return lease;
+  }
+
+  async renewLease(tenant: string, kind: LeaseKind, lease: string, ttlMs: number): Promise<void> {
+    this.live(tenant, kind).set(lease, this.now() + ttlMs);
+  }
+
+  async releaseLease(tenant: string, kind: LeaseKind, lease: string): Promise<void> {
+    this.live(tenant, kind).delete(lease);
+  }
+
+  async leases(tenant: string, kind: LeaseKind): Promise<number> {
+    return this.live(tenant, kind).size;
+  }
+
+  async usage(query: UsageQuery): Promise<UsageRow[]> {
+    const days = new Set(daysBetween(query.from, query.to));
+    const tenants = new Set(query.tenants);
+    return [...this.accounts.values()]
+      .filter((row) => tenants.has(row.tenant) && days.has(row.day))
+      .map((row) => ({ ...row }));
+  }
+
+  /** The tenant's leases of a kind, lapsed ones dropped. */
+  private live(tenant: string, kind: LeaseKind): Map<string, number> {
+    const key = `${kind}:${tenant}`;
+    let leases = this.held.get(key);
+    if (!leases) this.held.set(key, (leases = new Map()));
+    const now = this.now();
+    for (const [lease, expires] of leases) if (expires <= now) leases.delete(lease);
+    return leases;
+  }
+
+  private modelsOf(tenant: string, day: string): number {
+    let models = 0;
+    for (const row of this.accounts.values()) if (row.tenant === tenant && row.day === day) models++;
+    return models;
+  }
+}
+
+/** The name a usage account keeps for a model: cut to `MAX_MODEL_NAME`; `(other)` once a day has `MAX_MODELS_PER_DAY`. */
+function accountModel(model: string, modelsOn: (day: string) => number, day: string): string {
+  return modelsOn(day) >= MAX_MODELS_PER_DAY ? OTHER_MODEL : model.slice(0, MAX_MODEL_NAME);
+}
+
+/** `1.5s`, `6m0s`, `20ms`: the durations of OpenAI's `x-ratelimit-reset-*` headers. */
+export function formatReset(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${Number(seconds.toFixed(3))}s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}m${Number((seconds - minutes * 60).toFixed(3))}s`;
+}
+
+/** The `x-ratelimit-*-<what>` headers of a rate. */
+export function rateLimitHeaders(what: 'requests' | 'tokens', window: RateWindow): Record<string, string> {
+  return {
+    [`x-ratelimit-limit-${what}`]: String(window.limit),
+    [`x-ratelimit-remaining-${what}`]: String(window.remaining),
+    [`x-ratelimit-reset-${what}`]: formatReset(window.resetMs),
+  };
+}
+
+/** 429 `rate_limit_exceeded` with `Retry-After` (whole seconds, at least 1) and the rate's headers. */
+export function rateLimitExceeded(
+  what: 'requests' | 'tokens',
+  window: RateWindow,
+  retryAfterMs: number,
+): ResponsesError {
+  return new ResponsesError(
+    'too_many_requests',
+    'rate_limit_exceeded',
+    `Rate limit reached: ${window.limit} ${what} per minute for this tenant; retry after the Retry-After seconds.`,
+    null,
+    429,
+    {
+      headers: {
+        'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
+        ...rateLimitHeaders(what, window),
+      },
+    },
+  );
+}
+
+/** 429 `insufficient_quota`: the tenant's daily or monthly token budget is spent (`Retry-After`: until it renews). */
+export function insufficientQuota(period: 'daily' | 'monthly', retryAfterMs: number): ResponsesError {
+  return new ResponsesError(
+    'too_many_requests',
+    'insufficient_quota',
+    `This tenant's ${period} token budget is spent; it renews at the start of the next UTC ${period === 'daily' ? 'day' : 'month'}.`,
+    null,
+    429,
+    { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } },
+  );
+}

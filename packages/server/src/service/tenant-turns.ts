@@ -1,0 +1,72 @@
+import type { ResponseResource } from '@openresponses/types';
+import type { TurnUsage } from '../quota.js';
+import type { TurnRunner } from '../responses/runner.js';
+import type { TenantQuota } from '../tenant-quota.js';
+
+/**
+ * `runner` with every turn admitted by `quota` (model access, turn lease, token reservation) before it starts,
+ * and settled with its response's usage when it ends, whichever transport runs it (HTTP JSON and SSE, WebSocket,
+ * background, chat completions) and however it ends (completed, incomplete, failed, cancelled).
+ */
+export function admittedRunner(runner: TurnRunner, quota: TenantQuota, defaultModel: string): TurnRunner {
+  const begin: TurnRunner['begin'] = async (raw, options, watched) => {
+    const body = (raw ?? {}) as { model?: unknown; max_output_tokens?: unknown };
+    const model = typeof body.model === 'string' && body.model !== '' ? body.model : defaultModel;
+    const maxOutput =
+      typeof body.max_output_tokens === 'number' &&
+      Number.isSafeInteger(body.max_output_tokens) &&
+      body.max_output_tokens > 0
+        ? body.max_output_tokens
+        : undefined;
+    const admitted = await quota.startTurn(options.owner, model, maxOutput);
+    if (options.facts) options.facts.headers = admitted.headers;
+    let run: Awaited<ReturnType<TurnRunner['begin']>>;
+    try {
+      run = await runner.begin(raw, options, watched);
+    } catch (error) {
+      await admitted.end(undefined);
+      throw error;
+    }
+    return async (onEvent, backpressure) => {
+      let response: ResponseResource | undefined;
+      try {
+        const outcome = await run(onEvent, backpressure);
+        response = outcome.response;
+        return outcome;
+      } finally {
+        // The account is written before the turn's answer is complete, so usage read after it includes it.
+        await admitted
+          .end(response && { model: response.model, usage: usageOf(response) })
+          .catch((error: unknown) =>
+            console.warn(`WARNING: a turn's usage could not be accounted: ${(error as Error).message}`),
+          );
+      }
+    };
+  };
+  return Object.assign({}, runner, {
+    begin,
+    turn: async (raw: unknown, options: Parameters<TurnRunner['turn']>[1]) =>
+      (await begin(raw, options, options.onEvent !== undefined))(options.onEvent),
+  });
+}
+
+/** A response's usage as the account keeps it (missing fields count 0). */
+function usageOf(response: ResponseResource): TurnUsage {
+  const usage = response.usage as
+    | {
+        input_tokens?: number;
+        output_tokens?: number;
+        input_tokens_details?: { cached_tokens?: number };
+        output_tokens_details?: { reasoning_tokens?: number };
+      }
+    | null
+    | undefined;
+  const count = (value: number | undefined) =>
+    typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+  return {
+    inputTokens: count(usage?.input_tokens),
+    cachedTokens: count(usage?.input_tokens_details?.cached_tokens),
+    outputTokens: count(usage?.output_tokens),
+    reasoningTokens: count(usage?.output_tokens_details?.reasoning_tokens),
+  };
+}
