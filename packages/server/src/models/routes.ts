@@ -14,6 +14,12 @@ import type { UpstreamFetch } from './upstream.js';
  */
 const FAMILIES = [chatCompletionsFamily, anthropicMessagesFamily] as const;
 
+/**
+ * The registered families' route types, in order: the conformance kit and the hostile contract suite
+ * (`@openresponses/server/testing`) must each have a renderer for every one (a test holds it).
+ */
+export const FAMILY_TYPES: readonly string[] = FAMILIES.map((family) => family.type);
+
 type Family = (typeof FAMILIES)[number];
 const DEFAULT_FAMILY: Family['type'] = FAMILIES[0].type;
 

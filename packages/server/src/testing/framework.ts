@@ -5,9 +5,11 @@
 export interface TestFramework {
   /** Registers a group of tests. */
   describe(name: string, body: () => void): void;
+  /** Runs once after the group's tests (vitest's and jest's `afterAll`); suites that start servers stop them here. */
+  afterAll?(body: () => Promise<void>): void;
   /** Registers one test. */
   test(name: string, body: () => Promise<void>): void;
-  /** Starts an assertion on `actual`. */
+  /** Starts an assertion on `actual` (`message` names it in a failure). */
   // biome-ignore lint/suspicious/noExplicitAny: the framework's own matcher types (vitest and jest differ).
-  expect(actual: unknown): any;
+  expect(actual: unknown, message?: string): any;
 }

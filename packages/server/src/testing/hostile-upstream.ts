@@ -11,13 +11,13 @@ import type { AddressInfo, Socket } from 'node:net';
 export interface HostileExchange {
   readonly request: IncomingMessage;
   readonly response: ServerResponse;
-  /** `/chat/completions` or `/models` (the path after `/v1`). */
+  /** `/chat/completions`, `/messages` or `/models` (the path after `/v1`; the whole path under a pinned behaviour without `/v1`). */
   readonly endpoint: string;
   /** The request's JSON body (`{}` for a GET or a body that is not JSON). */
   readonly body: Record<string, unknown>;
   /** Whether the request asked for a stream. */
   readonly stream: boolean;
-  /** The key in `Authorization: Bearer <key>` ('' without one). */
+  /** The key in `Authorization: Bearer <key>`, `x-api-key` or `x-goog-api-key` ('' without one). */
   readonly apiKey: string;
   /** The sizes and pace the upstream was started with. */
   readonly options: Readonly<Required<HostileSizes>>;
@@ -400,13 +400,18 @@ export async function startHostileUpstream(options: HostileUpstreamOptions = {})
 
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://upstream');
-    const path = /^(?:\/([^/]+))?\/v1(\/.*)$/.exec(url.pathname);
     response.setHeader('connection', 'close');
-    if (!path) {
+    // `/<behaviour>/…` pins a behaviour (whatever API path follows: `/v1/…`, `/v1beta/…`); else `/v1/…` picks by model.
+    const first = /^\/([^/]+)(\/.*)?$/.exec(url.pathname);
+    const firstName = first ? decodeURIComponent(first[1]!) : '';
+    const pinned = firstName in behaviours ? firstName : undefined;
+    const rest = pinned ? (first![2] ?? '/') : url.pathname;
+    const path = /^\/v1(\/.*)$/.exec(rest);
+    if (!path && !pinned) {
       sendRaw(response, 404, { error: { message: `no route ${url.pathname}` } });
       return;
     }
-    const [, pinned, endpoint] = path as unknown as [string, string | undefined, string];
+    const endpoint = path ? path[1]! : rest;
     const body = await readBody(request);
     const name = pinned ?? (typeof body.model === 'string' && body.model in behaviours ? body.model : 'short-answer');
     const behaviour = behaviours[name];
@@ -431,7 +436,11 @@ export async function startHostileUpstream(options: HostileUpstreamOptions = {})
       endpoint,
       body,
       stream: body.stream === true,
-      apiKey: /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '',
+      apiKey:
+        /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ??
+        (request.headers['x-api-key'] as string | undefined) ??
+        (request.headers['x-goog-api-key'] as string | undefined) ??
+        '',
       options: sizes,
       get closed() {
         return closed;

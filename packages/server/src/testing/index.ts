@@ -12,6 +12,20 @@ export {
   type ServedRequest,
   startHostileUpstream,
 } from './hostile-upstream.js';
+export {
+  clientBytesBound,
+  describeHostileContract,
+  HOSTILE_FIELDS,
+  type HostileContractOptions,
+  type HostileField,
+  type HostileServeRequest,
+  type HostileTarget,
+  type HostileWire,
+  limitsEnv,
+  REQUIRED_HOSTILE_FIELDS,
+} from './hostile-contract.js';
+export { anthropicMessagesHostileWire, chatCompletionsHostileWire, HOSTILE_WIRES } from './hostile-families.js';
+export { healthzMs, type ProbedServer, watch } from './server-probe.js';
 export { describeTenantIsolation, type IsolationTarget, socketTurn } from './isolation.js';
 export { type ReceivedRequest, type ReplayUpstream, startReplayUpstream } from './replay-upstream.js';
 export { describeStoreContract, type StoreContractOptions, sampleEntry } from './store-contract.js';

@@ -1,0 +1,114 @@
+// The hostile contract's scenarios in each family's wire format (hostile-contract.ts): one `HostileWire` per
+// registered provider family. A new family adds its wire here and to `HOSTILE_WIRES`.
+import type { HostileWire } from './hostile-contract.js';
+
+const chatChunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  `data: ${JSON.stringify({
+    id: 'chatcmpl-hostile',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'hostile',
+    choices: [{ index: 0, delta, finish_reason: null, ...extra }],
+  })}\n\n`;
+
+/** Chat Completions chunks (`data:` lines; keep-alives are SSE comments). */
+export const chatCompletionsHostileWire: HostileWire = {
+  type: 'chat-completions',
+  url: (root) => `${root}/v1`,
+  streamStart: () => chatChunk({ role: 'assistant', content: '' }),
+  floods: {
+    text: (payload) => chatChunk({ content: payload }),
+    refusal: (payload) => chatChunk({ refusal: payload }),
+    reasoning: (payload) => chatChunk({ reasoning_content: payload }),
+    'tool-name': (payload, index) =>
+      chatChunk({
+        tool_calls: [
+          index === 0
+            ? { index: 0, id: 'call_h', type: 'function', function: { name: 'f', arguments: '' } }
+            : { index: 0, function: { name: payload } },
+        ],
+      }),
+    'tool-arguments': (payload, index) =>
+      chatChunk({
+        tool_calls: [
+          index === 0
+            ? { index: 0, id: 'call_h', type: 'function', function: { name: 'f', arguments: payload } }
+            : { index: 0, function: { arguments: payload } },
+        ],
+      }),
+    'nameless-tool-arguments': (payload) => chatChunk({ tool_calls: [{ index: 0, function: { arguments: payload } }] }),
+    logprobs: (payload) =>
+      chatChunk(
+        { content: 'a' },
+        { logprobs: { content: [{ token: payload, logprob: -0.5, bytes: [], top_logprobs: [] }] } },
+      ),
+    'open-block': (_, index) =>
+      chatChunk({ tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: 'f' } }] }),
+    'unknown-block': (payload) => chatChunk({ content: '', vendor_block: { type: 'unknown', data: payload } }),
+  },
+  keepAlive: () => ': keep-alive\n\n',
+  deepEvent: (depth) =>
+    `data: {"choices":[{"index":0,"delta":{"content":"x","x":${'['.repeat(depth)}${']'.repeat(depth)}}}]}\n\n`,
+};
+
+const anthropicEvent = (type: string, data: Record<string, unknown>) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const blockStart = (index: number, block: Record<string, unknown>) =>
+  anthropicEvent('content_block_start', { index, content_block: block });
+const blockDelta = (index: number, delta: Record<string, unknown>) =>
+  anthropicEvent('content_block_delta', { index, delta });
+const blockStop = (index: number) => anthropicEvent('content_block_stop', { index });
+/** The first event opens block 0 with `start`; every event carries `delta` for it. */
+const inBlock = (start: Record<string, unknown>, delta: Record<string, unknown>, index: number) =>
+  (index === 0 ? blockStart(0, start) : '') + blockDelta(0, delta);
+
+/** Anthropic Messages events (`event:` and `data:`; keep-alives are `ping` events). */
+export const anthropicMessagesHostileWire: HostileWire = {
+  type: 'anthropic-messages',
+  url: (root) => root,
+  streamStart: () =>
+    anthropicEvent('message_start', {
+      message: {
+        id: 'msg_hostile',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-hostile',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+    }),
+  floods: {
+    text: (payload, index) => inBlock({ type: 'text', text: '' }, { type: 'text_delta', text: payload }, index),
+    reasoning: (payload, index) =>
+      inBlock({ type: 'thinking', thinking: '', signature: '' }, { type: 'thinking_delta', thinking: payload }, index),
+    opaque: (payload, index) =>
+      inBlock(
+        { type: 'thinking', thinking: '', signature: '' },
+        { type: 'signature_delta', signature: payload },
+        index,
+      ),
+    redacted: (payload, index) => blockStart(index, { type: 'redacted_thinking', data: payload }) + blockStop(index),
+    'tool-name': (payload, index) =>
+      blockStart(index, { type: 'tool_use', id: `toolu_${index}`, name: `f${payload}`, input: {} }),
+    'tool-arguments': (payload, index) =>
+      inBlock(
+        { type: 'tool_use', id: 'toolu_h', name: 'f', input: {} },
+        { type: 'input_json_delta', partial_json: payload },
+        index,
+      ),
+    'open-block': (_, index) => blockStart(index, { type: 'text', text: '' }),
+    'empty-block': (_, index) => blockStart(index, { type: 'text', text: '' }) + blockStop(index),
+    'unknown-block': (payload, index) => blockStart(index, { type: 'vendor_block', data: payload }),
+  },
+  keepAlive: () => anthropicEvent('ping', {}),
+  deepEvent: (depth) =>
+    `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}}\n\n`,
+};
+
+/** The hostile wire of every provider family, by route `type`: a registered family without one fails a test. */
+export const HOSTILE_WIRES: Readonly<Record<string, HostileWire>> = {
+  [chatCompletionsHostileWire.type]: chatCompletionsHostileWire,
+  [anthropicMessagesHostileWire.type]: anthropicMessagesHostileWire,
+};
