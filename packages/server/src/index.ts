@@ -23,6 +23,13 @@ export {
   type AnthropicMessagesProviderOptions,
   type AnthropicRequestSettings,
 } from './models/anthropic-messages/index.js';
+export {
+  GeminiProvider,
+  toGeminiRequest,
+  toGeminiSchema,
+  type GeminiProviderOptions,
+  type GeminiRequestSettings,
+} from './models/gemini/index.js';
 export type {
   UpstreamAbort,
   UpstreamBodyReader,

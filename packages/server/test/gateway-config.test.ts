@@ -91,7 +91,7 @@ describe('config mistakes', () => {
     [{ routes: [{ model: 'a', prefix: 'b/', url }] }, 'exactly one of "model" or "prefix"'],
     [{ routes: [{ prefix: 'b/', url, upstreamModel: 'c' }] }, '"upstreamModel" needs "model"'],
     [{ routes: [{ model: 'a', url: 'ftp://host/v1' }] }, 'routes[0].url'],
-    [{ routes: [{ model: 'a', url, type: 'gemini' }] }, 'routes[0].type'],
+    [{ routes: [{ model: 'a', url, type: 'bedrock' }] }, 'routes[0].type'],
     [{ routes: [{ model: 'a', url, temprature: 1 }] }, 'temprature'],
     [{ models: [] }, 'routes'],
   ])('%j', (config, message) => {

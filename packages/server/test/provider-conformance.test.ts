@@ -1,8 +1,13 @@
-// The provider conformance kit (@openresponses/server/testing) run for both provider families, each
+// The provider conformance kit (@openresponses/server/testing) run for every provider family, each
 // behind the real server on 127.0.0.1 in front of a scripted upstream speaking its wire format.
 import { describe, expect, test } from 'vitest';
 import type { ModelProvider } from '../src/index.js';
-import { anthropicMessagesWire, chatCompletionsWire, describeProviderConformance } from '../src/testing/index.js';
+import {
+  anthropicMessagesWire,
+  chatCompletionsWire,
+  describeProviderConformance,
+  geminiWire,
+} from '../src/testing/index.js';
 import { API_KEY, startTestServer } from './harness.js';
 
 const serve = async (providers: ModelProvider[]) => {
@@ -12,3 +17,4 @@ const serve = async (providers: ModelProvider[]) => {
 
 describeProviderConformance(chatCompletionsWire, { serve }, { describe, test, expect });
 describeProviderConformance(anthropicMessagesWire, { serve }, { describe, test, expect });
+describeProviderConformance(geminiWire, { serve }, { describe, test, expect });

@@ -15,7 +15,7 @@ const LISTING_DEADLINE_MS = 30_000;
 /**
  * An upstream's model names for `GET /v1/models`, asked at most once per `ttlMs` for every client (a failed
  * listing, as none, for at most a minute), read through the bounded reader: the body at most
- * `maxUpstreamBodyBytes`, at most `maxUpstreamModels` names. Both provider families list through it.
+ * `maxUpstreamBodyBytes`, at most `maxUpstreamModels` names. Every provider family lists through it.
  */
 export class CachedModelList {
   private cached: { until: number; names: Promise<string[]> } | undefined;
@@ -39,9 +39,30 @@ export class CachedModelList {
   }
 }
 
+/** Pages of one listing followed at most (a listing that pages past it is cut there). */
+export const MAX_MODEL_PAGES = 20;
+
+/** One page of a model listing: the entries (each `{ id }` or what `nameOf` reads), and the next page's URL. */
+export interface ModelPage {
+  /** The page's entries, as the upstream sent them. */
+  models: unknown[];
+  /** The URL of the next page, when there is one. */
+  next?: string;
+}
+
+/** OpenAI's and Anthropic's shape, `{ data: [{ id }, …] }`: one page (the gateway asks for the most per page). */
+const dataPage = (body: unknown): ModelPage => {
+  const data = body && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
+  if (!Array.isArray(data)) throw new Error('The upstream model list has no data array.');
+  return { models: data };
+};
+const idOf = (model: unknown) => (model && typeof model === 'object' ? (model as { id?: unknown }).id : undefined);
+
 /**
- * `GET url` of an upstream that lists models as `{ data: [{ id }, …] }` (OpenAI's and Anthropic's shape),
- * bounded as above; throws when the upstream fails or the answer is not such a list.
+ * `GET url` of an upstream that lists models, page after page (at most `MAX_MODEL_PAGES`), bounded as above:
+ * `readPage` reads one page (default `{ data: [{ id }, …] }`, OpenAI's and Anthropic's shape) and says where
+ * the next one is; `nameOf` reads a name from an entry (default its `id`). Throws when the upstream fails or an
+ * answer is not such a page.
  */
 export async function fetchModelNames(
   fetch: UpstreamFetch,
@@ -49,7 +70,31 @@ export async function fetchModelNames(
   headers: Record<string, string>,
   limits: UpstreamLimits,
   redactor: Redactor,
+  readPage: (body: unknown) => ModelPage = dataPage,
+  nameOf: (model: unknown) => unknown = idOf,
 ): Promise<string[]> {
+  const names: string[] = [];
+  let next: string | undefined = url;
+  for (let page = 0; next !== undefined && page < MAX_MODEL_PAGES && names.length < limits.maxUpstreamModels; page++) {
+    const { models, next: after } = readPage(await listingPage(fetch, next, headers, limits, redactor));
+    next = after;
+    for (const model of models) {
+      if (names.length >= limits.maxUpstreamModels) break;
+      const name = nameOf(model);
+      if (typeof name === 'string' && name.length > 0 && name.length <= MAX_MODEL_NAME_CHARS) names.push(name);
+    }
+  }
+  return names;
+}
+
+/** One page of a listing, read through the bounded reader as one short call. */
+async function listingPage(
+  fetch: UpstreamFetch,
+  url: string,
+  headers: Record<string, string>,
+  limits: UpstreamLimits,
+  redactor: Redactor,
+): Promise<unknown> {
   const call = new UpstreamCall(
     'GET',
     headers,
@@ -65,15 +110,7 @@ export async function fetchModelNames(
     if (!response.ok) throw new Error(`The upstream answered HTTP ${response.status} to a model listing.`);
     const body = call.json(await call.text(response));
     call.finished = true;
-    const data = body && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
-    if (!Array.isArray(data)) throw new Error('The upstream model list has no data array.');
-    const names: string[] = [];
-    for (const model of data) {
-      if (names.length >= limits.maxUpstreamModels) break;
-      const id = model && typeof model === 'object' ? (model as { id?: unknown }).id : undefined;
-      if (typeof id === 'string' && id.length > 0 && id.length <= MAX_MODEL_NAME_CHARS) names.push(id);
-    }
-    return names;
+    return body;
   } finally {
     call.close();
   }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { type ServerLimits, upstreamLimitsOf } from '../limits.js';
 import { anthropicFromEnvironment } from '../models/anthropic-messages/family.js';
 import { ChatCompletionsProvider } from '../models/chat-completions/provider.js';
+import { geminiFromEnvironment } from '../models/gemini/family.js';
 import { DeterministicModel } from '../models/deterministic.js';
 import type { ModelProvider } from '../models/provider.js';
 import { GatewayConfigError, providersFromConfig } from '../models/routes.js';
@@ -15,7 +16,7 @@ export interface GatewayOptions {
   chatCompletionsApiKey?: string;
   /** A JSON routing file (see `GatewayConfig`); its keys are read from `env`. */
   configPath?: string;
-  /** Where route keys (`apiKeyEnv`) and the Anthropic variables are read from (default: an empty environment; the CLI passes `process.env`). */
+  /** Where route keys (`apiKeyEnv`) and the Anthropic and Gemini variables are read from (default: an empty environment; the CLI passes `process.env`). */
   env?: Record<string, string | undefined>;
   /** The bounds of every upstream call (the upstream fields of `ServerLimits`; defaults for those not given). */
   limits?: Partial<ServerLimits>;
@@ -54,6 +55,8 @@ export function gatewayProviders(options: GatewayOptions): ModelProvider[] {
   try {
     const anthropic = anthropicFromEnvironment(options.env ?? {}, nodeFetch, limits);
     if (anthropic) providers.push(anthropic);
+    const gemini = geminiFromEnvironment(options.env ?? {}, nodeFetch, limits);
+    if (gemini) providers.push(gemini);
   } catch (error) {
     throw new GatewayConfigError((error as Error).message, { cause: error });
   }

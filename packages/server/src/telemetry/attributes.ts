@@ -103,6 +103,8 @@ export const GEN_AI_PROVIDERS = {
   /** OpenAI and every OpenAI-compatible Chat Completions upstream (Ollama, vLLM, llama.cpp…). */
   openai: 'openai',
   anthropic: 'anthropic',
+  /** The Gemini API (Vertex AI would be `gcp.vertex_ai`). */
+  gemini: 'gcp.gemini',
   /** The embedded deterministic model and scenario files: this server answers itself. */
   openresponses: 'openresponses',
 } as const;

@@ -1,9 +1,11 @@
-// The two provider families under the provider conformance suite: how a scripted answer looks in each wire
+// The provider families under the provider conformance suite: how a scripted answer looks in each wire
 // format (written from the published formats: OpenAI's Chat Completions chunks, Anthropic's Messages
-// events), and where each carries tool results and reasoning on the way back.
+// events, Gemini's GenerateContentResponse chunks), and where each carries tool results and reasoning on the
+// way back.
 import type { IncomingHttpHeaders } from 'node:http';
 import { AnthropicMessagesProvider } from '../models/anthropic-messages/provider.js';
 import { ChatCompletionsProvider } from '../models/chat-completions/provider.js';
+import { GeminiProvider } from '../models/gemini/provider.js';
 import type { ScriptedAnswer, WireAnswer, WireFamily } from './provider-conformance.js';
 
 /** The key the gateway sent, echoed in error bodies as real upstreams do (the gateway must redact it). */
@@ -209,4 +211,91 @@ export const anthropicMessagesWire: WireFamily = {
       .flatMap((m) => (m.role === 'assistant' ? m.content : []))
       .filter((block) => block.type === 'thinking')
       .map((block) => block.signature!),
+};
+
+const GOOGLE_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
+
+/**
+ * Gemini (`POST /v1beta/models/{model}:generateContent`, or `:streamGenerateContent?alt=sse`): CRLF-delimited
+ * `data:` chunks of `GenerateContentResponse`, the last with `finishReason`, or a whole answer; errors in
+ * Google's shape (a 429's delay in `RetryInfo`, not a header). The opaque token is a `thoughtSignature`, on the
+ * first function call as Gemini 3 puts it (on the thought part when there is no call).
+ */
+export const geminiWire: WireFamily = {
+  name: 'gemini',
+  provider: (rootUrl, apiKey) => new GeminiProvider({ baseUrl: rootUrl, apiKey, timeoutMs: 5_000 }),
+  render(answer, { headers, path }): WireAnswer {
+    const key = (headers['x-goog-api-key'] as string | undefined) ?? '';
+    if (answer.kind === 'status')
+      return {
+        status: answer.status,
+        json: {
+          error: {
+            code: answer.status,
+            message: `Refused for key ${key}`,
+            status: GOOGLE_STATUS[answer.status],
+            details: answer.retryAfter
+              ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${answer.retryAfter}s` }]
+              : [],
+          },
+        },
+      };
+    const calls = callsOf(answer);
+    const text = deltasOf(answer);
+    const parts: Array<Record<string, unknown>> = [];
+    if (answer.kind === 'reasoning')
+      parts.push(
+        Object.assign(
+          { text: answer.reasoning, thought: true },
+          calls.length === 0 ? { thoughtSignature: answer.opaque } : {},
+        ),
+      );
+    for (const delta of text) parts.push({ text: delta });
+    for (const [index, call] of calls.entries())
+      parts.push(
+        Object.assign(
+          { functionCall: { id: call.id, name: call.name, args: JSON.parse(call.arguments) } },
+          answer.kind === 'reasoning' && index === 0 ? { thoughtSignature: answer.opaque } : {},
+        ),
+      );
+    const finishReason = answer.kind === 'length' ? 'MAX_TOKENS' : 'STOP';
+    const usageMetadata = { promptTokenCount: 9, candidatesTokenCount: 4, totalTokenCount: 13 };
+    const candidate = (content: Array<Record<string, unknown>>, finish?: string) =>
+      Object.assign({ content: { role: 'model', parts: content }, index: 0 }, finish ? { finishReason: finish } : {});
+    if (!path.includes(':streamGenerateContent'))
+      return {
+        status: 200,
+        json: { candidates: [candidate(parts, finishReason)], usageMetadata, modelVersion: 'conformance-model' },
+      };
+    const chunk = (value: unknown) => `data: ${JSON.stringify(value)}\r\n\r\n`;
+    const events = parts.map((part) => chunk({ candidates: [candidate([part])], modelVersion: 'conformance-model' }));
+    if (answer.kind === 'error-midstream')
+      return {
+        status: 200,
+        events: [
+          ...events,
+          chunk({ error: { code: 500, message: 'Internal error encountered.', status: 'INTERNAL' } }),
+        ],
+      };
+    if (answer.kind === 'cut' || answer.kind === 'hold') return { status: 200, events, after: answer.kind };
+    events.push(chunk({ candidates: [candidate([{ text: '' }], finishReason)], usageMetadata }));
+    return { status: 200, events };
+  },
+  toolResults: (body) =>
+    ((body.contents ?? []) as Array<{ role: string; parts: Array<Record<string, unknown>> }>)
+      .flatMap((content) => (content.role === 'user' ? content.parts : []))
+      .flatMap((part) => {
+        const response = part.functionResponse as { id?: string; response?: { output?: unknown } } | undefined;
+        return response ? [{ callId: response.id!, output: String(response.response?.output) }] : [];
+      }),
+  reasoningSentBack: (body) =>
+    ((body.contents ?? []) as Array<{ role: string; parts: Array<{ thoughtSignature?: string }> }>)
+      .flatMap((content) => (content.role === 'model' ? content.parts : []))
+      .flatMap((part) => (part.thoughtSignature ? [part.thoughtSignature] : [])),
 };

@@ -40,5 +40,5 @@ export {
   type WireAnswer,
   type WireFamily,
 } from './provider-conformance.js';
-export { anthropicMessagesWire, chatCompletionsWire } from './conformance-families.js';
+export { anthropicMessagesWire, chatCompletionsWire, geminiWire } from './conformance-families.js';
 export { describeQuotaContract, type QuotaContractOptions } from './quota-contract.js';

@@ -2,7 +2,7 @@
 // of a script written in family-neutral terms (text, tool calls, reasoning, a cut, a status, …), rendered
 // in the family's own wire format by its `WireFamily`; the suite runs the family's provider behind the real
 // server and checks what a client sees and what the upstream received. Every family passes it: Chat
-// Completions and Anthropic Messages do (see conformance-families.ts).
+// Completions, Anthropic Messages and Gemini do (see conformance-families.ts).
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { checkStream, decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
@@ -56,8 +56,11 @@ export interface WireFamily {
   name: string;
   /** The family's provider, calling the scripted upstream at `rootUrl` (`http://127.0.0.1:<port>`, no path) with `apiKey`. */
   provider(rootUrl: string, apiKey: string): ModelProvider;
-  /** `answer` in the family's wire format, for this request (streamed when it asks to be). */
-  render(answer: ScriptedAnswer, request: { body: Record<string, unknown>; headers: IncomingHttpHeaders }): WireAnswer;
+  /** `answer` in the family's wire format, for this request (streamed when it asks to be; Gemini asks by `path`). */
+  render(
+    answer: ScriptedAnswer,
+    request: { body: Record<string, unknown>; headers: IncomingHttpHeaders; path: string },
+  ): WireAnswer;
   /** Tool results a received request carries, by call id. */
   toolResults(body: Record<string, unknown>): Array<{
     /** The call answered. */
@@ -123,7 +126,7 @@ export async function startScriptedUpstream(family: WireFamily): Promise<Scripte
       res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"no scripted answer"}}');
       return;
     }
-    const wire = family.render(next, { body: record.body, headers: req.headers });
+    const wire = family.render(next, { body: record.body, headers: req.headers, path: record.path });
     if (wire.json !== undefined || !wire.events) {
       res
         .writeHead(wire.status, { 'content-type': 'application/json', ...wire.headers })

@@ -1,4 +1,3 @@
-import type { ItemField } from '@openresponses/types';
 import { ResponsesError } from '../../errors.js';
 import type { UpstreamLimits } from '../../limits.js';
 import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
@@ -6,6 +5,7 @@ import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
 import { CachedModelList, fetchModelNames } from '../model-list.js';
 import { UpstreamCall } from '../upstream-call.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
+import { reasoningStates } from '../reasoning-state.js';
 import {
   type UpstreamFetch,
   type UpstreamProviderOptions,
@@ -13,7 +13,7 @@ import {
   upstreamConnection,
 } from '../upstream.js';
 import { upstreamError } from './errors.js';
-import { type AnthropicRequestSettings, type ThinkingState, toAnthropicRequest } from './request.js';
+import { type AnthropicRequestSettings, toAnthropicRequest } from './request.js';
 import { messageParts, StreamTranslator } from './response.js';
 import { errorSchema, isKnownEvent, messageSchema, streamEventSchema, thinkingStateSchema } from './wire.js';
 
@@ -120,7 +120,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
       defaults: this.options.defaults,
       defaultMaxTokens: this.options.defaultMaxTokens,
       thinking: this.options.thinking,
-      thinkingOf: await thinkingStates(request),
+      thinkingOf: await reasoningStates(request, thinkingStateSchema),
     });
     const call = new UpstreamCall('POST', this.headers, JSON.stringify(body), this.limits, this.redactor, request);
     try {
@@ -181,19 +181,6 @@ export class AnthropicMessagesProvider implements ModelProvider {
     const type = parsed.success ? parsed.data.error.type : undefined;
     return upstreamError(type, message, response.status, false, upstreamRetryHeaders(response.headers));
   }
-}
-
-/** The thinking state sealed in each reasoning item of the context that has one (items without are left out upstream). */
-async function thinkingStates(request: ModelRequest): Promise<Map<ItemField, ThinkingState> | undefined> {
-  let states: Map<ItemField, ThinkingState> | undefined;
-  for (const item of request.items) {
-    const sealed = (item as { encrypted_content?: unknown }).encrypted_content;
-    if (item.type !== 'reasoning' || typeof sealed !== 'string' || !request.openReasoning) continue;
-    // Another family's reasoning (or none) has no thinking state: it stays behind.
-    const state = thinkingStateSchema.safeParse(await request.openReasoning(sealed));
-    if (state.success) (states ??= new Map()).set(item, state.data);
-  }
-  return states;
 }
 
 /** Upstream JSON through the call's bounded parse; text that is not JSON is `undefined` (the schema then says so). */

@@ -1,0 +1,220 @@
+import { ResponsesError } from '../../errors.js';
+import type { UpstreamLimits } from '../../limits.js';
+import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
+import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
+import { CachedModelList, fetchModelNames, type ModelPage } from '../model-list.js';
+import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
+import { reasoningStates } from '../reasoning-state.js';
+import { UpstreamCall } from '../upstream-call.js';
+import {
+  type UpstreamFetch,
+  type UpstreamProviderOptions,
+  type UpstreamResponse,
+  upstreamConnection,
+} from '../upstream.js';
+import { upstreamError } from './errors.js';
+import { type GeminiRequestSettings, toGeminiRequest } from './request.js';
+import { answerParts, StreamTranslator } from './response.js';
+import {
+  errorSchema,
+  type GenerateContentResponse,
+  generateContentResponseSchema,
+  modelListSchema,
+  thoughtStateSchema,
+} from './wire.js';
+
+/** The Gemini API's root. */
+export const GEMINI_URL = 'https://generativelanguage.googleapis.com';
+/** The API version in every path (the one with thought signatures, `responseJsonSchema` and `thinkingLevel`). */
+export const GEMINI_API_VERSION = 'v1beta';
+
+/** What `new GeminiProvider(options)` takes. */
+export interface GeminiProviderOptions
+  extends Pick<GeminiRequestSettings, 'defaults' | 'thinking'>,
+    UpstreamProviderOptions {
+  /** The API root (default `https://generativelanguage.googleapis.com`; a trailing `/v1beta` is accepted). */
+  baseUrl?: string;
+  /** Sent as `x-goog-api-key`; never echoed in errors. */
+  apiKey?: string;
+  /**
+   * Which model names this provider serves: `{ model }` one name (sent as `upstreamModel`, or unchanged),
+   * `{ prefix }` every name starting with it (sent without it, unless `keepPrefix`: `gemini-` names go as
+   * they are), `'any'` every name, unchanged (default).
+   */
+  route?: ModelRoute;
+}
+
+/**
+ * The Gemini API as a model provider: a turn becomes `POST /v1beta/models/{model}:generateContent`, or
+ * `:streamGenerateContent?alt=sse` when the client streams (each chunk becoming parts at once). Thought parts
+ * become reasoning items, and every `thoughtSignature` is sealed into `encrypted_content` and sent back, byte
+ * for byte, on a later turn. Upstream failures become spec errors (errors.ts); the key is never shown. The
+ * upstream request is aborted when the client goes away.
+ */
+export class GeminiProvider implements ModelProvider {
+  readonly name: string;
+  readonly genAiProvider = 'gcp.gemini';
+  readonly contextWindow: number;
+  private readonly base: string;
+  private readonly route: NonNullable<GeminiProviderOptions['route']>;
+  private readonly headers: Record<string, string>;
+  private readonly limits: UpstreamLimits;
+  private readonly fetch: UpstreamFetch;
+  private readonly models: CachedModelList;
+  /** Removes the route's key (and its credential headers) from everything an upstream says. */
+  private readonly redactor: Redactor;
+
+  constructor(private readonly options: GeminiProviderOptions = {}) {
+    this.name = options.name ?? 'gemini';
+    this.contextWindow = options.contextWindow ?? 1_048_576;
+    this.base = `${(options.baseUrl ?? GEMINI_URL).replace(/\/+$/, '').replace(/\/v1beta$/, '')}/${GEMINI_API_VERSION}`;
+    this.route = options.route ?? 'any';
+    ({ limits: this.limits, fetch: this.fetch, redactor: this.redactor } = upstreamConnection(options, options.apiKey));
+    this.headers = Object.assign(
+      { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      options.apiKey ? { 'x-goog-api-key': options.apiKey } : {},
+      options.headers,
+    );
+    this.models = new CachedModelList(
+      () =>
+        fetchModelNames(
+          this.fetch,
+          `${this.base}/models?pageSize=1000`,
+          this.headers,
+          this.limits,
+          this.redactor,
+          (body) => this.modelPage(body),
+          (model) => (model as { name: string }).name.replace(/^models\//, ''),
+        ),
+      options.modelListTtlMs,
+    );
+  }
+
+  redact(text: string): string {
+    return this.redactor.redact(text);
+  }
+
+  supports(model: string): boolean {
+    return routeServes(this.route, model);
+  }
+
+  /** The name the upstream knows `model` by. */
+  upstreamModel(model: string): string {
+    return upstreamModelOf(this.route, model);
+  }
+
+  /**
+   * One name for a `{ model }` route; else the models the upstream's `GET /v1beta/models` lists that can
+   * generate content (every page, bounded: see `fetchModelNames`; cached; none when it cannot be asked).
+   */
+  async listModels(): Promise<string[]> {
+    const route = this.route;
+    if (route !== 'any' && 'model' in route) return [route.model];
+    const ids = await this.models.get();
+    if (route === 'any') return ids;
+    return route.keepPrefix ? ids.filter((id) => this.supports(id)) : ids.map((id) => `${route.prefix}${id}`);
+  }
+
+  async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {
+    const model = this.upstreamModel(request.model);
+    const body = toGeminiRequest(request, {
+      upstreamModel: model,
+      defaults: this.options.defaults,
+      thinking: this.options.thinking,
+      thoughtsOf: await reasoningStates(request, thoughtStateSchema),
+    });
+    const url = `${this.base}/models/${encodeURIComponent(model)}:${request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+    const call = new UpstreamCall('POST', this.headers, JSON.stringify(body), this.limits, this.redactor, request);
+    try {
+      const response = await call.send(this.fetch, url);
+      if (!response.ok) throw await this.httpError(response, call);
+      if (!request.stream) {
+        const parts = answerParts(this.chunk(parseJson(call, await call.text(response)), 'answer'));
+        call.finished = true;
+        yield* parts;
+        return;
+      }
+      const translator = new StreamTranslator();
+      const parts: ModelPart[] = [];
+      let broken: ResponsesError | undefined;
+      for await (const frames of call.frames(response, () => translator.complete)) {
+        for (const frame of frames) {
+          try {
+            translator.push(this.chunk(parseJson(call, frame.data), 'chunk', frame.data), parts);
+          } catch (error) {
+            broken = error instanceof ResponsesError ? this.redactor.error(error) : call.failure(error);
+          }
+          if (broken || translator.complete) break;
+        }
+        if (parts.length > 0) {
+          for (const part of parts) yield part;
+          parts.length = 0;
+        }
+        if (broken) throw broken;
+      }
+      if (call.clientGone) return;
+      translator.finish(parts);
+      call.finished = true;
+      yield* parts;
+    } finally {
+      // Stopped early (the client went away, the turn ended, a failure): the upstream stops too.
+      call.close();
+    }
+  }
+
+  /** A parsed answer or chunk, checked: an error chunk is its spec error, anything else not an answer an `upstream_invalid_*`. */
+  private chunk(value: unknown, what: 'answer' | 'chunk', text?: string): GenerateContentResponse {
+    if (value && typeof value === 'object' && 'error' in value) {
+      const failure = errorSchema.safeParse(value);
+      const message = this.redactor.text(failure.success ? failure.data.error.message : '') || '(no message)';
+      throw upstreamError(failure.success ? failure.data.error : undefined, message, undefined, true);
+    }
+    const parsed = generateContentResponseSchema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const why = value === undefined ? 'not JSON' : (parsed.error.issues[0]?.message ?? 'not valid');
+    throw new ResponsesError(
+      'model_error',
+      what === 'answer' ? 'upstream_invalid_response' : 'upstream_invalid_chunk',
+      what === 'answer'
+        ? `The upstream answer is not a GenerateContentResponse: ${why}.`
+        : `The upstream sent a chunk that is not valid (${why}): ${this.redactor.text(text ?? '', 120)}`,
+    );
+  }
+
+  /** A `GET /v1beta/models` page: the models that can generate content, and the next page's URL. */
+  private modelPage(body: unknown): ModelPage {
+    const page = modelListSchema.safeParse(body);
+    if (!page.success) throw new Error('The upstream model list is not a Gemini model list.');
+    const models = (page.data.models ?? []).filter(
+      (model) => !model.supportedGenerationMethods || model.supportedGenerationMethods.includes('generateContent'),
+    );
+    const token = page.data.nextPageToken;
+    return token
+      ? { models, next: `${this.base}/models?pageSize=1000&pageToken=${encodeURIComponent(token)}` }
+      : { models };
+  }
+
+  /** An upstream's HTTP failure as a spec error (errors.ts): its message checked and redacted, its retry headers clamped. */
+  private async httpError(response: UpstreamResponse, call: UpstreamCall): Promise<ResponsesError> {
+    const text = await call.errorText(response);
+    const parsed = errorSchema.safeParse(call.errorJson(text));
+    const message = this.redactor.text(parsed.success ? parsed.data.error.message : text) || '(no message)';
+    return upstreamError(
+      parsed.success ? parsed.data.error : undefined,
+      message,
+      response.status,
+      false,
+      upstreamRetryHeaders(response.headers),
+    );
+  }
+}
+
+/** Upstream JSON through the call's bounded parse; text that is not JSON is `undefined` (the schema then says so). */
+function parseJson(call: UpstreamCall, text: string): unknown {
+  try {
+    return call.json(text);
+  } catch (error) {
+    if (error instanceof ResponsesError) throw error;
+    return undefined;
+  }
+}
