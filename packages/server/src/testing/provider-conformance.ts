@@ -57,10 +57,7 @@ export interface WireFamily {
   /** The family's provider, calling the scripted upstream at `rootUrl` (`http://127.0.0.1:<port>`, no path) with `apiKey`. */
   provider(rootUrl: string, apiKey: string): ModelProvider;
   /** `answer` in the family's wire format, for this request (streamed when it asks to be; Gemini asks by `path`). */
-  render(
-    answer: ScriptedAnswer,
-    request: { body: Record<string, unknown>; headers: IncomingHttpHeaders; path: string },
-  ): WireAnswer;
+  render(answer: ScriptedAnswer, request: Pick<ScriptedRequest, 'body' | 'headers' | 'path'>): WireAnswer;
   /** Tool results a received request carries, by call id. */
   toolResults(body: Record<string, unknown>): Array<{
     /** The call answered. */
@@ -126,7 +123,7 @@ export async function startScriptedUpstream(family: WireFamily): Promise<Scripte
       res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"no scripted answer"}}');
       return;
     }
-    const wire = family.render(next, { body: record.body, headers: req.headers, path: record.path });
+    const wire = family.render(next, record);
     if (wire.json !== undefined || !wire.events) {
       res
         .writeHead(wire.status, { 'content-type': 'application/json', ...wire.headers })
