@@ -5,14 +5,16 @@ import { afterEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { createResponsesService } from '../src/service/service.js';
 import { MAX_REPORTED_NAME_LENGTH } from '../src/telemetry/attributes.js';
+import { boundedExposition } from '../src/node/prometheus.js';
 import { BUCKETS } from '../src/telemetry/metrics.js';
 import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
-import { startCli } from './cli-process.js';
+import { runCliToExit, startCli } from './cli-process.js';
 
 const KEY = 'k-api';
 const METRICS_KEY = 'k-metrics-only';
 const DETERMINISTIC = 'openresponses-deterministic';
-const GATEWAY_MODEL = 'upstream-llama';
+// Listed by the replay upstream's GET /v1/models: a model name metrics may report as it is.
+const GATEWAY_MODEL = 'llama3.2';
 
 let upstream: ReplayUpstream | undefined;
 afterEach(async () => {
@@ -104,7 +106,7 @@ describe('GET /metrics on the CLI', () => {
     );
     const gateway = await post(url, { model: GATEWAY_MODEL, input: 'Hello upstream', stream: true });
     expect(await gateway.text()).toContain('response.completed');
-    expect(upstream.received).toHaveLength(1);
+    expect(upstream.received.filter((r) => r.path === '/v1/chat/completions')).toHaveLength(1);
     // A model name past MAX_REPORTED_NAME_LENGTH (the catch-all route takes any) is labelled _OTHER.
     const longName = 'm'.repeat(MAX_REPORTED_NAME_LENGTH + 1);
     expect((await post(url, { model: longName, input: 'Hello upstream' })).status).toBe(200);
@@ -126,13 +128,19 @@ describe('GET /metrics on the CLI', () => {
     });
     expect(webdav.status).toBeGreaterThanOrEqual(400);
 
-    // Both the API key and the metrics-only key may read it; the metrics key may do nothing else.
+    // The metrics-only key reads it and may do nothing else; an API key may not read it (403) unless the
+    // operator says so (--metrics-api-keys).
     expect((await post(url, { model: DETERMINISTIC, input: 'hi' }, METRICS_KEY)).status).toBe(401);
     const answer = await scrape(url, METRICS_KEY);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    expect((await scrape(url, KEY)).status).toBe(200);
-    const { families, histogram } = readExposition(await answer.text());
+    const forbidden = await scrape(url, KEY);
+    expect(forbidden.status).toBe(403);
+    expect(await forbidden.json()).toMatchObject({ error: { type: 'invalid_request', code: 'metrics_not_allowed' } });
+    const text = await answer.text();
+    // No host details: the resource's target_info (host name, pid, runtime version) is left out.
+    expect(text).not.toMatch(/target_info|host_name|process_pid|process_runtime_version/);
+    const { families, histogram } = readExposition(text);
     open.close();
     const bounds = (buckets: ReadonlyMap<string, number>) =>
       [...buckets.keys()].map((le) => (le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le)));
@@ -232,6 +240,47 @@ describe('GET /metrics on the CLI', () => {
     }
   });
 
+  test('client-chosen model names cannot grow the scrape: 2,000 distinct names are one _OTHER series', async () => {
+    upstream = await startReplayUpstream();
+    const { url } = await startCli([
+      '--port',
+      '0',
+      '--api-key',
+      KEY,
+      '--metrics',
+      '--metrics-key',
+      METRICS_KEY,
+      '--chat-completions-url',
+      upstream.baseUrl,
+    ]);
+    const NAMES = 2000;
+    const before = (await (await scrape(url, METRICS_KEY)).text()).length;
+    let next = 0;
+    const worker = async () => {
+      while (next < NAMES) {
+        const name = `tenant-secret-model-${next++}`;
+        expect((await post(url, { model: name, input: 'hi', store: false })).status).toBe(200);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    const text = await (await scrape(url, METRICS_KEY)).text();
+    expect(text).not.toContain('tenant-secret-model');
+    const { histogram } = readExposition(text);
+    expect(histogram('gen_ai_server_request_duration_seconds', { gen_ai_request_model: '_OTHER' }).count).toBe(NAMES);
+    // The same families as before the turns, with one series each: kilobytes, not the 30-110 MiB of one label per name.
+    expect(text.length).toBeLessThan(before + 64 * 1024);
+  }, 120_000);
+
+  test('an API key reads it only with --metrics-api-keys; --metrics on a keyed server without a metrics key fails at start', async () => {
+    const refused = runCliToExit(['--port', '0', '--api-key', KEY, '--metrics']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^openresponses-server: --metrics \(OPENRESPONSES_METRICS\) needs --metrics-key/);
+    const { url, output } = await startCli(['--port', '0', '--api-key', KEY, '--metrics', '--metrics-api-keys']);
+    expect(output).toMatch(/Metrics: .*\/metrics \(Prometheus text format; the API keys\)/);
+    expect((await scrape(url, KEY)).status).toBe(200);
+    expect((await scrape(url, 'wrong')).status).toBe(401);
+  });
+
   test('is a spec-shaped 404 when metrics are off', async () => {
     const { url, output } = await startCli(['--port', '0', '--api-key', KEY]);
     expect(output).not.toContain('Metrics:');
@@ -256,10 +305,16 @@ describe('GET /metrics in the library (the scrape function injected)', () => {
     expect([answer.status, await answer.text()]).toEqual([200, exposition]);
   });
 
-  test('without a metrics key, the API keys read it; it takes no rate-limit token and no turn slot', async () => {
+  test('an API key is a 403 unless apiKeys lets it read', async () => {
+    const service = createResponsesService({ apiKeys: [KEY], metrics: { scrape: async () => exposition } });
+    expect((await get(service, KEY)).status).toBe(403);
+    expect((await get(service, 'wrong')).status).toBe(401);
+  });
+
+  test('with apiKeys, the API keys read it; it takes no rate-limit token and no turn slot', async () => {
     const service = createResponsesService({
       apiKeys: [KEY],
-      metrics: { scrape: async () => exposition },
+      metrics: { scrape: async () => exposition, apiKeys: true },
       limits: { rateLimitPerSecond: 1, rateLimitBurst: 1, maxTurnsInFlightPerKey: 0 },
     });
     for (let i = 0; i < 5; i++) expect((await get(service, KEY)).status).toBe(200);
@@ -273,5 +328,19 @@ describe('GET /metrics in the library (the scrape function injected)', () => {
       }),
     );
     expect(((await turn.json()) as { error: { code: string } }).error.code).toBe('too_many_concurrent_requests');
+  });
+});
+
+describe('the exposition size bound', () => {
+  test('a text past the bound is cut before the family that crosses it, with a comment, and still parses', () => {
+    const family = (i: number) => `# HELP m${i} M.\n# TYPE m${i} gauge\nm${i} ${i}\n`;
+    const text = Array.from({ length: 100 }, (_, i) => family(i)).join('');
+    const cut = boundedExposition(text, 1000);
+    expect(cut.length).toBeLessThan(1100);
+    expect(cut).toMatch(/# openresponses: exposition cut at 1000 characters/);
+    const families = parsePrometheusTextFormat(cut);
+    expect(families.length).toBeGreaterThan(5);
+    expect(families.every((f) => f.metrics.length === 1)).toBe(true);
+    expect(boundedExposition(text)).toBe(text);
   });
 });

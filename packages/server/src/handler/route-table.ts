@@ -38,8 +38,8 @@ export interface RouteContext {
 export interface MetricsRoute {
   /** The Prometheus text exposition of the process's metrics. */
   scrape(): Promise<string>;
-  /** Whether a request's `Authorization` header may read them. */
-  authorized(header: string | null): Promise<boolean>;
+  /** Whether a request's `Authorization` header may read them: `unauthenticated` is a 401, `forbidden` (an API key the operator did not let read metrics) a 403. */
+  authorized(header: string | null): Promise<'allowed' | 'unauthenticated' | 'forbidden'>;
 }
 
 /** Switches for optional routes. */
@@ -95,7 +95,16 @@ async function playground(request: ServiceRequest, context: RouteContext): Promi
 
 async function metricsExposition(request: ServiceRequest, context: RouteContext): Promise<ServiceResponse> {
   const endpoint = context.options.metrics!;
-  if (!(await endpoint.authorized(request.header('authorization')))) throw unauthorized();
+  const access = await endpoint.authorized(request.header('authorization'));
+  if (access === 'unauthenticated') throw unauthorized();
+  if (access === 'forbidden')
+    throw new ResponsesError(
+      'invalid_request',
+      'metrics_not_allowed',
+      'This key may not read /metrics: use the metrics key (the operator may let API keys read it).',
+      null,
+      403,
+    );
   return {
     status: 200,
     headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' },

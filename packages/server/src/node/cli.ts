@@ -157,9 +157,15 @@ const program = new Command(name)
       .argParser(parser('a duration such as 90s, 60m, 2h or milliseconds', (text) => parseDuration(text) ?? undefined)),
   )
   .addOption(
-    new Option('--metrics', 'serve GET /metrics (Prometheus text format) to the API keys and the metrics key').env(
+    new Option('--metrics', 'serve GET /metrics (Prometheus text format) to the metrics key').env(
       'OPENRESPONSES_METRICS',
     ),
+  )
+  .addOption(
+    new Option(
+      '--metrics-api-keys',
+      'let the API keys read GET /metrics too (it shows every tenant’s model names and token counts)',
+    ).env('OPENRESPONSES_METRICS_API_KEYS'),
   )
   .addOption(
     new Option('--metrics-key <KEY>', 'a key that may read GET /metrics and nothing else').env(
@@ -228,6 +234,7 @@ interface CommandLineValues extends Partial<ServerLimits> {
   ingress?: 'openai-superset' | 'spec';
   metrics?: boolean;
   metricsKey?: string;
+  metricsApiKeys?: boolean;
   logFormat?: LogFormat;
   tenants?: string;
   adminKey?: string;
@@ -254,6 +261,13 @@ const apiKeys =
   (values.open || tenantDirectory ? [] : [`or-local-${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`]);
 // commander sets a boolean from any value of its variable: keep `=0` and `=false` meaning off.
 const metricsOn = values.metrics === true && !['0', 'false'].includes(process.env.OPENRESPONSES_METRICS ?? '');
+const metricsForApiKeys =
+  values.metricsApiKeys === true && !['0', 'false'].includes(process.env.OPENRESPONSES_METRICS_API_KEYS ?? '');
+// Fail closed: on a server with keys, metrics nobody may read are a configuration mistake, said at start.
+if (metricsOn && apiKeys.length > 0 && !values.metricsKey && !metricsForApiKeys)
+  usageError(
+    '--metrics (OPENRESPONSES_METRICS) needs --metrics-key (OPENRESPONSES_METRICS_KEY), or --metrics-api-keys to let every API key read them.',
+  );
 // GET /metrics reads a Prometheus reader of the same SDK (registered even without any OTLP environment).
 const prometheus = metricsOn ? await prometheusEndpoint() : undefined;
 // OpenTelemetry spans and metrics when the standard environment asks for them (OTEL_*; see the README's operations section).
@@ -280,7 +294,9 @@ const running = await startServer({
   connectionLimitMs: values.websocketConnectionLimit,
   compatibility: values.compat,
   ingress: values.ingress,
-  metrics: metricsServed ? { scrape: prometheus.scrape, key: values.metricsKey } : undefined,
+  metrics: metricsServed
+    ? { scrape: prometheus.scrape, key: values.metricsKey, apiKeys: metricsForApiKeys }
+    : undefined,
   ...(values.logFormat ? { onRequest: requestLogger(values.logFormat) } : {}),
   // Prompts and completions on spans only when asked for (the GenAI conventions' opt-in variable).
   telemetry: {
@@ -325,7 +341,15 @@ if (exported.length > 0) {
 }
 if (metricsServed)
   console.log(
-    `Metrics: ${running.url}/metrics (Prometheus text format; ${values.metricsKey ? 'the API keys and the metrics key' : 'the API keys'})`,
+    `Metrics: ${running.url}/metrics (Prometheus text format; ${
+      values.metricsKey
+        ? metricsForApiKeys && apiKeys.length > 0
+          ? 'the metrics key and the API keys'
+          : 'the metrics key'
+        : apiKeys.length > 0
+          ? 'the API keys'
+          : 'anyone'
+    })`,
   );
 if (key) console.log(`API key: ${key}`);
 // The key rides in the fragment: browsers never send it to the server with the page request.

@@ -10,7 +10,7 @@ import type { Context } from '@opentelemetry/api';
 import type { ResponseStore } from '../stores/contract.js';
 import { storeSpans } from '../stores/store-spans.js';
 import type { Cancellation } from '../cancellation.js';
-import { meterTurn, type TurnMeter } from '../telemetry/metrics.js';
+import { meterTurn, ModelLabels, type TurnMeter } from '../telemetry/metrics.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
 import { openAIEventNames } from './compat.js';
 import { type Sealer, sealerFor } from './sealed.js';
@@ -93,6 +93,8 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
 
 export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const { store, registry, validateOutgoing, limits } = options;
+  // Metric label values: only the model names the providers list (asked only while metrics are on).
+  const modelLabels = new ModelLabels(() => options.providers.map((provider) => provider.listModels?.() ?? []));
   const depsFor = (owner: string, from: ResponseStore = store): TurnDependencies => ({
     providers: options.providers,
     defaultModel: options.defaultModel,
@@ -126,6 +128,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       prepared.model,
       prepared.provider.genAiProvider ?? prepared.provider.name,
       watched,
+      modelLabels,
     );
     let started: Awaited<ReturnType<typeof startTurn>>;
     try {

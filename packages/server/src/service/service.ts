@@ -123,14 +123,18 @@ export interface ResponsesServiceOptions {
   /**
    * Serves `GET /metrics` (off, 404, without it): the Prometheus text exposition `scrape` returns (the Node
    * entry's comes from the OpenTelemetry SDK it registers; the library itself only records through
-   * `@opentelemetry/api`). It answers to the API keys and to `key`, a metrics-only key (on a server without
-   * API keys, `key` is then the only one; without either, anyone may read it).
+   * `@opentelemetry/api`). It answers to `key`, a metrics-only key, and to the API keys only when `apiKeys`
+   * is true: metrics describe every tenant (model names, token counts), so a tenant's key reads them only
+   * when the operator says so (another API key is a 403, no key a 401). A server without API keys and
+   * without `key` serves them to anyone, like everything else it serves.
    */
   metrics?: {
     /** The Prometheus text exposition of what was recorded so far. */
     scrape: () => Promise<string>;
     /** A key that may read `/metrics` only. */
     key?: string;
+    /** The API keys may read `/metrics` too (default false). */
+    apiKeys?: boolean;
   };
   /** Called once per answered HTTP request (method, path, status, duration, request id). */
   onRequest?: (entry: RequestLog) => void;
@@ -313,7 +317,7 @@ function storeUsage(name: string, store: ResponseStore): Array<{ name: string; b
     : [];
 }
 
-/** `GET /metrics` over `scrape`, for the API keys and the metrics-only key. */
+/** `GET /metrics` over `scrape`, for the metrics-only key (and the API keys when `apiKeys` lets them). */
 function metricsRoute(
   options: NonNullable<ResponsesServiceOptions['metrics']>,
   authenticator: ReturnType<typeof bearerAuthenticator>,
@@ -323,10 +327,11 @@ function metricsRoute(
     scrape: options.scrape,
     authorized: async (header) => {
       const token = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '';
-      if (key !== undefined && constantTimeEqual(token, key)) return true;
+      if (key !== undefined && constantTimeEqual(token, key)) return 'allowed';
       // A server without API keys but with a metrics key answers to that key only.
-      if (authenticator.open) return key === undefined;
-      return (await authenticator.ownerOf(header)) !== undefined;
+      if (authenticator.open) return key === undefined ? 'allowed' : 'unauthenticated';
+      if ((await authenticator.ownerOf(header)) === undefined) return 'unauthenticated';
+      return options.apiKeys ? 'allowed' : 'forbidden';
     },
   };
 }

@@ -252,6 +252,64 @@ export function recordHttpRequest(
   meters.httpServerRequestDuration.record(seconds, attributes);
 }
 
+/** How long the model names metrics report are kept before the providers are asked again (one minute). */
+export const MODEL_LABELS_TTL_MS = 60_000;
+
+/**
+ * The model names metrics report as they are: those the providers list (the embedded and scenario models,
+ * the configured routes, what each upstream lists, at most `maxUpstreamModels` each), a set the operator
+ * controls; any other name a client sends is `_OTHER`. A client's model name was otherwise a label value it
+ * chose: 2,200 distinct names made every scrape 30-110 MiB. The providers are asked in the background, at
+ * most once per `ttlMs`, only while metrics are on; until the first answer every name is `_OTHER`.
+ */
+export class ModelLabels {
+  #known = new Set<string>();
+  #until = 0;
+  #asking = false;
+
+  /** `lists` gives each provider's names, as it lists them (at once, or a promise of an upstream's listing). */
+  constructor(
+    private readonly lists: () => ReadonlyArray<readonly string[] | Promise<readonly string[]>>,
+    private readonly ttlMs = MODEL_LABELS_TTL_MS,
+  ) {}
+
+  /**
+   * Asks the providers again when the names are older than the TTL (at most one question at a time). Names
+   * given at once (the embedded and scenario models) count at once; the whole set is replaced when every
+   * listing has answered (a failed one counts as none).
+   */
+  refresh(): void {
+    if (this.#asking || performance.now() < this.#until) return;
+    this.#asking = true;
+    const next = new Set<string>();
+    const lists = this.lists().map((list) => {
+      if (Array.isArray(list))
+        for (const name of list as readonly string[]) {
+          this.#known.add(name);
+          next.add(name);
+        }
+      return Promise.resolve(list).then(
+        (names) => {
+          for (const name of names) next.add(name);
+        },
+        () => {},
+      );
+    });
+    void Promise.all(lists).then(() => {
+      this.#known = next;
+      this.#asking = false;
+      this.#until = performance.now() + this.ttlMs;
+    });
+  }
+
+  /** `model` when the providers list it, else `_OTHER`. */
+  label(model: string): string {
+    this.refresh();
+    return this.#known.has(model) ? reportedName(model) : OTHER;
+  }
+}
+const OTHER = '_OTHER';
+
 /** What a turn tells its meter; made only while metrics are on. */
 export interface TurnMeter {
   /** The model's first output (a delta or a whole item) arrived. */
@@ -279,17 +337,22 @@ const genAiAttributes = (provider: string, model: string, extra?: readonly [stri
  * undefined while metrics are off. `providerName` is the serving provider's `gen_ai.provider.name`: a turn of
  * any provider but this server's own models (`openresponses`) is also a client operation toward its upstream.
  * `streaming`: the model streams to a watching client (time to first chunk is recorded only then).
- * `gen_ai.request.model` is the model the request named (a gateway route's upstream name is not used);
+ * `gen_ai.request.model` is the model the request named (a gateway route's upstream name is not used), as
+ * `labels` reports it (a name no provider lists is `_OTHER`);
  * `gen_ai.response.model` is left out, as it is always that same name here.
  */
 export function meterTurn(
   startedAt: number,
-  model: string,
+  requestedModel: string,
   providerName: string,
   streaming: boolean,
+  labels?: ModelLabels,
 ): TurnMeter | undefined {
   const meters = instruments();
   if (!meters) return undefined;
+  // Asked now, read when the turn ends: the first turns usually find the names listed by then.
+  labels?.refresh();
+  let model = requestedModel;
   const callStartedAt = performance.now();
   const upstream = providerName !== GEN_AI_PROVIDERS.openresponses;
   let firstAt: number | undefined;
@@ -309,6 +372,7 @@ export function meterTurn(
     ended(errorType) {
       if (done) return;
       done = true;
+      if (labels) model = labels.label(requestedModel);
       const endedAt = performance.now();
       const attributes = genAiAttributes(providerName, model);
       const failed =
