@@ -1,4 +1,4 @@
-import { ResponsesError, StoreUnavailableError } from './errors.js';
+import { asResponsesError, ResponsesError, StoreUnavailableError } from './errors.js';
 import { tooManyRequests } from './limits.js';
 import {
   insufficientQuota,
@@ -90,9 +90,15 @@ export class TenantQuota {
 
   /**
    * Admits a turn for `model`: the tenant may use the model, has a turn slot, and has tokens in its rate and
-   * budgets for `maxOutputTokens` (or the file's default reservation). Throws the 404, 429 or 503.
+   * budgets for `maxOutputTokens` (or the file's default reservation) plus `estimateInput()` (called only for a
+   * tenant with token limits). Throws the 404, 429 or 503.
    */
-  async startTurn(owner: string, model: string, maxOutputTokens: number | undefined): Promise<AdmittedTurn> {
+  async startTurn(
+    owner: string,
+    model: string,
+    maxOutputTokens: number | undefined,
+    estimateInput: () => number = () => 0,
+  ): Promise<AdmittedTurn> {
     const tenant = this.tenant(owner);
     const limits = tenant?.limits ?? {};
     if (!modelAllowed(tenant, model))
@@ -118,7 +124,9 @@ export class TenantQuota {
       monthlyTokens: limits.monthlyTokens,
     };
     const limited = Object.values(tokenLimits).some((limit) => limit !== undefined);
-    const reserved = limited ? (maxOutputTokens ?? this.options.directory?.defaultReservation ?? 4096) : 0;
+    const reserved = limited
+      ? (maxOutputTokens ?? this.options.directory?.defaultReservation ?? 4096) + estimateInput()
+      : 0;
     const headers: Record<string, string> = {};
     if (limited) {
       let decision: Awaited<ReturnType<QuotaBackend['reserveTokens']>>;
@@ -191,7 +199,9 @@ export class TenantQuota {
     try {
       return await operation(this.backend);
     } catch (error) {
-      if (!(error instanceof StoreUnavailableError) || !this.fallback) throw error;
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      // The store's 503 (`store_unavailable`, with the cause kept), as every store failure answers.
+      if (!this.fallback) throw asResponsesError(error);
       if (!this.warned) {
         this.warned = true;
         (this.options.warn ?? console.warn)(

@@ -71,8 +71,8 @@ const keySchema = z.union([
 ]);
 
 const limitsSchema = z.strictObject({
-  requestsPerMinute: count.optional(),
-  tokensPerMinute: count.optional(),
+  requestsPerMinute: count.positive().optional(),
+  tokensPerMinute: count.positive().optional(),
   turnsInFlight: count.optional(),
   webSocketConnections: count.optional(),
   dailyTokens: count.optional(),

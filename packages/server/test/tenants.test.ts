@@ -150,14 +150,21 @@ describe('tenant limits on the real server', () => {
   test('tokens per minute: x-ratelimit-*-tokens, then 429 once the reservations use the minute up', async () => {
     const first = await client(keys.tpm).responses.create({ model, input: 'hi', max_output_tokens: 60 }).withResponse();
     expect(first.response.headers.get('x-ratelimit-limit-tokens')).toBe('100');
-    expect(first.response.headers.get('x-ratelimit-remaining-tokens')).toBe('40');
+    // 60 reserved for the output, and a (high) estimate of the input.
+    const remaining = Number(first.response.headers.get('x-ratelimit-remaining-tokens'));
+    expect(remaining).toBeLessThanOrEqual(40);
+    expect(remaining).toBeGreaterThanOrEqual(35);
     const used = first.data.usage!.input_tokens + first.data.usage!.output_tokens;
     expect(used).toBeLessThan(60);
     // The turn used less than it reserved: what it did not use is back, so a second 60 still fits once…
+    const between = Date.now();
     const second = await client(keys.tpm)
       .responses.create({ model, input: 'hi', max_output_tokens: 60 })
       .withResponse();
-    expect(Number(second.response.headers.get('x-ratelimit-remaining-tokens'))).toBe(100 - used - 60);
+    const after = Number(second.response.headers.get('x-ratelimit-remaining-tokens'));
+    expect(after).toBeGreaterThanOrEqual(remaining - used);
+    // Plus what refilled meanwhile (100 a minute).
+    expect(after).toBeLessThanOrEqual(remaining - used + Math.ceil(((Date.now() - between) / 60_000) * 100) + 1);
     // Turns go on until what they used and reserve would pass the minute's 100 (plus what refilled meanwhile).
     const started = Date.now();
     let total = used + (second.data.usage!.input_tokens + second.data.usage!.output_tokens);

@@ -1,1 +1,2 @@
 export { RedisResponseStore, type RedisStoreOptions } from './store.js';
+export { RedisQuota } from './quota.js';

@@ -10,6 +10,8 @@ import {
 import type { ItemField } from '@openresponses/types';
 import { Redis, type RedisOptions } from 'ioredis';
 import { CHAIN, DELETE, GET, ITEM, LAYOUT, LAYOUT_CHECK, MIGRATE_RESPONSE, PUT } from './scripts.js';
+import { type QuotaCommands, RedisQuota } from './quota.js';
+import { ACQUIRE_LEASE, COUNT_LEASES, RENEW_LEASE, RESERVE_TOKENS, SETTLE, TAKE_REQUEST } from './quota-scripts.js';
 
 /** What `RedisResponseStore.connect` takes (the README lists each option with its default). */
 export interface RedisStoreOptions {
@@ -31,15 +33,16 @@ export interface RedisStoreOptions {
   redis?: RedisOptions;
 }
 
-type Scripted = Redis & {
-  orPut(...args: string[]): Promise<number>;
-  orGet(...args: string[]): Promise<[string, string] | null>;
-  orChain(...args: string[]): Promise<[string, string[]]>;
-  orItem(...args: string[]): Promise<string | null>;
-  orDelete(...args: string[]): Promise<number>;
-  orLayout(...args: string[]): Promise<string>;
-  orMigrate(...args: string[]): Promise<number>;
-};
+type Scripted = Redis &
+  QuotaCommands & {
+    orPut(...args: string[]): Promise<number>;
+    orGet(...args: string[]): Promise<[string, string] | null>;
+    orChain(...args: string[]): Promise<[string, string[]]>;
+    orItem(...args: string[]): Promise<string | null>;
+    orDelete(...args: string[]): Promise<number>;
+    orLayout(...args: string[]): Promise<string>;
+    orMigrate(...args: string[]): Promise<number>;
+  };
 
 const CONFLICT = -3;
 
@@ -87,6 +90,12 @@ export class RedisResponseStore implements ResponseStore {
       client.defineCommand('orDelete', { numberOfKeys: 0, lua: DELETE });
       client.defineCommand('orLayout', { numberOfKeys: 0, lua: LAYOUT_CHECK });
       client.defineCommand('orMigrate', { numberOfKeys: 0, lua: MIGRATE_RESPONSE });
+      client.defineCommand('orTakeRequest', { numberOfKeys: 1, lua: TAKE_REQUEST });
+      client.defineCommand('orReserveTokens', { numberOfKeys: 3, lua: RESERVE_TOKENS });
+      client.defineCommand('orSettle', { numberOfKeys: 4, lua: SETTLE });
+      client.defineCommand('orAcquireLease', { numberOfKeys: 1, lua: ACQUIRE_LEASE });
+      client.defineCommand('orRenewLease', { numberOfKeys: 1, lua: RENEW_LEASE });
+      client.defineCommand('orCountLeases', { numberOfKeys: 1, lua: COUNT_LEASES });
       return client;
     });
     try {
@@ -190,6 +199,14 @@ export class RedisResponseStore implements ResponseStore {
   /** Deletes the stored response `id` of `owner` and its item keys; whether there was one. */
   async delete(id: string, owner: string): Promise<boolean> {
     return (await this.run((client) => client.orDelete(this.prefix, id, owner))) === 1;
+  }
+
+  /**
+   * Tenant admission over this store's connections (the service uses it by default): rates, leases, budgets and
+   * usage shared by every instance on this Redis, under the same prefix.
+   */
+  quotaBackend(): RedisQuota {
+    return new RedisQuota((command) => this.run(command), this.prefix);
   }
 
   async close(): Promise<void> {

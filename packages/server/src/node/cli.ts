@@ -187,6 +187,14 @@ const program = new Command(name)
     ).env('OPENRESPONSES_TENANTS'),
   )
   .addOption(
+    new Option(
+      '--tenant-lease-ttl <DURATION>',
+      'how long a turn or connection of a tenant stays counted after its instance died (default 30s)',
+    )
+      .env('OPENRESPONSES_TENANT_LEASE_TTL')
+      .argParser(parser('a duration such as 90s, 60m, 2h or milliseconds', (text) => parseDuration(text) ?? undefined)),
+  )
+  .addOption(
     new Option('--admin-key <KEY>', 'a key that may read GET /v1/usage (usage per tenant, model and day)').env(
       'OPENRESPONSES_ADMIN_KEY',
     ),
@@ -238,6 +246,7 @@ interface CommandLineValues extends Partial<ServerLimits> {
   logFormat?: LogFormat;
   tenants?: string;
   adminKey?: string;
+  tenantLeaseTtl?: number;
 }
 const values = program.opts<CommandLineValues>();
 const limits = Object.fromEntries(
@@ -288,6 +297,7 @@ const running = await startServer({
   limits,
   tenantDirectory,
   adminKey: values.adminKey,
+  leaseTtlMs: values.tenantLeaseTtl,
   quotaFallback: values.storeFallback,
   playground: values.playground,
   encryptionKeys: values.encryptionKey,

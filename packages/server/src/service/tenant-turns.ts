@@ -10,7 +10,12 @@ import type { TenantQuota } from '../tenant-quota.js';
  */
 export function admittedRunner(runner: TurnRunner, quota: TenantQuota, defaultModel: string): TurnRunner {
   const begin: TurnRunner['begin'] = async (raw, options, watched) => {
-    const body = (raw ?? {}) as { model?: unknown; max_output_tokens?: unknown };
+    const body = (raw ?? {}) as {
+      model?: unknown;
+      max_output_tokens?: unknown;
+      input?: unknown;
+      instructions?: unknown;
+    };
     const model = typeof body.model === 'string' && body.model !== '' ? body.model : defaultModel;
     const maxOutput =
       typeof body.max_output_tokens === 'number' &&
@@ -18,7 +23,7 @@ export function admittedRunner(runner: TurnRunner, quota: TenantQuota, defaultMo
       body.max_output_tokens > 0
         ? body.max_output_tokens
         : undefined;
-    const admitted = await quota.startTurn(options.owner, model, maxOutput);
+    const admitted = await quota.startTurn(options.owner, model, maxOutput, () => estimateInput(body));
     if (options.facts) options.facts.headers = admitted.headers;
     let run: Awaited<ReturnType<TurnRunner['begin']>>;
     try {
@@ -48,6 +53,17 @@ export function admittedRunner(runner: TurnRunner, quota: TenantQuota, defaultMo
     turn: async (raw: unknown, options: Parameters<TurnRunner['turn']>[1]) =>
       (await begin(raw, options, options.onEvent !== undefined))(options.onEvent),
   });
+}
+
+/**
+ * The input tokens a request will cost, estimated high from its text (a token per 4 bytes, markup included), so
+ * that a reservation covers the turn and the settlement gives the rest back. Only tenants with token limits pay
+ * for the estimate.
+ */
+function estimateInput(body: { input?: unknown; instructions?: unknown }): number {
+  const text = (value: unknown) =>
+    typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
+  return Math.ceil((text(body.input).length + text(body.instructions).length) / 4);
 }
 
 /** A response's usage as the account keeps it (missing fields count 0). */
