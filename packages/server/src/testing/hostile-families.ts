@@ -107,8 +107,33 @@ export const anthropicMessagesHostileWire: HostileWire = {
     `event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}}\n\n`,
 };
 
+/** One Gemini chunk (`GenerateContentResponse`) holding `part`, CRLF-delimited as Google sends them. */
+const geminiChunk = (part: Record<string, unknown>) =>
+  `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [part] }, index: 0 }] })}\r\n\r\n`;
+
+/** Gemini chunks (`data:` lines; Gemini sends no keep-alives, so an SSE comment stands for one). */
+export const geminiHostileWire: HostileWire = {
+  type: 'gemini',
+  url: (root) => root,
+  streamStart: () => geminiChunk({ text: '' }),
+  floods: {
+    text: (payload) => geminiChunk({ text: payload }),
+    reasoning: (payload) => geminiChunk({ text: payload, thought: true }),
+    opaque: (payload) => geminiChunk({ text: '', thoughtSignature: payload }),
+    'tool-name': (payload) => geminiChunk({ functionCall: { name: `f${payload}`, args: {} } }),
+    'tool-arguments': (payload) => geminiChunk({ functionCall: { name: 'f', args: { a: payload } } }),
+    // Gemini has no blocks left open: each event starts a new item, thought and answer in turn.
+    'open-block': (_, index) => geminiChunk(index % 2 === 0 ? { text: 'x', thought: true } : { text: 'x' }),
+    'unknown-block': (payload) => geminiChunk({ executableCode: { language: 'PYTHON', code: payload } }),
+  },
+  keepAlive: () => ': keep-alive\r\n\r\n',
+  deepEvent: (depth) =>
+    `data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}}]}}]}\r\n\r\n`,
+};
+
 /** The hostile wire of every provider family, by route `type`: a registered family without one fails a test. */
 export const HOSTILE_WIRES: Readonly<Record<string, HostileWire>> = {
   [chatCompletionsHostileWire.type]: chatCompletionsHostileWire,
   [anthropicMessagesHostileWire.type]: anthropicMessagesHostileWire,
+  [geminiHostileWire.type]: geminiHostileWire,
 };

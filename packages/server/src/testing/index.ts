@@ -24,7 +24,12 @@ export {
   limitsEnv,
   REQUIRED_HOSTILE_FIELDS,
 } from './hostile-contract.js';
-export { anthropicMessagesHostileWire, chatCompletionsHostileWire, HOSTILE_WIRES } from './hostile-families.js';
+export {
+  anthropicMessagesHostileWire,
+  chatCompletionsHostileWire,
+  geminiHostileWire,
+  HOSTILE_WIRES,
+} from './hostile-families.js';
 export { healthzMs, type ProbedServer, watch } from './server-probe.js';
 export { describeTenantIsolation, type IsolationTarget, socketTurn } from './isolation.js';
 export { type ReceivedRequest, type ReplayUpstream, startReplayUpstream } from './replay-upstream.js';
