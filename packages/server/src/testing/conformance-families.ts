@@ -299,3 +299,8 @@ export const geminiWire: WireFamily = {
       .flatMap((content) => (content.role === 'model' ? content.parts : []))
       .flatMap((part) => (part.thoughtSignature ? [part.thoughtSignature] : [])),
 };
+
+/** Each family's wire, by its route `type` (`FAMILY_TYPES`): what tests that cover every family start. */
+export const CONFORMANCE_WIRES: Readonly<Record<string, WireFamily>> = Object.fromEntries(
+  [chatCompletionsWire, anthropicMessagesWire, geminiWire].map((wire) => [wire.name, wire]),
+);

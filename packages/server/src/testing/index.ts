@@ -33,6 +33,7 @@ export {
 export { healthzMs, type ProbedServer, watch } from './server-probe.js';
 export { describeTenantIsolation, type IsolationTarget, socketTurn } from './isolation.js';
 export { type ReceivedRequest, type ReplayUpstream, startReplayUpstream } from './replay-upstream.js';
+export { FAMILY_TYPES } from '../models/routes.js';
 export { describeStoreContract, type StoreContractOptions, sampleEntry } from './store-contract.js';
 export {
   describeProviderConformance,
@@ -45,5 +46,10 @@ export {
   type WireAnswer,
   type WireFamily,
 } from './provider-conformance.js';
-export { anthropicMessagesWire, chatCompletionsWire, geminiWire } from './conformance-families.js';
+export {
+  anthropicMessagesWire,
+  CONFORMANCE_WIRES,
+  chatCompletionsWire,
+  geminiWire,
+} from './conformance-families.js';
 export { describeQuotaContract, type QuotaContractOptions } from './quota-contract.js';

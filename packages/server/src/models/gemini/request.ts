@@ -112,7 +112,8 @@ function refuseUnsupported(request: ModelRequest): void {
     throw refuse('parallel_tool_calls', 'cannot be kept to one function call per turn');
   if (request.topLogprobs) throw refuse('top_logprobs', 'reports no log probabilities through this gateway');
   if (request.safetyIdentifier) throw refuse('safety_identifier', 'takes no end-user identifier');
-  if (request.promptCacheKey) throw refuse('prompt_cache_key', 'caches through cachedContent, not a cache key');
+  // `prompt_cache_key` is left out, not refused: a cache hint never changes the answer (Gemini caches
+  // through cachedContent), and agents such as the Codex CLI send one on every request.
   if (request.serviceTier && !['auto', 'default'].includes(request.serviceTier))
     throw refuse('service_tier', 'has no service tiers');
   const verbosity = (request.text as { verbosity?: string | null } | null)?.verbosity;
