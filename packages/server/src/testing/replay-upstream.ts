@@ -1,6 +1,7 @@
-// A Chat Completions and Anthropic Messages upstream on 127.0.0.1 that replays recorded streams
-// (./recordings, written from the documented wire formats of OpenAI, Ollama, vLLM and Anthropic, broken
-// ones included; a request with an `anthropic-version` header is answered as Anthropic) and records every request it
+// A Chat Completions, Anthropic Messages and Gemini upstream on 127.0.0.1 that replays recorded streams
+// (./recordings, written from the documented wire formats of OpenAI, Ollama, vLLM, Anthropic and Gemini, broken
+// ones included; a request with an `anthropic-version` header is answered as Anthropic, one under `/v1beta/`
+// as Gemini) and records every request it
 // receives, so gateway tests assert both what the client saw and what the gateway sent.
 //
 // Which recording: the model name when a fixture has that name (`vllm-reasoning`, `status-429`, …);
@@ -73,6 +74,11 @@ export async function startReplayUpstream(): Promise<ReplayUpstream> {
     res.on('close', () => {
       if (!res.writableFinished) record.aborted = true;
     });
+    // The Gemini API (paths under /v1beta): recordings named gemini-*.
+    if (req.url?.startsWith('/v1beta/')) {
+      await replayGemini(req, res, body, upstream, () => held);
+      return;
+    }
     // Anthropic's Messages API (anthropic-version header): recordings named claude-*.
     const anthropic = req.headers['anthropic-version'] !== undefined;
     if (anthropic && req.url?.startsWith('/v1/models')) {
@@ -100,16 +106,7 @@ export async function startReplayUpstream(): Promise<ReplayUpstream> {
     const name = anthropic ? anthropicFixtureFor(body) : fixtureFor(body);
     if (name === 'hang' || name === 'claude-hang') return; // never answers: the gateway's timeout ends it
     if (name.startsWith('status-') || name.startsWith('claude-status-')) {
-      const key =
-        (req.headers['x-api-key'] as string | undefined) ??
-        /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ??
-        '';
-      const scenario = JSON.parse(fixture(`${name}.json`).replaceAll('{{key}}', key)) as {
-        status: number;
-        headers: Record<string, string>;
-        body: unknown;
-      };
-      json(res, scenario.status, scenario.body, scenario.headers);
+      replayStatus(req, res, name);
       return;
     }
     if (body.stream !== true) {
@@ -119,28 +116,164 @@ export async function startReplayUpstream(): Promise<ReplayUpstream> {
       } else json(res, 200, messageFromRecording(fixture(`${name}.sse`)));
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    for (const block of fixture(`${name}.sse`).split(/\n\n/)) {
-      if (block.trim() === '') continue;
-      if (block.trim() === ': replay cut') {
-        // Let what was written reach the gateway, then drop the connection without ending the response.
-        await new Promise((resolve) => setTimeout(resolve, 30));
-        res.destroy();
-        return;
-      }
-      if (block.trim() === ': replay hold') {
-        await held;
-        continue;
-      }
-      if (upstream.delayMs) await new Promise((resolve) => setTimeout(resolve, upstream.delayMs));
-      if (res.destroyed) return;
-      res.write(`${block}\n\n`);
-    }
-    res.end();
+    await replayStream(res, name, upstream, () => held);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   upstream.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return upstream;
+}
+
+/** A status recording (`{{key}}` replaced by the key the gateway sent, as upstreams echo it). */
+function replayStatus(req: IncomingMessage, res: ServerResponse, name: string): void {
+  const key =
+    (req.headers['x-api-key'] as string | undefined) ??
+    (req.headers['x-goog-api-key'] as string | undefined) ??
+    /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ??
+    '';
+  const scenario = JSON.parse(fixture(`${name}.json`).replaceAll('{{key}}', key)) as {
+    status: number;
+    headers: Record<string, string>;
+    body: unknown;
+  };
+  json(res, scenario.status, scenario.body, scenario.headers);
+}
+
+/** A stream recording, event by event (blank-line or CRLF blank-line separated), honouring `: replay cut` and `: replay hold`. */
+async function replayStream(
+  res: ServerResponse,
+  name: string,
+  upstream: ReplayUpstream,
+  held: () => Promise<void>,
+): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const text = fixture(`${name}.sse`);
+  const separator = text.includes('\r\n\r\n') ? '\r\n\r\n' : '\n\n';
+  for (const block of text.split(separator)) {
+    if (block.trim() === '') continue;
+    if (block.trim() === ': replay cut') {
+      // Let what was written reach the gateway, then drop the connection without ending the response.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      res.destroy();
+      return;
+    }
+    if (block.trim() === ': replay hold') {
+      await held();
+      continue;
+    }
+    if (upstream.delayMs) await new Promise((resolve) => setTimeout(resolve, upstream.delayMs));
+    if (res.destroyed) return;
+    res.write(`${block}${separator}`);
+  }
+  res.end();
+}
+
+/** The models the replayed Gemini upstream lists on `GET /v1beta/models`, in two pages (an embedding model, which cannot generate content, among them). */
+export const GEMINI_MODEL_PAGES = [
+  ['gemini-2.5-flash', 'gemini-3-pro-preview', 'text-embedding-004'],
+  ['gemini-3-flash-preview'],
+];
+
+/**
+ * The Gemini API: `GET /v1beta/models` in pages (`pageToken`), and `POST /v1beta/models/{model}:generateContent`
+ * or `:streamGenerateContent?alt=sse` answered from a recording: the model's own when one is named so
+ * (`gemini-max-tokens`, `gemini-status-429`); else a cut stream when the user wrote [fail], a function call for
+ * the first tool offered (after thoughts when thoughts are asked for) unless calling is NONE or the last turn
+ * carries function results, thoughts then text when thoughts are asked for, text otherwise. A whole answer is
+ * the `.json` recording, or the stream's chunks joined.
+ */
+async function replayGemini(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Record<string, unknown>,
+  upstream: ReplayUpstream,
+  held: () => Promise<void>,
+): Promise<void> {
+  const url = new URL(req.url!, 'http://upstream');
+  if (req.method === 'GET' && url.pathname === '/v1beta/models') {
+    const page = url.searchParams.get('pageToken') === 'page-2' ? 1 : 0;
+    const models = GEMINI_MODEL_PAGES[page]!.map((id) => ({
+      name: `models/${id}`,
+      displayName: id,
+      supportedGenerationMethods: id.startsWith('gemini') ? ['generateContent', 'countTokens'] : ['embedContent'],
+    }));
+    json(res, 200, page === 0 ? { models, nextPageToken: 'page-2' } : { models });
+    return;
+  }
+  const call = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
+  if (req.method !== 'POST' || !call) {
+    json(res, 404, { error: { code: 404, message: `no route ${url.pathname}`, status: 'NOT_FOUND' } });
+    return;
+  }
+  const name = geminiFixtureFor(decodeURIComponent(call[1]!), body);
+  if (name === 'gemini-hang') return; // never answers: the gateway's timeout ends it
+  if (name.startsWith('gemini-status-')) {
+    replayStatus(req, res, name);
+    return;
+  }
+  if (call[2] === 'generateContent') {
+    if (existsSync(new URL(`${name}.json`, FIXTURES)))
+      res.writeHead(200, { 'content-type': 'application/json' }).end(fixture(`${name}.json`));
+    else json(res, 200, geminiAnswerFromRecording(fixture(`${name}.sse`)));
+    return;
+  }
+  await replayStream(res, name, upstream, held);
+}
+
+function geminiFixtureFor(model: string, body: Record<string, unknown>): string {
+  if (
+    model === 'gemini-hang' ||
+    existsSync(new URL(`${model}.sse`, FIXTURES)) ||
+    existsSync(new URL(`${model}.json`, FIXTURES))
+  )
+    return model;
+  const contents = (body.contents ?? []) as Array<{ role: string; parts: Array<Record<string, unknown>> }>;
+  const last = contents.at(-1);
+  if (last?.role === 'user' && JSON.stringify(last.parts).includes('[fail]')) return 'gemini-cut';
+  const config = body.generationConfig as { thinkingConfig?: { includeThoughts?: boolean } } | undefined;
+  const thinks = config?.thinkingConfig?.includeThoughts === true;
+  const tools = ((body.tools ?? []) as Array<{ functionDeclarations?: Array<{ name: string }> }>).flatMap(
+    (tool) => tool.functionDeclarations ?? [],
+  );
+  const mode = (body.toolConfig as { functionCallingConfig?: { mode?: string } } | undefined)?.functionCallingConfig
+    ?.mode;
+  const afterTools = last?.parts.some((part) => 'functionResponse' in part) ?? false;
+  if (tools.length > 0 && mode !== 'NONE' && !afterTools) {
+    const name = `gemini-${thinks ? 'thinking-tool' : 'tool'}-${tools[0]!.name}`;
+    if (existsSync(new URL(`${name}.sse`, FIXTURES))) return name;
+  }
+  return thinks ? 'gemini-thinking-text' : 'gemini-text';
+}
+
+/** The whole answer a Gemini stream recording stands for: its parts joined (adjacent text of one kind in one part), the last finish reason and usage. */
+function geminiAnswerFromRecording(sse: string): Record<string, unknown> {
+  type Part = { text?: string; thought?: boolean; thoughtSignature?: string; [key: string]: unknown };
+  type Chunk = { candidates?: Array<{ content?: { parts?: Part[] }; [key: string]: unknown }>; [key: string]: unknown };
+  const parts: Part[] = [];
+  let answer: Chunk = {};
+  let candidate: Record<string, unknown> = {};
+  for (const line of sse.split(/\r?\n/)) {
+    if (!line.startsWith('data: ')) continue;
+    const chunk = JSON.parse(line.slice(6)) as Chunk;
+    answer = { ...answer, ...chunk };
+    const next = chunk.candidates?.[0];
+    if (!next) continue;
+    candidate = { ...candidate, ...next };
+    for (const part of next.content?.parts ?? []) {
+      const previous = parts.at(-1);
+      const joins =
+        previous &&
+        typeof previous.text === 'string' &&
+        typeof part.text === 'string' &&
+        !previous.thoughtSignature &&
+        !!previous.thought === !!part.thought;
+      if (joins) Object.assign(previous, { ...part, text: previous.text + part.text! });
+      else parts.push({ ...part });
+    }
+  }
+  return {
+    ...answer,
+    candidates: answer.candidates ? [{ ...candidate, content: { role: 'model', parts } }] : undefined,
+  };
 }
 
 function fixture(file: string): string {
