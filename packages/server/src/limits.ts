@@ -59,6 +59,12 @@ export interface ServerLimits {
   /** Largest line, and largest event, of an upstream stream, in bytes (16 MiB); past it `upstream_event_too_large`. */
   maxUpstreamEventBytes: number;
   /**
+   * Most bytes one upstream stream may send in all (64 MiB): whatever a family holds while a turn runs (open
+   * blocks, signatures, argument fragments of a call without a name) is bounded by it; past it the connection is
+   * dropped and the turn fails with `upstream_response_too_large`.
+   */
+  maxUpstreamStreamBytes: number;
+  /**
    * How long an upstream call waits for its answer to start, then between two events of a stream (or two chunks
    * of a body), in ms (5 min; a route's `timeoutMs` overrides it). SSE comments (keep-alives) do not count.
    */
@@ -97,6 +103,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   stalledWriteMs: 30_000,
   maxUpstreamBodyBytes: 32 * 1024 * 1024,
   maxUpstreamEventBytes: 16 * 1024 * 1024,
+  maxUpstreamStreamBytes: 64 * 1024 * 1024,
   upstreamIdleMs: 300_000,
   upstreamDeadlineMs: 15 * 60_000,
   maxUpstreamModels: 10_000,
@@ -108,6 +115,7 @@ export type UpstreamLimits = Pick<
   ServerLimits,
   | 'maxUpstreamBodyBytes'
   | 'maxUpstreamEventBytes'
+  | 'maxUpstreamStreamBytes'
   | 'upstreamIdleMs'
   | 'upstreamDeadlineMs'
   | 'maxUpstreamModels'
@@ -119,6 +127,7 @@ export function upstreamLimitsOf(limits: Partial<ServerLimits> = {}): UpstreamLi
   return {
     maxUpstreamBodyBytes: limits.maxUpstreamBodyBytes ?? DEFAULT_LIMITS.maxUpstreamBodyBytes,
     maxUpstreamEventBytes: limits.maxUpstreamEventBytes ?? DEFAULT_LIMITS.maxUpstreamEventBytes,
+    maxUpstreamStreamBytes: limits.maxUpstreamStreamBytes ?? DEFAULT_LIMITS.maxUpstreamStreamBytes,
     upstreamIdleMs: limits.upstreamIdleMs ?? DEFAULT_LIMITS.upstreamIdleMs,
     upstreamDeadlineMs: limits.upstreamDeadlineMs ?? DEFAULT_LIMITS.upstreamDeadlineMs,
     maxUpstreamModels: limits.maxUpstreamModels ?? DEFAULT_LIMITS.maxUpstreamModels,

@@ -5,7 +5,8 @@ import { ResponsesError } from '../errors.js';
 import { parseUpstreamJson, type UpstreamLimits } from '../limits.js';
 import { errorText, type Redactor } from '../redaction.js';
 import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
-import type { UpstreamBodyReader, UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
+import { cancelReader, joinText, letGo } from './upstream-body.js';
+import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
 
 /**
  * What an upstream call follows of the client's request: it is aborted when the client goes away, and
@@ -253,14 +254,21 @@ export class UpstreamCall implements UpstreamRequestInit {
   /**
    * The frames of an SSE body, as the chunks complete them (each array non-empty). Ends when the body ends,
    * when `complete()` says the answer is whole (the rest of the body is let go), or when the client goes away
-   * (check `clientGone`). Only events restart the idle timer. A line or event over `maxUpstreamEventBytes`
-   * drops the connection and fails with `upstream_event_too_large`; a connection that breaks before the
+   * (check `clientGone`). Only events restart the idle timer, and not those `keepAlive` says are keep-alives
+   * (Anthropic's `ping`). A line or event over `maxUpstreamEventBytes` drops the connection and fails with
+   * `upstream_event_too_large`, a stream over `maxUpstreamStreamBytes` in all with `upstream_response_too_large`; a connection that breaks before the
    * answer is complete fails with `upstream_stream_cut`.
    */
-  async *frames(response: UpstreamResponse, complete: () => boolean): AsyncGenerator<SSEFrame[]> {
+  async *frames(
+    response: UpstreamResponse,
+    complete: () => boolean,
+    keepAlive?: (frame: SSEFrame) => boolean,
+  ): AsyncGenerator<SSEFrame[]> {
     if (!response.body)
       throw new ResponsesError('model_error', 'upstream_invalid_response', 'The upstream answered without a body.');
     const max = this.limits.maxUpstreamEventBytes;
+    const maxTotal = this.limits.maxUpstreamStreamBytes;
+    let total = 0;
     const decoder = createSSEFrameDecoder({ maxFrameBytes: max });
     const reader = response.body.getReader();
     let released = false;
@@ -280,6 +288,17 @@ export class UpstreamCall implements UpstreamRequestInit {
           );
         }
         if (next.done) return;
+        total += next.value.byteLength;
+        if (total > maxTotal) {
+          this.abort.cancel();
+          throw this.failed(
+            new ResponsesError(
+              'model_error',
+              'upstream_response_too_large',
+              `The upstream stream sent more than this server's limit of ${maxTotal} bytes for one answer; it was not read further.`,
+            ),
+          );
+        }
         let frames: SSEFrame[];
         try {
           frames = decoder.decode(next.value);
@@ -295,7 +314,8 @@ export class UpstreamCall implements UpstreamRequestInit {
           );
         }
         if (frames.length > 0) {
-          this.idle.refresh();
+          // Keep-alive events (a family's pings) are no more activity than SSE comments are.
+          if (!keepAlive || !frames.every(keepAlive)) this.idle.refresh();
           yield frames;
         }
         if (complete()) {
@@ -326,64 +346,3 @@ export class UpstreamCall implements UpstreamRequestInit {
 }
 
 const noop = () => {};
-
-async function cancelReader(reader: UpstreamBodyReader): Promise<void> {
-  await reader.cancel?.().catch(() => {});
-}
-
-/** Bytes the rest of a complete answer may have before its connection is dropped rather than kept for reuse. */
-const MAX_TRAILING_BYTES = 64 * 1024;
-const TRAILING_MS = 1_000;
-
-/**
- * The rest of an answer already complete (usually nothing but the body's end) is read in the background, so
- * a keep-alive connection can be reused; more than a little, or longer than a second, and it is dropped.
- */
-function letGo(reader: UpstreamBodyReader, abort: Cancellation): void {
-  // A reader without cancel(): the call's abort drops the connection (every fetch follows it).
-  const drop = () => (reader.cancel ? cancelReader(reader) : Promise.resolve(abort.cancel()));
-  const timer = setTimeout(() => void drop(), TRAILING_MS);
-  void (async () => {
-    let bytes = 0;
-    try {
-      for (;;) {
-        const next = await reader.read();
-        if (next.done) break;
-        bytes += next.value.byteLength;
-        if (bytes > MAX_TRAILING_BYTES) {
-          await drop();
-          break;
-        }
-      }
-    } catch {
-      // Dropped: nothing more to read.
-    } finally {
-      clearTimeout(timer);
-      reader.releaseLock();
-    }
-  })();
-}
-
-type NodeBufferClass = {
-  from(buffer: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'utf8'): string };
-};
-const NodeBuffer = (globalThis as { Buffer?: NodeBufferClass }).Buffer;
-const textDecoder = new TextDecoder();
-/** UTF-8 text of whole bytes: with Buffer where the runtime has one (Node 20's TextDecoder is several times slower). */
-const decode: (bytes: Uint8Array) => string = NodeBuffer
-  ? (bytes) => NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
-  : (bytes) => textDecoder.decode(bytes);
-
-function joinText(chunks: Uint8Array[]): string {
-  if (chunks.length === 0) return '';
-  if (chunks.length === 1) return decode(chunks[0]!);
-  let length = 0;
-  for (const chunk of chunks) length += chunk.byteLength;
-  const all = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return decode(all);
-}

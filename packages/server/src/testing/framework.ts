@@ -7,8 +7,8 @@ export interface TestFramework {
   describe(name: string, body: () => void): void;
   /** Runs once after the group's tests (vitest's and jest's `afterAll`); suites that start servers stop them here. */
   afterAll?(body: () => Promise<void>): void;
-  /** Registers one test. */
-  test(name: string, body: () => Promise<void>): void;
+  /** Registers one test (with its own timeout in ms, when given). */
+  test(name: string, body: () => Promise<void>, timeoutMs?: number): void;
   /** Starts an assertion on `actual` (`message` names it in a failure). */
   // biome-ignore lint/suspicious/noExplicitAny: the framework's own matcher types (vitest and jest differ).
   expect(actual: unknown, message?: string): any;

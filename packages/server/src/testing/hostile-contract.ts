@@ -101,6 +101,7 @@ const LIMIT_SETS: LimitSet[] = [
       maxOutputBytes: 64 * 1024,
       maxUpstreamBodyBytes: MiB,
       maxUpstreamEventBytes: 256 * 1024,
+      maxUpstreamStreamBytes: 4 * MiB,
       upstreamIdleMs: 1_000,
       upstreamDeadlineMs: 10_000,
     },
@@ -114,6 +115,8 @@ const LIMIT_SETS: LimitSet[] = [
  * /healthz waits; a blocked event loop spends the whole wait computing.
  */
 const STALL_CPU_MS = 1_600;
+/** The longest one case may take (a server start, then a flood to its bound). */
+const CASE_TIMEOUT_MS = 120_000;
 /** The key the gateway sends upstream. */
 const UPSTREAM_KEY = 'sk-hostile-contract-0123456789abcdef';
 /** How the client's request names a tool the floods call (`f`). */
@@ -152,40 +155,48 @@ interface Outcome {
   error: { type: string; code: string; param: string | null; message: string } | undefined;
 }
 
+/**
+ * Reads a turn's whole answer, keeping only what decides its outcome: the `event:` lines (the last names the
+ * turn's end) and the `error` events (small); a line is looked at by its first 64 KiB, never kept whole.
+ */
 async function readOutcome(response: Response): Promise<Outcome> {
   const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
   let bytes = 0;
-  let tail = '';
-  let head = '';
+  let line = '';
+  let last: string | undefined;
+  let error: Outcome['error'];
+  let body = '';
+  const sse = (response.headers.get('content-type') ?? '').includes('text/event-stream');
+  const look = (text: string) => {
+    if (text.startsWith('event: ')) last = text.slice(7);
+    else if (text.startsWith('data: {"type":"error"'))
+      error = (JSON.parse(text.slice(6)) as { error?: Outcome['error'] }).error;
+  };
   for (;;) {
     const next = await reader.read();
     if (next.done) break;
     bytes += next.value.byteLength;
-    const text = Buffer.from(next.value).toString('utf8');
-    if (head.length < 64 * 1024) head += text;
-    // The last events decide the outcome: keep a bounded tail, never the whole stream.
-    tail = (tail + text).slice(-256 * 1024);
+    const text = decoder.decode(next.value, { stream: true });
+    if (!sse) {
+      if (body.length < 64 * 1024) body += text;
+      continue;
+    }
+    let from = 0;
+    for (let at = text.indexOf('\n'); at >= 0; from = at + 1, at = text.indexOf('\n', from)) {
+      look(line + text.slice(from, Math.min(at, from + 64 * 1024)));
+      line = '';
+    }
+    if (line.length < 64 * 1024) line += text.slice(from, from + 64 * 1024 - line.length);
   }
-  if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    const error = (JSON.parse(head) as { error?: Outcome['error'] }).error;
-    return { status: response.status, bytes, last: undefined, error };
-  }
-  const events = tail
-    .split('\n')
-    .filter((line) => line.startsWith('data: {'))
-    .map((line) => {
-      try {
-        return JSON.parse(line.slice(6)) as { type: string; error?: Outcome['error'] };
-      } catch {
-        return { type: 'cut' };
-      }
-    });
-  return {
-    status: response.status,
-    bytes,
-    last: events.at(-1)?.type,
-    error: events.findLast((event) => event.type === 'error')?.error,
-  };
+  if (!sse)
+    return {
+      status: response.status,
+      bytes,
+      last: undefined,
+      error: (JSON.parse(body) as { error?: Outcome['error'] }).error,
+    };
+  return { status: response.status, bytes, last, error };
 }
 
 /**
@@ -266,47 +277,52 @@ export function describeHostileContract(
 
       /** Runs `name`'s turn (streamed, with tool `f`) and checks what every case must hold. */
       const hostileCase = (title: string, name: string, check: (outcome: Outcome, ms: number) => void) => {
-        test(title, async () => {
-          try {
-            await (setup ??= start());
-            const rssBefore = target.rss();
-            monitor.reset();
-            const before = upstream.served.length;
-            const started = performance.now();
-            const response = await fetch(`${target.url}/v1/responses`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', authorization: `Bearer ${target.apiKey}` },
-              body: JSON.stringify({ model: name, input: 'hello', tools: TOOLS, stream: true }),
-            });
-            const outcome = await readOutcome(response);
-            const ms = performance.now() - started;
-            await upstream.waitForConnections(0, 15_000);
-            const served = upstream.served.slice(before).filter((s) => s.behaviour === name);
-            expect(served.length, `${name} reached the upstream`).toBeGreaterThan(0);
-            expect(
-              served.every((s) => s.closedByGateway),
-              'the gateway dropped the upstream connection',
-            ).toBe(true);
-            expect(target.alive(), 'the server is alive').toBe(true);
-            expect(await healthzMs(target.url, 30_000), '/healthz after the case').toBeLessThan(Infinity);
-            expect(monitor.unansweredHealthz, '/healthz probes unanswered').toBe(0);
-            expect(monitor.busiestHealthzCpuMs, 'server CPU time while one /healthz waited (ms)').toBeLessThan(
-              STALL_CPU_MS,
-            );
-            const growth = Math.max(monitor.peakRss, target.rss()) - rssBefore;
-            expect(growth, `RSS growth (bytes) under ${set.name}`).toBeLessThan(set.rssGrowth);
-            expect(outcome.bytes, 'bytes the client received').toBeLessThanOrEqual(
-              clientBytesBound(limits.maxOutputBytes),
-            );
-            if (outcome.error) expect(Object.keys(outcome.error).sort()).toEqual(['code', 'message', 'param', 'type']);
-            check(outcome, ms);
-          } finally {
-            if (!afterAll) {
-              await stop();
-              setup = undefined;
+        test(
+          title,
+          async () => {
+            try {
+              await (setup ??= start());
+              const rssBefore = target.rss();
+              monitor.reset();
+              const before = upstream.served.length;
+              const started = performance.now();
+              const response = await fetch(`${target.url}/v1/responses`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', authorization: `Bearer ${target.apiKey}` },
+                body: JSON.stringify({ model: name, input: 'hello', tools: TOOLS, stream: true }),
+              });
+              const outcome = await readOutcome(response);
+              const ms = performance.now() - started;
+              await upstream.waitForConnections(0, 15_000);
+              const served = upstream.served.slice(before).filter((s) => s.behaviour === name);
+              expect(served.length, `${name} reached the upstream`).toBeGreaterThan(0);
+              expect(
+                served.every((s) => s.closedByGateway),
+                'the gateway dropped the upstream connection',
+              ).toBe(true);
+              expect(target.alive(), 'the server is alive').toBe(true);
+              expect(await healthzMs(target.url, 30_000), '/healthz after the case').toBeLessThan(Infinity);
+              expect(monitor.unansweredHealthz, '/healthz probes unanswered').toBe(0);
+              expect(monitor.busiestHealthzCpuMs, 'server CPU time while one /healthz waited (ms)').toBeLessThan(
+                STALL_CPU_MS,
+              );
+              const growth = Math.max(monitor.peakRss, target.rss()) - rssBefore;
+              expect(growth, `RSS growth (bytes) under ${set.name}`).toBeLessThan(set.rssGrowth);
+              expect(outcome.bytes, 'bytes the client received').toBeLessThanOrEqual(
+                clientBytesBound(limits.maxOutputBytes),
+              );
+              if (outcome.error)
+                expect(Object.keys(outcome.error).sort()).toEqual(['code', 'message', 'param', 'type']);
+              check(outcome, ms);
+            } finally {
+              if (!afterAll) {
+                await stop();
+                setup = undefined;
+              }
             }
-          }
-        });
+          },
+          CASE_TIMEOUT_MS,
+        );
       };
 
       for (const field of Object.keys(wire.floods))

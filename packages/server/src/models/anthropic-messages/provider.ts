@@ -1,3 +1,4 @@
+import type { SSEFrame } from '@openresponses/events';
 import { ResponsesError } from '../../errors.js';
 import type { UpstreamLimits } from '../../limits.js';
 import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
@@ -141,7 +142,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
       const translator = new StreamTranslator();
       const parts: ModelPart[] = [];
       let broken: ResponsesError | undefined;
-      for await (const frames of call.frames(response, () => translator.complete)) {
+      for await (const frames of call.frames(response, () => translator.complete, isPing)) {
         for (const frame of frames) {
           try {
             const parsed = streamEventSchema.safeParse(parseJson(call, frame.data));
@@ -182,6 +183,9 @@ export class AnthropicMessagesProvider implements ModelProvider {
     return upstreamError(type, message, response.status, false, upstreamRetryHeaders(response.headers));
   }
 }
+
+/** Anthropic's keep-alive event: it does not restart the idle timer (an upstream that only pings times out). */
+const isPing = (frame: SSEFrame) => frame.event === 'ping';
 
 /** Upstream JSON through the call's bounded parse; text that is not JSON is `undefined` (the schema then says so). */
 function parseJson(call: UpstreamCall, text: string): unknown {

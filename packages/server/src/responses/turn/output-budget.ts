@@ -1,45 +1,37 @@
-import type { LogProb } from '@openresponses/types';
 import { utf8Length } from '../../limits.js';
 import type { ModelPart } from '../../models/provider.js';
 
-/** What an item or content part adds beyond its text (ids, type, status, empty arrays): counted so endless empty items end too. */
+/** What an item or content part adds beyond what it carries (ids, type, status, empty arrays): counted so endless empty items end too. */
 const ITEM_BYTES = 128;
 
 /**
- * The bytes a part adds to the response (and to every event stream of it), for `maxOutputBytes`: text,
- * refusal, reasoning and argument deltas, the logprobs a delta carries, tool-call names and call ids,
- * annotations, whole items and vendor events. A provider cannot grow a response past the budget with
- * anything it sends.
+ * The least any part costs, whatever it carries (an empty delta too): each part becomes at least one event
+ * whose envelope is 100 to 200 bytes, so bounding the bytes bounds the events. Far below a real token's cost
+ * in events: a 4 MiB budget still allows 262,144 deltas.
+ */
+export const MIN_PART_BYTES = 16;
+
+/**
+ * The bytes a part adds to the response (and to every event stream of it), for `maxOutputBytes`: the one
+ * meter of the turn, the same for every provider family. The deltas, whose shape is fixed, are counted by
+ * their text and logprobs; every other part is counted whole, whatever it carries (names, call ids,
+ * annotations, whole items, vendor events, a reasoning item's opaque `state` such as a thinking signature or
+ * redacted data), so no field a family fills can escape the budget. The sealed copy of a reasoning item
+ * (`encrypted_content`) is charged by the turn where it is made.
  */
 export function outputBytesOf(part: ModelPart): number {
   switch (part.type) {
     case 'text-delta':
-      return utf8Length(part.delta) + (part.logprobs ? logprobBytes(part.logprobs) : 0);
+      return Math.max(
+        MIN_PART_BYTES,
+        utf8Length(part.delta) + (part.logprobs ? utf8Length(JSON.stringify(part.logprobs)) : 0),
+      );
     case 'refusal-delta':
     case 'reasoning-delta':
     case 'reasoning-summary-delta':
     case 'function-call-delta':
-      return utf8Length(part.delta);
-    case 'function-call-start':
-      return ITEM_BYTES + utf8Length(part.name) + (part.callId === undefined ? 0 : utf8Length(part.callId));
-    case 'text-start':
-    case 'refusal-start':
-    case 'reasoning-start':
-    case 'reasoning-summary-start':
-    case 'message-part-start':
-      return ITEM_BYTES;
-    case 'text-annotation':
-      return utf8Length(JSON.stringify(part.annotation));
-    case 'item':
-      return utf8Length(JSON.stringify(part.item));
-    case 'vendor-event':
-      return utf8Length(JSON.stringify(part.event));
+      return Math.max(MIN_PART_BYTES, utf8Length(part.delta));
     default:
-      return 0;
+      return utf8Length(JSON.stringify(part)) + (part.type.endsWith('-start') || part.type === 'item' ? ITEM_BYTES : 0);
   }
-}
-
-/** Logprobs as the response carries them (JSON); the provider's objects are counted, whatever they hold. */
-function logprobBytes(logprobs: readonly LogProb[]): number {
-  return utf8Length(JSON.stringify(logprobs));
 }

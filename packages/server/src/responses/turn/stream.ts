@@ -65,6 +65,8 @@ export async function streamTurn(
   const maxCalls = request.maxToolCalls ?? Infinity;
   const { include } = request;
   let calls = 0;
+  /** The turn's output meter: every part's bytes (output-budget.ts) and each sealed reasoning copy. */
+  let outputBytes = 0;
   /** Lanes started and not ended, by key; `null` marks a call dropped past `max_tool_calls`. */
   const lanes = new Map<string, Lane | null>();
   /** Lanes waiting for the open one to end, in the order they started (a queue read from `waitingHead`: linear, no shift). */
@@ -166,16 +168,17 @@ export async function streamTurn(
               // provider's state (a thinking signature) is also kept when the response is stored, so that a
               // previous_response_id continuation can send it back.
               const state = end.type === 'reasoning-end' ? end.state : undefined;
-              reasoning.done(
-                include.includes('reasoning.encrypted_content') || (state && turn.body.store !== false)
-                  ? {
-                      encrypted_content: await deps.sealer.seal(
-                        state ? { summary: summaries, content, state } : { summary: summaries, content },
-                        'reasoning',
-                      ),
-                    }
-                  : {},
+              if (!(include.includes('reasoning.encrypted_content') || (state && turn.body.store !== false))) {
+                reasoning.done({});
+                return;
+              }
+              const sealed = await deps.sealer.seal(
+                state ? { summary: summaries, content, state } : { summary: summaries, content },
+                'reasoning',
               );
+              // The sealed copy reaches the client and the store too: charged like everything the turn emits.
+              outputBytes += sealed.length;
+              reasoning.done({ encrypted_content: sealed });
             },
           };
         };
@@ -267,7 +270,6 @@ export async function streamTurn(
 
   const cancellation = options.cancellation;
   const { maxOutputBytes, maxToolCallsPerResponse } = deps.limits ?? DEFAULT_LIMITS;
-  let outputBytes = 0;
   let outputTokens = 0;
   /** Every call the model starts, those dropped past `max_tool_calls` too: each costs the server work. */
   let callsStarted = 0;

@@ -1,0 +1,64 @@
+// What UpstreamCall does with a body's bytes: joins them into text, and lets go of the rest of an answer.
+import type { Cancellation } from '../cancellation.js';
+import type { UpstreamBodyReader } from './upstream.js';
+
+export async function cancelReader(reader: UpstreamBodyReader): Promise<void> {
+  await reader.cancel?.().catch(() => {});
+}
+
+/** Bytes the rest of a complete answer may have before its connection is dropped rather than kept for reuse. */
+const MAX_TRAILING_BYTES = 64 * 1024;
+const TRAILING_MS = 1_000;
+
+/**
+ * The rest of an answer already complete (usually nothing but the body's end) is read in the background, so
+ * a keep-alive connection can be reused; more than a little, or longer than a second, and it is dropped.
+ */
+export function letGo(reader: UpstreamBodyReader, abort: Cancellation): void {
+  // A reader without cancel(): the call's abort drops the connection (every fetch follows it).
+  const drop = () => (reader.cancel ? cancelReader(reader) : Promise.resolve(abort.cancel()));
+  const timer = setTimeout(() => void drop(), TRAILING_MS);
+  void (async () => {
+    let bytes = 0;
+    try {
+      for (;;) {
+        const next = await reader.read();
+        if (next.done) break;
+        bytes += next.value.byteLength;
+        if (bytes > MAX_TRAILING_BYTES) {
+          await drop();
+          break;
+        }
+      }
+    } catch {
+      // Dropped: nothing more to read.
+    } finally {
+      clearTimeout(timer);
+      reader.releaseLock();
+    }
+  })();
+}
+
+type NodeBufferClass = {
+  from(buffer: ArrayBufferLike, offset: number, length: number): { toString(encoding: 'utf8'): string };
+};
+const NodeBuffer = (globalThis as { Buffer?: NodeBufferClass }).Buffer;
+const textDecoder = new TextDecoder();
+/** UTF-8 text of whole bytes: with Buffer where the runtime has one (Node 20's TextDecoder is several times slower). */
+const decode: (bytes: Uint8Array) => string = NodeBuffer
+  ? (bytes) => NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
+  : (bytes) => textDecoder.decode(bytes);
+
+export function joinText(chunks: Uint8Array[]): string {
+  if (chunks.length === 0) return '';
+  if (chunks.length === 1) return decode(chunks[0]!);
+  let length = 0;
+  for (const chunk of chunks) length += chunk.byteLength;
+  const all = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return decode(all);
+}
