@@ -225,6 +225,41 @@ const jsErrors: Record<string, HostileBehaviour> = {
         .end(JSON.stringify({ error: { type: 'invalid_request_error', message: `${'x'.repeat(490)}${KEY}` } }));
     },
   },
+  'key-as-tool-name': {
+    description: 'a stream whose model "calls" a tool named like the key (the client offered none such)',
+    async serve(exchange) {
+      const call = { index: 0, id: 'call_1', type: 'function', function: { name: KEY, arguments: '{}' } };
+      if (exchange.body.stream !== true) {
+        const message = { role: 'assistant', content: null, tool_calls: [call] };
+        const completion = {
+          id: 'c',
+          object: 'chat.completion',
+          choices: [{ index: 0, message, finish_reason: 'tool_calls' }],
+        };
+        exchange.response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion));
+        return;
+      }
+      exchange.response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = {
+        id: 'c',
+        object: 'chat.completion.chunk',
+        choices: [{ index: 0, delta: { tool_calls: [call] } }],
+      };
+      await exchange.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      exchange.response.end();
+    },
+  },
+  'key-in-model-ids': {
+    description: '`GET /models` lists ids built from the key (verbatim, \\u-escaped, in a URL) beside a plain one',
+    serve({ endpoint, response }) {
+      const escaped = [...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+      const body =
+        endpoint === '/models'
+          ? `{"object":"list","data":[{"id":"plain-model"},{"id":"${KEY}"},{"id":"m-${escaped}"},{"id":"https://u:${KEY.slice(0, 12)}@x"},{"id":"rtl\\u202Eevil"}]}`
+          : '{}';
+      response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    },
+  },
   'js-error-mid-stream': {
     description: 'a stream that starts, then sends an error chunk typed as a JavaScript error class',
     async serve(exchange) {
@@ -306,6 +341,30 @@ describe('the gateway (the real CLI) in front of a hostile upstream', () => {
       expect(answer.raw.length).toBeLessThan(4096);
       expect(errorOf(answer.raw)).toMatchObject({ type: 'too_many_requests', code: 'rate_limited' });
     }
+  }, 60_000);
+
+  test('upstream names built from the key: a tool name in tool_not_allowed, model ids in GET /v1/models', async () => {
+    const url = await gateway();
+    for (const stream of [false, true]) {
+      const answer = await rawPost(url, {
+        model: 'key-as-tool-name',
+        input: 'hi',
+        stream,
+        tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} } }],
+      });
+      expect(keyRunsIn(answer.raw), `stream: ${stream}`).toEqual([]);
+      expect(answer.raw).toContain('tool_not_allowed');
+    }
+    const pinned = await gateway(upstream.urlFor('key-in-model-ids'));
+    const models = await fetch(`${pinned}/v1/models`, { headers: { authorization: 'Bearer client-key' } });
+    const text = await models.text();
+    expect(keyRunsIn(text)).toEqual([]);
+    expect(keyRunsIn(JSON.stringify(JSON.parse(text)))).toEqual([]);
+    // The plain id is listed; the ids holding the key (in any spelling) or a bidi override are left out.
+    expect((JSON.parse(text) as { data: Array<{ id: string }> }).data.map((m) => m.id)).toEqual([
+      'openresponses-deterministic',
+      'plain-model',
+    ]);
   }, 60_000);
 
   test("an upstream's own error type never becomes the error's type or code, and its message stays", async () => {

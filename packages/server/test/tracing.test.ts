@@ -110,10 +110,17 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     });
     expect(second.status).toBe(200);
     // 3. A gateway turn: the catch-all Chat Completions upstream, streamed.
-    const gateway = await post(cli.url, { model: 'llama3.2', input: `Gateway ${SECRET_WORD}`, stream: true });
+    // The client's baggage and tracestate stay here: only traceparent goes upstream.
+    const gateway = await post(
+      cli.url,
+      { model: 'llama3.2', input: `Gateway ${SECRET_WORD}`, stream: true },
+      { baggage: 'user.id=client-baggage-secret', tracestate: 'vendor=client-tracestate-secret' },
+    );
     expect(await gateway.text()).toContain('response.completed');
     // 5. Failures: the upstream answers 429; a stream is cut.
     expect((await post(cli.url, { model: 'status-429', input: 'x' })).status).toBe(429);
+    // An upstream 400 whose message quotes the request ('temperature'): the exception event keeps its words out.
+    expect((await post(cli.url, { model: 'status-400', input: 'x' })).status).toBe(400);
     expect(await (await post(cli.url, { model: 'cut', input: 'x', stream: true })).text()).toContain('response.failed');
     // 6. A stored response read back, and a method the HTTP conventions do not name (node:http takes WebDAV's).
     const auth = { authorization: `Bearer ${KEY}` };
@@ -250,8 +257,12 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     const calls = upstream.received.filter(
       (request) => request.path === '/v1/chat/completions' && request.body.model !== 'unsampled-model',
     );
-    expect(calls).toHaveLength(3);
+    expect(calls).toHaveLength(4);
     for (const call of calls) expect(clients).toContain(call.headers.traceparent);
+    for (const call of upstream.received) {
+      expect(call.headers.baggage).toBeUndefined();
+      expect(call.headers.tracestate).toBeUndefined();
+    }
   });
 
   test('a caller trace that is not sampled: no span is recorded, the upstream gets the trace, not sampled', () => {
@@ -299,6 +310,9 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     expect(exported.length).toBeGreaterThan(1000);
     // The prompt words, the tool output, the keys.
     for (const secret of [SECRET_WORD, 'temperature', KEY, UPSTREAM_KEY]) expect(exported).not.toContain(secret);
+    // Failures are still told: the exception event names the spec error type and code, not its words.
+    const messages = [...exported.matchAll(/"exception\.message","value":\{"stringValue":"([^"]*)"/g)].map((m) => m[1]);
+    expect(messages).toContain('invalid_request: upstream_rejected_request');
     for (const span of spans)
       expect(Object.keys(span.attributes).filter((name) => /messages|instructions/.test(name))).toEqual([]);
   });
@@ -308,7 +322,7 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines).toHaveLength(10);
+    expect(lines).toHaveLength(11);
     const streamed = lines[0]!;
     expect(streamed).toMatchObject({
       method: 'POST',
@@ -323,20 +337,21 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     expect(streamed.outputTokens).toBeGreaterThan(0);
     expect(lines[3]).toMatchObject({ model: 'llama3.2', status: 200 });
     expect(lines[4]).toMatchObject({ model: 'status-429', status: 429 });
-    expect(lines[6]).toMatchObject({ method: 'GET', route: '/v1/responses/:id', status: 200 });
-    expect(lines[7]).toMatchObject({ method: 'PROPFIND', path: '/v1/responses' });
+    expect(lines[5]).toMatchObject({ model: 'status-400', status: 400 });
+    expect(lines[7]).toMatchObject({ method: 'GET', route: '/v1/responses/:id', status: 200 });
+    expect(lines[8]).toMatchObject({ method: 'PROPFIND', path: '/v1/responses' });
     // The WebSocket turn: a line of its own, under the upgrade's trace.
     // Not sampled, but propagated: the log names the caller's trace.
-    expect(lines[8]).toMatchObject({ model: 'unsampled-model', status: 200, traceId: UNSAMPLED_TRACE });
-    expect(lines[9]).toMatchObject({
+    expect(lines[9]).toMatchObject({ model: 'unsampled-model', status: 200, traceId: UNSAMPLED_TRACE });
+    expect(lines[10]).toMatchObject({
       method: 'response.create',
       route: '/v1/responses',
       status: 200,
       model: 'openresponses-deterministic',
       traceId: socketTrace,
     });
-    expect(lines[9]!.requestId).toMatch(/^req_/);
-    expect(lines[9]!.outputTokens).toBeGreaterThan(0);
+    expect(lines[10]!.requestId).toMatch(/^req_/);
+    expect(lines[10]!.outputTokens).toBeGreaterThan(0);
     expect(stdout).not.toContain(SECRET_WORD);
     expect(stdout).not.toContain(UPSTREAM_KEY);
     for (const line of lines) expect(JSON.stringify(line)).not.toContain(KEY);

@@ -1,5 +1,6 @@
 import type { UpstreamLimits } from '../limits.js';
-import type { Redactor } from '../redaction.js';
+import { printable, type Redactor, redactSecretShapes } from '../redaction.js';
+import type { ModelProvider } from './provider.js';
 import { UpstreamCall } from './upstream-call.js';
 import type { UpstreamFetch } from './upstream.js';
 
@@ -114,4 +115,22 @@ async function listingPage(
   } finally {
     call.close();
   }
+}
+
+/**
+ * A provider's model names as they may leave the process (`GET /v1/models`, metric labels): names are the
+ * upstream's words, so one its redactor would change (built from its key, a token's shape) or one with a
+ * control or bidirectional formatting character is left out, whatever the family. A failed listing is none.
+ */
+export async function listedModelNames(provider: ModelProvider): Promise<string[]> {
+  let names: readonly string[];
+  try {
+    names = (await provider.listModels?.()) ?? [];
+  } catch {
+    return [];
+  }
+  const redact = (text: string) => (provider.redact ? provider.redact(text) : redactSecretShapes(text));
+  return names.filter(
+    (name) => typeof name === 'string' && redact(name) === name && printable(name, MAX_MODEL_NAME_CHARS) === name,
+  );
 }

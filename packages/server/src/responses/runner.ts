@@ -10,7 +10,9 @@ import type { Context } from '@opentelemetry/api';
 import type { ResponseStore } from '../stores/contract.js';
 import { storeSpans } from '../stores/store-spans.js';
 import type { Cancellation } from '../cancellation.js';
-import { meterTurn, ModelLabels, type TurnMeter } from '../telemetry/metrics.js';
+import { listedModelNames } from '../models/model-list.js';
+import { meterTurn, type TurnMeter } from '../telemetry/metrics.js';
+import { ModelLabels } from '../telemetry/model-labels.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
 import { openAIEventNames } from './compat.js';
 import { type Sealer, sealerFor } from './sealed.js';
@@ -94,7 +96,7 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
 export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const { store, registry, validateOutgoing, limits } = options;
   // Metric label values: only the model names the providers list (asked only while metrics are on).
-  const modelLabels = new ModelLabels(() => options.providers.map((provider) => provider.listModels?.() ?? []));
+  const modelLabels = new ModelLabels(() => options.providers.map(listedModelNames));
   const depsFor = (owner: string, from: ResponseStore = store): TurnDependencies => ({
     providers: options.providers,
     defaultModel: options.defaultModel,

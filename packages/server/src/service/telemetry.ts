@@ -7,6 +7,7 @@ import type { ItemField, ResponseResource } from '@openresponses/types';
 import type { Middleware } from '../handler/middleware.js';
 import type { ModelProvider } from '../models/provider.js';
 import type { TurnOptions, TurnOutcome, TurnRunner } from '../responses/runner.js';
+import { errorText, printable } from '../redaction.js';
 import {
   ATTR_GEN_AI_INPUT_MESSAGES,
   ATTR_GEN_AI_OUTPUT_MESSAGES,
@@ -123,6 +124,8 @@ export function instrumentRunner(
   settings: { providers: readonly ModelProvider[]; defaultModel: string } & TelemetryOptions,
 ): TurnRunner {
   const capture = settings.captureMessageContent === true;
+  // A failure's words on the turn's span only with content capture on (they may quote the prompt or the completion).
+  const exceptionMessage = (error: unknown) => (capture ? printable(errorText(error), 2000) : undefined);
   // Not an async function: while nothing is registered a turn costs no extra promise.
   const begin: TurnRunner['begin'] = (raw, options, watched) => {
     const traced = tracing();
@@ -160,7 +163,7 @@ export function instrumentRunner(
       run = await within(scope, () => runner.begin(raw, inTurn, watched));
     } catch (error) {
       facts.errorType = errorTypeOf(error);
-      if (scope) endTurnSpan(scope.span, facts, error);
+      if (scope) endTurnSpan(scope.span, facts, error, exceptionMessage(error));
       throw error;
     }
     if (capture && scope?.span.isRecording()) recordInput(scope, raw);
@@ -171,7 +174,7 @@ export function instrumentRunner(
           outcome = await run(onEvent, backpressure);
         } catch (error) {
           facts.errorType ??= errorTypeOf(error);
-          if (scope) endTurnSpan(scope.span, facts, error);
+          if (scope) endTurnSpan(scope.span, facts, error, exceptionMessage(error));
           throw error;
         }
         noteOutcome(facts, outcome.response);

@@ -35,6 +35,7 @@ import {
   METRIC_HTTP_SERVER_REQUEST_DURATION,
   reportedName,
 } from './attributes.js';
+import type { ModelLabels } from './model-labels.js';
 
 /** Why a request or connection was refused with a 429 (`rate_limit_exceeded`, `server_busy`, …). */
 export const REJECTION_REASON = 'openresponses.rejection.reason';
@@ -251,64 +252,6 @@ export function recordHttpRequest(
   });
   meters.httpServerRequestDuration.record(seconds, attributes);
 }
-
-/** How long the model names metrics report are kept before the providers are asked again (one minute). */
-export const MODEL_LABELS_TTL_MS = 60_000;
-
-/**
- * The model names metrics report as they are: those the providers list (the embedded and scenario models,
- * the configured routes, what each upstream lists, at most `maxUpstreamModels` each), a set the operator
- * controls; any other name a client sends is `_OTHER`. A client's model name was otherwise a label value it
- * chose: 2,200 distinct names made every scrape 30-110 MiB. The providers are asked in the background, at
- * most once per `ttlMs`, only while metrics are on; until the first answer every name is `_OTHER`.
- */
-export class ModelLabels {
-  #known = new Set<string>();
-  #until = 0;
-  #asking = false;
-
-  /** `lists` gives each provider's names, as it lists them (at once, or a promise of an upstream's listing). */
-  constructor(
-    private readonly lists: () => ReadonlyArray<readonly string[] | Promise<readonly string[]>>,
-    private readonly ttlMs = MODEL_LABELS_TTL_MS,
-  ) {}
-
-  /**
-   * Asks the providers again when the names are older than the TTL (at most one question at a time). Names
-   * given at once (the embedded and scenario models) count at once; the whole set is replaced when every
-   * listing has answered (a failed one counts as none).
-   */
-  refresh(): void {
-    if (this.#asking || performance.now() < this.#until) return;
-    this.#asking = true;
-    const next = new Set<string>();
-    const lists = this.lists().map((list) => {
-      if (Array.isArray(list))
-        for (const name of list as readonly string[]) {
-          this.#known.add(name);
-          next.add(name);
-        }
-      return Promise.resolve(list).then(
-        (names) => {
-          for (const name of names) next.add(name);
-        },
-        () => {},
-      );
-    });
-    void Promise.all(lists).then(() => {
-      this.#known = next;
-      this.#asking = false;
-      this.#until = performance.now() + this.ttlMs;
-    });
-  }
-
-  /** `model` when the providers list it, else `_OTHER`. */
-  label(model: string): string {
-    this.refresh();
-    return this.#known.has(model) ? reportedName(model) : OTHER;
-  }
-}
-const OTHER = '_OTHER';
 
 /** What a turn tells its meter; made only while metrics are on. */
 export interface TurnMeter {

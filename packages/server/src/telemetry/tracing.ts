@@ -148,7 +148,7 @@ export function endServerSpan(
       span.setAttribute(ATTR_HTTP_ROUTE, route);
     }
     span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
-    if (error !== undefined) span.recordException(error as Error);
+    if (error !== undefined) recordFailure(span, error);
     if (status >= 500 || error !== undefined) {
       span.setAttribute(ATTR_ERROR_TYPE, error === undefined ? String(status) : errorTypeOf(error));
       span.setStatus({ code: SpanStatusCode.ERROR });
@@ -171,7 +171,7 @@ export function startChildSpan(
 /** Ends a span, marking it failed with `error.type` when `error` is given. */
 export function endSpan(span: Span, error?: unknown): void {
   if (error !== undefined && span.isRecording()) {
-    span.recordException(error as Error);
+    recordFailure(span, error);
     span.setAttribute(ATTR_ERROR_TYPE, errorTypeOf(error));
     span.setStatus({ code: SpanStatusCode.ERROR });
   }
@@ -203,15 +203,18 @@ export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context
   return scopeOf(span, active);
 }
 
-/** Ends a turn's span with what the turn told (`facts`), an error when it failed. */
-export function endTurnSpan(span: Span, facts: TurnFacts, error?: unknown): void {
+/**
+ * Ends a turn's span with what the turn told (`facts`), an error when it failed; `exceptionMessage` is the
+ * failure's words, given only when content capture is on (see `recordFailure`).
+ */
+export function endTurnSpan(span: Span, facts: TurnFacts, error?: unknown, exceptionMessage?: string): void {
   if (span.isRecording()) {
     if (facts.responseModel !== undefined)
       span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, reportedName(facts.responseModel));
     if (facts.responseId !== undefined) span.setAttribute(ATTR_GEN_AI_RESPONSE_ID, reportedName(facts.responseId));
     if (facts.inputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, facts.inputTokens);
     if (facts.outputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, facts.outputTokens);
-    if (error !== undefined) span.recordException(error as Error);
+    if (error !== undefined) recordFailure(span, error, exceptionMessage);
     const errorType = facts.errorType ?? (error === undefined ? undefined : errorTypeOf(error));
     if (errorType !== undefined) {
       span.setAttribute(ATTR_ERROR_TYPE, reportedName(errorType));
@@ -265,10 +268,16 @@ export function endClientSpan(span: Span, status: number | undefined, error?: un
   span.end();
 }
 
-/** `headers` with the scope's trace context added (W3C `traceparent`, as the registered propagator writes it); a copy. */
+/**
+ * `headers` with the scope's trace context added: W3C `traceparent` only, as the registered propagator
+ * writes it; a copy. A client's `tracestate` and `baggage` (which the default propagators carry on) stay
+ * here: they are the client's words, and an upstream provider is another party.
+ */
 export function withTraceHeaders(scope: SpanScope, headers: Record<string, string>): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(scope.context, carrier);
   const copy = Object.assign({}, headers);
-  propagation.inject(scope.context, copy);
+  if (carrier.traceparent !== undefined) copy.traceparent = carrier.traceparent;
   return copy;
 }
 
@@ -276,6 +285,28 @@ export function withTraceHeaders(scope: SpanScope, headers: Record<string, strin
 export function traceIdOf(parent: Context | undefined): string | undefined {
   const spanContext = trace.getSpan(parentOr(parent))?.spanContext();
   return spanContext && isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
+}
+
+/**
+ * The exception event of a failure. An error's message may quote a prompt, a completion or an upstream's
+ * words, so by default the event holds none of it: `exception.type` is its `error.type`, and
+ * `exception.message` its spec error type and code (`model_error: tool_not_allowed`) or class and system code
+ * (`TypeError ECONNREFUSED`), with no stack (whose first line is the message). `message` replaces that only
+ * where the caller may record content (a turn's span with content capture on), already redacted.
+ */
+export function recordFailure(span: Span, error: unknown, message?: string): void {
+  const type = errorTypeOf(error);
+  span.recordException({ name: type, message: message ?? contentFreeMessage(error, type) });
+}
+
+function contentFreeMessage(error: unknown, type: string): string {
+  if (!error || typeof error !== 'object') return type;
+  const { type: specType, code, name } = error as { type?: unknown; code?: unknown; name?: unknown };
+  if (typeof specType === 'string' && typeof code === 'string') return `${reportedName(specType)}: ${type}`;
+  const cause = (error as { cause?: { code?: unknown } }).cause?.code;
+  const systemCode = typeof code === 'string' ? code : typeof cause === 'string' ? cause : undefined;
+  const kind = typeof name === 'string' ? reportedName(name) : type;
+  return systemCode === undefined || systemCode === kind ? kind : `${kind} ${reportedName(systemCode)}`;
 }
 
 /** `error.type` of a failure: a spec error's code (`rate_limit_exceeded`, `upstream_unavailable`…), else its class name. */

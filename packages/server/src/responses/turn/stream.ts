@@ -6,6 +6,7 @@ import type { Backpressure } from '../../exchange.js';
 import { DEFAULT_LIMITS } from '../../limits.js';
 import { countTokens, type ModelPart, type ModelUsage } from '../../models/provider.js';
 import type { Cancellation } from '../../cancellation.js';
+import { redactSecretShapes } from '../../redaction.js';
 import { initialResponse } from './echo.js';
 import { outputBytesOf } from './output-budget.js';
 import type { PreparedTurn, TurnDependencies } from './prepare.js';
@@ -81,10 +82,17 @@ export async function streamTurn(
   };
   let open: { lane: Lane; apply(part: ModelPart): void; close(end: ModelPart): void | Promise<void> } | undefined;
 
-  const failWith = (error: ResponsesError): TurnResult => ({
-    response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }),
-    error,
-  });
+  // The one way a turn's failure leaves (the stream, the stored response, the JSON answer): through the serving
+  // provider's redactor, whatever the family, since a message may quote the upstream (a tool name, its words).
+  const failWith = (raw: ResponsesError): TurnResult => {
+    const error = redactedError(raw, (text) =>
+      turn.provider.redact ? turn.provider.redact(text) : redactSecretShapes(text),
+    );
+    return {
+      response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }),
+      error,
+    };
+  };
 
   /** Opens lanes from the queue until one stays open (a whole item, or one whose end was held, closes at once). */
   const openNext = async (): Promise<void> => {
@@ -327,4 +335,15 @@ function usageOf(usage: ModelUsage): Usage {
     input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
   };
+}
+
+/** `error` with its message and param through `redact` (the same error when nothing changed; `cause` kept). */
+function redactedError(error: ResponsesError, redact: (text: string) => string): ResponsesError {
+  const message = redact(error.message);
+  const param = error.param === null || redact(error.param) === error.param ? error.param : null;
+  if (message === error.message && param === error.param) return error;
+  return new ResponsesError(error.type, error.code, message, param, error.status, {
+    headers: error.headers,
+    cause: error.cause,
+  });
 }

@@ -1,0 +1,59 @@
+// The model names metrics may report as label values: a bounded set the operator controls (see ModelLabels).
+import { reportedName } from './attributes.js';
+
+/** How long the model names metrics report are kept before the providers are asked again (one minute). */
+export const MODEL_LABELS_TTL_MS = 60_000;
+
+/**
+ * The model names metrics report as they are: those the providers list (the embedded and scenario models,
+ * the configured routes, what each upstream lists, at most `maxUpstreamModels` each), a set the operator
+ * controls; any other name a client sends is `_OTHER`. A client's model name was otherwise a label value it
+ * chose: 2,200 distinct names made every scrape 30-110 MiB. The providers are asked in the background, at
+ * most once per `ttlMs`, only while metrics are on; until the first answer every name is `_OTHER`.
+ */
+export class ModelLabels {
+  #known = new Set<string>();
+  #until = 0;
+  #asking = false;
+
+  /** `lists` gives each provider's names, as it lists them (at once, or a promise of an upstream's listing). */
+  constructor(
+    private readonly lists: () => ReadonlyArray<readonly string[] | Promise<readonly string[]>>,
+    private readonly ttlMs = MODEL_LABELS_TTL_MS,
+  ) {}
+
+  /**
+   * Asks the providers again when the names are older than the TTL (at most one question at a time). Each
+   * listing's names count as soon as it answers; the whole set is replaced when every listing has answered
+   * (a failed one counts as none), so names no longer listed leave it.
+   */
+  refresh(): void {
+    if (this.#asking || performance.now() < this.#until) return;
+    this.#asking = true;
+    const next = new Set<string>();
+    // Each listing counts as soon as it answers (the embedded model's at once, an upstream's when it comes back).
+    const lists = this.lists().map((list) =>
+      Promise.resolve(list).then(
+        (names) => {
+          for (const name of names) {
+            this.#known.add(name);
+            next.add(name);
+          }
+        },
+        () => {},
+      ),
+    );
+    void Promise.all(lists).then(() => {
+      this.#known = next;
+      this.#asking = false;
+      this.#until = performance.now() + this.ttlMs;
+    });
+  }
+
+  /** `model` when the providers list it, else `_OTHER`. */
+  label(model: string): string {
+    this.refresh();
+    return this.#known.has(model) ? reportedName(model) : OTHER;
+  }
+}
+const OTHER = '_OTHER';
