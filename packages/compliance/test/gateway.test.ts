@@ -2,7 +2,7 @@
 // upstream on 127.0.0.1 that replays recorded OpenAI-format streams (the server's testing replay
 // upstream), so only what the gateway does is under test. Model-dependent tests are skipped, as for any
 // server fronting a real model.
-import { AnthropicMessagesProvider, ChatCompletionsProvider } from '@openresponses/server';
+import { AnthropicMessagesProvider, ChatCompletionsProvider, GeminiProvider } from '@openresponses/server';
 import { startServer, type RunningServer } from '@openresponses/server/node';
 import { startReplayUpstream, type ReplayUpstream } from '@openresponses/server/testing';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -12,6 +12,7 @@ import { formatTable, runSuite } from '../src/index.js';
 let upstream: ReplayUpstream;
 let gateway: RunningServer;
 let anthropicGateway: RunningServer;
+let geminiGateway: RunningServer;
 beforeAll(async () => {
   upstream = await startReplayUpstream();
   gateway = await startServer({
@@ -27,10 +28,18 @@ beforeAll(async () => {
     warn: () => {},
     providers: [new AnthropicMessagesProvider({ baseUrl: upstream.baseUrl, apiKey: 'sk-ant-suite' })],
   });
+  // And as the Gemini API to the Gemini provider (paths under /v1beta, gemini-* recordings).
+  geminiGateway = await startServer({
+    apiKeys: ['suite-key'],
+    validateOutgoing: true,
+    warn: () => {},
+    providers: [new GeminiProvider({ baseUrl: upstream.baseUrl.replace(/\/v1$/, ''), apiKey: 'gemini-suite-key' })],
+  });
 });
 afterAll(async () => {
   await gateway.close();
   await anthropicGateway.close();
+  await geminiGateway.close();
   await upstream.close();
 });
 
@@ -66,4 +75,23 @@ test('a gateway in front of an Anthropic Messages upstream passes with --skip-mo
   ).toEqual([]);
   expect(report.results.filter((r) => r.status === 'pass').length).toBeGreaterThanOrEqual(20);
   expect(upstream.received.filter((r) => r.path === '/v1/messages').length).toBeGreaterThanOrEqual(15);
+});
+
+test('a gateway in front of the Gemini API passes with --skip-model-dependent', async () => {
+  upstream.received.length = 0;
+  const report = await runSuite({
+    baseURL: `${geminiGateway.url}/v1`,
+    apiKey: 'suite-key',
+    model: 'gemini-2.5-flash',
+    skipModelDependent: true,
+    WebSocket: WebSocket as never,
+  });
+  expect(
+    report.results.filter((r) => r.status === 'fail'),
+    formatTable(report),
+  ).toEqual([]);
+  expect(report.results.filter((r) => r.status === 'pass').length).toBeGreaterThanOrEqual(20);
+  expect(
+    upstream.received.filter((r) => r.path.startsWith('/v1beta/models/gemini-2.5-flash:')).length,
+  ).toBeGreaterThanOrEqual(15);
 });
