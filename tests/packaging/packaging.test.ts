@@ -100,6 +100,9 @@ test('a scratch project installs the tarballs, imports every entry point and typ
       `export const inferred: z.infer<typeof StreamingEventSchema> | undefined = undefined as StreamingEvent | undefined;`,
       `export const pinned: Pinned.ItemField['type'] = 'message';`,
       `export const table = versions['2026-01-15'].exact.ItemParamSchema;`,
+      // Every entry point's declarations resolve with what the packages declare (no @types/ws, no SDK).
+      ...specifiers.map((s, i) => `import type * as types${i} from ${JSON.stringify(s)};`),
+      `export type Everything = [${specifiers.map((_, i) => `typeof types${i}`).join(', ')}];`,
       '',
     ].join('\n'),
   );

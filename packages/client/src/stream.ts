@@ -35,8 +35,9 @@ export async function* normalizeEvents(
     let event = raw;
     if (policy.profile === 'lenient') {
       const alias = PEER_EVENT_ALIASES[event.type];
-      if (alias) event = { ...event, type: alias };
-      if (typeof event.sequence_number !== 'number') event = { ...event, sequence_number: index };
+      // A peer's variant renamed or completed: still an event the stream carries (validated below).
+      if (alias) event = { ...event, type: alias } as AnyStreamingEvent;
+      if (typeof event.sequence_number !== 'number') event = { ...event, sequence_number: index } as AnyStreamingEvent;
     }
     if (check) {
       const result = check(event);

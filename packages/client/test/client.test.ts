@@ -250,7 +250,7 @@ describe('forward compatibility', () => {
     for await (const event of stream) events.push(event);
     // The reference server sends no vendor events; a forward-compatible client validating them still must not drop them.
     const { normalizeEvents } = await import('../src/stream.js');
-    const vendor = { type: 'acme:trace_event', sequence_number: 99, span: { name: 'tool', ms: 3 } };
+    const vendor = { type: 'acme:trace_event' as const, sequence_number: 99, span: { name: 'tool', ms: 3 } };
     const passed = [];
     for await (const event of normalizeEvents(
       (async function* () {

@@ -1,11 +1,22 @@
-import type { OpaqueMember, StreamingEvent, StreamingEventByType, StreamingEventType } from '@openresponses/types';
+import type {
+  OpaqueMember,
+  StreamingEvent,
+  StreamingEventByType,
+  StreamingEventType,
+  UnknownMember,
+} from '@openresponses/types';
 import { STREAMING_EVENT_TYPES } from '@openresponses/types';
 
 export type { OpaqueMember, StreamingEvent, StreamingEventByType, StreamingEventType };
 export { STREAMING_EVENT_TYPES };
 
-/** What a stream can carry: a spec event, or one this version does not define (vendor `acme:*`, newer spec). */
-export type AnyStreamingEvent = StreamingEvent | OpaqueMember;
+/**
+ * What a stream can carry: a spec event, a vendor event (`acme:*`), or one this version does not define (a
+ * newer spec's). Neither of the last two has a `type` an event type matches (a vendor's has a colon, an
+ * unknown one's is statically a pattern no literal matches), so
+ * `if (event.type === 'response.output_text.delta') event.delta` narrows, as on every forward union.
+ */
+export type AnyStreamingEvent = StreamingEvent | VendorEvent | UnknownMember;
 
 /** A vendor event: its `type` carries a provider slug (`acme:trace_event`). */
 export type VendorEvent = OpaqueMember & {

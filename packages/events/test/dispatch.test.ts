@@ -18,10 +18,10 @@ test('dispatches spec, vendor and unknown events to their handlers', () => {
       delta: 'hi',
     }),
     handle({ type: 'acme:trace', sequence_number: 2 }),
-    handle({ type: 'response.future_event', sequence_number: 3 }),
+    handle({ type: 'response.future_event', sequence_number: 3 } as never),
     handle({ type: 'response.completed', sequence_number: 4 } as never),
     // A colon alone does not make a slug: the checker calls this an unknown type, and so does the dispatcher.
-    handle({ type: 'acme: trace event', sequence_number: 5 }),
+    handle({ type: 'acme: trace event', sequence_number: 5 } as never),
     // The slug is lower-case, as `@openresponses/extensions` requires: `Acme:x` is not a vendor type anywhere.
     handle({ type: 'Acme:trace', sequence_number: 6 }),
   ];

@@ -2,12 +2,15 @@ import type {
   ResponseFailedStreamingEvent,
   ResponseOutputTextDeltaStreamingEvent,
   ResponseReasoningSummaryDeltaStreamingEvent,
+  UnknownType,
 } from '@openresponses/types';
 import { expectTypeOf, test } from 'vitest';
 import { on } from '../src/dispatch.js';
+import { decodeSSE } from '../src/sse/decoder.js';
 import {
   type AnyStreamingEvent,
   isStreamingEvent,
+  isStreamingEventType,
   isTerminalEventType,
   isVendorEvent,
   type STREAMING_EVENT_TYPES,
@@ -46,15 +49,29 @@ test('streams carry spec events and opaque members; vendor types need a slug', (
   void unprefixed;
 });
 
-test('guards narrow the open union', () => {
+test('comparing `type` narrows the open union, as the guards do', () => {
   const event = {} as AnyStreamingEvent;
-  // Comparing `type` alone cannot exclude opaque members, whose type is any string; the guard can.
-  if (event.type === 'response.output_text.delta')
-    expectTypeOf(event).not.toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
+  // Neither a vendor event (its type has a colon) nor an unknown one (a pattern no literal matches) can have
+  // a spec event's type, so the comparison leaves the spec event alone.
+  if (event.type === 'response.output_text.delta') {
+    expectTypeOf(event).toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
+    expectTypeOf(event.delta).toEqualTypeOf<string>();
+  }
+  if (event.type === 'acme:trace_event') expectTypeOf(event).toEqualTypeOf<VendorEvent>();
+  // A newer spec's event stays reachable: through a switch's default, or as a string.
+  if (event.type !== 'response.output_text.delta' && !isStreamingEventType(event.type) && !isVendorEvent(event))
+    expectTypeOf(event.type).toEqualTypeOf<UnknownType>();
   if (isStreamingEvent(event, 'response.output_text.delta'))
     expectTypeOf(event).toEqualTypeOf<ResponseOutputTextDeltaStreamingEvent>();
   if (isVendorEvent(event)) expectTypeOf(event.type).toEqualTypeOf<`${string}:${string}`>();
   if (isTerminalEventType(event.type)) expectTypeOf(event.type).toEqualTypeOf<TerminalEventType>();
+});
+
+test('for await over decodeSSE narrows on event.type', async () => {
+  for await (const event of decodeSSE(new ReadableStream<Uint8Array>())) {
+    if (event.type === 'response.output_text.delta') expectTypeOf(event.delta).toEqualTypeOf<string>();
+    if (event.type === 'response.failed') expectTypeOf(event).toEqualTypeOf<ResponseFailedStreamingEvent>();
+  }
 });
 
 test('the dispatcher refuses handler names that are not event types', () => {

@@ -124,12 +124,15 @@ describe('writer-built streams', () => {
         return copy;
       case 'renumber':
         if (i === 0) return undefined;
-        copy[i] = { ...copy[i]!, sequence_number: copy[i - 1]!.sequence_number };
+        copy[i] = { ...copy[i]!, sequence_number: copy[i - 1]!.sequence_number } as AnyStreamingEvent;
         return copy;
       case 'corrupt-delta': {
         const index = copy.findIndex((e, k) => k >= i && typeof (e as { delta?: unknown }).delta === 'string');
         if (index < 0) return undefined;
-        copy[index] = { ...copy[index]!, delta: `${(copy[index] as unknown as { delta: string }).delta}#` };
+        copy[index] = {
+          ...copy[index]!,
+          delta: `${(copy[index] as unknown as { delta: string }).delta}#`,
+        } as AnyStreamingEvent;
         return copy;
       }
     }

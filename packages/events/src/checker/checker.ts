@@ -4,6 +4,7 @@ import { type ResponseResource, STREAMING_EVENT_TYPES_BY_VERSION } from '@openre
 import { type Accumulator, createAccumulator, type AccumulatorOptions } from '../accumulator/accumulator.js';
 import { dispatch, type EventTable } from '../dispatch.js';
 import {
+  type AnyStreamingEvent,
   isStreamingEventType,
   isVendorType,
   PEER_EVENT_ALIASES,
@@ -627,7 +628,7 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     if (vendor) {
       if (!stream.started || stream.terminal)
         stream.report('vendor-event-outside-response', `${type} outside the response's lifetime`);
-      stream.accumulator.push(event);
+      stream.accumulator.push(event as AnyStreamingEvent);
       return found;
     }
     if (stream.pendingError !== undefined && type !== 'response.failed') {
@@ -642,7 +643,8 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     // handlers allow for where they read them. (The table covers the latest version's types; a type only an
     // older version had would go unchecked here, and no version has one so far.)
     if (isStreamingEventType(type)) dispatch(ORDERING_RULES, event as StreamingEvent, stream);
-    stream.accumulator.push(event);
+    // The accumulator takes any decoded event; its `type` is a peer's string (the schema has reported it).
+    stream.accumulator.push(event as AnyStreamingEvent);
     return found;
   };
 

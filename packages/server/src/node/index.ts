@@ -1,6 +1,6 @@
 export { startServer, type RunningServer, type StartServerOptions } from './server.js';
 export { toNodeListener, type NodeListenerTarget } from './http-adapter.js';
-export { serveResponsesSocket } from './websocket.js';
+export { serveResponsesSocket, type NodeWebSocket } from './websocket.js';
 export { readScenarioFile, scenarioRecordWriter, type ScenarioRecordWriter } from './scenario-files.js';
 export { gatewayProviders, type GatewayOptions } from './gateway.js';
 export { nodeFetch } from './http-fetch.js';

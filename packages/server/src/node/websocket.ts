@@ -1,12 +1,36 @@
 import type { IncomingMessage } from 'node:http';
-import type { WebSocket } from 'ws';
 import type { ResponsesService } from '../service/service.js';
 import type { ServerLimits } from '../limits.js';
 import type { SessionOptions } from '../websocket/session.js';
 
+/**
+ * What `serveResponsesSocket` uses of a `ws` socket, spelled out so that these declarations need no
+ * `@types/ws` (not a dependency): a `WebSocket` from `ws` is one.
+ */
+export interface NodeWebSocket {
+  /** `OPEN` while the socket can send. */
+  readonly readyState: number;
+  /** The `readyState` of an open socket. */
+  readonly OPEN: number;
+  /** Bytes queued and not yet sent. */
+  readonly bufferedAmount: number;
+  /** Sends a text message. */
+  send(text: string): void;
+  /** Closes with a status code and reason. */
+  close(code?: number, reason?: string): void;
+  /** Destroys the connection at once. */
+  terminate(): void;
+  /** A protocol error (the socket closes). */
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  /** A message: text unless `isBinary`. */
+  on(event: 'message', listener: (data: { toString(): string }, isBinary: boolean) => void): unknown;
+  /** The socket closed. */
+  on(event: 'close', listener: () => void): unknown;
+}
+
 /** Drives a Responses WebSocket session (`service.openSession`) from a `ws` socket. */
 export function serveResponsesSocket(
-  socket: WebSocket,
+  socket: NodeWebSocket,
   request: IncomingMessage,
   service: ResponsesService,
   options: SessionOptions = {},
@@ -27,7 +51,7 @@ export function serveResponsesSocket(
     options,
   );
   socket.on('message', (data, isBinary) =>
-    session.receive(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString()),
+    session.receive(isBinary ? Buffer.from(data as Uint8Array).toString('utf8') : data.toString()),
   );
   socket.on('close', () => session.closed());
 }
@@ -39,7 +63,7 @@ export function serveResponsesSocket(
  * event, so the buffer is polled.
  */
 function waitForReader(
-  socket: WebSocket,
+  socket: NodeWebSocket,
   { writeHighWaterBytes, stalledWriteMs }: Pick<ServerLimits, 'writeHighWaterBytes' | 'stalledWriteMs'>,
   onStalled: () => void,
 ): Promise<void> | undefined {
