@@ -441,6 +441,40 @@ describe('reasoning round trip', () => {
     expect(messagesSent()).toHaveLength(0);
   });
 
+  test.each([
+    ['a bad %-escape', { type: 'input_file', file_data: 'data:text/plain,100%zz' }, 'file_data', /%-escape/],
+    [
+      'bad base64',
+      { type: 'input_file', file_data: 'data:application/pdf;base64,JVB*ERi0=', filename: 'a.pdf' },
+      'file_data',
+      /base64/,
+    ],
+    [
+      'a bad base64 image',
+      { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo$' },
+      'image_url',
+      /base64/,
+    ],
+  ])(
+    'a malformed data URL (%s) is a 400 invalid_value naming it; nothing reaches the upstream',
+    async (_, part, field, reason) => {
+      const response = await post(server, '/v1/responses', {
+        model: 'claude-sonnet-4-5',
+        input: [{ role: 'user', content: [{ type: 'input_text', text: 'Read this' }, part] }],
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        error: {
+          type: 'invalid_request',
+          code: 'invalid_value',
+          param: `input[0].content[1].${field}`,
+          message: expect.stringMatching(reason),
+        },
+      });
+      expect(messagesSent()).toHaveLength(0);
+    },
+  );
+
   test('redacted thinking round-trips as its data', async () => {
     const first = await client.responses.create({
       model: 'claude-redacted-thinking',

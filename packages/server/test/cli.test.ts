@@ -252,4 +252,22 @@ describe('configuration fails closed, at start, in one line (issue 32)', () => {
     expect(output).toMatch(/OpenTelemetry: spans over OTLP .* to http:\/\/127\.0\.0\.1:9\/\?token=\[redacted\]&x=1/);
     expect(output).not.toMatch(/s3cret|otlp-secret/);
   });
+
+  test("a client's malformed data URL is a 400 invalid_value with param on the real CLI, not a 500", async () => {
+    const { url } = await startCli(['--port', '0', '--api-key', 'k']);
+    for (const [part, field] of [
+      [{ type: 'input_file', file_data: 'data:text/plain,%E0%A4%A' }, 'file_data'],
+      [{ type: 'input_image', image_url: 'data:image/png;base64,@@@@' }, 'image_url'],
+    ] as const) {
+      const response = await fetch(`${url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+        body: JSON.stringify({ input: [{ role: 'user', content: [part] }] }),
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        error: { type: 'invalid_request', code: 'invalid_value', param: `input[0].content[0].${field}` },
+      });
+    }
+  });
 });

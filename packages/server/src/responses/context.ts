@@ -1,6 +1,7 @@
 import { randomId } from '@openresponses/events';
 import type { CreateResponseBody, ItemField, ItemParam } from '@openresponses/types';
-import { ResponsesError } from '../errors.js';
+import { MalformedDataUrl, parseDataUrl } from '../data-url.js';
+import { invalidRequest, ResponsesError } from '../errors.js';
 import type { StoredChain } from '../stores/contract.js';
 import { type SealPurpose, type Sealer, UnsealError } from './sealed.js';
 
@@ -82,11 +83,32 @@ export async function normalizeInput(
     // Reasoning sent back must be reasoning this server encrypted, unaltered.
     if (item.type === 'reasoning' && typeof item.encrypted_content === 'string')
       await openOrReject(sealer, item.encrypted_content, 'reasoning', param);
+    if (item.type === 'message' && Array.isArray(item.content)) rejectMalformedDataUrls(item.content, param);
     const normalized = normalizeItem(item);
     out.push(normalized);
     expanded.push(normalized);
   }
   return { input: out, expanded };
+}
+
+/** The data URLs of a message's parts (images, files) are read before any family sees them: a malformed one is a 400 naming it. */
+function rejectMalformedDataUrls(content: unknown[], param: string): void {
+  for (const [index, part] of content.entries()) {
+    if (!part || typeof part !== 'object') continue;
+    const record = part as Record<string, unknown>;
+    const field = record.type === 'input_image' ? 'image_url' : record.type === 'input_file' ? 'file_data' : undefined;
+    const value = field === undefined ? undefined : record[field];
+    if (typeof value !== 'string') continue;
+    const where = `${param}.content[${index}].${field}`;
+    try {
+      parseDataUrl(value);
+    } catch (error) {
+      if (!(error instanceof MalformedDataUrl)) throw error;
+      throw invalidRequest('invalid_value', `${where} is not a valid data URL: ${error.message}.`, where, 400, {
+        cause: error,
+      });
+    }
+  }
 }
 
 function userMessage(text: string): ItemField {

@@ -1,5 +1,6 @@
 import type { ItemField } from '@openresponses/types';
 import { invalidRequest } from '../../errors.js';
+import { parseDataUrl } from '../../data-url.js';
 import { checkJsonDepth, DEFAULT_LIMITS } from '../../limits.js';
 import type { ModelRequest } from '../provider.js';
 import { ADAPTIVE_EFFORT, BUDGET_TOKENS, generationOf, MIN_BUDGET_TOKENS } from './generation.js';
@@ -263,13 +264,12 @@ function userBlocks(parts: Part[], param: string): AnthropicRequestBlock[] {
   return blocks;
 }
 
-const DATA_URL = /^data:([^;,]+)(;base64)?,(.*)$/s;
-
 function imageSource(part: Part, param: string): AnthropicImageSource {
   if (typeof part.file_id === 'string') return { type: 'file', file_id: part.file_id };
   const url = typeof part.image_url === 'string' ? part.image_url : '';
-  const data = DATA_URL.exec(url);
-  if (data?.[2]) return { type: 'base64', media_type: data[1]!, data: data[3]! };
+  // Data URLs were read when the input was (parseDataUrl): a malformed one never gets here.
+  const data = parseDataUrl(url);
+  if (data?.base64) return { type: 'base64', media_type: data.mediaType, data: data.data };
   if (/^https?:\/\//.test(url)) return { type: 'url', url };
   throw invalidRequest(
     'unsupported_content',
@@ -283,17 +283,17 @@ function documentSource(part: Part, param: string): AnthropicDocumentSource {
   if (typeof part.file_url === 'string' && /^https?:\/\//.test(part.file_url))
     return { type: 'url', url: part.file_url };
   if (typeof part.file_data === 'string') {
-    const data = DATA_URL.exec(part.file_data);
+    const data = parseDataUrl(part.file_data);
     const pdf = typeof part.filename === 'string' && /\.pdf$/i.test(part.filename);
-    const mediaType = data ? data[1] : pdf ? 'application/pdf' : undefined;
-    const base64 = data ? (data[2] ? data[3]! : undefined) : part.file_data;
+    const mediaType = data ? data.mediaType : pdf ? 'application/pdf' : undefined;
+    const base64 = data ? (data.base64 ? data.data : undefined) : part.file_data;
     if (mediaType === 'application/pdf' && base64 !== undefined)
       return { type: 'base64', media_type: 'application/pdf', data: base64 };
     if (mediaType === 'text/plain')
       return {
         type: 'text',
         media_type: 'text/plain',
-        data: base64 === undefined ? decodeURIComponent(data![3]!) : utf8FromBase64(base64),
+        data: base64 === undefined ? decodeURIComponent(data!.data) : utf8FromBase64(base64),
       };
   }
   throw invalidRequest(
