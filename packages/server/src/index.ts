@@ -30,6 +30,12 @@ export {
   type GeminiProviderOptions,
   type GeminiRequestSettings,
 } from './models/gemini/index.js';
+export {
+  OpenResponsesProvider,
+  type OpenResponsesProviderOptions,
+  toResponsesRequest,
+  type ResponsesRequestSettings,
+} from './models/open-responses/index.js';
 export type {
   UpstreamAbort,
   UpstreamBodyReader,

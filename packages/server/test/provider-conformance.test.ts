@@ -7,6 +7,8 @@ import {
   chatCompletionsWire,
   describeProviderConformance,
   geminiWire,
+  openResponsesWire,
+  responsesWire,
 } from '../src/testing/index.js';
 import { API_KEY, startTestServer } from './harness.js';
 
@@ -18,3 +20,13 @@ const serve = async (providers: ModelProvider[]) => {
 describeProviderConformance(chatCompletionsWire, { serve }, { describe, test, expect });
 describeProviderConformance(anthropicMessagesWire, { serve }, { describe, test, expect });
 describeProviderConformance(geminiWire, { serve }, { describe, test, expect });
+describeProviderConformance(openResponsesWire, { serve }, { describe, test, expect });
+// A stateless, quirky server (no sequence numbers, an empty final output, bare errors, OpenAI's reasoning_text names).
+describeProviderConformance(
+  responsesWire(
+    { noSequenceNumbers: true, emptyFinalOutput: true, bareErrors: true, reasoningTextEvents: true },
+    'open-responses (quirky)',
+  ),
+  { serve },
+  { describe, test, expect },
+);

@@ -1,6 +1,7 @@
 import * as z from 'zod/v4';
 import { anthropicMessagesFamily } from './anthropic-messages/family.js';
 import { chatCompletionsFamily } from './chat-completions/family.js';
+import { openResponsesFamily } from './open-responses/family.js';
 import { FALLBACK_BOUNDS, FallbackProvider } from './fallback.js';
 import { modelRouteOf, ROUTE_FIELDS, type ProviderFamily, type RouteFields, routeName, routeServes } from './family.js';
 import { geminiFamily } from './gemini/family.js';
@@ -13,7 +14,7 @@ import type { UpstreamFetch } from './upstream.js';
  * route fields and how a route becomes its provider), plus one entry here (see the server README,
  * "Adding a provider family"). The first is the default `type`.
  */
-const FAMILIES = [chatCompletionsFamily, anthropicMessagesFamily, geminiFamily] as const;
+const FAMILIES = [chatCompletionsFamily, anthropicMessagesFamily, geminiFamily, openResponsesFamily] as const;
 
 /**
  * The registered families' route types, in order: the conformance kit and the hostile contract suite

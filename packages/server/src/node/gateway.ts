@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type ServerLimits, upstreamLimitsOf } from '../limits.js';
 import { anthropicFromEnvironment } from '../models/anthropic-messages/family.js';
+import { responsesFromEnvironment } from '../models/open-responses/family.js';
 import { ChatCompletionsProvider } from '../models/chat-completions/provider.js';
 import { geminiFromEnvironment } from '../models/gemini/family.js';
 import { DeterministicModel } from '../models/deterministic.js';
@@ -16,7 +17,7 @@ export interface GatewayOptions {
   chatCompletionsApiKey?: string;
   /** A JSON routing file (see `GatewayConfig`); its keys are read from `env`. */
   configPath?: string;
-  /** Where route keys (`apiKeyEnv`) and the Anthropic and Gemini variables are read from (default: an empty environment; the CLI passes `process.env`). */
+  /** Where route keys (`apiKeyEnv`) and the Anthropic, Gemini and Responses (`OPENRESPONSES_RESPONSES_URL`) variables are read from (default: an empty environment; the CLI passes `process.env`). */
   env?: Record<string, string | undefined>;
   /** The bounds of every upstream call (the upstream fields of `ServerLimits`; defaults for those not given). */
   limits?: Partial<ServerLimits>;
@@ -57,6 +58,9 @@ export function gatewayProviders(options: GatewayOptions): ModelProvider[] {
     if (anthropic) providers.push(anthropic);
     const gemini = geminiFromEnvironment(options.env ?? {}, nodeFetch, limits);
     if (gemini) providers.push(gemini);
+    // Every other name, to a Responses server (before a Chat Completions catch-all, when both are set).
+    const responses = responsesFromEnvironment(options.env ?? {}, nodeFetch, limits);
+    if (responses) providers.push(responses);
   } catch (error) {
     throw new GatewayConfigError((error as Error).message, { cause: error });
   }

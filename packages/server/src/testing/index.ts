@@ -53,3 +53,4 @@ export {
   geminiWire,
 } from './conformance-families.js';
 export { describeQuotaContract, type QuotaContractOptions } from './quota-contract.js';
+export { openResponsesWire, type ResponsesQuirks, responsesWire } from './conformance-open-responses.js';

@@ -165,45 +165,53 @@ export class ChatCompletionsProvider implements ModelProvider {
     }
   }
 
-  /** An upstream's HTTP failure as a spec error: its message and `param` checked and redacted, never its type or code. */
-  private async httpError(response: UpstreamResponse, call: UpstreamCall): Promise<ResponsesError> {
-    const text = await call.errorText(response);
-    let message: unknown = text;
-    let param: string | null = null;
-    // Not JSON (or too deep): the text is the message.
-    const body = call.errorJson(text);
-    const error = body && typeof body === 'object' && 'error' in body ? body.error : body;
-    if (typeof error === 'string') message = error;
-    else if (error && typeof error === 'object') {
-      const record = error as { message?: unknown; param?: unknown };
-      if (typeof record.message === 'string') message = record.message;
-      param = this.redactor.param(record.param);
-    }
-    const shown = this.redactor.text(message) || '(no message)';
-    const status = response.status;
-    if (status === 401 || status === 403)
-      return new ResponsesError(
-        'server_error',
-        'upstream_authentication_failed',
-        `The upstream provider refused the gateway's credentials (HTTP ${status}); the gateway's configuration needs fixing.`,
-      );
-    if (status === 429)
-      return new ResponsesError(
-        'too_many_requests',
-        'rate_limited',
-        `The upstream provider is rate limiting: ${shown}`,
-        null,
-        429,
-        { headers: upstreamRetryHeaders(response.headers) },
-      );
-    if (status >= 400 && status < 500 && status !== 408)
-      return new ResponsesError(
-        'invalid_request',
-        'upstream_rejected_request',
-        `The upstream provider rejected the request (HTTP ${status}): ${shown}`,
-        param,
-        400,
-      );
-    return new ResponsesError('model_error', 'upstream_error', `The upstream model failed (HTTP ${status}): ${shown}`);
+  private httpError(response: UpstreamResponse, call: UpstreamCall): Promise<ResponsesError> {
+    return openAIHttpError(response, call, this.redactor);
   }
+}
+
+/** An OpenAI-shaped upstream's HTTP failure (Chat Completions, Responses) as a spec error: its message and `param` checked and redacted, never its type or code. */
+export async function openAIHttpError(
+  response: UpstreamResponse,
+  call: UpstreamCall,
+  redactor: Redactor,
+): Promise<ResponsesError> {
+  const text = await call.errorText(response);
+  let message: unknown = text;
+  let param: string | null = null;
+  // Not JSON (or too deep): the text is the message.
+  const body = call.errorJson(text);
+  const error = body && typeof body === 'object' && 'error' in body ? body.error : body;
+  if (typeof error === 'string') message = error;
+  else if (error && typeof error === 'object') {
+    const record = error as { message?: unknown; param?: unknown };
+    if (typeof record.message === 'string') message = record.message;
+    param = redactor.param(record.param);
+  }
+  const shown = redactor.text(message) || '(no message)';
+  const status = response.status;
+  if (status === 401 || status === 403)
+    return new ResponsesError(
+      'server_error',
+      'upstream_authentication_failed',
+      `The upstream provider refused the gateway's credentials (HTTP ${status}); the gateway's configuration needs fixing.`,
+    );
+  if (status === 429)
+    return new ResponsesError(
+      'too_many_requests',
+      'rate_limited',
+      `The upstream provider is rate limiting: ${shown}`,
+      null,
+      429,
+      { headers: upstreamRetryHeaders(response.headers) },
+    );
+  if (status >= 400 && status < 500 && status !== 408)
+    return new ResponsesError(
+      'invalid_request',
+      'upstream_rejected_request',
+      `The upstream provider rejected the request (HTTP ${status}): ${shown}`,
+      param,
+      400,
+    );
+  return new ResponsesError('model_error', 'upstream_error', `The upstream model failed (HTTP ${status}): ${shown}`);
 }
