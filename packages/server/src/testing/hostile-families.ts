@@ -131,9 +131,104 @@ export const geminiHostileWire: HostileWire = {
     `data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}}]}}]}\r\n\r\n`,
 };
 
+/** One Responses event (`event:` and `data:`), numbered as a well-behaved server numbers them. */
+const responsesEvent = (type: string, data: Record<string, unknown>, index: number) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: index + 1, ...data })}\n\n`;
+/** The first event adds item 0 (`item`); every event carries `delta` for it as `type`. */
+const inItem = (item: Record<string, unknown>, type: string, delta: Record<string, unknown>, index: number) =>
+  (index === 0 ? responsesEvent('response.output_item.added', { output_index: 0, item }, index) : '') +
+  responsesEvent(type, { item_id: item.id, output_index: 0, ...delta }, index);
+const responsesMessage = { type: 'message', id: 'msg_h', role: 'assistant', status: 'in_progress', content: [] };
+const responsesReasoning = { type: 'reasoning', id: 'rs_h', summary: [] };
+const responsesCall = {
+  type: 'function_call',
+  id: 'fc_h',
+  call_id: 'call_h',
+  name: 'f',
+  arguments: '',
+  status: 'in_progress',
+};
+
+/** A native Responses server's events (`event:` and `data:`; keep-alives are SSE comments). */
+export const openResponsesHostileWire: HostileWire = {
+  type: 'open-responses',
+  url: (root) => `${root}/v1`,
+  streamStart: () =>
+    `event: response.created\ndata: ${JSON.stringify({
+      type: 'response.created',
+      sequence_number: 0,
+      response: { id: 'resp_h', object: 'response', status: 'in_progress', model: 'hostile', output: [] },
+    })}\n\n`,
+  floods: {
+    text: (payload, index) =>
+      inItem(responsesMessage, 'response.output_text.delta', { content_index: 0, delta: payload, logprobs: [] }, index),
+    refusal: (payload, index) =>
+      inItem(responsesMessage, 'response.refusal.delta', { content_index: 0, delta: payload }, index),
+    reasoning: (payload, index) =>
+      inItem(responsesReasoning, 'response.reasoning.delta', { content_index: 0, delta: payload }, index),
+    // The upstream's encrypted reasoning, whole in each reasoning item's end.
+    opaque: (payload, index) =>
+      responsesEvent(
+        'response.output_item.added',
+        { output_index: index, item: { ...responsesReasoning, id: `rs_${index}` } },
+        index,
+      ) +
+      responsesEvent(
+        'response.output_item.done',
+        { output_index: index, item: { ...responsesReasoning, id: `rs_${index}`, encrypted_content: payload } },
+        index,
+      ),
+    'tool-name': (payload, index) =>
+      responsesEvent(
+        'response.output_item.added',
+        {
+          output_index: index,
+          item: { ...responsesCall, id: `fc_${index}`, call_id: `call_${index}`, name: `f${payload}` },
+        },
+        index,
+      ),
+    'tool-arguments': (payload, index) =>
+      inItem(responsesCall, 'response.function_call_arguments.delta', { delta: payload }, index),
+    logprobs: (payload, index) =>
+      inItem(
+        responsesMessage,
+        'response.output_text.delta',
+        { content_index: 0, delta: 'a', logprobs: [{ token: payload, logprob: -0.5, bytes: [], top_logprobs: [] }] },
+        index,
+      ),
+    'open-block': (_, index) =>
+      responsesEvent(
+        'response.output_item.added',
+        { output_index: index, item: { ...responsesMessage, id: `msg_${index}` } },
+        index,
+      ),
+    'empty-block': (_, index) => {
+      const item = { ...responsesMessage, id: `msg_${index}` };
+      return (
+        responsesEvent('response.output_item.added', { output_index: index, item }, index) +
+        responsesEvent(
+          'response.output_item.done',
+          { output_index: index, item: { ...item, status: 'completed' } },
+          index,
+        )
+      );
+    },
+    'unknown-block': (payload, index) =>
+      responsesEvent(
+        'response.output_item.added',
+        { output_index: index, item: { type: 'acme:blob', id: `b_${index}`, data: payload } },
+        index,
+      ),
+  },
+  keepAlive: () => ': keep-alive\n\n',
+  deepEvent: (depth) =>
+    `event: response.output_item.added\ndata: {"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"type":"acme:deep","id":"d","x":${'['.repeat(depth)}${']'.repeat(depth)}}}\n\n`,
+};
+
 /** The hostile wire of every provider family, by route `type`: a registered family without one fails a test. */
 export const HOSTILE_WIRES: Readonly<Record<string, HostileWire>> = {
   [chatCompletionsHostileWire.type]: chatCompletionsHostileWire,
   [anthropicMessagesHostileWire.type]: anthropicMessagesHostileWire,
   [geminiHostileWire.type]: geminiHostileWire,
+  [openResponsesHostileWire.type]: openResponsesHostileWire,
 };

@@ -5,6 +5,7 @@ import type { Redactor } from '../../redaction.js';
 import { openAIHttpError } from '../chat-completions/provider.js';
 import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
 import { CachedModelList, fetchModelNames } from '../model-list.js';
+import { reasoningStates } from '../reasoning-state.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
 import { UpstreamCall } from '../upstream-call.js';
 import { type UpstreamFetch, type UpstreamProviderOptions, upstreamConnection } from '../upstream.js';
@@ -141,13 +142,8 @@ export class OpenResponsesProvider implements ModelProvider {
 
   /** The reasoning this upstream made, by item, opened from the gateway's seal (other reasoning stays behind). */
   private async reasoningStates(request: ModelRequest): Promise<Map<ItemField, OpenResponsesReasoningState>> {
-    const states = new Map<ItemField, OpenResponsesReasoningState>();
-    for (const item of request.items) {
-      const sealed = (item as { encrypted_content?: unknown }).encrypted_content;
-      if (item.type !== 'reasoning' || typeof sealed !== 'string' || !request.openReasoning) continue;
-      const state = reasoningStateSchema.safeParse(await request.openReasoning(sealed));
-      if (state.success && state.data.upstream === this.base) states.set(item, state.data);
-    }
+    const states = (await reasoningStates(request, reasoningStateSchema)) ?? new Map();
+    for (const [item, state] of states) if (state.upstream !== this.base) states.delete(item);
     return states;
   }
 }

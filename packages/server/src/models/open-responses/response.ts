@@ -44,6 +44,8 @@ export class EventTranslator implements ItemIndex {
   private streamedAny = false;
   private calls = 0;
   private wholes = 0;
+  /** Output indexes of unknown items already passed whole at their addition (their `done` adds nothing). */
+  private readonly passed = new Set<number>();
 
   constructor(private readonly upstream: string) {}
 
@@ -179,8 +181,18 @@ export class EventTranslator implements ItemIndex {
     this.items.set(at, open);
     this.ids.set(open.id, at);
     this.streamedAny = true;
-    if (item.type === 'reasoning') out.push({ type: 'reasoning-start', id: key });
-    else if (item.type === 'function_call') {
+    // Every item is started (and charged by the output meter) as soon as it is added: an upstream that
+    // only ever adds items still reaches the output budget.
+    if (item.type === 'message') {
+      out.push({ type: 'text-start', id: key });
+      open.part = 'text';
+    } else if (item.type === 'reasoning') out.push({ type: 'reasoning-start', id: key });
+    else if (item.type !== 'function_call') {
+      // An item this gateway does not know passes whole, as the server added it (its later forms are not waited for).
+      this.items.delete(at);
+      this.passed.add(at);
+      out.push({ type: 'item', item: stripId(item) });
+    } else {
       this.calls++;
       out.push({
         type: 'function-call-start',
@@ -224,6 +236,7 @@ export class EventTranslator implements ItemIndex {
   private done(at: number, final: ItemField | undefined, out: ModelPart[], known?: OpenItem): void {
     const item = known ?? this.items.get(at);
     this.items.delete(at);
+    if (!item && this.passed.delete(at)) return;
     if (!item) {
       // Added and done at once: the whole item.
       if (final) {
