@@ -7,6 +7,7 @@ import { AnthropicMessagesProvider } from '../models/anthropic-messages/provider
 import { ChatCompletionsProvider } from '../models/chat-completions/provider.js';
 import { GeminiProvider } from '../models/gemini/provider.js';
 import type { ScriptedAnswer, WireAnswer, WireFamily } from './provider-conformance.js';
+import { openResponsesWire } from './conformance-open-responses.js';
 
 /** The key the gateway sent, echoed in error bodies as real upstreams do (the gateway must redact it). */
 const keyOf = (headers: IncomingHttpHeaders) =>
@@ -302,5 +303,5 @@ export const geminiWire: WireFamily = {
 
 /** Each family's wire, by its route `type` (`FAMILY_TYPES`): what tests that cover every family start. */
 export const CONFORMANCE_WIRES: Readonly<Record<string, WireFamily>> = Object.fromEntries(
-  [chatCompletionsWire, anthropicMessagesWire, geminiWire].map((wire) => [wire.name, wire]),
+  [chatCompletionsWire, anthropicMessagesWire, geminiWire, openResponsesWire].map((wire) => [wire.name, wire]),
 );
