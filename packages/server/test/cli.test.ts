@@ -212,6 +212,35 @@ describe('configuration fails closed, at start, in one line (issue 32)', () => {
     expect(oneLine(runCliToExit(args, env))).toMatch(message);
   });
 
+  test.each([
+    [
+      "OPENRESPONSES_API_KEY (the clients' spelling) without a server key",
+      ['--port', '0'],
+      { OPENRESPONSES_API_KEY: 'k' },
+      /^openresponses-server: OPENRESPONSES_API_KEY is what clients send; the server reads OPENRESPONSES_API_KEYS \(comma-separated\) or --api-key\./,
+    ],
+    [
+      '--metrics-key without --metrics',
+      ['--port', '0', '--api-key', 'k', '--metrics-key', 'm'],
+      {},
+      /--metrics-key \(OPENRESPONSES_METRICS_KEY\) is set but \/metrics is off: add --metrics/,
+    ],
+    [
+      'a Chat Completions URL without a path',
+      ['--port', '0', '--api-key', 'k', '--chat-completions-url', 'http://127.0.0.1:11434'],
+      {},
+      /--chat-completions-url <URL>.*Expected the API root, with its path: http:\/\/127\.0\.0\.1:11434\/v1/,
+    ],
+    [
+      'OPENRESPONSES_CHAT_COMPLETIONS_URL that is not http(s)',
+      ['--port', '0', '--api-key', 'k'],
+      { OPENRESPONSES_CHAT_COMPLETIONS_URL: 'localhost:11434/v1' },
+      /OPENRESPONSES_CHAT_COMPLETIONS_URL.*Expected an http\(s\) URL ending in \/v1/,
+    ],
+  ])('%s exits 2 with a hint', (_, args, env, message) => {
+    expect(oneLine(runCliToExit(args, env))).toMatch(message);
+  });
+
   test('an upstream key no HTTP header can carry exits 2 naming the setting, never quoting the key', () => {
     const anthropic = oneLine(
       runCliToExit(['--port', '0', '--api-key', 'k'], { OPENRESPONSES_ANTHROPIC_API_KEY: 'sk-ant-secretpart…' }),

@@ -57,6 +57,19 @@ const encryptionKeys = (text: string, previous: EncryptionKey[] = []) => {
     throw new InvalidArgumentError((error as Error).message);
   }
 };
+/**
+ * An upstream's base URL: http(s) with a path. A bare `http://host:port` is the usual slip (the API root of an
+ * OpenAI-compatible server ends in /v1), which clients would only meet later as 404s on /chat/completions.
+ */
+const upstreamBaseUrl = (text: string) => {
+  const url = URL.canParse(text.trim()) ? new URL(text.trim()) : undefined;
+  if (!url || !/^https?:$/.test(url.protocol)) throw new InvalidArgumentError('Expected an http(s) URL ending in /v1.');
+  if (url.pathname === '/' || url.pathname === '')
+    throw new InvalidArgumentError(
+      `Expected the API root, with its path: ${url.origin}/v1 for an OpenAI-compatible server (Ollama, vLLM, llama.cpp).`,
+    );
+  return text.trim();
+};
 const storeUrl = (text: string) => {
   if (text === '' || text === 'memory' || text === 'memory://' || /^rediss?:\/\/./.test(text)) return text;
   throw new InvalidArgumentError('Expected memory or redis://host:port/db.');
@@ -109,7 +122,9 @@ const program = new Command(name)
     new Option(
       '--chat-completions-url <URL>',
       'serve every other model name from this OpenAI-compatible upstream (base URL ending in /v1)',
-    ).env('OPENRESPONSES_CHAT_COMPLETIONS_URL'),
+    )
+      .env('OPENRESPONSES_CHAT_COMPLETIONS_URL')
+      .argParser(upstreamBaseUrl),
   )
   .addOption(
     new Option('--chat-completions-api-key <KEY>', 'bearer key for that upstream').env(
@@ -272,6 +287,15 @@ const apiKeys =
 const metricsOn = values.metrics === true && !['0', 'false'].includes(process.env.OPENRESPONSES_METRICS ?? '');
 const metricsForApiKeys =
   values.metricsApiKeys === true && !['0', 'false'].includes(process.env.OPENRESPONSES_METRICS_API_KEYS ?? '');
+// The compliance CLI's and the client's spelling: the server reads OPENRESPONSES_API_KEYS (a list).
+if (process.env.OPENRESPONSES_API_KEY !== undefined && values.apiKey === undefined)
+  usageError(
+    'OPENRESPONSES_API_KEY is what clients send; the server reads OPENRESPONSES_API_KEYS (comma-separated) or --api-key.',
+  );
+if (values.metricsKey !== undefined && !metricsOn)
+  usageError(
+    '--metrics-key (OPENRESPONSES_METRICS_KEY) is set but /metrics is off: add --metrics (OPENRESPONSES_METRICS=true).',
+  );
 // Fail closed: on a server with keys, metrics nobody may read are a configuration mistake, said at start.
 if (metricsOn && apiKeys.length > 0 && !values.metricsKey && !metricsForApiKeys)
   usageError(
