@@ -125,6 +125,61 @@ describe('issues are at the path of the wrong field', () => {
     expect(result.issues[0]!.message.length).toBeGreaterThan(0);
   });
 
+  // Issue 38: a wrong or dropped discriminator is reported at the discriminator, not as a field of the
+  // member that the wrong tag picks (before: `want /input/2/type, got /input/2/encrypted_content`).
+  describe('a wrong or dropped tag is reported at the tag', () => {
+    const body = () => ({
+      model: 'm',
+      input: [
+        { type: 'message', role: 'user', content: 'hi' },
+        { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+        { type: 'reasoning', summary: [], encrypted_content: 'gAAA' },
+        { type: 'function_call_output', call_id: 'c1', output: 'sunny' },
+      ] as Array<Record<string, unknown>>,
+    });
+    test('a dropped type, where the tag-less member (a message) is picked', () => {
+      const value = body();
+      delete value.input[2]!.type;
+      const result = validateCreateResponseBody(value);
+      expect(result.success ? [] : result.issues[0]).toMatchObject({
+        path: ['input', 2, 'type'],
+        code: 'invalid_union',
+        expected: '"reasoning" | "compaction"', // both fit its fields
+        received: 'undefined',
+      });
+    });
+    test('a type changed to another member, and to one with a nested tag (message, by role)', () => {
+      const value = body();
+      value.input[1]!.type = 'function_call_output';
+      value.input[3]!.type = 'message';
+      const result = validateCreateResponseBody(value);
+      expect(result.success ? [] : result.issues.map((i) => i.path)).toEqual([
+        ['input', 1, 'type'],
+        ['input', 1, 'output'],
+        ['input', 3, 'type'],
+      ]);
+      const output = response();
+      at(output, 'output', 1).type = 'message';
+      const reported = validateResponseResource(output);
+      expect(reported.success ? [] : reported.issues[0]).toMatchObject({
+        path: ['output', 1, 'type'],
+        expected: '"function_call"',
+        received: '"message"',
+      });
+    });
+    test('a field that the wrong member lacks but a missing field of the right one is still the field', () => {
+      const value = response();
+      delete at(value, 'output', 1).call_id;
+      const result = validateResponseResource(value);
+      expect(result.success ? [] : result.issues.map((i) => i.path)).toEqual([['output', 1, 'call_id']]);
+      // A value with no field but its tag says nothing against the tag: the member's missing field it is.
+      const bare = response();
+      at(bare, 'output', 0).content = [{ type: 'output_text' }];
+      const issues = validateResponseResource(bare);
+      expect(issues.success ? [] : issues.issues[0]!.path).toEqual(['output', 0, 'content', 0, 'text']);
+    });
+  });
+
   test('every issue is reported, not only the first', () => {
     const value = response();
     delete value.id;

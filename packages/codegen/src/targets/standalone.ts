@@ -1,5 +1,5 @@
 import { generatedHeader } from '../emit/docs.js';
-import { checkName, emitStandaloneChecks } from '../emit/emit-standalone.js';
+import { emitStandaloneChecks, reportName, testName } from '../emit/emit-standalone.js';
 import type { ModelAnalysis, ValidationMode } from '../model/analysis.js';
 import { type GeneratorTarget, type IndexContext, ident } from './target.js';
 
@@ -109,18 +109,20 @@ function entryPoints(analysis: ModelAnalysis, mode: ValidationMode, version: str
     forward
       ? `import type { Forward as T } from '../../${version}/index.gen.js';`
       : `import type * as T from '../../${version}/index.gen.js';`,
-    `import { mode, validate, type ValidationResult } from '${RUNTIME}';`,
-    `import { ${names.map(checkName).join(', ')} } from './checks.gen.js';`,
+    `import { invalid, mode, type ValidationResult } from '${RUNTIME}';`,
+    `import { ${names.flatMap((n) => [testName(n), reportName(n)]).join(', ')} } from './checks.gen.js';`,
   ];
   const modeNote = forward ? 'forward-compatible: unknown members of open unions pass intact' : 'spec-exact';
   for (const name of names) {
-    const check = checkName(name);
+    const test = testName(name);
+    // The valid path is inline here (no shared function calling every schema's test through one call site).
     lines.push(
       '',
       `/** Whether \`value\` is a valid {@link T.${name}} (${modeNote}). Allocates nothing. */`,
-      `export const is${name} = (value: unknown): value is T.${name} => ((mode.forward = ${forward}), ${check}(value));`,
+      `export const is${name} = (value: unknown): value is T.${name} => ((mode.forward = ${forward}), ${test}(value));`,
       `/** Validates a {@link T.${name}}: the input itself as \`data\`, or the issues, each at the path of the wrong field. */`,
-      `export const validate${name} = (value: unknown): ValidationResult<T.${name}> => validate(${check}, value, ${forward});`,
+      `export const validate${name} = (value: unknown): ValidationResult<T.${name}> =>`,
+      `  ((mode.forward = ${forward}), ${test}(value)) ? { success: true, data: value as T.${name} } : invalid(${reportName(name)}, value);`,
     );
   }
   lines.push('');
