@@ -299,4 +299,23 @@ describe('configuration fails closed, at start, in one line (issue 32)', () => {
       });
     }
   });
+
+  test('U+202E and other bidi or control characters in a client-chosen model name reach neither log format', async () => {
+    for (const format of ['text', 'json']) {
+      const { url, child } = await startCli(['--port', '0', '--api-key', 'k', '--log-format', format]);
+      let logged = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        logged += chunk.toString();
+      });
+      const response = await fetch(`${url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+        body: JSON.stringify({ model: 'gpt\u202Egnp.exe\u2066\u0007', input: 'hi' }),
+      });
+      expect(response.status).toBe(400);
+      await expect.poll(() => logged).toContain('gpt?gnp.exe??');
+      expect(logged).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u0007]/);
+      expect(logged).not.toContain('\\u202');
+    }
+  });
 });
