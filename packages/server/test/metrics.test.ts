@@ -74,22 +74,18 @@ function readExposition(text: string) {
   return { families, histogram };
 }
 
+/** The CLI with metrics and the metrics key, in front of a fresh replay upstream (its catch-all route). */
+async function startMetricsGateway(extra: string[] = []) {
+  upstream = await startReplayUpstream();
+  return startCli([
+    ...['--port', '0', '--api-key', KEY, '--metrics', '--metrics-key', METRICS_KEY],
+    ...['--chat-completions-url', upstream.baseUrl, ...extra],
+  ]);
+}
+
 describe('GET /metrics on the CLI', () => {
   test('after JSON, streamed, tool and gateway turns: GenAI histograms by model, token usage, gauges, 429s', async () => {
-    upstream = await startReplayUpstream();
-    const { url } = await startCli([
-      '--port',
-      '0',
-      '--api-key',
-      KEY,
-      '--metrics',
-      '--metrics-key',
-      METRICS_KEY,
-      '--chat-completions-url',
-      upstream.baseUrl,
-      '--max-web-socket-connections-per-key',
-      '1',
-    ]);
+    const { url } = await startMetricsGateway(['--max-web-socket-connections-per-key', '1']);
 
     // JSON, streamed and a forced tool call on the embedded model; a streamed turn through the gateway.
     expect((await post(url, { model: DETERMINISTIC, input: 'Hello! My name is Ada.' })).status).toBe(200);
@@ -241,18 +237,7 @@ describe('GET /metrics on the CLI', () => {
   });
 
   test('client-chosen model names cannot grow the scrape: 2,000 distinct names are one _OTHER series', async () => {
-    upstream = await startReplayUpstream();
-    const { url } = await startCli([
-      '--port',
-      '0',
-      '--api-key',
-      KEY,
-      '--metrics',
-      '--metrics-key',
-      METRICS_KEY,
-      '--chat-completions-url',
-      upstream.baseUrl,
-    ]);
+    const { url } = await startMetricsGateway();
     const NAMES = 2000;
     const before = (await (await scrape(url, METRICS_KEY)).text()).length;
     let next = 0;
