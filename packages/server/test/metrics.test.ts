@@ -102,7 +102,7 @@ describe('GET /metrics on the CLI', () => {
     );
     const gateway = await post(url, { model: GATEWAY_MODEL, input: 'Hello upstream', stream: true });
     expect(await gateway.text()).toContain('response.completed');
-    expect(upstream.received.filter((r) => r.path === '/v1/chat/completions')).toHaveLength(1);
+    expect(upstream!.received.filter((r) => r.path === '/v1/chat/completions')).toHaveLength(1);
     // A model name past MAX_REPORTED_NAME_LENGTH (the catch-all route takes any) is labelled _OTHER.
     const longName = 'm'.repeat(MAX_REPORTED_NAME_LENGTH + 1);
     expect((await post(url, { model: longName, input: 'Hello upstream' })).status).toBe(200);
