@@ -51,3 +51,55 @@ export function printRatio(results: BenchResult[], name: string, reference: stri
   const ops = (n: string) => results.find((r) => r.name === n)!.opsPerSecond;
   console.log(`${name} / ${reference}: ${(ops(name) / ops(reference)).toFixed(2)}x`);
 }
+
+/**
+ * Two cases head to head, for a ratio target on a shared machine: alternating slices of about `sliceMs`
+ * of this process's CPU time each (time the scheduler gives other processes counts for neither side),
+ * `pairs` times; the median of the per-pair ratios a/b, with the quartiles of those ratios.
+ */
+export function headToHead(
+  a: BenchCase,
+  b: BenchCase,
+  options: { pairs?: number; sliceMs?: number } = {},
+): { ratio: number; low: number; high: number; aOps: number; bOps: number } {
+  const pairs = options.pairs ?? 31;
+  const sliceMs = options.sliceMs ?? 40;
+  for (let i = 0; i < 2000; i++) {
+    a.run();
+    b.run();
+  }
+  const slice = (c: BenchCase) => {
+    const start = process.cpuUsage();
+    let ops = 0;
+    let ms = 0;
+    while (ms < sliceMs) {
+      for (let i = 0; i < 50; i++) c.run();
+      ops += 50;
+      const used = process.cpuUsage(start);
+      ms = (used.user + used.system) / 1000;
+    }
+    return (ops / ms) * 1000;
+  };
+  const ratios: number[] = [];
+  let aTotal = 0;
+  let bTotal = 0;
+  for (let i = 0; i < pairs; i++) {
+    const aOps = slice(a);
+    const bOps = slice(b);
+    aTotal += aOps;
+    bTotal += bOps;
+    ratios.push(aOps / bOps);
+  }
+  ratios.sort((x, y) => x - y);
+  const at = (q: number) => ratios[Math.floor(q * (ratios.length - 1))]!;
+  return { ratio: at(0.5), low: at(0.25), high: at(0.75), aOps: aTotal / pairs, bOps: bTotal / pairs };
+}
+
+/** Runs {@link headToHead} and prints its line. */
+export function printHeadToHead(a: BenchCase, b: BenchCase): void {
+  const r = headToHead(a, b);
+  const ops = (n: number) => Math.round(n).toLocaleString('en-US');
+  console.log(
+    `${a.name} / ${b.name}, head to head: ${r.ratio.toFixed(2)}x (quartiles ${r.low.toFixed(2)}-${r.high.toFixed(2)}; ${ops(r.aOps)} vs ${ops(r.bOps)} ops per CPU second)`,
+  );
+}

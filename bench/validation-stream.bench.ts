@@ -6,7 +6,7 @@ import * as standalone from '@openresponses/types/validate';
 import * as standaloneForward from '@openresponses/types/validate/forward';
 import { StreamingEventSchema, forward } from '@openresponses/zod';
 import * as mini from '@openresponses/zod/mini';
-import { measure, printRatio, printTable } from './harness.js';
+import { measure, printHeadToHead, printRatio, printTable } from './harness.js';
 import { streamEvents } from './fixtures/payloads.js';
 import { ajvValidators } from './fixtures/spec-validators.js';
 import { typiaValidators } from './fixtures/typia.js';
@@ -57,6 +57,16 @@ export async function run(): Promise<void> {
       .join(', ')}`,
   );
   printRatio(results, 'standalone validateStreamingEvent', 'Ajv with discriminator dispatch');
-  printRatio(results, 'standalone validateStreamingEvent', 'typia createValidate');
-  printRatio(results, 'standalone isStreamingEvent', 'typia createIs');
+  // Issue 38's target: at least 1.8x typia on a stream, head to head.
+  printHeadToHead(
+    {
+      name: 'standalone validateStreamingEvent',
+      run: () => events.every((e) => standalone.validateStreamingEvent(e).success),
+    },
+    { name: 'typia createValidate', run: () => events.every((e) => typia.validateStreamingEvent(e).success) },
+  );
+  printHeadToHead(
+    { name: 'standalone isStreamingEvent', run: () => events.every((e) => standalone.isStreamingEvent(e)) },
+    { name: 'typia createIs', run: () => events.every((e) => typia.isStreamingEvent(e)) },
+  );
 }

@@ -334,7 +334,7 @@ class CheckEmitter {
     const declared = plan.branches.map((branch) =>
       this.declaredKeys('member' in branch ? branch.member : branch.nested),
     );
-    const everywhere = declared.reduce((a, b) => new Set([...a].filter((k) => b.has(k))));
+    const everywhere = new Set([...declared[0]!].filter((k) => declared.every((keys) => keys.has(k))));
     const rows = plan.branches.flatMap((branch, i) => {
       const keys = JSON.stringify([...declared[i]!].filter((k) => !everywhere.has(k)));
       const target =
