@@ -22,6 +22,8 @@ interface OpenItem {
   key: string;
   /** message: the kind of the open content part, and whether any part opened. */
   part?: 'text' | 'refusal';
+  /** message: its text part was opened when it was added, and no content part was announced since. */
+  fresh?: boolean;
   /** Text or arguments streamed so far (a `done` item whose content was never streamed is sent whole). */
   streamed: boolean;
   summaries: number;
@@ -82,7 +84,9 @@ export class EventTranslator implements ItemIndex {
       case 'response.content_part.added': {
         const item = this.open(at, 'message');
         const kind = (event.part as { type?: string }).type === 'refusal' ? 'refusal' : 'text';
-        this.startPart(item, kind, out);
+        // The text part opened when the message was added is this one.
+        if (item.fresh && kind === 'text') item.fresh = false;
+        else this.startPart(item, kind, out);
         return;
       }
       case 'response.output_text.delta':
@@ -90,6 +94,7 @@ export class EventTranslator implements ItemIndex {
         const item = this.open(at, 'message');
         const kind = event.type === 'response.refusal.delta' ? 'refusal' : 'text';
         if (item.part !== kind) this.startPart(item, kind, out);
+        item.fresh = false;
         item.streamed = true;
         if (kind === 'refusal') out.push({ type: 'refusal-delta', id: item.key, delta: event.delta as string });
         else {
@@ -186,6 +191,7 @@ export class EventTranslator implements ItemIndex {
     if (item.type === 'message') {
       out.push({ type: 'text-start', id: key });
       open.part = 'text';
+      open.fresh = true;
     } else if (item.type === 'reasoning') out.push({ type: 'reasoning-start', id: key });
     else if (item.type !== 'function_call') {
       // An item this gateway does not know passes whole, as the server added it (its later forms are not waited for).
@@ -247,11 +253,14 @@ export class EventTranslator implements ItemIndex {
     }
     const whole = final as Record_ | undefined;
     if (item.type === 'message') {
-      if (item.part === undefined) {
-        // Nothing streamed: the final content, whole (or an empty text).
-        if (whole) itemParts(final!, this.upstream, out, `whole-${this.wholes++}`);
-        else out.push({ type: 'text-start', id: item.key }, { type: 'text-end', id: item.key });
-        return;
+      if (!item.streamed && whole) {
+        // Nothing streamed (a server that sends messages whole): the final content, into the part opened at add.
+        ((whole.content ?? []) as Record_[]).forEach((part, index) => {
+          const kind = part.type === 'refusal' ? 'refusal' : 'text';
+          if (index > 0 || kind !== item.part) this.startPart(item, kind, out);
+          const text = (kind === 'refusal' ? part.refusal : part.text) as string | undefined;
+          if (text) out.push({ type: kind === 'text' ? 'text-delta' : 'refusal-delta', id: item.key, delta: text });
+        });
       }
       out.push({ type: 'text-end', id: item.key });
     } else if (item.type === 'reasoning') {
