@@ -2,6 +2,7 @@
 // backend against the quota contract, and each limit as clients see it through the official openai package,
 // raw SSE and a WebSocket: x-ratelimit-* headers, 429 rate_limit_exceeded with Retry-After,
 // insufficient_quota, models a tenant may not use, and the usage endpoint equal to the usage clients received.
+import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
@@ -49,6 +50,14 @@ describe('the tenants file', () => {
     });
     expect(directory.defaultReservation).toBe(4096);
     expect(JSON.stringify([...directory.keyDigests])).not.toMatch(/k2|k3/);
+  });
+
+  test('the tenants file of docs/run-many-tenants.md is valid', async () => {
+    const guide = readFileSync(new URL('../../../docs/run-many-tenants.md', import.meta.url), 'utf8');
+    const file = JSON.parse(/```json\n([\s\S]*?)```/.exec(guide)![1]!);
+    const directory = await resolveTenants(file, { ACME_KEY: 'a', BETA_KEY: 'b' });
+    expect([...directory.tenants.keys()]).toEqual(['acme', 'beta']);
+    expect(directory.keyDigests.get(await sha256('test'))).toBe('acme');
   });
 
   test('every mistake is one line naming where it is', async () => {

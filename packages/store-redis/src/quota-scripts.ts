@@ -8,11 +8,12 @@
 //   <prefix>quota:{<tenant>}:leases:<kind>  zset    lease id -> expiry (ms)
 //   <prefix>quota:{<tenant>}:usage:<day>    hash    "<model>\n<field>" -> count (requests, input, cached, output, reasoning)
 //
-// Why our own GCRA and not rate-limiter-flexible: measured side by side (bench/quota.bench.ts, bench/README.md),
-// its RateLimiterRedis is a fixed window (INCR + PEXPIRE), which admits up to twice the limit across a window
-// boundary, and its token-bucket mode is not there for Redis; token reservations that are corrected at the turn's
-// end (a refund) and budgets in the same step as the rate need a script of our own anyway. GCRA keeps one number
-// per tenant and rate, and its bound is exact: `limit + limit * t / 60` in any t seconds.
+// Why our own GCRA and not rate-limiter-flexible: its RateLimiterRedis is, by its own documentation, a fixed
+// window (a counter per key and duration), which admits up to twice the limit across a window boundary; token
+// reservations corrected at the turn's end (refunds) and budgets checked in the same step as the rate need a script
+// of our own anyway. GCRA keeps one number per tenant and rate, and its bound is exact: at most
+// `limit + limit * t / 60` in any t seconds. Not measured against it here (the machine this was written on was at
+// load average 20+); bench/quota.bench.ts measures this backend against the in-memory one.
 
 /** The GCRA step shared by the rate scripts: answers allowed, the new TAT, remaining, reset and retry (ms). */
 const GCRA = `
