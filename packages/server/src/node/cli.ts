@@ -18,7 +18,7 @@ import { InMemoryResponseStore } from '../stores/memory.js';
 import { describeStoreUrl, storeFromUrl, withoutCredentials } from './store-url.js';
 import { prometheusEndpoint } from './prometheus.js';
 import { type LogFormat, requestLogger } from './request-log.js';
-import { startTelemetry } from './telemetry-sdk.js';
+import { MissingTelemetryPackageError, startTelemetry, telemetryEnvironmentProblem } from './telemetry-sdk.js';
 
 const name = 'openresponses-server';
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -268,6 +268,9 @@ const limits = Object.fromEntries(
   Object.keys(DEFAULT_LIMITS).map((field) => [field, values[field as keyof ServerLimits]]),
 );
 const usageError = (message: string): never => program.error(message, { exitCode: 2 });
+// An OTEL_* value the SDK would silently ignore is a mistake said at start, like a bad flag.
+const otelProblem = telemetryEnvironmentProblem(process.env);
+if (otelProblem) usageError(otelProblem);
 const providers = await modelProviders().catch((error: Error) => usageError(error.message));
 const tenantDirectory = values.tenants
   ? await readTenantsFile(values.tenants, process.env).catch((error: Error) => usageError(error.message))
@@ -301,10 +304,18 @@ if (metricsOn && apiKeys.length > 0 && !values.metricsKey && !metricsForApiKeys)
   usageError(
     '--metrics (OPENRESPONSES_METRICS) needs --metrics-key (OPENRESPONSES_METRICS_KEY), or --metrics-api-keys to let every API key read them.',
   );
+// The SDK is an optional peer: a setting that needs a package not installed is one line naming it.
+const missingPackage = (error: Error): never => {
+  if (!(error instanceof MissingTelemetryPackageError)) throw error;
+  console.error(`${name}: ${error.message}`);
+  process.exit(2);
+};
 // GET /metrics reads a Prometheus reader of the same SDK (registered even without any OTLP environment).
-const prometheus = metricsOn ? await prometheusEndpoint() : undefined;
+const prometheus = metricsOn ? await prometheusEndpoint().catch(missingPackage) : undefined;
 // OpenTelemetry spans and metrics when the standard environment asks for them (OTEL_*; see the README's operations section).
-const telemetry = await startTelemetry(process.env, { metricReaders: prometheus ? [prometheus.reader] : [] });
+const telemetry = await startTelemetry(process.env, { metricReaders: prometheus ? [prometheus.reader] : [] }).catch(
+  missingPackage,
+);
 if (prometheus && telemetry.plan.disabled)
   console.warn(`${name}: OTEL_SDK_DISABLED=true: no metrics are recorded, so GET /metrics is not served.`);
 const metricsServed = prometheus !== undefined && telemetry.started;

@@ -5,5 +5,12 @@ export { readScenarioFile, scenarioRecordWriter, type ScenarioRecordWriter } fro
 export { gatewayProviders, type GatewayOptions } from './gateway.js';
 export { nodeFetch } from './http-fetch.js';
 export { prometheusEndpoint, type PrometheusEndpoint } from './prometheus.js';
-export { startTelemetry, type Telemetry, type TelemetryOptions as TelemetrySdkOptions } from './telemetry-sdk.js';
+export {
+  MissingTelemetryPackageError,
+  type SdkMetricReader,
+  startTelemetry,
+  type Telemetry,
+  telemetryEnvironmentProblem,
+  type TelemetryOptions as TelemetrySdkOptions,
+} from './telemetry-sdk.js';
 export { readTenantsFile } from './tenants-file.js';

@@ -1,12 +1,12 @@
 // GET /metrics for the Node entry: a metric reader that collects when scraped, and the Prometheus text
 // exposition of what it collects. The library records through @opentelemetry/api only; this is where the SDK is.
-import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { loadOptional, type SdkMetricReader } from './telemetry-sdk.js';
 
 /** `GET /metrics` for the Node entry, from `prometheusEndpoint()`: a metric reader and the text it serves. */
 export interface PrometheusEndpoint {
   /** Give it to the MeterProvider (or `startTelemetry`'s metric readers); it collects only when scraped. */
-  reader: PrometheusExporter;
+  reader: SdkMetricReader;
   /** The text exposition of everything recorded so far (`ResponsesServiceOptions.metrics.scrape`). */
   scrape(): Promise<string>;
 }
@@ -18,7 +18,11 @@ export interface PrometheusEndpoint {
  * The exporter is loaded only when this is called (like the SDK, it costs startup time).
  */
 export async function prometheusEndpoint(): Promise<PrometheusEndpoint> {
-  const { PrometheusExporter, PrometheusSerializer } = await import('@opentelemetry/exporter-prometheus');
+  const { PrometheusExporter, PrometheusSerializer } = await loadOptional(
+    '@opentelemetry/exporter-prometheus',
+    '--metrics (GET /metrics)',
+    () => import('@opentelemetry/exporter-prometheus'),
+  );
   const reader = new PrometheusExporter({ preventServerStart: true });
   // Without target_info: the resource (host name, pid, runtime version) is not for whoever holds a scrape key.
   const serializer = new PrometheusSerializer(undefined, undefined, undefined, true);

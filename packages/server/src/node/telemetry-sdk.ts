@@ -1,7 +1,52 @@
 // The OpenTelemetry Node SDK for the CLI. The library itself depends only on @opentelemetry/api (a no-op
 // until an SDK is registered, so an embedding app keeps control); the CLI registers the SDK when the
-// standard environment asks for it, and loads it only then (the SDK and its exporters cost startup time).
+// standard environment asks for it, and loads it only then. The SDK and its exporters are optional peer
+// dependencies (67 MB with gRPC): installed by whoever asks for telemetry, named when missing.
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
+
+/** Every optional OpenTelemetry package the CLI may load, for one install line. */
+export const TELEMETRY_PACKAGES = [
+  '@opentelemetry/sdk-node',
+  '@opentelemetry/sdk-metrics',
+  '@opentelemetry/resources',
+  '@opentelemetry/exporter-metrics-otlp-proto',
+  '@opentelemetry/exporter-metrics-otlp-http',
+  '@opentelemetry/exporter-metrics-otlp-grpc',
+  '@opentelemetry/exporter-prometheus',
+] as const;
+
+/** An optional package that a setting needs is not installed. */
+export class MissingTelemetryPackageError extends Error {
+  override name = 'MissingTelemetryPackageError';
+  constructor(
+    readonly packageName: string,
+    purpose: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(
+      `${purpose} needs ${packageName}, which is not installed (the OpenTelemetry SDK is optional): npm install ${packageName}`,
+      options,
+    );
+  }
+}
+
+/** Loads an optional package, or fails with the one line that names it (any other failure keeps its own error). */
+export async function loadOptional<T>(packageName: string, purpose: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && message.includes(packageName))
+      throw new MissingTelemetryPackageError(packageName, purpose, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * A metric reader of `@opentelemetry/sdk-metrics` (its `MetricReader`). Typed as an object here so that these
+ * declarations need no optional package installed.
+ */
+export type SdkMetricReader = object;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -25,6 +70,66 @@ const listOf = (text: string | undefined) =>
         .filter(Boolean);
 const isSet = (text: string | undefined) => text !== undefined && text.trim() !== '';
 
+const ONE_OF: Readonly<Record<string, readonly string[]>> = {
+  OTEL_SDK_DISABLED: ['true', 'false'],
+  OTEL_TRACES_EXPORTER: ['otlp', 'zipkin', 'jaeger', 'console', 'none'],
+  OTEL_METRICS_EXPORTER: ['otlp', 'prometheus', 'console', 'none'],
+  OTEL_LOGS_EXPORTER: ['otlp', 'console', 'none'],
+  OTEL_EXPORTER_OTLP_PROTOCOL: ['grpc', 'http/protobuf', 'http/json'],
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: ['grpc', 'http/protobuf', 'http/json'],
+  OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: ['grpc', 'http/protobuf', 'http/json'],
+  OTEL_TRACES_SAMPLER: [
+    'always_on',
+    'always_off',
+    'traceidratio',
+    'parentbased_always_on',
+    'parentbased_always_off',
+    'parentbased_traceidratio',
+    'jaeger_remote',
+    'parentbased_jaeger_remote',
+  ],
+  OTEL_PROPAGATORS: ['tracecontext', 'baggage', 'b3', 'b3multi', 'jaeger', 'xray', 'ottrace', 'none'],
+};
+const LISTS = new Set(['OTEL_TRACES_EXPORTER', 'OTEL_METRICS_EXPORTER', 'OTEL_LOGS_EXPORTER', 'OTEL_PROPAGATORS']);
+const ENDPOINTS = [
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
+];
+const MILLISECONDS = ['OTEL_METRIC_EXPORT_INTERVAL', 'OTEL_METRIC_EXPORT_TIMEOUT', 'OTEL_EXPORTER_OTLP_TIMEOUT'];
+
+/**
+ * The first OTEL_* value the SDK would ignore without a word (an unknown exporter, protocol, sampler or
+ * propagator, a ratio outside 0..1, an endpoint that is not an http(s) URL, a non-positive interval), as one line
+ * naming the variable; `undefined` when every value set is one the SDK uses. Endpoint values are never quoted
+ * (they may carry a token).
+ */
+export function telemetryEnvironmentProblem(env: Env): string | undefined {
+  for (const [name, allowed] of Object.entries(ONE_OF)) {
+    const text = env[name];
+    if (!isSet(text)) continue;
+    const values = LISTS.has(name) ? (listOf(text) ?? []) : [text!.trim().toLowerCase()];
+    const wrong = values.find((value) => !allowed.includes(value));
+    if (wrong !== undefined)
+      return `${name}=${JSON.stringify(wrong.slice(0, 40))} is not ${LISTS.has(name) ? 'among' : 'one of'} ${allowed.join(', ')}.`;
+  }
+  const sampler = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() ?? '';
+  if (sampler.endsWith('traceidratio') && isSet(env.OTEL_TRACES_SAMPLER_ARG)) {
+    const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG);
+    if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
+      return `OTEL_TRACES_SAMPLER_ARG=${JSON.stringify(env.OTEL_TRACES_SAMPLER_ARG!.slice(0, 40))} is not a ratio from 0 to 1 (for ${sampler}).`;
+  }
+  for (const name of ENDPOINTS) {
+    const text = env[name]?.trim();
+    if (text && !(URL.canParse(text) && /^https?:$/.test(new URL(text).protocol)))
+      return `${name} is not an http(s) URL (such as http://127.0.0.1:4318).`;
+  }
+  for (const name of MILLISECONDS)
+    if (isSet(env[name]) && positive(env[name]) === undefined)
+      return `${name}=${JSON.stringify(env[name]!.slice(0, 40))} is not a positive number of milliseconds.`;
+  return undefined;
+}
+
 /** Reads the standard OpenTelemetry environment variables (the SDK's own names and meanings). */
 export function telemetryPlan(env: Env): TelemetryPlan {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true')
@@ -47,7 +152,7 @@ export function telemetryPlan(env: Env): TelemetryPlan {
 /** What `startTelemetry` takes besides the environment. */
 export interface TelemetryOptions {
   /** More metric readers (the Prometheus exporter behind `GET /metrics`), registered even without OTLP in the environment. */
-  metricReaders?: readonly MetricReader[];
+  metricReaders?: readonly SdkMetricReader[];
   /** `service.name` when neither `OTEL_SERVICE_NAME` nor `OTEL_RESOURCE_ATTRIBUTES` names one (default `openresponses-server`). */
   serviceName?: string;
 }
@@ -74,10 +179,11 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   const extra = plan.disabled ? [] : (options.metricReaders ?? []);
   if (!plan.traces && !plan.otlpMetrics && !plan.consoleMetrics && extra.length === 0)
     return { plan, started: false, shutdown: async () => {} };
+  const purpose = plan.traces || plan.otlpMetrics || plan.consoleMetrics ? 'OTEL_* telemetry' : 'GET /metrics';
   const [{ NodeSDK }, { PeriodicExportingMetricReader, ConsoleMetricExporter }, resources] = await Promise.all([
-    import('@opentelemetry/sdk-node'),
-    import('@opentelemetry/sdk-metrics'),
-    import('@opentelemetry/resources'),
+    loadOptional('@opentelemetry/sdk-node', purpose, () => import('@opentelemetry/sdk-node')),
+    loadOptional('@opentelemetry/sdk-metrics', purpose, () => import('@opentelemetry/sdk-metrics')),
+    loadOptional('@opentelemetry/resources', purpose, () => import('@opentelemetry/resources')),
   ]);
   const interval = positive(env.OTEL_METRIC_EXPORT_INTERVAL) ?? 60_000;
   const periodic = (exporter: ConstructorParameters<typeof PeriodicExportingMetricReader>[0]['exporter']) =>
@@ -89,7 +195,7 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   const readers: MetricReader[] = [];
   if (plan.otlpMetrics) readers.push(periodic(await otlpMetricExporter(env)));
   if (plan.consoleMetrics) readers.push(periodic(new ConsoleMetricExporter()));
-  readers.push(...extra);
+  readers.push(...(extra as MetricReader[]));
   const named = isSet(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const sdk = new NodeSDK({
     serviceName: named ? undefined : (options.serviceName ?? 'openresponses-server'),
@@ -138,10 +244,23 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
 async function otlpMetricExporter(env: Env) {
   const protocol =
     (env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim() || 'http/protobuf';
-  if (protocol === 'http/json')
-    return new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter();
-  if (protocol === 'grpc') return new (await import('@opentelemetry/exporter-metrics-otlp-grpc')).OTLPMetricExporter();
-  return new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter();
+  const purpose = `OTLP metrics over ${protocol}`;
+  if (protocol === 'http/json') {
+    const name = '@opentelemetry/exporter-metrics-otlp-http';
+    return new (
+      await loadOptional(name, purpose, () => import('@opentelemetry/exporter-metrics-otlp-http'))
+    ).OTLPMetricExporter();
+  }
+  if (protocol === 'grpc') {
+    const name = '@opentelemetry/exporter-metrics-otlp-grpc';
+    return new (
+      await loadOptional(name, purpose, () => import('@opentelemetry/exporter-metrics-otlp-grpc'))
+    ).OTLPMetricExporter();
+  }
+  const name = '@opentelemetry/exporter-metrics-otlp-proto';
+  return new (
+    await loadOptional(name, purpose, () => import('@opentelemetry/exporter-metrics-otlp-proto'))
+  ).OTLPMetricExporter();
 }
 
 function positive(text: string | undefined): number | undefined {
