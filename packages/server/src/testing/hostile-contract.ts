@@ -38,6 +38,7 @@ export const HOSTILE_FIELDS = [
   'empty-block',
   'unknown-block',
 ] as const;
+/** One kind of wire field a hostile upstream floods (see `HOSTILE_FIELDS`). */
 export type HostileField = (typeof HOSTILE_FIELDS)[number];
 
 /** The fields every family's wire has, so every family floods them. */
@@ -79,6 +80,7 @@ export interface HostileServeRequest {
 
 /** How the suite reaches a server: started per family and limit set, stopped by `close`. */
 export interface HostileContractOptions {
+  /** Starts a server with the request's routes, limits and environment (the suite stops it with `close`). */
   serve(request: HostileServeRequest): Promise<HostileTarget>;
 }
 

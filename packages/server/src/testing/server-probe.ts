@@ -67,9 +67,11 @@ export function watch(server: ProbedServer, everyMs = 200, timeoutMs = 30_000) {
     get unansweredHealthz() {
       return unanswered;
     },
+    /** The largest RSS seen, in bytes. */
     get peakRss() {
       return peakRss;
     },
+    /** Probes made since the last reset. */
     get probes() {
       return probes;
     },
@@ -81,6 +83,7 @@ export function watch(server: ProbedServer, everyMs = 200, timeoutMs = 30_000) {
       peakRss = 0;
       probes = 0;
     },
+    /** Stops probing (resolves once the last probe ended). */
     async stop() {
       running = false;
       await loop;
