@@ -129,8 +129,14 @@ export interface StreamWriter {
   complete(patch?: Partial<ResponseResource>): ResponseResource;
   /** Closes open parts and items as incomplete, then response.incomplete with `incomplete_details.reason`. */
   incomplete(reason: string, patch?: Partial<ResponseResource>): ResponseResource;
-  /** An `error` event, then response.failed carrying the error. */
-  fail(error: { type: string; code: string | null; message: string; param?: string | null }): ResponseResource;
+  /**
+   * Closes the open item as incomplete, then an `error` event, then response.failed carrying the error (and
+   * `patch`, such as the usage so far).
+   */
+  fail(
+    error: { type: string; code: string | null; message: string; param?: string | null },
+    patch?: Partial<ResponseResource>,
+  ): ResponseResource;
 }
 
 type Phase = 'new' | 'streaming' | 'ended';
@@ -502,7 +508,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       );
     },
 
-    fail(error) {
+    fail(error, patch = {}) {
       requireStreaming('fail');
       const payload: ErrorPayload = {
         type: error.type,
@@ -510,12 +516,17 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         message: error.message,
         param: error.param ?? null,
       };
+      // The open item ends first (incomplete), as on response.incomplete: a client that reads items only from
+      // output_item.done (the Codex CLI) never holds an item that did not end.
+      closeOpenItem?.('incomplete');
       emit({ type: 'error', error: payload });
-      closeOpenItem = undefined;
-      return end('response.failed', {
-        status: 'failed',
-        error: { code: error.code ?? error.type, message: error.message },
-      });
+      return end(
+        'response.failed',
+        Object.assign({}, patch, {
+          status: 'failed',
+          error: { code: error.code ?? error.type, message: error.message },
+        }),
+      );
     },
   };
 

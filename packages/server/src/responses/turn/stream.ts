@@ -84,12 +84,16 @@ export async function streamTurn(
 
   // The one way a turn's failure leaves (the stream, the stored response, the JSON answer): through the serving
   // provider's redactor, whatever the family, since a message may quote the upstream (a tool name, its words).
+  // It carries the usage so far too: agents (the Codex CLI) read usage from every terminal event.
   const failWith = (raw: ResponsesError): TurnResult => {
     const error = redactedError(raw, (text) =>
       turn.provider.redact ? turn.provider.redact(text) : redactSecretShapes(text),
     );
     return {
-      response: writer.fail({ type: error.type, code: error.code, message: error.message, param: error.param }),
+      response: writer.fail(
+        { type: error.type, code: error.code, message: error.message, param: error.param },
+        { usage: usageOf({ inputTokens: turn.inputTokens, outputTokens }) },
+      ),
       error,
     };
   };
