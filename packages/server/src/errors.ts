@@ -101,3 +101,19 @@ export class StoreEntryTooLargeError extends Error {
   /** `'StoreEntryTooLargeError'`. */
   override name = 'StoreEntryTooLargeError';
 }
+
+/**
+ * A configuration file's first schema issue as one line, `where: what` (`routes[1].url: …`), `whole` naming the
+ * file itself when the issue is about all of it.
+ */
+export function firstIssueLine(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  whole: string,
+): string {
+  const issue = issues[0]!;
+  const where = issue.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
+  return `${where || whole}: ${issue.message}`;
+}

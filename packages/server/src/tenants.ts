@@ -1,4 +1,5 @@
 import * as z from 'zod/v4';
+import { firstIssueLine } from './errors.js';
 
 /**
  * Per-tenant limits from the tenants file. A limit left out is not enforced for the tenant (keys without a
@@ -124,14 +125,7 @@ export async function resolveTenants(
         );
     }
   const parsed = tenantsFileSchema.safeParse(file);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path
-      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-      .join('')
-      .replace(/^\./, '');
-    throw new TenantsConfigError(`${where || 'tenants file'}: ${issue.message}`);
-  }
+  if (!parsed.success) throw new TenantsConfigError(firstIssueLine(parsed.error.issues, 'tenants file'));
   const keyDigests = new Map<string, string>();
   const tenants = new Map<string, Tenant>();
   for (const [t, tenant] of parsed.data.tenants.entries()) {

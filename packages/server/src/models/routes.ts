@@ -1,4 +1,5 @@
 import * as z from 'zod/v4';
+import { firstIssueLine } from '../errors.js';
 import { anthropicMessagesFamily } from './anthropic-messages/family.js';
 import { chatCompletionsFamily } from './chat-completions/family.js';
 import { openResponsesFamily } from './open-responses/family.js';
@@ -186,14 +187,7 @@ export function providersFromConfig(
     });
   }
   const parsed = gatewayConfigSchema.safeParse(config);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path
-      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-      .join('')
-      .replace(/^\./, '');
-    throw new GatewayConfigError(`${where || 'configuration'}: ${issue.message}`);
-  }
+  if (!parsed.success) throw new GatewayConfigError(firstIssueLine(parsed.error.issues, 'configuration'));
   const create = (route: RouteFields & { type: string }, where: string) => {
     let apiKey: string | undefined;
     if (route.apiKeyEnv) {
