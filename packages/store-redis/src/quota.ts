@@ -13,7 +13,9 @@ import {
   type UsageQuery,
   type UsageRow,
 } from '@openresponses/server';
-import type { Redis } from 'ioredis';
+import { StoreUnavailableError } from '@openresponses/server';
+import type { Cluster, Redis } from 'ioredis';
+import { ACQUIRE_LEASE, COUNT_LEASES, RENEW_LEASE, RESERVE_TOKENS, SETTLE, TAKE_REQUEST } from './quota-scripts.js';
 
 /** The commands `RedisQuota` runs, defined on each connection by the store (`quota-scripts.ts`). */
 export interface QuotaCommands {
@@ -39,6 +41,21 @@ export class RedisQuota implements QuotaBackend {
     private readonly run: <T>(command: (client: Redis & QuotaCommands) => Promise<T>) => Promise<T>,
     private readonly prefix: string,
   ) {}
+
+  /**
+   * Tenant admission on a Redis Cluster (or Valkey cluster) through ioredis's `Cluster` client: each script's keys
+   * share the tenant's hash tag, so every check runs in one slot, on the shard that holds the tenant.
+   */
+  static overCluster(cluster: Cluster, prefix = 'openresponses:'): RedisQuota {
+    defineQuotaCommands(cluster);
+    return new RedisQuota(async (command) => {
+      try {
+        return await command(cluster as unknown as Redis & QuotaCommands);
+      } catch (error) {
+        throw new StoreUnavailableError(`Redis Cluster failed: ${(error as Error).message}`, { cause: error });
+      }
+    }, prefix);
+  }
 
   async takeRequest(tenant: string, perMinute: number): Promise<RateDecision> {
     const [allowed, remaining, reset, retry] = await this.run((client) =>
@@ -160,6 +177,16 @@ export class RedisQuota implements QuotaBackend {
   private key(tenant: string, rest: string): string {
     return `${this.prefix}quota:{${tenant}}:${rest}`;
   }
+}
+
+/** Defines the quota scripts on a connection or a cluster client (each with its declared key count). */
+export function defineQuotaCommands(client: Pick<Redis, 'defineCommand'>): void {
+  client.defineCommand('orTakeRequest', { numberOfKeys: 1, lua: TAKE_REQUEST });
+  client.defineCommand('orReserveTokens', { numberOfKeys: 3, lua: RESERVE_TOKENS });
+  client.defineCommand('orSettle', { numberOfKeys: 4, lua: SETTLE });
+  client.defineCommand('orAcquireLease', { numberOfKeys: 1, lua: ACQUIRE_LEASE });
+  client.defineCommand('orRenewLease', { numberOfKeys: 1, lua: RENEW_LEASE });
+  client.defineCommand('orCountLeases', { numberOfKeys: 1, lua: COUNT_LEASES });
 }
 
 /** A budget key lives a day past its period's end (instances' clocks may differ a little around midnight). */

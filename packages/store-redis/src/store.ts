@@ -10,8 +10,7 @@ import {
 import type { ItemField } from '@openresponses/types';
 import { Redis, type RedisOptions } from 'ioredis';
 import { CHAIN, DELETE, GET, ITEM, LAYOUT, LAYOUT_CHECK, MIGRATE_RESPONSE, PUT } from './scripts.js';
-import { type QuotaCommands, RedisQuota } from './quota.js';
-import { ACQUIRE_LEASE, COUNT_LEASES, RENEW_LEASE, RESERVE_TOKENS, SETTLE, TAKE_REQUEST } from './quota-scripts.js';
+import { defineQuotaCommands, type QuotaCommands, RedisQuota } from './quota.js';
 
 /** What `RedisResponseStore.connect` takes (the README lists each option with its default). */
 export interface RedisStoreOptions {
@@ -90,12 +89,7 @@ export class RedisResponseStore implements ResponseStore {
       client.defineCommand('orDelete', { numberOfKeys: 0, lua: DELETE });
       client.defineCommand('orLayout', { numberOfKeys: 0, lua: LAYOUT_CHECK });
       client.defineCommand('orMigrate', { numberOfKeys: 0, lua: MIGRATE_RESPONSE });
-      client.defineCommand('orTakeRequest', { numberOfKeys: 1, lua: TAKE_REQUEST });
-      client.defineCommand('orReserveTokens', { numberOfKeys: 3, lua: RESERVE_TOKENS });
-      client.defineCommand('orSettle', { numberOfKeys: 4, lua: SETTLE });
-      client.defineCommand('orAcquireLease', { numberOfKeys: 1, lua: ACQUIRE_LEASE });
-      client.defineCommand('orRenewLease', { numberOfKeys: 1, lua: RENEW_LEASE });
-      client.defineCommand('orCountLeases', { numberOfKeys: 1, lua: COUNT_LEASES });
+      defineQuotaCommands(client);
       return client;
     });
     try {
