@@ -1,10 +1,16 @@
 // The added cost of a turn through each provider family, side by side: the gateway in this process serves
 // /v1/responses from the replay upstream of @openresponses/server/testing (in its own process), which answers
-// as Chat Completions and, for `claude-*` models, as Anthropic's Messages API, from the recordings the gateway
+// as Chat Completions, for `claude-*` models as Anthropic's Messages API and under /v1beta as the Gemini API, from
+// the recordings the gateway
 // tests use. A loader process calls either the upstream directly in its own wire format or the gateway, in
 // alternating rounds; each round records every process's CPU per request. Then the same turns in one
 // process, without the loader: the gateway's CPU per turn for each family.
-import { AnthropicMessagesProvider, ChatCompletionsProvider, createResponsesService } from '@openresponses/server';
+import {
+  AnthropicMessagesProvider,
+  ChatCompletionsProvider,
+  createResponsesService,
+  GeminiProvider,
+} from '@openresponses/server';
 import { nodeFetch, startServer } from '@openresponses/server/node';
 import { load, median, rps, type LoadResult } from './fixtures/load.js';
 import { startReplayUpstreamProcess, type UpstreamProcess } from './fixtures/upstream-process.js';
@@ -16,8 +22,8 @@ const PROMPT = 'Hello! What can you do?';
 interface Family {
   name: string;
   model: string;
-  /** The upstream's own endpoint, what a client of that API calls directly. */
-  direct: string;
+  /** The upstream's own endpoint, what a client of that API calls directly (Gemini streams at another path). */
+  direct(stream: boolean): string;
   directBody(stream: boolean): string;
   directHeaders: Record<string, string>;
   /** A marker of the answer's text, to check each path answers what it should before measuring. */
@@ -58,6 +64,12 @@ export async function run(): Promise<void> {
       route: { prefix: 'claude-', keepPrefix: true },
       fetch: nodeFetch,
     }),
+    new GeminiProvider({
+      baseUrl: upstream.url.replace(/\/v1$/, ''),
+      apiKey: KEY,
+      route: { prefix: 'gemini-', keepPrefix: true },
+      fetch: nodeFetch,
+    }),
     new ChatCompletionsProvider({ baseUrl: upstream.url, fetch: nodeFetch }),
   ];
   // The deployment defaults otherwise: responses stored in the in-memory store, no request log.
@@ -67,7 +79,7 @@ export async function run(): Promise<void> {
     {
       name: 'Chat Completions',
       model: 'gpt-bench',
-      direct: `${upstream.url}/chat/completions`,
+      direct: () => `${upstream.url}/chat/completions`,
       directBody: (stream) =>
         JSON.stringify({
           model: 'gpt-bench',
@@ -80,7 +92,7 @@ export async function run(): Promise<void> {
     {
       name: 'Anthropic Messages',
       model: 'claude-sonnet-4-5-20250929',
-      direct: `${upstream.url}/messages`,
+      direct: () => `${upstream.url}/messages`,
       directBody: (stream) =>
         JSON.stringify({
           model: 'claude-sonnet-4-5-20250929',
@@ -91,6 +103,15 @@ export async function run(): Promise<void> {
       directHeaders: { 'anthropic-version': '2023-06-01', 'x-api-key': KEY },
       text: 'Hello',
     },
+    {
+      name: 'Gemini',
+      model: 'gemini-2.5-flash',
+      direct: (stream) =>
+        `${upstream.url.replace(/\/v1$/, '')}/v1beta/models/gemini-2.5-flash:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+      directBody: () => JSON.stringify({ contents: [{ role: 'user', parts: [{ text: PROMPT }] }] }),
+      directHeaders: { 'x-goog-api-key': KEY },
+      text: 'Hello',
+    },
   ];
   const responsesBody = (family: Family, stream: boolean) =>
     JSON.stringify(Object.assign({ model: family.model, input: PROMPT }, stream ? { stream: true } : {}));
@@ -98,7 +119,7 @@ export async function run(): Promise<void> {
   // Each path answers what it should: the upstream in its wire format, the gateway a completed response.
   for (const family of families) {
     for (const stream of [false, true]) {
-      const direct = await fetch(family.direct, {
+      const direct = await fetch(family.direct(stream), {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...family.directHeaders },
         body: family.directBody(stream),
@@ -115,7 +136,7 @@ export async function run(): Promise<void> {
       if (answer.status !== 200 || !answerText.includes('"completed"') || !answerText.includes(family.text))
         throw new Error(`${family.name} through the gateway answered ${answer.status}: ${answerText.slice(0, 200)}`);
       if (stream) {
-        const events = (text: string) => text.split('\n\n').filter((b) => b.includes('data:')).length;
+        const events = (text: string) => text.split(/\r?\n\r?\n/).filter((b) => b.includes('data:')).length;
         console.log(
           `${family.name}: ${events(directText)} upstream SSE events -> ${events(answerText) - 1} Responses events`,
         );
@@ -129,7 +150,7 @@ export async function run(): Promise<void> {
       {
         family,
         path: 'direct' as const,
-        url: family.direct,
+        url: family.direct(stream),
         body: family.directBody(stream),
         headers: family.directHeaders,
       },
@@ -171,10 +192,16 @@ export async function run(): Promise<void> {
         `${family.name}: gateway / direct per round ${ratios.map((x) => x.toFixed(2)).join(' ')}; median ${median(ratios, (x) => x).toFixed(2)}x`,
       );
     }
+    // Each family against Chat Completions (the first), per round.
     const chat = cpuOf(1, 'gateway');
-    const anthropic = cpuOf(3, 'gateway');
-    const perRound = rounds.map((r) => r[3]!.cpu.gateway - r[1]!.cpu.gateway);
-    const line = `${stream ? 'SSE' : 'JSON'}: gateway CPU per turn, Anthropic Messages ${anthropic.toFixed(0)} µs vs Chat Completions ${chat.toFixed(0)} µs (${(anthropic / chat).toFixed(2)}x; difference per round ${perRound.map((x) => x.toFixed(0)).join(' ')} µs)`;
+    const line = `${stream ? 'SSE' : 'JSON'}: gateway CPU per turn, ${families
+      .slice(1)
+      .map((family, i) => {
+        const cpu = cpuOf(2 * (i + 1) + 1, 'gateway');
+        const perRound = rounds.map((r) => r[2 * (i + 1) + 1]!.cpu.gateway - r[1]!.cpu.gateway);
+        return `${family.name} ${cpu.toFixed(0)} µs (${(cpu / chat).toFixed(2)}x; difference per round ${perRound.map((x) => x.toFixed(0)).join(' ')} µs)`;
+      })
+      .join(', ')} vs Chat Completions ${chat.toFixed(0)} µs`;
     console.log(line);
     summary.push(line);
   }
@@ -213,9 +240,14 @@ export async function run(): Promise<void> {
   const perFamily: number[][] = families.map(() => []);
   for (let round = 0; round < 5; round++)
     for (const [i, one] of turns.entries()) perFamily[i]!.push(await cpuPerTurn(one));
-  const [chatTurns, anthropicTurns] = perFamily.map((values) => median(values, (x) => x));
+  const [chatTurns, ...otherTurns] = perFamily.map((values) => median(values, (x) => x));
   console.log(
-    `\nIn one process, 16 concurrent callers, 5 alternating rounds of 1 s, CPU per turn (JSON, stored): Chat Completions ${chatTurns!.toFixed(0)} µs, Anthropic Messages ${anthropicTurns!.toFixed(0)} µs (${(anthropicTurns! / chatTurns!).toFixed(2)}x, ${signed(anthropicTurns! - chatTurns!)} µs)`,
+    `\nIn one process, 16 concurrent callers, 5 alternating rounds of 1 s, CPU per turn (JSON, stored): Chat Completions ${chatTurns!.toFixed(0)} µs, ${otherTurns
+      .map(
+        (cpu, i) =>
+          `${families[i + 1]!.name} ${cpu.toFixed(0)} µs (${(cpu / chatTurns!).toFixed(2)}x, ${signed(cpu - chatTurns!)} µs)`,
+      )
+      .join(', ')}`,
   );
   for (const line of summary) console.log(line);
   await gateway.close();

@@ -31,6 +31,17 @@ export function routeServes(route: ModelRoute, model: string): boolean {
     : model === route.model;
 }
 
+/**
+ * The names a route lists on `GET /v1/models`: its one name for a `{ model }` route; else the upstream's
+ * `ids` (asked only then), those with the prefix for a `keepPrefix` route, prefixed for a `{ prefix }` route.
+ */
+export async function routeModelNames(route: ModelRoute, ids: () => Promise<string[]>): Promise<string[]> {
+  if (route !== 'any' && 'model' in route) return [route.model];
+  const listed = await ids();
+  if (route === 'any') return listed;
+  return route.keepPrefix ? listed.filter((id) => routeServes(route, id)) : listed.map((id) => `${route.prefix}${id}`);
+}
+
 /** The name the upstream knows `model` by. */
 export function upstreamModelOf(route: ModelRoute, model: string): string {
   if (route === 'any') return model;

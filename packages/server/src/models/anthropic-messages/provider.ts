@@ -2,7 +2,7 @@ import type { SSEFrame } from '@openresponses/events';
 import { ResponsesError } from '../../errors.js';
 import type { UpstreamLimits } from '../../limits.js';
 import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
-import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
+import { type ModelRoute, routeModelNames, routeServes, upstreamModelOf } from '../family.js';
 import { CachedModelList, fetchModelNames } from '../model-list.js';
 import { UpstreamCall } from '../upstream-call.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
@@ -108,11 +108,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
    * CachedModelList; none when it cannot be asked).
    */
   async listModels(): Promise<string[]> {
-    const route = this.route;
-    if (route !== 'any' && 'model' in route) return [route.model];
-    const ids = await this.models.get();
-    if (route === 'any') return ids;
-    return route.keepPrefix ? ids.filter((id) => this.supports(id)) : ids.map((id) => `${route.prefix}${id}`);
+    return routeModelNames(this.route, () => this.models.get());
   }
 
   async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {

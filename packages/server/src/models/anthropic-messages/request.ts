@@ -1,7 +1,7 @@
 import type { ItemField } from '@openresponses/types';
 import { invalidRequest } from '../../errors.js';
 import { parseDataUrl } from '../../data-url.js';
-import { checkJsonDepth, DEFAULT_LIMITS } from '../../limits.js';
+import { callArgumentsOf } from '../call-arguments.js';
 import type { ModelRequest } from '../provider.js';
 import { ADAPTIVE_EFFORT, BUDGET_TOKENS, generationOf, MIN_BUDGET_TOKENS } from './generation.js';
 import type {
@@ -199,21 +199,7 @@ function toMessages(
         break;
       }
       case 'function_call': {
-        let input: unknown;
-        const text = (item.arguments as string) || '{}';
-        // The client's text, parsed here for the first time: bounded as a request body is.
-        checkJsonDepth(text, DEFAULT_LIMITS, `The arguments of function call '${String(item.call_id)}'`, 'input');
-        try {
-          input = JSON.parse(text);
-        } catch (error) {
-          throw invalidRequest(
-            'invalid_value',
-            `The arguments of function call '${String(item.call_id)}' are not JSON; an Anthropic upstream takes tool input as an object.`,
-            'input',
-            400,
-            { cause: error },
-          );
-        }
+        const input = callArgumentsOf(item, 'an Anthropic upstream');
         turn('assistant').push({ type: 'tool_use', id: item.call_id as string, name: item.name as string, input });
         break;
       }

@@ -1,7 +1,7 @@
 import { ResponsesError } from '../../errors.js';
 import type { UpstreamLimits } from '../../limits.js';
 import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
-import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
+import { type ModelRoute, routeModelNames, routeServes, upstreamModelOf } from '../family.js';
 import { CachedModelList, fetchModelNames, type ModelPage } from '../model-list.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
 import { reasoningStates } from '../reasoning-state.js';
@@ -108,11 +108,7 @@ export class GeminiProvider implements ModelProvider {
    * generate content (every page, bounded: see `fetchModelNames`; cached; none when it cannot be asked).
    */
   async listModels(): Promise<string[]> {
-    const route = this.route;
-    if (route !== 'any' && 'model' in route) return [route.model];
-    const ids = await this.models.get();
-    if (route === 'any') return ids;
-    return route.keepPrefix ? ids.filter((id) => this.supports(id)) : ids.map((id) => `${route.prefix}${id}`);
+    return routeModelNames(this.route, () => this.models.get());
   }
 
   async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {

@@ -1,6 +1,6 @@
 import type { ItemField } from '@openresponses/types';
 import { invalidRequest } from '../../errors.js';
-import { checkJsonDepth, DEFAULT_LIMITS } from '../../limits.js';
+import { callArgumentsOf } from '../call-arguments.js';
 import type { ModelRequest } from '../provider.js';
 import { toGeminiSchema } from './json-schema.js';
 import { type ThinkingStyle, thinkingConfigOf, thinkingStyleOf } from './thinking.js';
@@ -199,21 +199,7 @@ function toContents(
         const callId = item.call_id as string;
         const name = item.name as string;
         callNames.set(callId, name);
-        let args: unknown;
-        const text = (item.arguments as string) || '{}';
-        // The client's text, parsed here for the first time: bounded as a request body is.
-        checkJsonDepth(text, DEFAULT_LIMITS, `The arguments of function call '${callId}'`, 'input');
-        try {
-          args = JSON.parse(text);
-        } catch (error) {
-          throw invalidRequest(
-            'invalid_value',
-            `The arguments of function call '${callId}' are not JSON; a Gemini upstream takes call arguments as an object.`,
-            'input',
-            400,
-            { cause: error },
-          );
-        }
+        const args = callArgumentsOf(item, 'a Gemini upstream');
         if (!args || typeof args !== 'object' || Array.isArray(args))
           throw invalidRequest(
             'invalid_value',
