@@ -130,15 +130,36 @@ class CheckEmitter {
     }
   }
 
-  private objectTest(node: ObjectNode): string {
-    const terms = [`${this.use('isObject')}(v)`];
+  /** The tests of an object's properties (but `skip`, a tag its caller has tested), to join with `&&`. */
+  private propertyTerms(node: ObjectNode, skip?: string): string[] {
+    const terms: string[] = [];
     for (const property of node.properties) {
       const access = accessor('v', property.name);
+      if (property.name === skip) continue;
       if (property.disallowed) terms.push(`${access} === undefined`);
       else if (property.required) terms.push(this.requiredTest(property.node, access));
       else if (property.node.kind !== 'any')
         terms.push(`(${access} === undefined || ${this.test(property.node, access)})`);
     }
+    return terms;
+  }
+
+  /**
+   * A discriminated member's test inside the union's switch, whose case has tested that `v` is an object
+   * and its tag: the rest of an object member's terms, inline (no call, no second object and tag test).
+   * Undefined for a member that needs more than an expression (key loops, counts) or is not an object.
+   */
+  private memberTerms(member: SchemaNode, key: string): string | undefined {
+    const node = this.analysis.resolve(member);
+    if (node.kind !== 'object' || node.additional === 'none' || node.minProperties || node.maxProperties !== undefined)
+      return undefined;
+    if (typeof node.additional === 'object' && node.additional.kind !== 'any') return undefined;
+    const terms = this.propertyTerms(node, key);
+    return terms.length === 0 ? 'true' : terms.join(' && ');
+  }
+
+  private objectTest(node: ObjectNode): string {
+    const terms = [`${this.use('isObject')}(v)`, ...this.propertyTerms(node)];
     const known = node.properties.map((p) => JSON.stringify(p.name));
     const loops: string[] = [];
     if (node.additional === 'none')
@@ -169,10 +190,14 @@ class CheckEmitter {
 
   private testSwitch(plan: DiscriminationPlan, open: boolean): string {
     const access = accessor('v', plan.key);
-    const cases = plan.branches.map((branch) => {
+    // A switch on strings tests its cases in order, and a stream is nearly all deltas: their cases go first.
+    const delta = (branch: DiscriminationPlan['branches'][number]) =>
+      branch.values.some((value) => typeof value === 'string' && value.endsWith('.delta'));
+    const ordered = [...plan.branches.filter(delta), ...plan.branches.filter((b) => !delta(b))];
+    const cases = ordered.map((branch) => {
       const action =
         'member' in branch
-          ? `return ${this.test(branch.member, 'v')};`
+          ? `return ${this.memberTerms(branch.member, plan.key) ?? this.test(branch.member, 'v')};`
           : `\n${indent(this.testSwitch(branch.nested, false))}`;
       return `${caseLabels(branch.values)} ${action}`;
     });

@@ -84,14 +84,14 @@ export function report_Reasoning(v: any, p: IssuePath): boolean {
 export function is_Item(v: any): boolean {
   if (!isObject(v)) return false;
   switch (v.type) {
-    case "item_reference": case null: case undefined: return is_ItemReference(v);
+    case "item_reference": case null: case undefined: return typeof v.id === 'string';
     case "message": 
       switch (v.role) {
-        case "user": return is_UserMessage(v);
-        case "system": return is_SystemMessage(v);
+        case "user": return v.type === "message" && typeof v.content === 'string';
+        case "system": return v.type === "message" && typeof v.content === 'string';
         default: return false;
       }
-    case "reasoning": return is_Reasoning(v);
+    case "reasoning": return is_Reasoning$1(v.summary);
     default: return mode.forward && typeof v.type === 'string';
   }
 }
@@ -129,8 +129,8 @@ export function report_Holder(v: any, p: IssuePath): boolean {
 export function is_HolderPartsItem(v: any): boolean {
   if (!isObject(v)) return false;
   switch (v.type) {
-    case "reasoning": return is_Reasoning(v);
-    case "message": return is_UserMessage(v);
+    case "reasoning": return is_Reasoning$1(v.summary);
+    case "message": return v.role === "user" && typeof v.content === 'string';
     default: return mode.forward && typeof v.type === 'string';
   }
 }
