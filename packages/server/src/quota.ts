@@ -157,6 +157,8 @@ export class MemoryQuota implements QuotaBackend {
   private readonly budgets = new Map<string, number>();
   private readonly held = new Map<string, Map<string, number>>();
   private readonly accounts = new Map<string, UsageRow>();
+  /** Models accounted per tenant and day (so a settlement never scans the accounts). */
+  private readonly modelsPerDay = new Map<string, number>();
   private leaseCounter = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -212,8 +214,12 @@ export class MemoryQuota implements QuotaBackend {
       this.tats.set(`t:${tenant}`, Math.max(now, tat + ((used - charged) * MINUTE) / cap));
     }
     if (model === undefined) return;
-    const name = accountModel(model, (day) => this.modelsOf(tenant, day), period.day);
+    const dayKey = `${tenant}\n${period.day}`;
+    const cut = model.slice(0, MAX_MODEL_NAME);
+    const known = this.accounts.has(`${tenant}\n${cut}\n${period.day}`);
+    const name = known || (this.modelsPerDay.get(dayKey) ?? 0) < MAX_MODELS_PER_DAY ? cut : OTHER_MODEL;
     const key = `${tenant}\n${name}\n${period.day}`;
+    if (!this.accounts.has(key)) this.modelsPerDay.set(dayKey, (this.modelsPerDay.get(dayKey) ?? 0) + 1);
     const row = this.accounts.get(key) ?? {
       tenant,
       model: name,
@@ -269,17 +275,6 @@ export class MemoryQuota implements QuotaBackend {
     for (const [lease, expires] of leases) if (expires <= now) leases.delete(lease);
     return leases;
   }
-
-  private modelsOf(tenant: string, day: string): number {
-    let models = 0;
-    for (const row of this.accounts.values()) if (row.tenant === tenant && row.day === day) models++;
-    return models;
-  }
-}
-
-/** The name a usage account keeps for a model: cut to `MAX_MODEL_NAME`; `(other)` once a day has `MAX_MODELS_PER_DAY`. */
-function accountModel(model: string, modelsOn: (day: string) => number, day: string): string {
-  return modelsOn(day) >= MAX_MODELS_PER_DAY ? OTHER_MODEL : model.slice(0, MAX_MODEL_NAME);
 }
 
 /** `1.5s`, `6m0s`, `20ms`: the durations of OpenAI's `x-ratelimit-reset-*` headers. */
