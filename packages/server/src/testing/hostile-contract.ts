@@ -305,10 +305,13 @@ export function describeHostileContract(
               ).toBe(true);
               expect(target.alive(), 'the server is alive').toBe(true);
               expect(await healthzMs(target.url, 30_000), '/healthz after the case').toBeLessThan(Infinity);
-              expect(monitor.unansweredHealthz, '/healthz probes unanswered').toBe(0);
               expect(monitor.busiestHealthzCpuMs, 'server CPU time while one /healthz waited (ms)').toBeLessThan(
                 STALL_CPU_MS,
               );
+              expect(
+                monitor.unansweredHealthz,
+                `/healthz probes unanswered within 30 s (slowest answered ${Math.round(monitor.slowestHealthzMs)} ms, of ${monitor.probes})`,
+              ).toBe(0);
               const growth = Math.max(monitor.peakRss, target.rss()) - rssBefore;
               expect(growth, `RSS growth (bytes) under ${set.name}`).toBeLessThan(set.rssGrowth);
               expect(outcome.bytes, 'bytes the client received').toBeLessThanOrEqual(
