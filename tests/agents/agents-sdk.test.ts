@@ -1,19 +1,11 @@
 // The OpenAI Agents SDK (pinned) against the reference server's CLI on 127.0.0.1, on the Responses API:
 // tools, streaming, handoffs, previousResponseId and structured output on the embedded model; tools,
 // streaming and previousResponseId through each registered gateway family in front of a scripted upstream in its wire format.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
-import {
-  CONFORMANCE_WIRES,
-  FAMILY_TYPES,
-  type ScriptedUpstream,
-  startScriptedUpstream,
-} from '@openresponses/server/testing';
+import { FAMILY_TYPES } from '@openresponses/server/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { API_KEY, type CliServer, startCliServer } from './server.js';
+import { API_KEY, type CliServer, type Gateway, startCliServer, startGateway } from './server.js';
 
 // Traces would go to OpenAI's platform: off.
 setTracingDisabled(true);
@@ -101,26 +93,16 @@ describe('the Agents SDK on the embedded model', () => {
 });
 
 describe.each(FAMILY_TYPES)('the Agents SDK through the gateway: the %s family', (family) => {
-  const wire = CONFORMANCE_WIRES[family]!;
-  let upstream: ScriptedUpstream;
-  let server: CliServer;
+  let gateway: Gateway;
   let runner: Runner;
-  let folder: string;
   beforeAll(async () => {
-    upstream = await startScriptedUpstream(wire);
-    folder = mkdtempSync(path.join(tmpdir(), 'agents-gateway-'));
-    const config = path.join(folder, 'routes.json');
-    writeFileSync(config, JSON.stringify({ routes: [{ model: 'via-gateway', type: family, url: upstream.rootUrl }] }));
-    server = await startCliServer(['--config', config]);
-    runner = runnerFor(server);
+    gateway = await startGateway(family);
+    runner = runnerFor(gateway.server);
   });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  afterAll(() => gateway?.close());
 
   test('tools and streaming: the call runs, the upstream gets its output, the answer streams', async () => {
+    const { upstream, wire } = gateway;
     upstream.script(
       { kind: 'tool-calls', calls: [{ id: 'call_w_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
       { kind: 'text', deltas: ['It is ', 'sunny in Paris.'] },
@@ -140,6 +122,7 @@ describe.each(FAMILY_TYPES)('the Agents SDK through the gateway: the %s family',
   });
 
   test('previousResponseId: the gateway keeps the state the stateless upstream does not', async () => {
+    const { upstream } = gateway;
     upstream.script({ kind: 'text', deltas: ['Hello Ada.'] }, { kind: 'text', deltas: ['Again.'] });
     const agent = new Agent({ name: 'Assistant', model: 'via-gateway' });
     const first = await runner.run(agent, 'Hello! My name is Ada.');

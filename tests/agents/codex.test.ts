@@ -2,18 +2,12 @@
 // calls really run (a scenario file; and each registered gateway family in front of a scripted upstream in its wire format), a
 // namespaced tool, and `codex exec resume`. Codex sends the OpenAI superset (namespace, custom and hosted
 // tools, client_metadata, store false, full-history replays): the default ingress profile reads it.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  CONFORMANCE_WIRES,
-  FAMILY_TYPES,
-  type ScriptedUpstream,
-  startScriptedUpstream,
-} from '@openresponses/server/testing';
+import { CONFORMANCE_WIRES, FAMILY_TYPES } from '@openresponses/server/testing';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { codexExec, codexHome } from './codex.js';
-import { type CliServer, startCliServer } from './server.js';
+import { type CliServer, type Gateway, startCliServer, startGateway } from './server.js';
 
 const scenarios = new URL('./codex-scenarios.json', import.meta.url).pathname;
 type Item = Record<string, unknown> & { type: string };
@@ -70,24 +64,14 @@ test('every registered family has a wire to script (so each is covered below)', 
 });
 
 describe.each(FAMILY_TYPES)('Codex through the gateway: the %s family in front of a scripted upstream', (family) => {
-  const wire = CONFORMANCE_WIRES[family]!;
-  let upstream: ScriptedUpstream;
-  let server: CliServer;
-  let folder: string;
+  let gateway: Gateway;
   beforeAll(async () => {
-    upstream = await startScriptedUpstream(wire);
-    folder = mkdtempSync(path.join(tmpdir(), 'codex-gateway-'));
-    const config = path.join(folder, 'routes.json');
-    writeFileSync(config, JSON.stringify({ routes: [{ model: 'via-gateway', type: family, url: upstream.rootUrl }] }));
-    server = await startCliServer(['--config', config]);
+    gateway = await startGateway(family);
   });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  afterAll(() => gateway?.close());
 
   test('a multi-turn exec: the upstream calls exec_command, Codex runs it, the upstream reads the output', async () => {
+    const { server, upstream, wire } = gateway;
     upstream.script(
       {
         kind: 'tool-calls',

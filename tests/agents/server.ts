@@ -1,9 +1,18 @@
 // The reference server's CLI as a real child process on 127.0.0.1 (sources through tsx), and a recording
 // proxy in front of it, so a test sees exactly what an agent sent and got.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  CONFORMANCE_WIRES,
+  type ScriptedUpstream,
+  startScriptedUpstream,
+  type WireFamily,
+} from '@openresponses/server/testing';
 
 export const API_KEY = 'agents-test-key-0123456789';
 const cli = fileURLToPath(new URL('../../packages/server/src/node/cli.ts', import.meta.url));
@@ -73,4 +82,32 @@ async function stop(child: ChildProcess, proxy: Server): Promise<void> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
   await exited;
+}
+
+/** A gateway for one registered family: the CLI routing `via-gateway` to a scripted upstream in that family's wire. */
+export interface Gateway {
+  server: CliServer;
+  upstream: ScriptedUpstream;
+  wire: WireFamily;
+  close(): Promise<void>;
+}
+
+export async function startGateway(family: string): Promise<Gateway> {
+  const wire = CONFORMANCE_WIRES[family];
+  if (!wire) throw new Error(`no scripted wire for the family '${family}' (CONFORMANCE_WIRES)`);
+  const upstream = await startScriptedUpstream(wire);
+  const folder = mkdtempSync(path.join(tmpdir(), 'agents-gateway-'));
+  const config = path.join(folder, 'routes.json');
+  writeFileSync(config, JSON.stringify({ routes: [{ model: 'via-gateway', type: family, url: upstream.rootUrl }] }));
+  const server = await startCliServer(['--config', config]);
+  return {
+    server,
+    upstream,
+    wire,
+    close: async () => {
+      await server.close();
+      await upstream.close();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
 }
