@@ -67,16 +67,16 @@ export function decodeSSE(
   return decodeWith(body, () => new EventParser(options));
 }
 
-/** What turns bytes into events, fed chunk by chunk, synchronously (the benchmark swaps in another to compare). */
-export interface SSEParser {
+/** What turns bytes into events, fed chunk by chunk, synchronously. */
+interface SSEParser {
   /** Parses one chunk, appending complete events to `out`; true once `[DONE]` is seen. */
   feed(chunk: Uint8Array, out: AnyStreamingEvent[]): boolean;
   /** The end of the byte stream without `[DONE]`. */
   end(): void;
 }
 
-/** Events of `body` as a parser from `createParser` finds them (not exported from the package: `decodeSSE` is the API). */
-export function decodeWith(
+/** Events of `body` as a parser from `createParser` finds them. */
+function decodeWith(
   body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
   createParser: () => SSEParser,
 ): DecodedEventStream {
