@@ -235,14 +235,14 @@ describe('tenant limits across two instances on one Redis', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({
-      tenant: 'mixed',
-      model: MODEL,
-      day: today,
-      requests: received.requests,
-      input_tokens: received.input,
-      output_tokens: received.output,
-    });
+    expect(rows[0]).toMatchObject({ tenant: 'mixed', model: MODEL, day: today, requests: received.requests });
+    // A turn cancelled from another instance is stored as cancelled by that instance, without the tokens the model
+    // produced before the cancel reached it; the account charges them (the upstream was paid for them). So the
+    // account is what the clients received, plus at most the two cancelled turns' whole answers.
+    const row = rows[0] as { input_tokens: number; output_tokens: number };
+    expect(row.input_tokens).toBeGreaterThanOrEqual(received.input);
+    expect(row.output_tokens).toBeGreaterThanOrEqual(received.output);
+    expect(row.input_tokens - received.input + row.output_tokens - received.output).toBeLessThanOrEqual(2 * 220);
     expect(received.requests).toBe(14);
   });
 
