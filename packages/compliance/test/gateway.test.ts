@@ -2,7 +2,14 @@
 // upstream on 127.0.0.1 that replays recorded OpenAI-format streams (the server's testing replay
 // upstream), so only what the gateway does is under test. Model-dependent tests are skipped, as for any
 // server fronting a real model.
-import { AnthropicMessagesProvider, ChatCompletionsProvider, GeminiProvider } from '@openresponses/server';
+import {
+  AnthropicMessagesProvider,
+  ChatCompletionsProvider,
+  DETERMINISTIC_MODEL,
+  DeterministicModel,
+  GeminiProvider,
+  OpenResponsesProvider,
+} from '@openresponses/server';
 import { startServer, type RunningServer } from '@openresponses/server/node';
 import { startReplayUpstream, type ReplayUpstream } from '@openresponses/server/testing';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -13,7 +20,24 @@ let upstream: ReplayUpstream;
 let gateway: RunningServer;
 let anthropicGateway: RunningServer;
 let geminiGateway: RunningServer;
+/** A native Responses server (the reference server itself, on its embedded model) and the gateway in front of it. */
+let responsesUpstream: RunningServer;
+let responsesGateway: RunningServer;
+let responsesUpstreamTurns = 0;
 beforeAll(async () => {
+  responsesUpstream = await startServer({
+    warn: () => {},
+    providers: [new DeterministicModel()],
+    onRequest: (entry) => {
+      if (entry.method === 'POST' && entry.path === '/v1/responses') responsesUpstreamTurns++;
+    },
+  });
+  responsesGateway = await startServer({
+    apiKeys: ['suite-key'],
+    validateOutgoing: true,
+    warn: () => {},
+    providers: [new OpenResponsesProvider({ baseUrl: `${responsesUpstream.url}/v1` })],
+  });
   upstream = await startReplayUpstream();
   gateway = await startServer({
     apiKeys: ['suite-key'],
@@ -40,6 +64,8 @@ afterAll(async () => {
   await gateway.close();
   await anthropicGateway.close();
   await geminiGateway.close();
+  await responsesGateway.close();
+  await responsesUpstream.close();
   await upstream.close();
 });
 
@@ -94,4 +120,21 @@ test('a gateway in front of the Gemini API passes with --skip-model-dependent', 
   expect(
     upstream.received.filter((r) => r.path.startsWith('/v1beta/models/gemini-2.5-flash:')).length,
   ).toBeGreaterThanOrEqual(15);
+});
+
+test('a gateway in front of a native Responses server passes with --skip-model-dependent', async () => {
+  const report = await runSuite({
+    baseURL: `${responsesGateway.url}/v1`,
+    apiKey: 'suite-key',
+    model: DETERMINISTIC_MODEL,
+    skipModelDependent: true,
+    WebSocket: WebSocket as never,
+  });
+  expect(
+    report.results.filter((r) => r.status === 'fail'),
+    formatTable(report),
+  ).toEqual([]);
+  expect(report.results.filter((r) => r.status === 'pass').length).toBeGreaterThanOrEqual(20);
+  // The upstream server really served the turns (store false there: the gateway kept the state).
+  expect(responsesUpstreamTurns).toBeGreaterThanOrEqual(15);
 });

@@ -289,7 +289,10 @@ export function itemParts(item: ItemField, upstream: string, out: ModelPart[], k
         else out.push({ type: 'message-part-start', id: key, kind });
         started = true;
         const text = (kind === 'refusal' ? part.refusal : part.text) as string | undefined;
-        if (text) out.push({ type: kind === 'text' ? 'text-delta' : 'refusal-delta', id: key, delta: text });
+        const logprobs = part.logprobs as LogProb[] | undefined;
+        if (text && kind === 'text' && logprobs?.length)
+          out.push({ type: 'text-delta', id: key, delta: text, logprobs });
+        else if (text) out.push({ type: kind === 'text' ? 'text-delta' : 'refusal-delta', id: key, delta: text });
         if (kind === 'text')
           for (const annotation of (part.annotations ?? []) as never[])
             out.push({ type: 'text-annotation', id: key, annotation });
