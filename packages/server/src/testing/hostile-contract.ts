@@ -270,7 +270,10 @@ export function describeHostileContract(
         });
         monitor = watch(target, 100);
       };
+      /** RSS growth per case, printed when the group stops (the figures docs and benches quote). */
+      const growths: string[] = [];
       const stop = async () => {
+        if (growths.length > 0) console.log(`${wire.type}, ${set.name}: RSS growth per case: ${growths.join(', ')}`);
         await monitor?.stop();
         await target?.close();
         await upstream?.close();
@@ -313,6 +316,7 @@ export function describeHostileContract(
                 `/healthz probes unanswered within 30 s (slowest answered ${Math.round(monitor.slowestHealthzMs)} ms, of ${monitor.probes})`,
               ).toBe(0);
               const growth = Math.max(monitor.peakRss, target.rss()) - rssBefore;
+              growths.push(`${name} ${(growth / MiB).toFixed(1)} MiB`);
               expect(growth, `RSS growth (bytes) under ${set.name}`).toBeLessThan(set.rssGrowth);
               expect(outcome.bytes, 'bytes the client received').toBeLessThanOrEqual(
                 clientBytesBound(limits.maxOutputBytes),
