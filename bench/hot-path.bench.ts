@@ -1,0 +1,118 @@
+// The gateway against a floor (issue 35): the real CLI (`openresponses-server`, what `npm start` runs, with
+// --chat-completions-url) and a bare translator (./fixtures/bare-translator.ts: read, JSON.parse, one
+// keep-alive upstream call, parse, build and serialize the Responses object or its events) each in its own
+// process in front of the same Chat Completions stub, driven by the same loader. The figure is each server
+// process's CPU time (user + system, read from /proc, so the same way for both) per request, not requests/s,
+// which a shared machine makes noise of; the two alternate round by round and the medians are compared.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { loadavg } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { load, median } from './fixtures/load.js';
+import { startStub } from './fixtures/upstream-process.js';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux (getconf CLK_TCK)
+
+/** A process's CPU time so far (user + system, all threads), µs. */
+function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces), which ends at the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+}
+
+/** Spawns a server and waits for the stdout line `urlOf` recognises; resolves to its base URL. */
+async function startServerProcess(args: string[], urlOf: (line: string) => string | undefined) {
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  for await (const line of createInterface({ input: child.stdout! })) {
+    const url = urlOf(line);
+    if (url) {
+      child.stdout!.resume();
+      return { url, pid: child.pid!, stop: () => child.kill() };
+    }
+  }
+  throw new Error(`${args.join(' ')} exited before saying where it listens`);
+}
+
+export async function run(): Promise<void> {
+  const stub = await startStub();
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const bare = await startServerProcess(
+    ['--import', 'tsx', path.join(here, 'fixtures/bare-translator.ts'), stub.url],
+    (port) => `http://127.0.0.1:${port}`,
+  );
+  const serverPackage = createRequire(import.meta.url).resolve('@openresponses/server/package.json');
+  const apiKey = 'hot-path-bench-key';
+  const gateway = await startServerProcess(
+    [
+      path.join(path.dirname(serverPackage), 'bin/openresponses-server.js'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--api-key',
+      apiKey,
+      '--chat-completions-url',
+      stub.url,
+    ],
+    (line) => /^Open Responses server on (http:\/\/\S+)\/v1\/responses/.exec(line)?.[1],
+  );
+  const body = (stream: boolean, store: boolean) =>
+    JSON.stringify(
+      Object.assign(
+        { model: 'stub-model', input: 'Hello! What can you do?' },
+        store ? {} : { store: false },
+        stream ? { stream: true } : {},
+      ),
+    );
+  const servers: Array<{ name: string; url: string; pid: number; headers: Record<string, string> }> = [
+    { name: 'bare translator', url: `${bare.url}/v1/responses`, pid: bare.pid, headers: {} },
+    {
+      name: 'gateway (CLI)',
+      url: `${gateway.url}/v1/responses`,
+      pid: gateway.pid,
+      headers: { authorization: `Bearer ${apiKey}` },
+    },
+  ];
+  const concurrency = 16;
+  const rounds = 3;
+  const seconds = 3;
+  console.log(
+    `CPU µs per request of each server process (user + system), ${concurrency} concurrent keep-alive connections, ${rounds} alternating rounds of ${seconds} s, medians; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  console.log(
+    `${'case'.padEnd(28)} ${'bare µs'.padStart(8)} ${'gateway µs'.padStart(11)} ${'gateway/bare'.padStart(13)}  per-round ratios (target <= 1.5x)`,
+  );
+  const cases = [
+    { title: 'JSON, store: false', stream: false, store: false },
+    { title: 'JSON, stored', stream: false, store: true },
+    { title: 'SSE, stored', stream: true, store: true },
+  ];
+  // Every path of both servers warmed (JIT) before the first measured round.
+  for (const { stream, store } of cases)
+    for (const s of servers) await load(s.url, body(stream, store), concurrency, 2, Infinity, s.headers);
+  for (const { title, stream, store } of cases) {
+    const text = body(stream, store);
+    const perRequest = servers.map(() => [] as number[]);
+    for (let round = 0; round < rounds; round++)
+      for (const [index, s] of servers.entries()) {
+        const before = cpuMicros(s.pid);
+        const result = await load(s.url, text, concurrency, seconds, Infinity, s.headers);
+        perRequest[index]!.push((cpuMicros(s.pid) - before) / result.requests);
+      }
+    const [b, g] = perRequest.map((values) => median(values, (x) => x));
+    const ratios = perRequest[1]!.map((value, round) => value / perRequest[0]![round]!);
+    console.log(
+      `${title.padEnd(28)} ${b!.toFixed(0).padStart(8)} ${g!.toFixed(0).padStart(11)} ${`${(g! / b!).toFixed(2)}x`.padStart(13)}  ${ratios.map((r) => r.toFixed(2)).join(' ')}`,
+    );
+  }
+  console.log(`load average after: ${loadavg()[0]!.toFixed(1)}`);
+  gateway.stop();
+  bare.stop();
+  stub.stop();
+}
