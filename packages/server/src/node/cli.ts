@@ -4,15 +4,27 @@
 // environment variables, choices and value parsers are declared with commander: every bad value is one line
 // naming the flag or variable, exit 2, before anything is generated, printed or opened.
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
 import type { ModelProvider } from '../models/provider.js';
 import { ScenarioRecorder } from '../models/recording.js';
 import { Redactor, redactSecretShapes } from '../redaction.js';
+import {
+  apiKeyList,
+  encryptionKeys,
+  integer,
+  kebab,
+  modelRoutes,
+  nonNegative,
+  parser,
+  SECRET_VALUE,
+  storeUrl,
+  upstreamBaseUrl,
+} from './cli-values.js';
 import { gatewayProviders } from './gateway.js';
 import { readTenantsFile } from './tenants-file.js';
 import { readScenarioFile, scenarioRecordWriter } from './scenario-files.js';
-import { createSealer, parseEncryptionKeys, type EncryptionKey } from '../responses/sealed.js';
+import type { EncryptionKey } from '../responses/sealed.js';
 import { parseDuration, startServer } from './server.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
 import { describeStoreUrl, storeFromUrl, withoutCredentials } from './store-url.js';
@@ -24,61 +36,6 @@ const name = 'openresponses-server';
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
-
-/** A value parser: `parse` returns the value or throws InvalidArgumentError, which commander reports with the flag or variable. */
-const parser =
-  <T>(what: string, parse: (text: string) => T | undefined) =>
-  (text: string): T => {
-    const value = parse(text);
-    if (value === undefined) throw new InvalidArgumentError(`Expected ${what}.`);
-    return value;
-  };
-const integer = (min: number, max: number) => (text: string) =>
-  /^\d+$/.test(text.trim()) && Number(text) >= min && Number(text) <= max ? Number(text) : undefined;
-const nonNegative = (text: string) => (text.trim() !== '' && Number(text) >= 0 ? Number(text) : undefined);
-/**
- * API keys: repeatable and comma-separated (the environment holds one list); a blank key is refused, not dropped: an
- * empty `OPENRESPONSES_API_KEYS=` (an unset shell variable) or `--api-key ''` would otherwise start an open server.
- */
-const apiKeyList = (text: string, previous: string[] = []) => {
-  const keys = text.split(',').map((item) => item.trim());
-  if (keys.some((key) => key === ''))
-    throw new InvalidArgumentError(
-      'Expected a non-blank key (blank keys would leave the server open; use --open for that).',
-    );
-  return [...previous, ...keys];
-};
-const encryptionKeys = (text: string, previous: EncryptionKey[] = []) => {
-  try {
-    const keys = [...previous, ...parseEncryptionKeys(text)];
-    createSealer(keys); // checks every key before the server starts
-    return keys;
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
-};
-/**
- * An upstream's base URL: http(s) with a path. A bare `http://host:port` is the usual slip (the API root of an
- * OpenAI-compatible server ends in /v1), which clients would only meet later as 404s on /chat/completions.
- */
-const upstreamBaseUrl = (text: string) => {
-  const url = URL.canParse(text.trim()) ? new URL(text.trim()) : undefined;
-  if (!url || !/^https?:$/.test(url.protocol)) throw new InvalidArgumentError('Expected an http(s) URL ending in /v1.');
-  if (url.pathname === '/' || url.pathname === '')
-    throw new InvalidArgumentError(
-      `Expected the API root, with its path: ${url.origin}/v1 for an OpenAI-compatible server (Ollama, vLLM, llama.cpp).`,
-    );
-  return text.trim();
-};
-const storeUrl = (text: string) => {
-  if (text === '' || text === 'memory' || text === 'memory://' || /^rediss?:\/\/./.test(text)) return text;
-  throw new InvalidArgumentError('Expected memory or redis://host:port/db.');
-};
-/** The value commander quotes in an error about a flag that may carry a key or a URL with credentials. */
-const SECRET_VALUE =
-  /(option '--(?:api-key|encryption-key|chat-completions-api-key|chat-completions-url|store|metrics-key|admin-key) [^']*' (?:argument|value) )'[^']*'/;
-/** `maxBodyBytes` -> `max-body-bytes` (flag) and `OPENRESPONSES_MAX_BODY_BYTES` (environment). */
-const kebab = (field: string) => field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 const program = new Command(name)
   .description('Serves /v1/responses (HTTP, SSE and WebSocket) on the embedded deterministic model.')
@@ -375,7 +332,7 @@ if (tenantDirectory)
   console.log(
     `Tenants: ${tenantDirectory.tenants.size} from ${values.tenants} (limits ${/^rediss?:/.test(values.store) && !fellBack ? 'shared through the store' : 'in this process'})${values.adminKey ? `; usage at ${running.url}/v1/usage for the admin key` : ''}`,
   );
-for (const route of modelRoutes()) console.log(`Model route: ${route}`);
+for (const route of modelRoutes(values)) console.log(`Model route: ${route}`);
 const exported = [telemetry.plan.traces && 'spans', telemetry.plan.otlpMetrics && 'metrics'].filter(Boolean);
 if (exported.length > 0) {
   const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
@@ -432,21 +389,4 @@ async function modelProviders(): Promise<ModelProvider[]> {
     redactor: new Redactor(values.apiKey ?? []),
   });
   return providers.map((provider) => recorder.wrap(provider));
-}
-
-/** One line per way a model name is served, in the order they are tried (the routing file was read and checked above). */
-function modelRoutes(): string[] {
-  const routes = values.scenarios ? [`the scenarios of ${values.scenarios}`] : [];
-  routes.push('openresponses-deterministic -> the embedded model');
-  if (values.config) {
-    const config = JSON.parse(readFileSync(values.config, 'utf8')) as {
-      routes: Array<{ model?: string; prefix?: string; url: string; type?: string }>;
-    };
-    for (const route of config.routes)
-      routes.push(
-        `${route.model ?? `${route.prefix}*`} -> ${withoutCredentials(route.url)}${route.type ? ` (${route.type})` : ''}, from ${values.config}`,
-      );
-  }
-  if (values.chatCompletionsUrl) routes.push(`every other model -> ${withoutCredentials(values.chatCompletionsUrl)}`);
-  return routes;
 }

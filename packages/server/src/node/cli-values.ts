@@ -1,0 +1,85 @@
+// The command line's value parsers (each returns the value or throws InvalidArgumentError, which commander
+// reports as one line naming the flag or variable) and the banner's list of routes.
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError } from 'commander';
+import { createSealer, parseEncryptionKeys, type EncryptionKey } from '../responses/sealed.js';
+import { withoutCredentials } from './store-url.js';
+
+/** A value parser: `parse` returns the value or throws InvalidArgumentError, which commander reports with the flag or variable. */
+export const parser =
+  <T>(what: string, parse: (text: string) => T | undefined) =>
+  (text: string): T => {
+    const value = parse(text);
+    if (value === undefined) throw new InvalidArgumentError(`Expected ${what}.`);
+    return value;
+  };
+export const integer = (min: number, max: number) => (text: string) =>
+  /^\d+$/.test(text.trim()) && Number(text) >= min && Number(text) <= max ? Number(text) : undefined;
+export const nonNegative = (text: string) => (text.trim() !== '' && Number(text) >= 0 ? Number(text) : undefined);
+/**
+ * API keys: repeatable and comma-separated (the environment holds one list); a blank key is refused, not dropped: an
+ * empty `OPENRESPONSES_API_KEYS=` (an unset shell variable) or `--api-key ''` would otherwise start an open server.
+ */
+export const apiKeyList = (text: string, previous: string[] = []) => {
+  const keys = text.split(',').map((item) => item.trim());
+  if (keys.some((key) => key === ''))
+    throw new InvalidArgumentError(
+      'Expected a non-blank key (blank keys would leave the server open; use --open for that).',
+    );
+  return [...previous, ...keys];
+};
+export const encryptionKeys = (text: string, previous: EncryptionKey[] = []) => {
+  try {
+    const keys = [...previous, ...parseEncryptionKeys(text)];
+    createSealer(keys); // checks every key before the server starts
+    return keys;
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
+/**
+ * An upstream's base URL: http(s) with a path. A bare `http://host:port` is the usual slip (the API root of an
+ * OpenAI-compatible server ends in /v1), which clients would only meet later as 404s on /chat/completions.
+ */
+export const upstreamBaseUrl = (text: string) => {
+  const url = URL.canParse(text.trim()) ? new URL(text.trim()) : undefined;
+  if (!url || !/^https?:$/.test(url.protocol)) throw new InvalidArgumentError('Expected an http(s) URL ending in /v1.');
+  if (url.pathname === '/' || url.pathname === '')
+    throw new InvalidArgumentError(
+      `Expected the API root, with its path: ${url.origin}/v1 for an OpenAI-compatible server (Ollama, vLLM, llama.cpp).`,
+    );
+  return text.trim();
+};
+export const storeUrl = (text: string) => {
+  if (text === '' || text === 'memory' || text === 'memory://' || /^rediss?:\/\/./.test(text)) return text;
+  throw new InvalidArgumentError('Expected memory or redis://host:port/db.');
+};
+/** The value commander quotes in an error about a flag that may carry a key or a URL with credentials. */
+export const SECRET_VALUE =
+  /(option '--(?:api-key|encryption-key|chat-completions-api-key|chat-completions-url|store|metrics-key|admin-key) [^']*' (?:argument|value) )'[^']*'/;
+/** `maxBodyBytes` -> `max-body-bytes` (flag) and `OPENRESPONSES_MAX_BODY_BYTES` (environment). */
+export const kebab = (field: string) => field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** The settings that decide how model names are routed. */
+export interface RouteSettings {
+  scenarios?: string;
+  config?: string;
+  chatCompletionsUrl?: string;
+}
+
+/** One line per way a model name is served, in the order they are tried (the routing file was read and checked above). */
+export function modelRoutes(values: RouteSettings): string[] {
+  const routes = values.scenarios ? [`the scenarios of ${values.scenarios}`] : [];
+  routes.push('openresponses-deterministic -> the embedded model');
+  if (values.config) {
+    const config = JSON.parse(readFileSync(values.config, 'utf8')) as {
+      routes: Array<{ model?: string; prefix?: string; url: string; type?: string }>;
+    };
+    for (const route of config.routes)
+      routes.push(
+        `${route.model ?? `${route.prefix}*`} -> ${withoutCredentials(route.url)}${route.type ? ` (${route.type})` : ''}, from ${values.config}`,
+      );
+  }
+  if (values.chatCompletionsUrl) routes.push(`every other model -> ${withoutCredentials(values.chatCompletionsUrl)}`);
+  return routes;
+}
