@@ -1,7 +1,7 @@
-// A Chat Completions, Anthropic Messages and Gemini upstream on 127.0.0.1 that replays recorded streams
+// A Chat Completions, Responses, Anthropic Messages and Gemini upstream on 127.0.0.1 that replays recorded streams
 // (./recordings, written from the documented wire formats of OpenAI, Ollama, vLLM, Anthropic and Gemini, broken
 // ones included; a request with an `anthropic-version` header is answered as Anthropic, one under `/v1beta/`
-// as Gemini) and records every request it
+// as Gemini, `POST /v1/responses` from the `responses-*` recordings) and records every request it
 // receives, so gateway tests assert both what the client saw and what the gateway sent.
 //
 // Which recording: the model name when a fixture has that name (`vllm-reasoning`, `status-429`, …);
@@ -12,6 +12,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { responseFromRecording, responsesFixtureFor } from './replay-responses.js';
 
 // From src/testing and from dist/testing alike (the recordings are published under src/).
 const FIXTURES = new URL('../../src/testing/recordings/', import.meta.url);
@@ -42,7 +43,7 @@ export interface ReplayUpstream {
   close(): Promise<void>;
 }
 
-/** Starts an upstream that answers Chat Completions and Anthropic Messages requests from the recordings under `src/testing/recordings/`, on a free port. */
+/** Starts an upstream that answers Chat Completions, Responses, Anthropic Messages and Gemini requests from the recordings under `src/testing/recordings/`, on a free port. */
 export async function startReplayUpstream(): Promise<ReplayUpstream> {
   const received: ReceivedRequest[] = [];
   let releaseHold: () => void = () => {};
@@ -97,6 +98,12 @@ export async function startReplayUpstream(): Promise<ReplayUpstream> {
     }
     if (req.url === '/v1/models') {
       json(res, 200, { object: 'list', data: [{ id: 'llama3.2', object: 'model', created: 0, owned_by: 'library' }] });
+      return;
+    }
+    if (!anthropic && req.url === '/v1/responses') {
+      const name = responsesFixtureFor(body, (file) => existsSync(new URL(file, FIXTURES)));
+      if (body.stream === true) await replayStream(res, name, upstream, () => held);
+      else json(res, 200, responseFromRecording(fixture(`${name}.sse`)));
       return;
     }
     if (req.url !== (anthropic ? '/v1/messages' : '/v1/chat/completions')) {
