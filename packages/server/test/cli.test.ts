@@ -63,6 +63,33 @@ describe('openresponses-server CLI', () => {
     expect(stdout).toMatch(/--port <N> .*env: PORT\)/);
     expect(stdout).toMatch(/--api-key <KEY> .*repeatable.*env: OPENRESPONSES_API_KEYS\)/);
     expect(stdout).toMatch(/--max-body-bytes <N> .*env: OPENRESPONSES_MAX_BODY_BYTES\)/);
+    // The gateway families' variables, each beside its flag (help lines wrap: compare without the wrapping).
+    const help = stdout.replace(/\s+/g, ' ');
+    for (const [flag, variable] of [
+      ['--anthropic-api-key <KEY>', 'OPENRESPONSES_ANTHROPIC_API_KEY'],
+      ['--anthropic-url <URL>', 'OPENRESPONSES_ANTHROPIC_URL'],
+      ['--gemini-api-key <KEY>', 'OPENRESPONSES_GEMINI_API_KEY'],
+      ['--gemini-url <URL>', 'OPENRESPONSES_GEMINI_URL'],
+      ['--responses-url <URL>', 'OPENRESPONSES_RESPONSES_URL'],
+      ['--responses-api-key <KEY>', 'OPENRESPONSES_RESPONSES_API_KEY'],
+    ])
+      expect(help.slice(help.indexOf(`${flag} `)).match(/env: (\w+)\)/)?.[1]).toBe(variable);
+  });
+
+  test('the banner lists a route per family, flags and environment alike, in the order they are tried', async () => {
+    const { output } = await startCli(
+      ['--port', '0', '--open', '--anthropic-api-key', 'sk-ant-flag', '--responses-url', 'http://127.0.0.1:9/v1'],
+      { OPENRESPONSES_GEMINI_API_KEY: 'gm-env', OPENRESPONSES_GEMINI_URL: 'http://user:pw@127.0.0.1:9' },
+    );
+    const routes = output.split('\n').filter((line) => line.startsWith('Model route: '));
+    expect(routes).toEqual([
+      'Model route: openresponses-deterministic -> the embedded model',
+      'Model route: claude-* -> https://api.anthropic.com/ (anthropic)',
+      'Model route: gemini-* -> http://127.0.0.1:9/ (gemini)',
+      'Model route: every other model -> http://127.0.0.1:9/v1 (open-responses)',
+    ]);
+    expect(output).not.toContain('sk-ant-flag');
+    expect(output).not.toContain('gm-env');
   });
 
   test('an unknown flag or a missing value is one line, not a stack trace', () => {
@@ -267,7 +294,7 @@ describe('configuration fails closed, at start, in one line (issue 32)', () => {
       }),
     );
     expect(stderr).toMatch(
-      /OPENRESPONSES_ANTHROPIC_URL 'ftp:\/\/\[redacted\]@anthropic\.internal\/v1\?token=\[redacted\]' is not an http\(s\) URL/,
+      /option '--anthropic-url <URL>' value '…' from env 'OPENRESPONSES_ANTHROPIC_URL' is invalid\. Expected an http\(s\) URL\./,
     );
     expect(stderr).not.toMatch(/hunter2|tok-secret/);
   });

@@ -12,11 +12,14 @@ import { Redactor, redactSecretShapes } from '../redaction.js';
 import {
   apiKeyList,
   encryptionKeys,
+  familyEnvironment,
+  familyOptions,
   integer,
   kebab,
   modelRoutes,
   nonNegative,
   parser,
+  type RouteSettings,
   SECRET_VALUE,
   storeUrl,
   upstreamBaseUrl,
@@ -184,6 +187,7 @@ const program = new Command(name)
       .env('OPENRESPONSES_INGRESS')
       .choices(['openai-superset', 'spec']),
   );
+for (const option of familyOptions()) program.addOption(option);
 // Every ServerLimits field is a flag and an environment variable (--max-body-bytes, OPENRESPONSES_MAX_BODY_BYTES, …).
 for (const [field, fallback] of Object.entries(DEFAULT_LIMITS))
   program.addOption(
@@ -193,17 +197,14 @@ for (const [field, fallback] of Object.entries(DEFAULT_LIMITS))
   );
 program.parse();
 
-interface CommandLineValues extends Partial<ServerLimits> {
+interface CommandLineValues extends Partial<ServerLimits>, RouteSettings {
   port: number;
   host: string;
   apiKey?: string[];
   open?: boolean;
-  scenarios?: string;
   playground: boolean;
   record?: string;
-  chatCompletionsUrl?: string;
   chatCompletionsApiKey?: string;
-  config?: string;
   chatCompletions?: boolean;
   store: string;
   storeMaxBytes?: number;
@@ -378,7 +379,7 @@ async function modelProviders(): Promise<ModelProvider[]> {
     chatCompletionsUrl: values.chatCompletionsUrl,
     chatCompletionsApiKey: values.chatCompletionsApiKey,
     configPath: values.config,
-    env: process.env,
+    env: { ...process.env, ...familyEnvironment(values) },
     limits,
   });
   if (values.scenarios) providers.unshift(await readScenarioFile(values.scenarios));
