@@ -1,8 +1,8 @@
 // The added cost of a turn through each provider family, side by side: the gateway in this process serves
 // /v1/responses from the replay upstream of @openresponses/server/testing (in its own process), which answers
-// as Chat Completions, for `claude-*` models as Anthropic's Messages API and under /v1beta as the Gemini API, from
-// the recordings the gateway
-// tests use. A loader process calls either the upstream directly in its own wire format or the gateway, in
+// as Chat Completions, for `claude-*` models as Anthropic's Messages API, under /v1beta as the Gemini API and on
+// /v1/responses as a native Responses server (the open-responses family), from the recordings the gateway tests
+// use. A loader process calls either the upstream directly in its own wire format or the gateway, in
 // alternating rounds; each round records every process's CPU per request. Then the same turns in one
 // process, without the loader: the gateway's CPU per turn for each family.
 import {
@@ -10,6 +10,7 @@ import {
   ChatCompletionsProvider,
   createResponsesService,
   GeminiProvider,
+  OpenResponsesProvider,
 } from '@openresponses/server';
 import { nodeFetch, startServer } from '@openresponses/server/node';
 import { load, median, rps, type LoadResult } from './fixtures/load.js';
@@ -70,6 +71,12 @@ export async function run(): Promise<void> {
       route: { prefix: 'gemini-', keepPrefix: true },
       fetch: nodeFetch,
     }),
+    new OpenResponsesProvider({
+      baseUrl: upstream.url,
+      name: 'open-responses',
+      route: { prefix: 'responses-', keepPrefix: true },
+      fetch: nodeFetch,
+    }),
     new ChatCompletionsProvider({ baseUrl: upstream.url, fetch: nodeFetch }),
   ];
   // The deployment defaults otherwise: responses stored in the in-memory store, no request log.
@@ -110,6 +117,16 @@ export async function run(): Promise<void> {
         `${upstream.url.replace(/\/v1$/, '')}/v1beta/models/gemini-2.5-flash:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
       directBody: () => JSON.stringify({ contents: [{ role: 'user', parts: [{ text: PROMPT }] }] }),
       directHeaders: { 'x-goog-api-key': KEY },
+      text: 'Hello',
+    },
+    {
+      // Its recording carries a reasoning summary (with encrypted_content) before the text, as OpenAI streams it.
+      name: 'Open Responses',
+      model: 'responses-reasoning-text',
+      direct: () => `${upstream.url}/responses`,
+      directBody: (stream) =>
+        JSON.stringify({ model: 'responses-reasoning-text', input: PROMPT, ...(stream ? { stream: true } : {}) }),
+      directHeaders: {},
       text: 'Hello',
     },
   ];
