@@ -1,4 +1,6 @@
-import * as core from 'zod/v4/core';
+// Types only: validating goes through the schema's own Standard Schema surface, so importing `validate`
+// (the stream checker does) puts no Zod runtime in a bundle that has no Zod schema of its own.
+import type * as core from 'zod/v4/core';
 
 /** One problem `validate` found. */
 export interface ValidationIssue {
@@ -31,10 +33,18 @@ export type ValidationResult<T> =
  * (The schemas are pure validators: no defaults or transforms, so the parsed copy would be equal anyway.)
  */
 export function validate<S extends core.$ZodType>(schema: S, value: unknown): ValidationResult<core.output<S>> {
-  // core's safeParse serves classic and mini schemas alike (and keeps classic Zod out of mini bundles).
-  const result = core.safeParse(schema, value);
-  if (result.success) return { success: true, data: value as core.output<S> };
-  return { success: false, issues: flattenIssues(result.error.issues) };
+  // `~standard` serves classic and mini schemas alike, runs the schema with the Zod copy that built it, and
+  // finalizes the issues without building a ZodError.
+  const result = schema['~standard'].validate(value);
+  if (result instanceof Promise) {
+    result.catch(() => {}); // the rejection is reported by the throw below, not as an unhandled one
+    throw new Error(
+      'validate: the schema needs asynchronous parsing (or a check threw); Open Responses schemas are synchronous',
+    );
+  }
+  if (!result.issues) return { success: true, data: value as core.output<S> };
+  // Zod reports its own issues through Standard Schema: unions keep their per-member `errors`.
+  return { success: false, issues: flattenIssues(result.issues as readonly core.$ZodIssue[]) };
 }
 
 /** Union failures carry one issue list per member; report the member that got furthest instead of "invalid input". */
