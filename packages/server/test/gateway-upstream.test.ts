@@ -517,7 +517,7 @@ describe('upstream failures', () => {
     upstream.delayMs = 0;
     const started = Date.now();
     const response = await post(server, '/v1/responses', { model: 'hang', input: 'x' });
-    expect(response.status).toBe(500);
+    expect(response.status).toBe(504);
     expect(await response.json()).toMatchObject({ error: { type: 'server_error', code: 'upstream_timeout' } });
     // Ten times the upstream's 1 s timeout: the time it answers in idle, with room for a loaded machine.
     expect(Date.now() - started).toBeLessThan(10_000);

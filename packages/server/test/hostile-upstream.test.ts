@@ -249,7 +249,7 @@ describe('the gateway in front of the hostile upstream (findings 1 and 2)', () =
 
   test('finding 2: a JSON body dripping forever (every chunk within the idle time) stops at the deadline', async () => {
     const { got, ms, served } = await hostileCase('dripping-json-body', () => turn('dripping-json-body', false));
-    expect([got.status, got.error?.type, got.error?.code]).toEqual([500, 'server_error', 'upstream_deadline_exceeded']);
+    expect([got.status, got.error?.type, got.error?.code]).toEqual([504, 'server_error', 'upstream_deadline_exceeded']);
     expect(ms).toBeGreaterThanOrEqual(LIMITS.deadlineMs - 50);
     expect(ms, 'ten times the deadline').toBeLessThan(10 * LIMITS.deadlineMs);
     expect(served[0]!.closedByGateway).toBe(true);

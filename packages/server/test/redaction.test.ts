@@ -410,7 +410,7 @@ describe('the gateway (the real CLI) in front of a hostile upstream', () => {
     const answer = await rawPost(await gateway(dead), { model: 'anything', input: 'hi' });
     const error = errorOf(answer.raw);
     expect({ status: answer.status, type: error.type, code: error.code }).toEqual({
-      status: 500,
+      status: 502,
       type: 'server_error',
       code: 'upstream_unavailable',
     });

@@ -3,7 +3,7 @@ import { createSSEFrameDecoder, type SSEFrame, SSEFrameError } from '@openrespon
 import { Cancellation, onAbort } from '../cancellation.js';
 import { ResponsesError } from '../errors.js';
 import { parseUpstreamJson, type UpstreamLimits } from '../limits.js';
-import { errorText, type Redactor } from '../redaction.js';
+import { errorText, type Redactor, upstreamRetryHeaders } from '../redaction.js';
 import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
 import { cancelReader, joinText, letGo } from './upstream-body.js';
 import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
@@ -102,10 +102,28 @@ export class UpstreamCall implements UpstreamRequestInit {
     try {
       const response = await within(scope, () => fetch(url, this));
       this.status = response.status;
+      if (response.status === 503) throw this.failed(await this.unavailable(response));
       return response;
     } catch (error) {
       throw this.failed(this.failure(error));
     }
+  }
+
+  /**
+   * An upstream that answers 503 is unavailable for now, whatever its family: 503 `server_error`, with its
+   * `retry-after`, so clients and fallbacks retry (here, once for every family, before any family's mapping).
+   */
+  private async unavailable(response: UpstreamResponse): Promise<ResponsesError> {
+    const body = this.errorJson(await this.errorText(response)) as { error?: { message?: unknown } } | undefined;
+    const said = typeof body?.error?.message === 'string' ? `: ${this.redactor.text(body.error.message, 300)}` : '';
+    return new ResponsesError(
+      'server_error',
+      'upstream_overloaded',
+      `The upstream provider is unavailable (HTTP 503); retry later${said}`,
+      null,
+      503,
+      { headers: upstreamRetryHeaders(response.headers) },
+    );
   }
 
   /** The connection broke while the answer was read (`cause`: the reader's error), noted for the client span. */
@@ -119,7 +137,10 @@ export class UpstreamCall implements UpstreamRequestInit {
     return error;
   }
 
-  /** Why the call failed, as a spec error: the idle timer, the deadline, or an upstream that cannot be reached. */
+  /**
+   * Why the call failed, as a spec error (`server_error`, with the status a gateway answers for it): the idle timer
+   * or the deadline (504), or an upstream that cannot be reached (502).
+   */
   failure(error: unknown): ResponsesError {
     if (error instanceof ResponsesError) return error;
     if (this.stopped === 'deadline')
@@ -128,7 +149,7 @@ export class UpstreamCall implements UpstreamRequestInit {
         'upstream_deadline_exceeded',
         `The upstream model did not finish within ${this.limits.upstreamDeadlineMs} ms (this server's limit for one upstream call).`,
         null,
-        undefined,
+        504,
         { cause: error },
       );
     if (this.stopped === 'idle')
@@ -137,7 +158,7 @@ export class UpstreamCall implements UpstreamRequestInit {
         'upstream_timeout',
         `The upstream model did not answer within ${this.limits.upstreamIdleMs} ms (keep-alive comments do not count).`,
         null,
-        undefined,
+        504,
         { cause: error },
       );
     return new ResponsesError(
@@ -145,7 +166,7 @@ export class UpstreamCall implements UpstreamRequestInit {
       'upstream_unavailable',
       `The upstream model could not be reached (${this.redactor.text(errorText(error), 300)}).`,
       null,
-      undefined,
+      502,
       { cause: error },
     );
   }
