@@ -68,6 +68,9 @@ export class RedisResponseStore implements ResponseStore {
 
   /** Connects the pool; throws `StoreUnavailableError` naming the URL when Redis cannot be reached. */
   static async connect(options: RedisStoreOptions): Promise<RedisResponseStore> {
+    // ioredis rejects connect() with "Connection is closed"; the socket's own error (ECONNREFUSED host:port,
+    // ENOTFOUND, a TLS failure) arrives as an 'error' event first: that is the cause worth naming.
+    let socketError: Error | undefined;
     const clients = Array.from({ length: Math.max(1, options.poolSize ?? 4) }, () => {
       const client = new Redis(options.url, {
         lazyConnect: true,
@@ -81,7 +84,9 @@ export class RedisResponseStore implements ResponseStore {
         ...options.redis,
       }) as Scripted;
       // Connection errors surface as failed commands (503s); the client keeps reconnecting meanwhile.
-      client.on('error', () => {});
+      client.on('error', (error: Error) => {
+        socketError ??= error;
+      });
       client.defineCommand('orPut', { numberOfKeys: 0, lua: PUT });
       client.defineCommand('orGet', { numberOfKeys: 0, lua: GET });
       client.defineCommand('orChain', { numberOfKeys: 0, lua: CHAIN });
@@ -96,10 +101,11 @@ export class RedisResponseStore implements ResponseStore {
       await Promise.all(clients.map((client) => client.connect()));
     } catch (error) {
       for (const client of clients) client.disconnect();
+      const cause = socketError ?? error;
       throw new StoreUnavailableError(
-        `Cannot reach Redis at ${redactedUrl(options.url)}: ${(error as Error).message}`,
+        `Cannot reach Redis at ${redactedUrl(options.url)}: ${(cause as Error).message}`,
         {
-          cause: error,
+          cause,
         },
       );
     }
