@@ -111,3 +111,50 @@ export function modelRouteOf(route: Pick<RouteFields, 'model' | 'prefix' | 'upst
 export function routeName(route: Pick<RouteFields, 'model' | 'prefix'>): string | undefined {
   return route.model ?? (route.prefix === undefined ? undefined : `${route.prefix}*`);
 }
+
+/**
+ * The provider options every family's `create` passes the same way: the route's name, base URL, model route,
+ * body defaults, timeout and context window, with the key, fetch and limits it was given. A family spreads
+ * these and adds its own fields.
+ */
+export function routeProviderOptions(route: RouteFields, { apiKey, fetch, limits }: UpstreamAccess) {
+  return {
+    fetch,
+    limits,
+    apiKey,
+    name: routeName(route),
+    baseUrl: route.url,
+    route: modelRouteOf(route),
+    defaults: route.defaults,
+    timeoutMs: route.timeoutMs,
+    contextWindow: route.contextWindow,
+  };
+}
+
+/**
+ * The base URL an environment variable names (`fallback` when unset or empty). Throws, naming the variable
+ * and an `example`, when it is not an http(s) URL: the server then refuses to start.
+ */
+export function environmentUrl(
+  env: Record<string, string | undefined>,
+  variable: string,
+  example: string,
+  fallback: string,
+): string;
+export function environmentUrl(
+  env: Record<string, string | undefined>,
+  variable: string,
+  example: string,
+): string | undefined;
+export function environmentUrl(
+  env: Record<string, string | undefined>,
+  variable: string,
+  example: string,
+  fallback?: string,
+): string | undefined {
+  const url = env[variable] || fallback;
+  if (url === undefined) return undefined;
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+    throw new Error(`${variable} '${url}' is not an http(s) URL (expected ${example})`);
+  return url;
+}

@@ -1,5 +1,5 @@
 import * as z from 'zod/v4';
-import { defineFamily, modelRouteOf, routeName } from '../family.js';
+import { defineFamily, environmentUrl, routeProviderOptions } from '../family.js';
 import type { UpstreamLimits } from '../../limits.js';
 import type { UpstreamFetch } from '../upstream.js';
 import { ANTHROPIC_URL, AnthropicMessagesProvider } from './provider.js';
@@ -23,17 +23,9 @@ export const anthropicMessagesFamily = defineFamily({
     thinking: z.enum(['adaptive', 'budget', 'none']).optional(),
     maxTokens: z.number().int().positive().optional(),
   },
-  create: (route, { apiKey, fetch, limits }) =>
+  create: (route, access) =>
     new AnthropicMessagesProvider({
-      fetch,
-      limits,
-      name: routeName(route),
-      baseUrl: route.url,
-      apiKey,
-      route: modelRouteOf(route),
-      defaults: route.defaults,
-      timeoutMs: route.timeoutMs,
-      contextWindow: route.contextWindow,
+      ...routeProviderOptions(route, access),
       anthropicVersion: route.anthropicVersion,
       auth: route.auth,
       betas: route.betas,
@@ -54,9 +46,7 @@ export function anthropicFromEnvironment(
 ): AnthropicMessagesProvider | undefined {
   const apiKey = env.OPENRESPONSES_ANTHROPIC_API_KEY;
   if (!apiKey) return undefined;
-  const url = env.OPENRESPONSES_ANTHROPIC_URL || ANTHROPIC_URL;
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
-    throw new Error(`OPENRESPONSES_ANTHROPIC_URL '${url}' is not an http(s) URL (expected e.g. ${ANTHROPIC_URL})`);
+  const url = environmentUrl(env, 'OPENRESPONSES_ANTHROPIC_URL', `e.g. ${ANTHROPIC_URL}`, ANTHROPIC_URL);
   try {
     return new AnthropicMessagesProvider({
       baseUrl: url,

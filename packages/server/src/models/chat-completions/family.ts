@@ -1,5 +1,5 @@
 import * as z from 'zod/v4';
-import { defineFamily, modelRouteOf, routeName } from '../family.js';
+import { defineFamily, routeProviderOptions } from '../family.js';
 import { ChatCompletionsProvider } from './provider.js';
 
 /**
@@ -13,18 +13,10 @@ export const chatCompletionsFamily = defineFamily({
     maxTokensField: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
     nativeAllowedTools: z.boolean().optional(),
   },
-  create: (route, { apiKey, fetch, limits }) =>
+  create: (route, access) =>
     new ChatCompletionsProvider({
-      fetch,
-      limits,
-      name: routeName(route),
-      baseUrl: route.url,
-      apiKey,
-      route: modelRouteOf(route),
-      defaults: route.defaults,
+      ...routeProviderOptions(route, access),
       maxTokensField: route.maxTokensField,
       nativeAllowedTools: route.nativeAllowedTools,
-      timeoutMs: route.timeoutMs,
-      contextWindow: route.contextWindow,
     }),
 });

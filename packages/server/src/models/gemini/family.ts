@@ -1,5 +1,5 @@
 import * as z from 'zod/v4';
-import { defineFamily, modelRouteOf, routeName } from '../family.js';
+import { defineFamily, environmentUrl, routeProviderOptions } from '../family.js';
 import type { UpstreamLimits } from '../../limits.js';
 import type { UpstreamFetch } from '../upstream.js';
 import { GEMINI_URL, GeminiProvider } from './provider.js';
@@ -15,17 +15,9 @@ export const geminiFamily = defineFamily({
   options: {
     thinking: z.enum(['level', 'budget', 'none']).optional(),
   },
-  create: (route, { apiKey, fetch, limits }) =>
+  create: (route, access) =>
     new GeminiProvider({
-      fetch,
-      limits,
-      name: routeName(route),
-      baseUrl: route.url,
-      apiKey,
-      route: modelRouteOf(route),
-      defaults: route.defaults,
-      timeoutMs: route.timeoutMs,
-      contextWindow: route.contextWindow,
+      ...routeProviderOptions(route, access),
       thinking: route.thinking,
     }),
 });
@@ -42,11 +34,8 @@ export function geminiFromEnvironment(
 ): GeminiProvider | undefined {
   const apiKey = env.OPENRESPONSES_GEMINI_API_KEY;
   if (!apiKey) return undefined;
-  const url = env.OPENRESPONSES_GEMINI_URL || GEMINI_URL;
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
-    throw new Error(`OPENRESPONSES_GEMINI_URL '${url}' is not an http(s) URL (expected e.g. ${GEMINI_URL})`);
   return new GeminiProvider({
-    baseUrl: url,
+    baseUrl: environmentUrl(env, 'OPENRESPONSES_GEMINI_URL', `e.g. ${GEMINI_URL}`, GEMINI_URL),
     apiKey,
     route: { prefix: 'gemini-', keepPrefix: true },
     name: 'gemini',

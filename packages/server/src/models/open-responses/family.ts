@@ -1,6 +1,6 @@
 import * as z from 'zod/v4';
 import type { UpstreamLimits } from '../../limits.js';
-import { defineFamily, modelRouteOf, routeName } from '../family.js';
+import { defineFamily, environmentUrl, routeProviderOptions } from '../family.js';
 import type { UpstreamFetch } from '../upstream.js';
 import { OpenResponsesProvider } from './provider.js';
 
@@ -15,17 +15,9 @@ export const openResponsesFamily = defineFamily({
   options: {
     encryptedReasoning: z.boolean().optional(),
   },
-  create: (route, { apiKey, fetch, limits }) =>
+  create: (route, access) =>
     new OpenResponsesProvider({
-      fetch,
-      limits,
-      name: routeName(route),
-      baseUrl: route.url,
-      apiKey,
-      route: modelRouteOf(route),
-      defaults: route.defaults,
-      timeoutMs: route.timeoutMs,
-      contextWindow: route.contextWindow,
+      ...routeProviderOptions(route, access),
       encryptedReasoning: route.encryptedReasoning,
     }),
 });
@@ -40,12 +32,12 @@ export function responsesFromEnvironment(
   fetch: UpstreamFetch | undefined,
   limits?: Partial<UpstreamLimits>,
 ): OpenResponsesProvider | undefined {
-  const url = env.OPENRESPONSES_RESPONSES_URL;
+  const url = environmentUrl(
+    env,
+    'OPENRESPONSES_RESPONSES_URL',
+    'a base URL ending in /v1, e.g. http://127.0.0.1:8000/v1',
+  );
   if (!url) return undefined;
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
-    throw new Error(
-      `OPENRESPONSES_RESPONSES_URL '${url}' is not an http(s) URL (expected a base URL ending in /v1, e.g. http://127.0.0.1:8000/v1)`,
-    );
   return new OpenResponsesProvider({
     baseUrl: url,
     apiKey: env.OPENRESPONSES_RESPONSES_API_KEY || undefined,
