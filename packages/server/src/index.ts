@@ -130,6 +130,7 @@ export {
   MemoryQuota,
   OTHER_MODEL,
   periodOf,
+  type GcraResult,
   type LeaseKind,
   type Period,
   type QuotaBackend,

@@ -38,11 +38,14 @@ export interface QuotaBackend {
   usage(query: UsageQuery): Promise<UsageRow[]>;
 }
 
+/** What a lease stands for: a turn in flight or an open WebSocket connection. */
 export type LeaseKind = 'turn' | 'connection';
+/** The tenant limits that `reserveTokens` and `settle` check: the token rate and the day's and month's budgets. */
 export type TokenLimits = Pick<TenantLimits, 'tokensPerMinute' | 'dailyTokens' | 'monthlyTokens'>;
 
 /** The state of a rate after a check, as the `x-ratelimit-*` headers tell it. */
 export interface RateWindow {
+  /** The rate's limit, per minute. */
   limit: number;
   /** What may still be taken at once now. */
   remaining: number;
@@ -50,63 +53,93 @@ export interface RateWindow {
   resetMs: number;
 }
 
+/** The answer of `takeRequest`. */
 export interface RateDecision {
+  /** Whether the request is admitted. */
   allowed: boolean;
+  /** The requests-per-minute rate after the check. */
   window: RateWindow;
   /** When refused: until the request would pass, in ms. */
   retryAfterMs: number;
 }
 
+/** The answer of `reserveTokens`. */
 export interface TokenDecision {
+  /** Whether the tokens were reserved (and the turn admitted). */
   allowed: boolean;
   /** What refused it. */
   refusal?: 'tokens_per_minute' | 'daily' | 'monthly';
   /** The tokens-per-minute rate, when the tenant has one. */
   window?: RateWindow;
+  /** When refused: until it would pass (or the day or month ends, for a budget), in ms; 0 when allowed. */
   retryAfterMs: number;
 }
 
 /** The UTC day and month a check or a settlement belongs to, and when each ends. */
 export interface Period {
+  /** The UTC day, `YYYY-MM-DD`. */
   day: string;
+  /** The UTC month, `YYYY-MM`. */
   month: string;
+  /** When the day ends (the next UTC midnight), in ms since the epoch. */
   dayEndsAt: number;
+  /** When the month ends (the first of the next UTC month), in ms since the epoch. */
   monthEndsAt: number;
 }
 
+/** The tokens a turn used. */
 export interface TurnUsage {
+  /** Input tokens (cached ones included). */
   inputTokens: number;
+  /** Input tokens served from a cache. */
   cachedTokens: number;
+  /** Output tokens (reasoning ones included). */
   outputTokens: number;
+  /** Output tokens spent reasoning. */
   reasoningTokens: number;
 }
 
+/** What `settle` is told of a turn's end. */
 export interface Settlement {
   /** What `reserveTokens` reserved (0 when nothing was). */
   reserved: number;
+  /** What the turn used (input plus output tokens are charged to the rate and the budgets). */
   usage: TurnUsage;
   /** The model that answered (the response's `model`); undefined when the turn produced no response (nothing is accounted). */
   model?: string;
+  /** The period the reservation was made in (whose budgets are corrected). */
   period: Period;
+  /** The tenant's token limits (the rate is corrected when it has a tokens-per-minute limit). */
   limits: TokenLimits;
 }
 
+/** Which usage `usage` answers. */
 export interface UsageQuery {
+  /** The tenants, by name. */
   tenants: readonly string[];
+  /** The first day, `YYYY-MM-DD` (UTC). */
   from: string;
+  /** The last day, `YYYY-MM-DD` (UTC), inclusive. */
   to: string;
 }
 
+/** One tenant's usage of one model on one day: the sums of its turns' `TurnUsage`. */
 export interface UsageRow extends TurnUsage {
+  /** The tenant's name. */
   tenant: string;
+  /** The model (cut to `MAX_MODEL_NAME` characters, or `OTHER_MODEL`). */
   model: string;
+  /** The UTC day, `YYYY-MM-DD`. */
   day: string;
+  /** Turns settled with this model. */
   requests: number;
 }
 
 /** Longest model name an account keeps (longer ones are cut); models past `MAX_MODELS_PER_DAY` count as `(other)`. */
 export const MAX_MODEL_NAME = 128;
+/** Models a tenant's account keeps apart per day; the usage of further ones goes to `OTHER_MODEL`. */
 export const MAX_MODELS_PER_DAY = 256;
+/** The model name under which usage past `MAX_MODELS_PER_DAY` models is accounted. */
 export const OTHER_MODEL = '(other)';
 const MINUTE = 60_000;
 
@@ -133,11 +166,23 @@ export function daysBetween(from: string, to: string, max = 400): string[] {
   return days;
 }
 
+/** The answer of `gcra`. */
+export interface GcraResult {
+  /** Whether `cost` units pass now. */
+  allowed: boolean;
+  /** The new theoretical arrival time, in ms (unchanged when refused). */
+  tat: number;
+  /** The rate after the check. */
+  window: RateWindow;
+  /** When refused: until `cost` units would pass, in ms; 0 when allowed. */
+  retryAfterMs: number;
+}
+
 /**
  * GCRA for `limit` units per minute with a one-minute burst: `tat` is the theoretical arrival time. Answers the
  * new `tat` (unchanged when refused). The Redis script (`store-redis/src/quota-scripts.ts`) is this in Lua.
  */
-export function gcra(tat: number, now: number, limit: number, cost: number) {
+export function gcra(tat: number, now: number, limit: number, cost: number): GcraResult {
   const interval = MINUTE / limit;
   const base = Math.max(tat, now);
   const next = base + cost * interval;

@@ -33,7 +33,9 @@ export interface ModelPrice {
 
 /** One tenant as the server holds it: its keys only as SHA-256 digests. */
 export interface Tenant {
+  /** Its name (in metrics, usage reports and Redis keys). */
   name: string;
+  /** Its limits (empty: none enforced). */
   limits: TenantLimits;
   /** Model names it may use (`prefix*` for a prefix); undefined: every model. */
   models?: readonly string[];
@@ -67,37 +69,60 @@ const TENANT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
  * variable that holds it (`{"env": "ACME_KEY"}`: for keys that a secret manager injects). Never in clear.
  */
 const keySchema = z.union([
-  z.strictObject({ sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits (the key’s SHA-256)') }),
-  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name') }),
+  z.strictObject({
+    /** The key's SHA-256, 64 hex digits. */
+    sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex digits (the key’s SHA-256)'),
+  }),
+  z.strictObject({
+    /** The name of the environment variable that holds the key. */
+    env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name'),
+  }),
 ]);
 
 const limitsSchema = z.strictObject({
+  /** Requests per minute, every request (reads included). */
   requestsPerMinute: count.positive().optional(),
+  /** Tokens (input + output) per minute. */
   tokensPerMinute: count.positive().optional(),
+  /** Turns running at once, over every instance. */
   turnsInFlight: count.optional(),
+  /** WebSocket connections open at once, over every instance. */
   webSocketConnections: count.optional(),
+  /** Tokens per UTC day. */
   dailyTokens: count.optional(),
+  /** Tokens per UTC calendar month. */
   monthlyTokens: count.optional(),
 });
 
 const priceSchema = z.strictObject({
+  /** Per million input tokens not served from a cache. */
   input: z.number().nonnegative(),
+  /** Per million cached input tokens (default: `input`). */
   cachedInput: z.number().nonnegative().optional(),
+  /** Per million output tokens (reasoning included). */
   output: z.number().nonnegative(),
 });
 
+/** The Zod schema of the tenants file (`TenantsFile`); `resolveTenants` checks a file against it. */
 export const tenantsFileSchema = z.strictObject({
+  /** Every tenant. */
   tenants: z.array(
     z.strictObject({
+      /** 1-64 letters, digits, `.`, `_` or `-`, starting with a letter or digit. */
       name: z
         .string()
         .regex(TENANT_NAME, 'expected 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit'),
+      /** Its API keys (at least one), each as `{"sha256": "<64 hex>"}` or `{"env": "VARIABLE"}`, never in clear. */
       keys: z.array(keySchema).min(1, 'a tenant needs at least one key'),
+      /** Its limits; one left out is not enforced. */
       limits: limitsSchema.optional(),
+      /** Model names it may use (`prefix*` for a prefix); left out: every model. */
       models: z.array(z.string().min(1)).optional(),
     }),
   ),
+  /** Prices per model name (exact names), per million tokens, for the usage report's `cost`. */
   prices: z.record(z.string().min(1), priceSchema).optional(),
+  /** Tokens a turn reserves when its request sets no `max_output_tokens` (default 4,096). */
   defaultReservation: z.number().int().positive().optional(),
 });
 

@@ -83,9 +83,13 @@ const fallbackRouteSchema = z
     type: z.literal(FALLBACK_TYPE),
     model: ROUTE_FIELDS.model,
     prefix: ROUTE_FIELDS.prefix,
+    /** The upstreams (1 to `MAX_ROUTE_UPSTREAMS`, any families), tried in order. */
     upstreams: z.array(upstreamSchema).min(1).max(MAX_ROUTE_UPSTREAMS),
+    /** The longest `Retry-After` waited out to ask the same upstream again, in ms (default 1,000, at most 10,000). */
     retryAfterMaxMs: z.number().int().nonnegative().max(FALLBACK_BOUNDS.retryAfterMaxMs.max).optional(),
+    /** Failures in a row that open an upstream's circuit (default 3, 1 to 100). */
     breakerFailures: z.number().int().positive().max(FALLBACK_BOUNDS.breakerFailures.max).optional(),
+    /** How long an open circuit skips its upstream, in ms (default 30,000, at most 600,000). */
     cooldownMs: z.number().int().nonnegative().max(FALLBACK_BOUNDS.cooldownMs.max).optional(),
   })
   .refine((route) => namesOneTarget(route), {
@@ -139,7 +143,15 @@ export type GatewayRouteInput = {
 /** An upstream of a fallback route as written: a family's route without `model`/`prefix`; `type` as in a route. */
 export type GatewayUpstreamInput = {
   [F in Family as F['type']]: Omit<z.input<ReturnType<typeof upstreamSchemaOf<F>>>, 'type'> &
-    (F['type'] extends typeof DEFAULT_FAMILY ? { type?: F['type'] } : { type: F['type'] });
+    (F['type'] extends typeof DEFAULT_FAMILY
+      ? {
+          /** The provider family (default `chat-completions`). */
+          type?: F['type'];
+        }
+      : {
+          /** The provider family. */
+          type: F['type'];
+        });
 }[Family['type']];
 
 /** A fallback route as written: `upstreams` tried in order (`type` `fallback` may be left out). */

@@ -17,8 +17,10 @@ export const TELEMETRY_PACKAGES = [
 
 /** An optional package that a setting needs is not installed. */
 export class MissingTelemetryPackageError extends Error {
+  /** `'MissingTelemetryPackageError'`. */
   override name = 'MissingTelemetryPackageError';
   constructor(
+    /** The optional package that is not installed (`npm install` it). */
     readonly packageName: string,
     purpose: string,
     options: { cause?: unknown } = {},

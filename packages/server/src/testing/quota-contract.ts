@@ -7,6 +7,7 @@ import type { TestFramework } from './framework.js';
 export interface QuotaContractOptions {
   /** A backend; tenants are fresh names per test, so one backend may serve every test. Closed by `close`. */
   create(): Promise<QuotaBackend>;
+  /** Closes a backend `create` made, after the test that used it (optional). */
   close?(backend: QuotaBackend): Promise<void>;
 }
 

@@ -169,10 +169,20 @@ export const modelListSchema = z.looseObject({
  * back on the part after this reasoning item (`next`) or on the part before it (`previous`).
  */
 export const thoughtStateSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('thought'), text: z.string(), signature: z.string().min(1) }),
   z.strictObject({
-    kind: z.literal('signature'),
+    /** A thought summary and the signature that closed it. */
+    kind: z.literal('thought'),
+    /** The thought summary's text. */
+    text: z.string(),
+    /** The `thoughtSignature` Gemini put on the thought. */
     signature: z.string().min(1),
+  }),
+  z.strictObject({
+    /** A signature Gemini put on an answer part (a function call or text). */
+    kind: z.literal('signature'),
+    /** The `thoughtSignature`, sent back as Gemini gave it. */
+    signature: z.string().min(1),
+    /** Which part it goes back on: the one after this reasoning item (`next`) or the one before it (`previous`). */
     on: z.enum(['next', 'previous']),
   }),
 ]);

@@ -13,6 +13,10 @@ import { OpenResponsesProvider } from './provider.js';
 export const openResponsesFamily = defineFamily({
   type: 'open-responses',
   options: {
+    /**
+     * Ask for `reasoning.encrypted_content` so reasoning goes back on the next turn (default true); false for a
+     * server that refuses that `include` value.
+     */
     encryptedReasoning: z.boolean().optional(),
   },
   create: (route, access) =>
