@@ -1,3 +1,4 @@
+import { ResponsesError } from '../errors.js';
 import { type UpstreamLimits, upstreamLimitsOf } from '../limits.js';
 import { credentialHeaderValues, Redactor } from '../redaction.js';
 
@@ -132,5 +133,25 @@ function checkSendable(value: string, what: string, allowed: RegExp): void {
   const character = [...value][at] ?? '';
   throw new Error(
     `${what} holds a character that cannot be sent in an HTTP header (U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at position ${at + 1}); keys are printable ASCII without spaces.`,
+  );
+}
+
+/** An upstream refused the gateway's own key (401/403): the operator's mistake, never the client's; the key is not shown. */
+export function upstreamCredentialsRefused(status: number | undefined): ResponsesError {
+  return new ResponsesError(
+    'server_error',
+    'upstream_authentication_failed',
+    `The upstream provider refused the gateway's credentials (HTTP ${status}); the gateway's configuration needs fixing.`,
+  );
+}
+
+/** An upstream does not know the model (404): a 400 naming `model`, with the upstream's (redacted) message. */
+export function upstreamModelUnknown(message: string): ResponsesError {
+  return new ResponsesError(
+    'invalid_request',
+    'model_not_found',
+    `The upstream provider does not know this model (HTTP 404): ${message}`,
+    'model',
+    400,
   );
 }

@@ -1,3 +1,4 @@
+import { upstreamCredentialsRefused, upstreamModelUnknown } from '../upstream.js';
 import { ResponsesError } from '../../errors.js';
 
 /**
@@ -45,19 +46,8 @@ export function upstreamError(
   if (midStream || status === undefined || status >= 500 || status === 408)
     return new ResponsesError('model_error', 'upstream_error', `The upstream model failed ${where}: ${message}`);
   if (status === 401 || status === 403 || type === 'authentication_error' || type === 'permission_error')
-    return new ResponsesError(
-      'server_error',
-      'upstream_authentication_failed',
-      `The upstream provider refused the gateway's credentials (HTTP ${status}); the gateway's configuration needs fixing.`,
-    );
-  if (status === 404 || type === 'not_found_error')
-    return new ResponsesError(
-      'invalid_request',
-      'model_not_found',
-      `The upstream provider does not know this model (HTTP 404): ${message}`,
-      'model',
-      400,
-    );
+    return upstreamCredentialsRefused(status);
+  if (status === 404 || type === 'not_found_error') return upstreamModelUnknown(message);
   if (status === 413 || type === 'request_too_large')
     return new ResponsesError(
       'invalid_request',

@@ -1,3 +1,4 @@
+import { upstreamCredentialsRefused } from '../upstream.js';
 import { ResponsesError } from '../../errors.js';
 import type { UpstreamLimits } from '../../limits.js';
 import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
@@ -190,12 +191,7 @@ export async function openAIHttpError(
   }
   const shown = redactor.text(message) || '(no message)';
   const status = response.status;
-  if (status === 401 || status === 403)
-    return new ResponsesError(
-      'server_error',
-      'upstream_authentication_failed',
-      `The upstream provider refused the gateway's credentials (HTTP ${status}); the gateway's configuration needs fixing.`,
-    );
+  if (status === 401 || status === 403) return upstreamCredentialsRefused(status);
   if (status === 429)
     return new ResponsesError(
       'too_many_requests',

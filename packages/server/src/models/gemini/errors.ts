@@ -1,4 +1,5 @@
 import { ResponsesError } from '../../errors.js';
+import { upstreamCredentialsRefused, upstreamModelUnknown } from '../upstream.js';
 import { retryAfterSeconds } from '../../redaction.js';
 import type { GeminiError } from './wire.js';
 
@@ -53,19 +54,8 @@ export function upstreamError(
     code === 'PERMISSION_DENIED' ||
     reasonOf(error) === 'API_KEY_INVALID'
   )
-    return new ResponsesError(
-      'server_error',
-      'upstream_authentication_failed',
-      `The upstream provider refused the gateway's credentials (HTTP ${status}); the gateway's configuration needs fixing.`,
-    );
-  if (status === 404 || code === 'NOT_FOUND')
-    return new ResponsesError(
-      'invalid_request',
-      'model_not_found',
-      `The upstream provider does not know this model (HTTP 404): ${message}`,
-      'model',
-      400,
-    );
+    return upstreamCredentialsRefused(status);
+  if (status === 404 || code === 'NOT_FOUND') return upstreamModelUnknown(message);
   if (status === 413)
     return new ResponsesError(
       'invalid_request',
