@@ -45,6 +45,11 @@ export type {
   UpstreamResponse,
 } from './models/upstream.js';
 export {
+  UpstreamModelProvider,
+  type RoutedProviderOptions,
+  type UpstreamFamilyDefaults,
+} from './models/upstream-provider.js';
+export {
   ScenarioProvider,
   ScenarioFileError,
   SCENARIO_MODEL,

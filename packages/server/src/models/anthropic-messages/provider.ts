@@ -1,18 +1,13 @@
+import { type RoutedProviderOptions, UpstreamModelProvider } from '../upstream-provider.js';
 import type { SSEFrame } from '@openresponses/events';
 import { ResponsesError } from '../../errors.js';
-import type { UpstreamLimits } from '../../limits.js';
-import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
-import { type ModelRoute, routeModelNames, routeServes, upstreamModelOf } from '../family.js';
-import { CachedModelList, fetchModelNames } from '../model-list.js';
+import { upstreamRetryHeaders } from '../../redaction.js';
+import type { ModelRoute } from '../family.js';
+import { fetchModelNames } from '../model-list.js';
 import { UpstreamCall } from '../upstream-call.js';
-import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
+import type { ModelPart, ModelRequest } from '../provider.js';
 import { reasoningStates } from '../reasoning-state.js';
-import {
-  type UpstreamFetch,
-  type UpstreamProviderOptions,
-  type UpstreamResponse,
-  upstreamConnection,
-} from '../upstream.js';
+import type { UpstreamResponse } from '../upstream.js';
 import { upstreamError } from './errors.js';
 import { type AnthropicRequestSettings, toAnthropicRequest } from './request.js';
 import { messageParts, StreamTranslator } from './response.js';
@@ -25,7 +20,7 @@ export const ANTHROPIC_URL = 'https://api.anthropic.com';
 /** What `new AnthropicMessagesProvider(options)` takes. */
 export interface AnthropicMessagesProviderOptions
   extends Pick<AnthropicRequestSettings, 'defaults' | 'defaultMaxTokens' | 'thinking'>,
-    UpstreamProviderOptions {
+    RoutedProviderOptions {
   /** The API root (default `https://api.anthropic.com`; a trailing `/v1` is accepted). */
   baseUrl?: string;
   /** Never echoed in errors. */
@@ -54,61 +49,26 @@ export interface AnthropicMessagesProviderOptions
  * Upstream failures become spec errors (errors.ts); the key is never shown. The upstream request is
  * aborted when the client goes away.
  */
-export class AnthropicMessagesProvider implements ModelProvider {
-  readonly name: string;
+export class AnthropicMessagesProvider extends UpstreamModelProvider {
   readonly genAiProvider = 'anthropic';
-  readonly contextWindow: number;
   private readonly base: string;
-  private readonly route: NonNullable<AnthropicMessagesProviderOptions['route']>;
-  private readonly headers: Record<string, string>;
-  private readonly limits: UpstreamLimits;
-  private readonly fetch: UpstreamFetch;
-  private readonly models: CachedModelList;
-  /** Removes the route's key (and its credential headers) from everything an upstream says. */
-  private readonly redactor: Redactor;
 
   constructor(private readonly options: AnthropicMessagesProviderOptions = {}) {
-    this.name = options.name ?? 'anthropic-messages';
-    this.contextWindow = options.contextWindow ?? 200_000;
-    this.base = (options.baseUrl ?? ANTHROPIC_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
-    this.route = options.route ?? 'any';
-    ({ limits: this.limits, fetch: this.fetch, redactor: this.redactor } = upstreamConnection(options, options.apiKey));
     const key = options.apiKey;
-    this.headers = Object.assign(
-      {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'anthropic-version': options.anthropicVersion ?? ANTHROPIC_VERSION,
-      },
-      key ? (options.auth === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }) : {},
-      options.betas?.length ? { 'anthropic-beta': options.betas.join(',') } : {},
-      options.headers,
-    );
-    this.models = new CachedModelList(
-      () => fetchModelNames(this.fetch, `${this.base}/v1/models?limit=1000`, this.headers, this.limits, this.redactor),
-      options.modelListTtlMs,
-    );
+    super(options, {
+      name: 'anthropic-messages',
+      contextWindow: 200_000,
+      headers: Object.assign<Record<string, string>, Record<string, string>, Record<string, string>>(
+        { 'anthropic-version': options.anthropicVersion ?? ANTHROPIC_VERSION },
+        key ? (options.auth === 'bearer' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }) : {},
+        options.betas?.length ? { 'anthropic-beta': options.betas.join(',') } : {},
+      ),
+    });
+    this.base = (options.baseUrl ?? ANTHROPIC_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
   }
 
-  redact(text: string): string {
-    return this.redactor.redact(text);
-  }
-
-  supports(model: string): boolean {
-    return routeServes(this.route, model);
-  }
-
-  /** The name the upstream knows `model` by. */
-  upstreamModel(model: string): string {
-    return upstreamModelOf(this.route, model);
-  }
-
-  /**
-   * One name for a `{ model }` route; else what the upstream's `GET /v1/models` lists (cached, bounded: see
-   * CachedModelList; none when it cannot be asked).
-   */
-  async listModels(): Promise<string[]> {
-    return routeModelNames(this.route, () => this.models.get());
+  protected upstreamModelIds(): Promise<string[]> {
+    return fetchModelNames(this.fetch, `${this.base}/v1/models?limit=1000`, this.headers, this.limits, this.redactor);
   }
 
   async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {

@@ -1,30 +1,22 @@
+import { type RoutedProviderOptions, UpstreamModelProvider } from '../upstream-provider.js';
 import { upstreamCredentialsRefused } from '../upstream.js';
 import { ResponsesError } from '../../errors.js';
-import type { UpstreamLimits } from '../../limits.js';
 import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
-import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest } from '../provider.js';
-import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
+import { LOGPROBS_INCLUDE, type ModelPart, type ModelRequest } from '../provider.js';
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
-import { CachedModelList, fetchModelNames } from '../model-list.js';
+import { fetchModelNames } from '../model-list.js';
 import { UpstreamCall } from '../upstream-call.js';
-import {
-  type UpstreamFetch,
-  type UpstreamProviderOptions,
-  type UpstreamResponse,
-  upstreamConnection,
-} from '../upstream.js';
+import type { UpstreamResponse } from '../upstream.js';
 
 /** What `new ChatCompletionsProvider(options)` takes. */
 export interface ChatCompletionsProviderOptions
   extends Omit<ChatRequestSettings, 'upstreamModel'>,
-    UpstreamProviderOptions {
+    RoutedProviderOptions {
   /** Base URL of the upstream API, ending in `/v1` (`http://127.0.0.1:11434/v1` for Ollama). */
   baseUrl: string;
   /** Sent as `Authorization: Bearer …`; never echoed in errors. */
   apiKey?: string;
-  /** Which model names this provider serves (default `'any'`: every name, unchanged). */
-  route?: ModelRoute;
 }
 
 /**
@@ -35,62 +27,25 @@ export interface ChatCompletionsProviderOptions
  * `too_many_requests` with its `Retry-After`, 5xx and broken streams are `model_error`, timeouts and
  * unreachable upstreams `server_error`. The upstream request is aborted when the client goes away.
  */
-export class ChatCompletionsProvider implements ModelProvider {
-  readonly name: string;
+export class ChatCompletionsProvider extends UpstreamModelProvider {
   readonly genAiProvider = 'openai';
   /** Output text logprobs come from the upstream's `logprobs` (an upstream that sends none makes that include a 400). */
   readonly reportsLogprobs = true;
-  readonly contextWindow: number;
+  private readonly base: string;
   private readonly endpoint: string;
-  private readonly route: NonNullable<ChatCompletionsProviderOptions['route']>;
-  private readonly headers: Record<string, string>;
-  private readonly limits: UpstreamLimits;
-  private readonly fetch: UpstreamFetch;
-  private readonly models: CachedModelList;
-  /** Removes the route's key (and its credential headers) from everything an upstream says. */
-  private readonly redactor: Redactor;
 
   constructor(private readonly options: ChatCompletionsProviderOptions) {
-    ({ limits: this.limits, fetch: this.fetch, redactor: this.redactor } = upstreamConnection(options, options.apiKey));
-    this.name = options.name ?? 'chat-completions';
-    this.contextWindow = options.contextWindow ?? 128_000;
-    const base = options.baseUrl.replace(/\/+$/, '');
-    this.endpoint = `${base}/chat/completions`;
-    this.route = options.route ?? 'any';
-    this.headers = Object.assign(
-      { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
-      options.headers,
-    );
-    this.models = new CachedModelList(
-      () => fetchModelNames(this.fetch, `${base}/models`, this.headers, this.limits, this.redactor),
-      options.modelListTtlMs,
-    );
+    super(options, {
+      name: 'chat-completions',
+      contextWindow: 128_000,
+      headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    });
+    this.base = options.baseUrl.replace(/\/+$/, '');
+    this.endpoint = `${this.base}/chat/completions`;
   }
 
-  redact(text: string): string {
-    return this.redactor.redact(text);
-  }
-
-  supports(model: string): boolean {
-    return routeServes(this.route, model);
-  }
-
-  /** The name the upstream knows `model` by. */
-  upstreamModel(model: string): string {
-    return upstreamModelOf(this.route, model);
-  }
-
-  /**
-   * One name for a `{ model }` route; for the others, what the upstream's `GET /models` lists (cached, bounded:
-   * see CachedModelList; none when it cannot be asked).
-   */
-  async listModels(): Promise<string[]> {
-    const route = this.route;
-    if (route !== 'any' && 'model' in route) return [route.model];
-    const prefix = route === 'any' ? '' : route.prefix;
-    const names = await this.models.get();
-    return prefix ? names.map((name) => `${prefix}${name}`) : names;
+  protected upstreamModelIds(): Promise<string[]> {
+    return fetchModelNames(this.fetch, `${this.base}/models`, this.headers, this.limits, this.redactor);
   }
 
   async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {

@@ -1,17 +1,12 @@
+import { type RoutedProviderOptions, UpstreamModelProvider } from '../upstream-provider.js';
 import { ResponsesError } from '../../errors.js';
-import type { UpstreamLimits } from '../../limits.js';
-import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
-import { type ModelRoute, routeModelNames, routeServes, upstreamModelOf } from '../family.js';
-import { CachedModelList, fetchModelNames, type ModelPage } from '../model-list.js';
-import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
+import { upstreamRetryHeaders } from '../../redaction.js';
+import type { ModelRoute } from '../family.js';
+import { fetchModelNames, type ModelPage } from '../model-list.js';
+import type { ModelPart, ModelRequest } from '../provider.js';
 import { reasoningStates } from '../reasoning-state.js';
 import { UpstreamCall } from '../upstream-call.js';
-import {
-  type UpstreamFetch,
-  type UpstreamProviderOptions,
-  type UpstreamResponse,
-  upstreamConnection,
-} from '../upstream.js';
+import type { UpstreamResponse } from '../upstream.js';
 import { upstreamError } from './errors.js';
 import { type GeminiRequestSettings, toGeminiRequest } from './request.js';
 import { answerParts, StreamTranslator } from './response.js';
@@ -31,7 +26,7 @@ export const GEMINI_API_VERSION = 'v1beta';
 /** What `new GeminiProvider(options)` takes. */
 export interface GeminiProviderOptions
   extends Pick<GeminiRequestSettings, 'defaults' | 'thinking'>,
-    UpstreamProviderOptions {
+    RoutedProviderOptions {
   /** The API root (default `https://generativelanguage.googleapis.com`; a trailing `/v1beta` is accepted). */
   baseUrl?: string;
   /** Sent as `x-goog-api-key`; never echoed in errors. */
@@ -51,64 +46,30 @@ export interface GeminiProviderOptions
  * for byte, on a later turn. Upstream failures become spec errors (errors.ts); the key is never shown. The
  * upstream request is aborted when the client goes away.
  */
-export class GeminiProvider implements ModelProvider {
-  readonly name: string;
+export class GeminiProvider extends UpstreamModelProvider {
   readonly genAiProvider = 'gcp.gemini';
-  readonly contextWindow: number;
   private readonly base: string;
-  private readonly route: NonNullable<GeminiProviderOptions['route']>;
-  private readonly headers: Record<string, string>;
-  private readonly limits: UpstreamLimits;
-  private readonly fetch: UpstreamFetch;
-  private readonly models: CachedModelList;
-  /** Removes the route's key (and its credential headers) from everything an upstream says. */
-  private readonly redactor: Redactor;
 
   constructor(private readonly options: GeminiProviderOptions = {}) {
-    this.name = options.name ?? 'gemini';
-    this.contextWindow = options.contextWindow ?? 1_048_576;
+    super(options, {
+      name: 'gemini',
+      contextWindow: 1_048_576,
+      headers: options.apiKey ? { 'x-goog-api-key': options.apiKey } : {},
+    });
     this.base = `${(options.baseUrl ?? GEMINI_URL).replace(/\/+$/, '').replace(/\/v1beta$/, '')}/${GEMINI_API_VERSION}`;
-    this.route = options.route ?? 'any';
-    ({ limits: this.limits, fetch: this.fetch, redactor: this.redactor } = upstreamConnection(options, options.apiKey));
-    this.headers = Object.assign(
-      { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      options.apiKey ? { 'x-goog-api-key': options.apiKey } : {},
-      options.headers,
+  }
+
+  /** The models that can generate content, from every page of `GET /v1beta/models` (bounded: see `fetchModelNames`). */
+  protected upstreamModelIds(): Promise<string[]> {
+    return fetchModelNames(
+      this.fetch,
+      `${this.base}/models?pageSize=1000`,
+      this.headers,
+      this.limits,
+      this.redactor,
+      (body) => this.modelPage(body),
+      (model) => (model as { name: string }).name.replace(/^models\//, ''),
     );
-    this.models = new CachedModelList(
-      () =>
-        fetchModelNames(
-          this.fetch,
-          `${this.base}/models?pageSize=1000`,
-          this.headers,
-          this.limits,
-          this.redactor,
-          (body) => this.modelPage(body),
-          (model) => (model as { name: string }).name.replace(/^models\//, ''),
-        ),
-      options.modelListTtlMs,
-    );
-  }
-
-  redact(text: string): string {
-    return this.redactor.redact(text);
-  }
-
-  supports(model: string): boolean {
-    return routeServes(this.route, model);
-  }
-
-  /** The name the upstream knows `model` by. */
-  upstreamModel(model: string): string {
-    return upstreamModelOf(this.route, model);
-  }
-
-  /**
-   * One name for a `{ model }` route; else the models the upstream's `GET /v1beta/models` lists that can
-   * generate content (every page, bounded: see `fetchModelNames`; cached; none when it cannot be asked).
-   */
-  async listModels(): Promise<string[]> {
-    return routeModelNames(this.route, () => this.models.get());
   }
 
   async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {

@@ -1,14 +1,12 @@
+import { type RoutedProviderOptions, UpstreamModelProvider } from '../upstream-provider.js';
 import type { ItemField } from '@openresponses/types';
 import { ResponsesError } from '../../errors.js';
-import type { UpstreamLimits } from '../../limits.js';
-import type { Redactor } from '../../redaction.js';
 import { openAIHttpError } from '../chat-completions/provider.js';
-import { type ModelRoute, routeServes, upstreamModelOf } from '../family.js';
-import { CachedModelList, fetchModelNames } from '../model-list.js';
+import { upstreamModelOf } from '../family.js';
+import { fetchModelNames } from '../model-list.js';
 import { reasoningStates } from '../reasoning-state.js';
-import type { ModelPart, ModelProvider, ModelRequest } from '../provider.js';
+import type { ModelPart, ModelRequest } from '../provider.js';
 import { UpstreamCall } from '../upstream-call.js';
-import { type UpstreamFetch, type UpstreamProviderOptions, upstreamConnection } from '../upstream.js';
 import { type ResponsesRequestSettings, toResponsesRequest } from './request.js';
 import { EventTranslator, responseParts } from './response.js';
 import { type OpenResponsesReasoningState, reasoningStateSchema } from './wire.js';
@@ -16,13 +14,11 @@ import { type OpenResponsesReasoningState, reasoningStateSchema } from './wire.j
 /** What `new OpenResponsesProvider(options)` takes. */
 export interface OpenResponsesProviderOptions
   extends Omit<ResponsesRequestSettings, 'upstreamModel'>,
-    UpstreamProviderOptions {
+    RoutedProviderOptions {
   /** Base URL of the upstream API, ending in `/v1` (`http://127.0.0.1:11434/v1` for Ollama). */
   baseUrl: string;
   /** Sent as `Authorization: Bearer …`; never echoed in errors. */
   apiKey?: string;
-  /** Which model names this provider serves (default `'any'`: every name, unchanged). */
-  route?: ModelRoute;
 }
 
 /**
@@ -35,51 +31,23 @@ export interface OpenResponsesProviderOptions
  * reasoning `encrypted_content` is sealed with the server's keys and sent back, byte for byte, only to the
  * upstream that made it. Failures are spec errors as for Chat Completions (the key is never shown).
  */
-export class OpenResponsesProvider implements ModelProvider {
-  readonly name: string;
+export class OpenResponsesProvider extends UpstreamModelProvider {
   readonly genAiProvider = 'openai';
   /** Output text logprobs come from the upstream's deltas. */
   readonly reportsLogprobs = true;
-  readonly contextWindow: number;
   private readonly base: string;
-  private readonly route: ModelRoute;
-  private readonly headers: Record<string, string>;
-  private readonly limits: UpstreamLimits;
-  private readonly fetch: UpstreamFetch;
-  private readonly models: CachedModelList;
-  private readonly redactor: Redactor;
 
   constructor(private readonly options: OpenResponsesProviderOptions) {
-    ({ limits: this.limits, fetch: this.fetch, redactor: this.redactor } = upstreamConnection(options, options.apiKey));
-    this.name = options.name ?? 'open-responses';
-    this.contextWindow = options.contextWindow ?? 128_000;
+    super(options, {
+      name: 'open-responses',
+      contextWindow: 128_000,
+      headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    });
     this.base = options.baseUrl.replace(/\/+$/, '');
-    this.route = options.route ?? 'any';
-    this.headers = Object.assign(
-      { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
-      options.headers,
-    );
-    this.models = new CachedModelList(
-      () => fetchModelNames(this.fetch, `${this.base}/models`, this.headers, this.limits, this.redactor),
-      options.modelListTtlMs,
-    );
   }
 
-  redact(text: string): string {
-    return this.redactor.redact(text);
-  }
-
-  supports(model: string): boolean {
-    return routeServes(this.route, model);
-  }
-
-  /** One name for a `{ model }` route; for the others, what the upstream's `GET /models` lists (cached, bounded). */
-  async listModels(): Promise<string[]> {
-    const route = this.route;
-    if (route !== 'any' && 'model' in route) return [route.model];
-    const names = await this.models.get();
-    return route === 'any' || route.keepPrefix ? names : names.map((name) => `${route.prefix}${name}`);
+  protected upstreamModelIds(): Promise<string[]> {
+    return fetchModelNames(this.fetch, `${this.base}/models`, this.headers, this.limits, this.redactor);
   }
 
   async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {
