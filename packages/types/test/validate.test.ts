@@ -250,8 +250,9 @@ test('the generated code has no eval, no new Function and imports only its runti
   }
 });
 
-test('validate/by-version: the table of each schema holds the validator of every version, in both modes, and nothing else', () => {
+test('validate/by-version: the tables of each schema hold the validator of every version, in both modes and spec-exact only, and nothing else', () => {
   const tables = byVersion as unknown as Record<string, Record<string, Record<'exact' | 'forward', unknown>>>;
+  const exactTables = byVersion as unknown as Record<string, Record<string, unknown>>;
   const expected = new Set<string>();
   for (const [version, modes] of Object.entries(versions))
     for (const mode of ['exact', 'forward'] as const)
@@ -259,8 +260,21 @@ test('validate/by-version: the table of each schema holds the validator of every
         if (!name.startsWith('validate')) continue;
         expected.add(`${name}ByVersion`);
         expect(tables[`${name}ByVersion`]?.[version]?.[mode], `${name} ${version} ${mode}`).toBe(validator);
+        if (mode === 'exact') {
+          expected.add(`${name}ExactByVersion`);
+          expect(exactTables[`${name}ExactByVersion`]?.[version], `${name} ${version} exact only`).toBe(validator);
+        }
       }
   expect(new Set(Object.keys(tables))).toEqual(expected);
+  // The spec-exact tables hold validators only, one per version: no forward-compatible one hides in them.
+  for (const [name, table] of Object.entries(exactTables))
+    if (name.endsWith('ExactByVersion'))
+      for (const [version, validator] of Object.entries(table))
+        expect(validator, `${name} ${version}`).toBe(
+          (versions as unknown as Record<string, { exact: Record<string, unknown> }>)[version]!.exact[
+            name.replace(/ExactByVersion$/, '')
+          ],
+        );
   // A version only where it defines the schema: CompactResource came with the second version.
   const compactVersions = Object.keys(tables.validateCompactResourceByVersion!);
   expect(compactVersions.length).toBeLessThan(Object.keys(versions).length);

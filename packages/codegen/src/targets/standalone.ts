@@ -70,8 +70,9 @@ export const standaloneTarget: GeneratorTarget = {
 
 /**
  * `@openresponses/types/validate/by-version`: for each schema, its `validate<Name>` of every version that
- * defines it in both modes (`validateResponseResourceByVersion[version].forward`). One table per
- * schema, so a bundle keeps only the schemas it picks, where the `versions` map keeps every validator.
+ * defines it in both modes (`validateResponseResourceByVersion[version].forward`), and spec-exact only
+ * (`validateResponseResourceExactByVersion[version]`). One table per schema and mode set, so a bundle keeps
+ * only the schemas (and modes) it picks, where the `versions` map keeps every validator.
  */
 function byVersion(versions: IndexContext['versions'], header: string): string {
   const lines = [header.trimEnd()];
@@ -93,6 +94,20 @@ function byVersion(versions: IndexContext['versions'], header: string): string {
         lines.push(
           `  /** Spec version ${version}. */`,
           `  ${JSON.stringify(version)}: { exact: ${alias(name, 'exact', version)}, forward: ${alias(name, 'forward', version)} },`,
+        );
+    lines.push('};');
+    // An object's properties do not tree-shake: a program that checks spec-exact only (the stream checker)
+    // would keep every forward validator through the table above.
+    lines.push(
+      '',
+      `/** \`validate${name}\` of each spec version that defines it, spec-exact only (a bundle keeps no forward-compatible validator). */`,
+      `export const validate${name}ExactByVersion = {`,
+    );
+    for (const { version, schemaNames } of versions)
+      if (schemaNames.includes(name))
+        lines.push(
+          `  /** Spec version ${version}. */`,
+          `  ${JSON.stringify(version)}: ${alias(name, 'exact', version)},`,
         );
     lines.push('};');
   }

@@ -1,4 +1,6 @@
-import { versions as standalone } from '@openresponses/types/validate';
+// The spec-exact event validator of each version only: the `versions` map of `@openresponses/types/validate`
+// keeps every validator of every version in both modes in a bundle (228 KB minified, validation on or off).
+import { validateStreamingEventExactByVersion } from '@openresponses/types/validate/by-version';
 import { formatPath, LATEST_SPEC_VERSION, type SpecVersion, validate } from '@openresponses/zod';
 import { type ResponseResource, STREAMING_EVENT_TYPES_BY_VERSION } from '@openresponses/types';
 import { type Accumulator, createAccumulator, type AccumulatorOptions } from '../accumulator/accumulator.js';
@@ -529,7 +531,7 @@ function firstIssueOf(
       const result = validate(eventSchema, event);
       return result.success ? undefined : result.issues[0]!;
     };
-  const check = standalone[specVersion].exact.validateStreamingEvent;
+  const check = validateStreamingEventExactByVersion[specVersion];
   return (event) => {
     const result = check(event);
     if (result.success) return undefined;
