@@ -34,10 +34,13 @@ export abstract class UpstreamModelProvider implements ModelProvider {
   readonly name: string;
   abstract readonly genAiProvider: string;
   readonly contextWindow: number;
+  /** The names this provider serves, and how they are sent upstream. */
   protected readonly route: ModelRoute;
   /** Sent with every upstream request: the JSON content type, the family's headers, then the operator's. */
   protected readonly headers: Record<string, string>;
+  /** The bounds of every upstream call (`timeoutMs` applied as the idle bound). */
   protected readonly limits: UpstreamLimits;
+  /** The fetch every upstream call goes through (`UpstreamCall.send`). */
   protected readonly fetch: UpstreamFetch;
   /** Removes the route's key (and its credential headers) from everything an upstream says. */
   protected readonly redactor: Redactor;
