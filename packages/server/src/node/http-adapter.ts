@@ -157,27 +157,44 @@ function dropIfStalled(res: ServerResponse, limits: ServerLimits): void {
 }
 
 /**
- * After answering a request whose body was not read to its end (past the limit), drains at most
- * LINGER_BYTES more of it for at most LINGER_MS, then closes the connection. Closing at once would reset
- * a client that is still sending before it has read the answer; reading on without bound (Node's own
- * behaviour) would read gigabytes of a chunked upload.
+ * After answering a request whose body was not read to its end (past the limit): the answer says
+ * `Connection: close` and a FIN follows it, so a client that reads learns that nothing more is read and
+ * stops sending. The rest of the body is left unread for LINGER_QUIET_MS (flow control blocks the client's
+ * writes, so even a client that reads only while a write waits sees the answer), then at most LINGER_BYTES
+ * more of it is drained until the client closes its side, for at most LINGER_MS. Closing with the client's
+ * bytes unread would reset the connection, and a reset discards the answer still unread in the client's
+ * buffer (Node itself closes a `Connection: close` answer's socket that way, and kept-alive it drained the
+ * body at full speed with no FIN, so every such connection ended in a reset); reading on without bound
+ * would read gigabytes of a chunked upload.
  */
 function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+  res.shouldKeepAlive = false;
   res.once('finish', () => {
-    if (req.complete) return;
+    const socket = req.socket;
+    // Node's destroySoon (on a `Connection: close` answer) has ended the socket and would destroy it once
+    // the FIN is out: keep the FIN, drop the destroy.
+    socket.off('finish', socket.destroy);
+    if (socket.writable) socket.end();
     let drained = 0;
     const cut = () => {
+      clearTimeout(quiet);
       clearTimeout(timer);
-      req.socket.destroy();
+      socket.destroy();
     };
     const timer = setTimeout(cut, LINGER_MS);
     timer.unref();
+    const quiet = setTimeout(() => req.resume(), LINGER_QUIET_MS);
+    quiet.unref();
     req.on('data', (chunk: Buffer) => {
       drained += chunk.length;
       if (drained > LINGER_BYTES) cut();
     });
-    req.once('end', () => clearTimeout(timer));
-    req.resume();
+    // The client's FIN: everything it sent is read, so closing now resets nothing.
+    socket.once('end', cut);
+    socket.once('close', () => {
+      clearTimeout(quiet);
+      clearTimeout(timer);
+    });
   });
 }
 
@@ -186,6 +203,7 @@ function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
 // the upload it was refused for.
 const LINGER_BYTES = 16 * 1024 * 1024;
 const LINGER_MS = 2000;
+const LINGER_QUIET_MS = 250;
 
 function nodeRequest(req: IncomingMessage, cancellation: Cancellation): ServiceRequest {
   const url = req.url ?? '/';
