@@ -1,8 +1,10 @@
 import { ResponsesError } from '../../errors.js';
 import type { LogProb } from '@openresponses/types';
 import type { FinishReason, ModelPart, ModelUsage } from '../provider.js';
+import { isChatChunk, isChatCompletion } from './wire-check.js';
 import {
   type ChatChunk,
+  type ChatCompletion,
   type ChatTokenLogprob,
   type ChatUsage,
   chunkSchema,
@@ -41,6 +43,11 @@ export class ChunkTranslator {
    * against the wire schema first; one that breaks it is a `model_error` and adds nothing.
    */
   push(raw: unknown, out: ModelPart[]): void {
+    if (isChatChunk(raw)) {
+      this.translate(raw, out);
+      return;
+    }
+    // Refused by the fast check: Zod's parse says why (and would answer a value the check wrongly refused).
     const parsed = chunkSchema.safeParse(raw);
     if (!parsed.success)
       throw new ResponsesError(
@@ -165,14 +172,7 @@ export class ChunkTranslator {
  * order a stream would have given them.
  */
 export function completionParts(raw: unknown, logprobs?: string): ModelPart[] {
-  const parsed = completionSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new ResponsesError(
-      'model_error',
-      'upstream_invalid_response',
-      `The upstream answer is not a valid chat.completion (${describeIssue(parsed.error)}).`,
-    );
-  const completion = parsed.data;
+  const completion = isChatCompletion(raw) ? raw : checkedCompletion(raw);
   const choice = completion.choices[0];
   if (!choice?.message)
     throw new ResponsesError('model_error', 'upstream_invalid_response', 'The upstream answered without a choice.');
@@ -203,6 +203,18 @@ export function completionParts(raw: unknown, logprobs?: string): ModelPart[] {
   );
   translator.finish(out);
   return out;
+}
+
+/** A completion the fast check refused, through Zod's parse: its error says why. */
+function checkedCompletion(raw: unknown): ChatCompletion {
+  const parsed = completionSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new ResponsesError(
+      'model_error',
+      'upstream_invalid_response',
+      `The upstream answer is not a valid chat.completion (${describeIssue(parsed.error)}).`,
+    );
+  return parsed.data;
 }
 
 /** Chat Completions token logprobs in the spec's shape: `bytes` (the token's UTF-8 when the upstream sent none) and `top_logprobs` always present. */
