@@ -176,6 +176,12 @@ export const utf8Length = (text: string) => {
  */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
   if (text.length <= limit) return false; // each level needs at least one character
+  // No deeper than the count of '{' and '[' (in strings too): counted with indexOf, which is many times
+  // faster than the scan below, that only text with more openers than the limit needs.
+  let openers = 0;
+  for (let i = text.indexOf('{'); i >= 0 && openers <= limit; i = text.indexOf('{', i + 1)) openers++;
+  for (let i = text.indexOf('['); i >= 0 && openers <= limit; i = text.indexOf('[', i + 1)) openers++;
+  if (openers <= limit) return false;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);

@@ -1,9 +1,10 @@
 // One bounded parse for every upstream body and event (limits.ts `parseUpstreamJson`, read through
 // `UpstreamCall.json`): JSON nested past `maxUpstreamJsonDepth` is its own spec error, `upstream_too_deep`,
 // never a stack overflow reported as `upstream_unavailable`. Both families, JSON and streamed, default limits.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ResponsesError } from '../src/errors.js';
-import { DEFAULT_LIMITS, parseUpstreamJson } from '../src/limits.js';
+import { DEFAULT_LIMITS, jsonDepthExceeds, parseUpstreamJson } from '../src/limits.js';
 import { AnthropicMessagesProvider } from '../src/models/anthropic-messages/index.js';
 import { ChatCompletionsProvider } from '../src/models/chat-completions/index.js';
 import type { RunningServer } from '../src/node/index.js';
@@ -31,6 +32,18 @@ describe('parseUpstreamJson', () => {
     })();
     expect(error).toBeInstanceOf(ResponsesError);
     expect(error).toMatchObject({ type: 'model_error', code: 'upstream_too_deep', status: 500 });
+  });
+  test('the depth check agrees with the nesting of the parsed value, brackets in strings too', () => {
+    const depthOf = (value: unknown): number =>
+      value !== null && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value).map(depthOf)) : 0;
+    const bracketed = fc.oneof(fc.jsonValue({ maxDepth: 8 }), fc.string({ unit: fc.constantFrom('[', '{', 'a', '"') }));
+    fc.assert(
+      fc.property(bracketed, fc.integer({ min: 0, max: 8 }), (value, limit) => {
+        const text = JSON.stringify(value);
+        expect(jsonDepthExceeds(text, limit)).toBe(depthOf(value) > limit);
+      }),
+      { numRuns: 2000 },
+    );
   });
   test('too large: upstream_response_too_large; not JSON: the SyntaxError', () => {
     expect(() => parseUpstreamJson(`"${'x'.repeat(100)}"`, limits)).toThrow(
