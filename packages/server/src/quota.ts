@@ -145,15 +145,20 @@ const MINUTE = 60_000;
 
 /** The period of a moment (UTC). */
 export function periodOf(at: number): Period {
+  // Every turn's settlement asks, and the answer changes once a day: the last one is kept (frozen).
+  if (lastPeriod && at >= lastPeriod.dayStartsAt && at < lastPeriod.period.dayEndsAt) return lastPeriod.period;
   const date = new Date(at);
   const iso = date.toISOString();
-  return {
+  const period: Period = Object.freeze({
     day: iso.slice(0, 10),
     month: iso.slice(0, 7),
     dayEndsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1),
     monthEndsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1),
-  };
+  });
+  lastPeriod = { period, dayStartsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()) };
+  return period;
 }
+let lastPeriod: { period: Period; dayStartsAt: number } | undefined;
 
 /** The days from `from` to `to`, inclusive (at most `max`). */
 export function daysBetween(from: string, to: string, max = 400): string[] {

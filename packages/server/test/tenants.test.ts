@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { MemoryQuota, resolveTenants, TenantsConfigError } from '../src/index.js';
+import { MemoryQuota, periodOf, resolveTenants, TenantsConfigError } from '../src/index.js';
 import type { RunningServer } from '../src/node/index.js';
 import { describeQuotaContract } from '../src/testing/index.js';
 import { startTestServer, stream } from './harness.js';
@@ -15,6 +15,26 @@ const sha256 = async (text: string) =>
   Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))).toString('hex');
 
 describeQuotaContract('memory', { create: async () => new MemoryQuota() }, { describe, test, expect });
+
+test('periodOf: the UTC day and month of any moment, its kept answer too', () => {
+  const endOfMonth = Date.UTC(2026, 10, 30, 23, 59, 59, 999);
+  const expected = {
+    day: '2026-11-30',
+    month: '2026-11',
+    dayEndsAt: Date.UTC(2026, 11, 1),
+    monthEndsAt: Date.UTC(2026, 11, 1),
+  };
+  expect(periodOf(endOfMonth)).toEqual(expected);
+  expect(periodOf(Date.UTC(2026, 10, 30))).toEqual(expected); // the day's first moment, from the kept answer
+  expect(periodOf(endOfMonth + 1)).toEqual({
+    day: '2026-12-01',
+    month: '2026-12',
+    dayEndsAt: Date.UTC(2026, 11, 2),
+    monthEndsAt: Date.UTC(2027, 0, 1),
+  });
+  expect(periodOf(Date.UTC(2026, 10, 30) - 1).day).toBe('2026-11-29'); // before the kept day
+  expect(Object.isFrozen(periodOf(endOfMonth))).toBe(true);
+});
 
 describe('the tenants file', () => {
   const valid = async () => ({ tenants: [{ name: 'acme', keys: [{ sha256: await sha256('k1') }] }] });
