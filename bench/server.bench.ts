@@ -1,12 +1,13 @@
 // Reference server under concurrent load on loopback (the loader runs in its own process), side by side with a bare node:http server that
 // returns the same precomputed bytes (the ceiling): requests/s, p50/p99 latency, streamed events/s, and
-// heap across 10,000 requests with the in-memory store at its bound.
+// heap across 10,000 requests with the in-memory store at its bound; and a stored turn with a 1 MiB input
+// against JSON.parse + JSON.stringify of its request and response (issue 35).
 import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
 import { load, median, rps, type LoadResult } from './fixtures/load.js';
 import type { AddressInfo } from 'node:net';
 import { startServer } from '@openresponses/server/node';
-import { InMemoryResponseStore } from '@openresponses/server';
+import { DeterministicModel, InMemoryResponseStore } from '@openresponses/server';
 
 const BODY = JSON.stringify({ model: 'openresponses-deterministic', input: 'Hello! My name is Ada. What can you do?' });
 
@@ -124,4 +125,66 @@ export async function run(): Promise<void> {
   );
   await reference.close();
   await new Promise<void>((resolve) => bare.close(() => resolve()));
+  await largeStoredTurn();
+}
+
+/**
+ * About 1 MiB of conversation: alternating user and assistant messages of ~1 KB, then a question. The
+ * server's own figure is this process's CPU per turn under load (the loader is another process); the floor
+ * is the least any server does with the same bytes, parsing and serializing its request and its answer
+ * once each, measured here between the load rounds.
+ */
+function largeInputBody(): string {
+  const sentence = 'the quick brown fox jumps over the lazy dog and keeps running across the open field. ';
+  const input: unknown[] = [];
+  for (let size = 0, turn = 0; size < 1024 * 1024; turn++) {
+    const text = `Turn ${turn}: ${sentence.repeat(12)}`;
+    input.push(
+      turn % 2 === 0
+        ? { type: 'message', role: 'user', content: [{ type: 'input_text', text }] }
+        : { type: 'message', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] },
+    );
+    size += text.length + 80;
+  }
+  input.push({ type: 'message', role: 'user', content: 'What can you do with all of this?' });
+  return JSON.stringify({ model: 'openresponses-deterministic', input });
+}
+
+export async function largeStoredTurn(): Promise<void> {
+  // ~190,000 word tokens: over the embedded model's default 128,000-token window, so a long-context one.
+  const server = await startServer({
+    warn: () => {},
+    providers: [new DeterministicModel({ contextWindow: 1_000_000 })],
+  });
+  const url = `${server.url}/v1/responses`;
+  const body = largeInputBody();
+  const answer = await (
+    await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  ).text();
+  const floor = () => {
+    JSON.stringify(JSON.parse(body));
+    JSON.stringify(JSON.parse(answer));
+  };
+  const concurrency = 4;
+  await load(url, body, concurrency, 1);
+  for (let i = 0; i < 20; i++) floor();
+  const rounds: Array<{ turn: number; floor: number }> = [];
+  for (let round = 0; round < 5; round++) {
+    let before = process.cpuUsage();
+    const result = await load(url, body, concurrency, 2);
+    let cpu = process.cpuUsage(before);
+    const turn = (cpu.user + cpu.system) / result.requests;
+    before = process.cpuUsage();
+    for (let i = 0; i < 50; i++) floor();
+    cpu = process.cpuUsage(before);
+    rounds.push({ turn, floor: (cpu.user + cpu.system) / 50 });
+  }
+  const ratios = rounds.map((r) => r.turn / r.floor);
+  console.log(
+    `\nStored turn with a ${(body.length / 1024 / 1024).toFixed(2)} MiB input (embedded model, ${concurrency} concurrent, default limits and store), 5 alternating rounds; load average ${loadavg()[0]!.toFixed(1)}`,
+  );
+  console.log(
+    `server CPU per turn ${(median(rounds, (r) => r.turn).turn / 1000).toFixed(1)} ms; JSON.parse + JSON.stringify of its request and answer ${(median(rounds, (r) => r.floor).floor / 1000).toFixed(1)} ms; turn / floor per round ${ratios.map((r) => r.toFixed(2)).join(' ')}; median ${median(ratios, (r) => r).toFixed(2)}x (target <= 3x)`,
+  );
+  await server.close();
 }

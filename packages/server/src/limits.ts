@@ -172,7 +172,9 @@ export const utf8Length = (text: string) => {
 /**
  * The deepest nesting of arrays and objects in JSON text, scanning at most until `limit` is passed
  * (strings are skipped, escapes honoured). Linear and allocation-free, so it runs before `JSON.parse`
- * and before anything recursive (`JSON.stringify`, validators) sees the value.
+ * and before anything recursive (`JSON.stringify`, validators) sees the value. Strings, most of a large
+ * body's bytes, are skipped with `indexOf` (a vectorised search) rather than a character at a time: a
+ * 1 MiB input took ~10 ms here, longer than its `JSON.parse` (bench/server.bench.ts).
  */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
   if (text.length <= limit) return false; // each level needs at least one character
@@ -186,16 +188,23 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code === 0x22 /* " */) {
-      for (i++; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c === 0x5c /* \ */) i++;
-        else if (c === 0x22) break;
-      }
+      i = closingQuote(text, i);
+      if (i < 0) return false; // unterminated: not JSON, which JSON.parse says
     } else if (code === 0x7b /* { */ || code === 0x5b /* [ */) {
       if (++depth > limit) return true;
     } else if (code === 0x7d /* } */ || code === 0x5d /* ] */) depth--;
   }
   return false;
+}
+
+/** Where the string opened at `open` ends: the next `"` after an even run of backslashes; -1 if none. */
+function closingQuote(text: string, open: number): number {
+  for (let quote = text.indexOf('"', open + 1); quote >= 0; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return -1;
 }
 
 /** The deepest nesting of a parsed value, walking iteratively (a recursive walk is what deep input breaks). */

@@ -102,6 +102,18 @@ describe('endings', () => {
   });
 });
 
+describe('usage', () => {
+  test("the embedded model's input_tokens are the context's words: instructions, history and input", async () => {
+    // Words: 2 instructions + 5 input; the continuation adds the first turn's answer and 3 more.
+    const first = await create({ instructions: 'Be brief.', input: 'My name is Ada Lovelace.' });
+    expect(first.body.usage?.input_tokens).toBe(7);
+    const answerWords = text(first.body).split(/\s+/).filter(Boolean).length;
+    const second = await create({ input: "What's my name?", previous_response_id: first.body.id });
+    expect(second.body.usage?.input_tokens).toBe(5 + answerWords + 3);
+    expect(text(second.body)).toBe('Your name is Ada.');
+  });
+});
+
 describe('state', () => {
   test('store: false is never persisted', async () => {
     const { body } = await create({ input: 'secret', store: false });

@@ -59,6 +59,40 @@ describe('parseUpstreamJson', () => {
   });
 });
 
+describe('jsonDepthExceeds (the text scan before every parse of outside JSON)', () => {
+  /** A value's nesting, from the parsed value: what the scan of its text must agree with. */
+  const depthOf = (value: unknown): number =>
+    value !== null && typeof value === 'object'
+      ? 1 + Math.max(0, ...Object.values(value as Record<string, unknown>).map(depthOf))
+      : 0;
+  // Strings made of the characters that could fool a scan: quotes, backslash runs, brackets.
+  const pieces = ['"', '\\', '\\\\', '[', ']', '{', '}', 'x', '\\"', '"\\'];
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const text = () => Array.from({ length: random(6) }, () => pieces[random(pieces.length)]).join('');
+  const value = (depth: number): unknown => {
+    if (depth === 0 || random(4) === 0) return text();
+    const children = Array.from({ length: 1 + random(3) }, () => value(depth - 1));
+    return random(2) === 0 ? children : Object.fromEntries(children.map((child, i) => [text() + i, child]));
+  };
+  test('agrees with the parsed depth on values whose strings hold quotes, backslashes and brackets', () => {
+    for (let sample = 0; sample < 2_000; sample++) {
+      const v = value(1 + random(8));
+      const json = JSON.stringify(v);
+      const depth = depthOf(v);
+      for (const limit of [depth - 1, depth])
+        if (limit >= 0) expect(jsonDepthExceeds(json, limit), json).toBe(depth > limit);
+    }
+  });
+  test('an unterminated string ends the scan (JSON.parse rejects the text)', () => {
+    expect(jsonDepthExceeds(`["${'['.repeat(100)}`, 2)).toBe(false);
+    expect(jsonDepthExceeds(`[[[["\\"]]]]`, 3)).toBe(true);
+  });
+});
+
 const sse = (exchange: HostileExchange) => exchange.response.writeHead(200, { 'content-type': 'text/event-stream' });
 const json = (exchange: HostileExchange) => exchange.response.writeHead(200, { 'content-type': 'application/json' });
 const anthropicStart = `event: message_start\ndata: ${JSON.stringify({

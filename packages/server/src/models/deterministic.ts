@@ -1,6 +1,6 @@
 import type { FunctionToolParam, ItemField, LogProb } from '@openresponses/types';
 import {
-  countTokens,
+  contextTokens,
   itemText,
   LOGPROBS_INCLUDE,
   lastUserMessage,
@@ -77,10 +77,7 @@ export class DeterministicModel implements ModelProvider {
  */
 async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<ModelPart> {
   const budget = request.maxOutputTokens ?? Infinity;
-  const inputTokens = request.items.reduce(
-    (n, item) => n + countTokens(itemText(item)),
-    countTokens(request.instructions ?? ''),
-  );
+  const inputTokens = contextTokens(request);
   let outputTokens = 0;
   let reasoningTokens = 0;
   const usage = () => ({ inputTokens, outputTokens, reasoningTokens });
@@ -259,14 +256,17 @@ function answer(request: ModelRequest, userText: string): string {
   if (userText.includes(TRIGGERS.long)) {
     return Array.from({ length: 200 }, (_, i) => `word${i + 1}`).join(' ');
   }
-  const facts = recall(request.items);
-  const name = /what(?:'s| is) my name/i.test(userText) && facts.name;
-  if (name) return `Your name is ${name}.`;
+  const asksName = /what(?:'s| is) my name/i.test(userText);
   const favorite = /what(?:'s| is) my favou?rite ([\w-]+)/i.exec(userText);
-  if (favorite && facts.favorites.has(favorite[1]!.toLowerCase()))
-    return `Your favorite ${favorite[1]} is ${facts.favorites.get(favorite[1]!.toLowerCase())}.`;
-  if (/what did i ask you to remember|what should you remember/i.test(userText) && facts.remembered.length)
-    return `You asked me to remember: ${facts.remembered.join('; ')}.`;
+  const asksRemembered = /what did i ask you to remember|what should you remember/i.test(userText);
+  // The whole conversation is searched for facts only when the question asks for one (a few ms per MiB).
+  if (asksName || favorite || asksRemembered) {
+    const facts = recall(request.items);
+    if (asksName && facts.name) return `Your name is ${facts.name}.`;
+    if (favorite && facts.favorites.has(favorite[1]!.toLowerCase()))
+      return `Your favorite ${favorite[1]} is ${facts.favorites.get(favorite[1]!.toLowerCase())}.`;
+    if (asksRemembered && facts.remembered.length) return `You asked me to remember: ${facts.remembered.join('; ')}.`;
+  }
   const images =
     lastUserMessage(request.items)?.content?.filter((p) => (p as { type: string }).type === 'input_image').length ?? 0;
   if (images > 0) return `I see ${images} image${images > 1 ? 's' : ''}. You wrote: ${quote(userText, 200)}.`;

@@ -22,6 +22,12 @@ export interface ModelRequest {
   instructions: string | null;
   /** The whole context in order: previous input, previous output, this input (with compactions expanded). */
   items: ItemField[];
+  /**
+   * The context's size in `countTokens` tokens (`instructions` and `items`), as the turn counted it for
+   * the context window; a provider that reports estimated usage takes it from here rather than counting
+   * the whole context again (absent on requests built by hand).
+   */
+  inputTokens?: number;
   /** The request's function tools. */
   tools: FunctionToolParam[];
   /** Tools of other types the request declared (hosted vendor tools, accepted through a registry). */
@@ -345,6 +351,14 @@ export function countTokens(text: string): number {
     inWord = !space;
   }
   return count;
+}
+
+/** The request's context in `countTokens` tokens: as the turn counted it, or counted here for a request built by hand. */
+export function contextTokens(request: Pick<ModelRequest, 'inputTokens' | 'items' | 'instructions'>): number {
+  return (
+    request.inputTokens ??
+    request.items.reduce((n, item) => n + countTokens(itemText(item)), countTokens(request.instructions ?? ''))
+  );
 }
 
 /** The characters of the regular-expression class `\s`. */

@@ -8,8 +8,8 @@ import type { Annotation } from '@openresponses/types';
 import * as z from 'zod/v4';
 import { ResponsesError, type ErrorType, ERROR_STATUS } from '../errors.js';
 import {
+  contextTokens,
   countTokens,
-  itemText,
   lastUserText,
   type FinishReason,
   type ModelPart,
@@ -291,10 +291,7 @@ function scriptedParts(scenario: Scenario, request: ModelRequest): ModelPart[] {
     fail();
     return parts;
   }
-  const inputTokens = request.items.reduce(
-    (n, item) => n + countTokens(itemText(item)),
-    countTokens(request.instructions ?? ''),
-  );
+  const inputTokens = contextTokens(request);
   const usage = scenario.usage
     ? {
         inputTokens: scenario.usage.input_tokens,

@@ -123,6 +123,6 @@ export async function prepareTurn(
     items = truncated.items;
     inputTokens = truncated.tokens;
   }
-  const request = modelRequestOf(body, { model, items, tools, hostedTools, toolPolicy });
+  const request = modelRequestOf(body, { model, items, inputTokens, tools, hostedTools, toolPolicy });
   return { body, model, provider, input, request, inputTokens, superset: lowered.superset };
 }

@@ -5,7 +5,10 @@ import type { ModelRequest, ReasoningState } from '../../models/provider.js';
 import { type Sealer, UnsealError } from '../sealed.js';
 
 /** What preparation resolved (model, context, tools) beside the body's own settings. */
-export type ResolvedRequest = Pick<ModelRequest, 'model' | 'items' | 'tools' | 'hostedTools' | 'toolPolicy'>;
+export type ResolvedRequest = Pick<
+  ModelRequest,
+  'model' | 'items' | 'inputTokens' | 'tools' | 'hostedTools' | 'toolPolicy'
+>;
 
 /** Every generation setting of the body, defaults applied, with what preparation resolved. */
 export function modelRequestOf(body: CreateResponseBody, resolved: ResolvedRequest): ModelRequest {
@@ -13,6 +16,7 @@ export function modelRequestOf(body: CreateResponseBody, resolved: ResolvedReque
     model: resolved.model,
     instructions: body.instructions ?? null,
     items: resolved.items,
+    inputTokens: resolved.inputTokens,
     tools: resolved.tools,
     hostedTools: resolved.hostedTools,
     toolPolicy: resolved.toolPolicy,
