@@ -1,21 +1,31 @@
-// Tenant admission on a real Redis Cluster of three masters (started by the test): the quota contract through
-// ioredis's Cluster client, and tenants spread over the shards (each tenant's keys in one slot).
-import { describeQuotaContract } from '@openresponses/server/testing';
+// The Redis store and tenant admission on a real Redis Cluster of three masters (started by the test): the store
+// contract through a redis+cluster:// URL, the quota contract through ioredis's Cluster client, owners and
+// tenants spread over the shards (each one's keys in one slot).
+import { describeQuotaContract, describeStoreContract, sampleEntry } from '@openresponses/server/testing';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { RedisQuota } from '../src/index.js';
+import { RedisQuota, RedisResponseStore } from '../src/index.js';
 import { type RedisCluster, startRedisCluster } from '../../../test-support/redis-cluster.js';
 
 let cluster: RedisCluster;
 let client: Cluster;
+let url: string;
 beforeAll(async () => {
   cluster = await startRedisCluster();
   client = new Cluster(cluster.nodes, { enableOfflineQueue: true });
+  // One seed node is enough: the client discovers the others.
+  url = `redis+cluster://${cluster.nodes[0]!.host}:${cluster.nodes[0]!.port}`;
 }, 60_000);
 afterAll(async () => {
   client?.disconnect();
   await cluster?.dispose();
 });
+
+describeStoreContract(
+  'redis cluster',
+  { create: ({ ttlMs }) => RedisResponseStore.connect({ url, ttlMs, prefix: `s${Math.random()}:` }) },
+  { describe, test, expect },
+);
 
 describeQuotaContract(
   'redis cluster',
@@ -26,6 +36,52 @@ describeQuotaContract(
     expect,
   },
 );
+
+describe('RedisResponseStore on Redis Cluster', () => {
+  test('owners land on every shard; one owner chain and its items sit in one slot', async () => {
+    const prefix = `spread${Math.random()}:`;
+    const store = await RedisResponseStore.connect({ url: `${url},127.0.0.1:${cluster.nodes[1]!.port}`, prefix });
+    try {
+      for (let owner = 0; owner < 30; owner++) {
+        let previous: string | null = null;
+        for (let turn = 0; turn < 3; turn++) {
+          const entry = sampleEntry({ previous });
+          await store.put(entry, `owner-${owner}`);
+          previous = entry.response.id;
+        }
+        expect((await store.getChain(previous!, `owner-${owner}`)).chain).toHaveLength(3);
+      }
+      const masters = client.nodes('master');
+      const keys = (await Promise.all(masters.map((node) => node.keys(`${prefix}*`)))).map((found) =>
+        found.filter((key) => key !== `${prefix}layout`),
+      );
+      expect(keys).toHaveLength(3);
+      for (const onNode of keys) expect(onNode.length).toBeGreaterThan(0);
+      // 30 owners x (3 responses + 6 items), each owner's 9 keys on one node and in one slot.
+      expect(keys.flat()).toHaveLength(270);
+      const slots = new Map<string, Set<number>>();
+      for (const key of keys.flat()) {
+        const owner = /\{\d+:(owner-\d+)\}/.exec(key)![1]!;
+        const slot = (await client.cluster('KEYSLOT', key)) as number;
+        slots.set(owner, (slots.get(owner) ?? new Set()).add(slot));
+      }
+      expect(slots.size).toBe(30);
+      for (const set of slots.values()) expect(set.size).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a cluster URL with a database, or without a node, is refused in one line', async () => {
+    await expect(RedisResponseStore.connect({ url: `${url}/2` })).rejects.toThrow(
+      /^Redis Cluster has only database 0; redis\+cluster:\/\/127\.0\.0\.1:\d+\/2 names '2'\.$/,
+    );
+    await expect(RedisResponseStore.connect({ url: 'redis+cluster://:secret@' })).rejects.toThrow(
+      /^Unreadable Redis Cluster URL redis\+cluster:\/\/:\*\*\*@: use redis\+cluster:/,
+    );
+    await expect(RedisResponseStore.migrate({ url })).rejects.toThrow(/never ran on Redis Cluster/);
+  });
+});
 
 describe('RedisQuota on Redis Cluster', () => {
   test('tenants land on every shard, each tenant in one slot', async () => {

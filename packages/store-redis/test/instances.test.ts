@@ -149,7 +149,7 @@ describe('start-up faults', () => {
     // A bad value is a usage error (exit 2) naming the setting; the URL itself is not echoed (it may hold a password).
     expect(failure?.code).toBe(2);
     expect(failure?.output).toContain(
-      "value '…' from env 'OPENRESPONSES_STORE_URL' is invalid. Expected memory or redis://",
+      "value '…' from env 'OPENRESPONSES_STORE_URL' is invalid. Expected memory, redis://host:port/db or redis+cluster://",
     );
     expect(failure?.output).not.toContain('mongodb://');
   });

@@ -1,6 +1,6 @@
 // The Redis store against a real redis-server: the shared store contract, one round trip per chain load
 // whatever its length, nothing half-written, and 503-shaped failures while Redis is away.
-import { StoredRecordError, StoreUnavailableError } from '@openresponses/server';
+import { type StoredResponse, StoredRecordError, StoreUnavailableError } from '@openresponses/server';
 import { describeStoreContract, sampleEntry } from '@openresponses/server/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -108,7 +108,7 @@ describe('RedisResponseStore', () => {
       const second = sampleEntry({ previous: first.response.id });
       await store.put(first, 'alice');
       await store.put(second, 'alice');
-      const corrupt = async (id: string, data: string) => raw.hset(`${prefix}response:${id}`, 'data', data);
+      const corrupt = async (id: string, data: string) => raw.hset(`${prefix}{5:alice}:response:${id}`, 'data', data);
       await corrupt(first.response.id, '{"response": {"id": 42}, "input": []}');
       await expect(store.get(first.response.id, 'alice')).rejects.toBeInstanceOf(StoredRecordError);
       await expect(store.getChain(second.response.id, 'alice')).rejects.toBeInstanceOf(StoredRecordError);
@@ -126,48 +126,65 @@ describe('RedisResponseStore', () => {
     }
   });
 
-  test('layout 1 data (item keys shared by tenants) is migrated to owner-scoped item keys', async () => {
+  test('layout 1 and 2 data is moved to layout 3 (owner hash tags) by migrate; connect refuses it until then', async () => {
     const prefix = `migrate${Math.random()}:`;
     const raw = new Redis(redis.url);
     try {
-      // What a version before layout 2 wrote: the response hash, and an item key naming only the item id.
-      const old = sampleEntry();
-      const id = old.response.id;
-      const items = [`msg_in_${id}`, `msg_out_${id}`];
-      await raw.hset(`${prefix}response:${id}`, {
-        owner: 'alice',
-        previous: '',
-        status: 'completed',
-        revision: '1',
-        items: items.join('\n'),
-        data: JSON.stringify(old),
-      });
-      await raw.pexpire(`${prefix}response:${id}`, 60_000);
-      for (const item of items) await raw.set(`${prefix}item:${item}`, id, 'PX', 60_000);
+      // What versions before layout 3 wrote: response hashes named by id alone, item keys without a hash tag
+      // (layout 1: <prefix>item:<itemId>; layout 2: <prefix>owned-item:<owner length>:<owner>:<itemId>).
+      const write = async (entry: StoredResponse, owner: string, itemKey: (itemId: string) => string) => {
+        const id = entry.response.id;
+        const items = [`msg_in_${id}`, `msg_out_${id}`];
+        await raw.hset(`${prefix}response:${id}`, {
+          owner,
+          previous: entry.response.previous_response_id ?? '',
+          status: 'completed',
+          revision: '1',
+          items: items.join('\n'),
+          data: JSON.stringify(entry),
+        });
+        await raw.pexpire(`${prefix}response:${id}`, 60_000);
+        for (const item of items) await raw.set(itemKey(item), id, 'PX', 60_000);
+      };
+      const first = sampleEntry();
+      const second = sampleEntry({ previous: first.response.id });
+      await write(first, 'alice', (item) => `${prefix}item:${item}`);
+      await write(second, 'alice', (item) => `${prefix}owned-item:5:alice:${item}`);
+      await raw.set(`${prefix}layout`, '2');
+
+      await expect(RedisResponseStore.connect({ url: redis.url, prefix })).rejects.toThrow(
+        /holds key layout '2'.*run RedisResponseStore\.migrate/,
+      );
+      expect(await RedisResponseStore.migrate({ url: redis.url, prefix })).toEqual({ responses: 2, items: 4 });
+      expect(await raw.get(`${prefix}layout`)).toBe('3');
+      // Nothing of the old layout is left; the moved keys keep their TTL.
+      expect(await raw.keys(`${prefix}response:*`)).toEqual([]);
+      expect(await raw.keys(`${prefix}item:*`)).toEqual([]);
+      expect(await raw.keys(`${prefix}owned-item:*`)).toEqual([]);
+      const ttl = await raw.pttl(`${prefix}{5:alice}:response:${first.response.id}`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+      expect(await raw.pttl(`${prefix}{5:alice}:item:msg_in_${first.response.id}`)).toBeGreaterThan(0);
 
       const store = await RedisResponseStore.connect({ url: redis.url, prefix });
       try {
-        expect(await raw.get(`${prefix}layout`)).toBe('2');
-        // Until migrated, the old response is there but its items are not indexed for its owner.
-        expect(await store.get(id, 'alice')).toEqual(old);
-        expect(await store.getItem(items[0]!, 'alice')).toBeUndefined();
-        expect(await store.migrateItemKeys()).toEqual({ responses: 1, items: 2 });
-        expect(await store.getItem(items[0]!, 'alice')).toEqual(old.input[0]);
-        expect(await store.getItem(items[1]!, 'alice')).toEqual(old.response.output[0]);
-        expect(await store.getItem(items[0]!, 'mallory')).toBeUndefined();
-        expect(await raw.exists(`${prefix}item:${items[0]}`)).toBe(0);
-        // The item keys take the response's remaining TTL.
-        expect(await raw.pttl(`${prefix}owned-item:5:alice:${items[0]}`)).toBeGreaterThan(0);
-        // Running it again changes nothing.
-        expect(await store.migrateItemKeys()).toEqual({ responses: 1, items: 2 });
-        expect(await store.getItem(items[0]!, 'alice')).toEqual(old.input[0]);
+        expect(await store.getChain(second.response.id, 'alice')).toEqual({ chain: [first, second] });
+        expect(await store.getItem(`msg_in_${first.response.id}`, 'alice')).toEqual(first.input[0]);
+        expect(await store.getItem(`msg_out_${second.response.id}`, 'alice')).toEqual(second.response.output[0]);
+        expect(await store.getItem(`msg_in_${first.response.id}`, 'mallory')).toBeUndefined();
+        expect(await store.get(first.response.id, 'mallory')).toBeUndefined();
       } finally {
         await store.close();
       }
+      // Running it again moves nothing.
+      expect(await RedisResponseStore.migrate({ url: redis.url, prefix })).toEqual({ responses: 0, items: 0 });
 
-      // A database marked with a layout this version does not read is refused at start-up.
-      await raw.set(`${prefix}layout`, '3');
-      await expect(RedisResponseStore.connect({ url: redis.url, prefix })).rejects.toThrow(/holds key layout '3'/);
+      // A database marked with a layout this version does not read is refused at start-up, and not migrated.
+      await raw.set(`${prefix}layout`, '4');
+      await expect(RedisResponseStore.connect({ url: redis.url, prefix })).rejects.toThrow(
+        /holds key layout '4' .*reads layout 3\.$/,
+      );
+      await expect(RedisResponseStore.migrate({ url: redis.url, prefix })).rejects.toThrow(/layout '4'/);
     } finally {
       raw.disconnect();
     }

@@ -70,15 +70,16 @@ const tokensOf = (usage: { input_tokens: number; output_tokens: number } | null 
 describe('tenant limits across two instances on one Redis', () => {
   test('120 requests a minute: at most 120 plus the refill pass across both, the rest are 429 with Retry-After', async () => {
     const started = Date.now();
+    // 150 to each instance, more than the limit: whichever instance the load reaches first, both must refuse some.
     const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
+      Array.from({ length: 300 }, (_, i) =>
         fetch(`${(i % 2 ? a : b).url}/v1/models`, { headers: { authorization: `Bearer ${KEY.rpm}` } }),
       ),
     );
     const elapsed = Date.now() - started;
     const passed = answers.filter((answer) => answer.status === 200).length;
     const refused = answers.filter((answer) => answer.status === 429);
-    expect(passed + refused.length).toBe(200);
+    expect(passed + refused.length).toBe(300);
     // GCRA's bound: the minute's 120 at once plus two a second that refill.
     expect(passed).toBeGreaterThanOrEqual(120);
     expect(passed).toBeLessThanOrEqual(120 + Math.ceil((elapsed / 60_000) * 120));

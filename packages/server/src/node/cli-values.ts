@@ -59,8 +59,8 @@ export const httpUrl = (text: string) => {
   return text.trim();
 };
 export const storeUrl = (text: string) => {
-  if (text === '' || text === 'memory' || text === 'memory://' || /^rediss?:\/\/./.test(text)) return text;
-  throw new InvalidArgumentError('Expected memory or redis://host:port/db.');
+  if (text === '' || text === 'memory' || text === 'memory://' || /^rediss?(\+cluster)?:\/\/./.test(text)) return text;
+  throw new InvalidArgumentError('Expected memory, redis://host:port/db or redis+cluster://host:port[,host:port…].');
 };
 /** The value commander quotes in an error about a flag that may carry a key or a URL with credentials. */
 export const SECRET_VALUE =

@@ -103,7 +103,10 @@ const program = new Command(name)
     ),
   )
   .addOption(
-    new Option('--store <URL>', 'where responses are stored: memory, or redis://host:port/db shared by every instance')
+    new Option(
+      '--store <URL>',
+      'where responses are stored: memory, or redis://host:port/db (redis+cluster://host:port for a Redis Cluster) shared by every instance',
+    )
       .env('OPENRESPONSES_STORE_URL')
       .default('memory')
       .argParser(storeUrl),
@@ -325,13 +328,13 @@ const key = apiKeys[0];
 console.log(
   `Open Responses server on ${running.url}/v1/responses (HTTP, SSE and WebSocket), model openresponses-deterministic`,
 );
-const fellBack = store instanceof InMemoryResponseStore && /^rediss?:/.test(values.store);
+const fellBack = store instanceof InMemoryResponseStore && /^rediss?(\+cluster)?:/.test(values.store);
 console.log(
   `Store: ${describeStoreUrl(fellBack ? 'memory' : values.store, values.storeMaxBytes)}${fellBack ? ` (fallback: ${withoutCredentials(values.store)} unreachable)` : ''}`,
 );
 if (tenantDirectory)
   console.log(
-    `Tenants: ${tenantDirectory.tenants.size} from ${values.tenants} (limits ${/^rediss?:/.test(values.store) && !fellBack ? 'shared through the store' : 'in this process'})${values.adminKey ? `; usage at ${running.url}/v1/usage for the admin key` : ''}`,
+    `Tenants: ${tenantDirectory.tenants.size} from ${values.tenants} (limits ${/^rediss?(\+cluster)?:/.test(values.store) && !fellBack ? 'shared through the store' : 'in this process'})${values.adminKey ? `; usage at ${running.url}/v1/usage for the admin key` : ''}`,
   );
 for (const route of modelRoutes(values)) console.log(`Model route: ${route}`);
 const exported = [telemetry.plan.traces && 'spans', telemetry.plan.otlpMetrics && 'metrics'].filter(Boolean);

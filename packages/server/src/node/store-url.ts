@@ -8,8 +8,9 @@ interface RedisStoreModule {
 }
 
 /**
- * The store a URL names: `memory` (the default), or `redis://host:port/db` (`rediss://` for TLS), which
- * needs `@openresponses/store-redis` installed. When Redis cannot be reached this throws, unless
+ * The store a URL names: `memory` (the default), `redis://host:port/db` (`rediss://` for TLS) or a Redis
+ * Cluster `redis+cluster://host:port[,host:port…]` (`rediss+cluster://`), which need `@openresponses/store-redis`
+ * installed. When Redis cannot be reached this throws, unless
  * `fallback` is `memory`: then it warns loudly and answers an in-memory store (responses are then
  * neither shared with other instances nor kept across restarts). `maxBytes` bounds an in-memory store.
  */
@@ -21,8 +22,10 @@ export async function storeFromUrl(
     throw new Error(`unsupported store fallback '${options.fallback}' (the only one is 'memory')`);
   if (url === undefined || url === '' || url === 'memory' || url === 'memory://')
     return new InMemoryResponseStore({ maxBytes: options.maxBytes });
-  if (!/^rediss?:\/\//.test(url))
-    throw new Error(`unsupported store URL '${url.split('@').at(-1)}': use redis://host:port/db or memory`);
+  if (!/^rediss?(\+cluster)?:\/\//.test(url))
+    throw new Error(
+      `unsupported store URL '${url.split('@').at(-1)}': use redis://host:port/db, redis+cluster://host:port or memory`,
+    );
   let module: RedisStoreModule;
   try {
     // A variable specifier: the Redis client stays an optional install that the server does not depend on.
