@@ -2,7 +2,7 @@ import { randomId } from '@openresponses/events';
 import { ResponsesError } from '../errors.js';
 import type { Admission } from '../admission.js';
 import { sha256Hex } from '../tenants.js';
-import { instruments, recordHttpRequest } from '../telemetry/metrics.js';
+import { instruments, recordHttpRequest, recordOverhead } from '../telemetry/metrics.js';
 import { errorResponse, type ServiceRequest, type ServiceResponse } from '../exchange.js';
 import { traceIdOf } from '../telemetry/tracing.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
@@ -131,15 +131,29 @@ export function turnLogging(runner: TurnRunner, onRequest: (entry: RequestLog) =
 }
 
 /**
- * Records `http.server.request.duration` by method, route template and status while metrics are on (an event
- * stream when it has ended); while they are off, one lookup per request.
+ * The answer header with the server's own time for a turn request, in milliseconds: from the request to its
+ * answer's headers, minus the time its upstream calls kept it waiting (`TurnFacts.upstreamMs`). For an event
+ * stream it covers the time to the headers only (the turn's first events included).
+ */
+export const OVERHEAD_HEADER = 'openresponses-overhead-duration-ms';
+
+/**
+ * Marks each turn's answer with its overhead (`OVERHEAD_HEADER`) and, while metrics are on, records it
+ * (`openresponses.server.overhead.duration`) and `http.server.request.duration` of every request, by method,
+ * route template and status (an event stream when it has ended).
  */
 export function httpMetrics(): Middleware {
   return async (request, next) => {
     const meters = instruments();
-    if (!meters) return next(request);
     const started = performance.now();
     const response = await next(request);
+    const facts = request.turn;
+    if (facts !== undefined) {
+      const overheadMs = Math.max(0, performance.now() - started - (facts.upstreamMs ?? 0));
+      response.headers[OVERHEAD_HEADER] = overheadMs.toFixed(3);
+      if (meters) recordOverhead(meters, request.method, request.route, response.status, overheadMs / 1000);
+    }
+    if (!meters) return response;
     const body = response.body;
     const record = () =>
       recordHttpRequest(meters, request.method, request.route, response.status, (performance.now() - started) / 1000);
@@ -171,7 +185,7 @@ export function cors(options: true | { origin: string }, allowHeaders: readonly 
     'access-control-allow-origin': options === true ? '*' : options.origin,
     'access-control-allow-headers': allowHeaders.join(', '),
     'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-    'access-control-expose-headers': 'x-request-id, retry-after',
+    'access-control-expose-headers': `x-request-id, retry-after, ${OVERHEAD_HEADER}`,
   };
   return async (request, next) => {
     if (request.method === 'OPTIONS') return { status: 204, headers: { ...headers }, body: null };

@@ -4,6 +4,7 @@ import { Cancellation, onAbort } from '../cancellation.js';
 import { ResponsesError } from '../errors.js';
 import { parseUpstreamJson, type UpstreamLimits } from '../limits.js';
 import { errorText, type Redactor, upstreamRetryHeaders } from '../redaction.js';
+import type { TurnFacts } from '../telemetry/attributes.js';
 import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
 import { cancelReader, joinText, letGo } from './upstream-body.js';
 import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
@@ -16,6 +17,8 @@ export interface ClientRequest {
   readonly signal?: AbortSignal;
   onCancel?(listener: () => void): () => void;
   readonly traceContext?: Context;
+  /** The turn's facts, where the call adds the time it kept the turn waiting (`upstreamMs`). */
+  readonly facts?: Pick<TurnFacts, 'upstreamMs'>;
 }
 
 /** Bytes of an upstream error body read (the message shown is cut far shorter); the rest is dropped. */
@@ -41,6 +44,9 @@ export class UpstreamCall implements UpstreamRequestInit {
   /** Set once the answer was read to its end: closing then leaves the connection alone. */
   finished = false;
   private readonly traceContext: Context | undefined;
+  private readonly facts: Pick<TurnFacts, 'upstreamMs'> | undefined;
+  /** `performance.now()` when the request was sent, until its wait is counted (then -1). */
+  private sentAt = -1;
   private span: Span | undefined;
   private status: number | undefined;
   private spanError: unknown;
@@ -60,6 +66,7 @@ export class UpstreamCall implements UpstreamRequestInit {
     client?: ClientRequest,
   ) {
     this.traceContext = client?.traceContext;
+    this.facts = client?.facts;
     this.idle = setTimeout(() => this.stop('idle'), limits.upstreamIdleMs);
     this.deadline = setTimeout(() => this.stop('deadline'), limits.upstreamDeadlineMs);
     const onClientGone = () => {
@@ -87,6 +94,16 @@ export class UpstreamCall implements UpstreamRequestInit {
     return this.clientWent;
   }
 
+  /**
+   * Counts the wait once, at the first of: the whole body read, the first events of a stream, the call closed
+   * (a failure). One clock pair per call: a stream's later reads interleave with the server's own work.
+   */
+  private answered(): void {
+    if (this.sentAt < 0) return;
+    this.facts!.upstreamMs = (this.facts!.upstreamMs ?? 0) + (performance.now() - this.sentAt);
+    this.sentAt = -1;
+  }
+
   private stop(why: 'idle' | 'deadline'): void {
     this.stopped ??= why;
     this.abort.cancel();
@@ -94,6 +111,7 @@ export class UpstreamCall implements UpstreamRequestInit {
 
   /** Sends the request; a failure to get an answer is a spec error. */
   async send(fetch: UpstreamFetch, url: string): Promise<UpstreamResponse> {
+    if (this.facts) this.sentAt = performance.now();
     const scope = startClientSpan(this.method, url, this.traceContext);
     if (scope) {
       this.span = scope.span;
@@ -178,6 +196,7 @@ export class UpstreamCall implements UpstreamRequestInit {
   async text(response: UpstreamResponse): Promise<string> {
     const max = this.limits.maxUpstreamBodyBytes;
     const body = await this.read(response, max, false);
+    this.answered();
     if (body.over) {
       this.abort.cancel();
       throw this.failed(
@@ -335,6 +354,7 @@ export class UpstreamCall implements UpstreamRequestInit {
           );
         }
         if (frames.length > 0) {
+          this.answered();
           // Keep-alive events (a family's pings) are no more activity than SSE comments are.
           if (!keepAlive || !frames.every(keepAlive)) this.idle.refresh();
           yield frames;
@@ -357,6 +377,7 @@ export class UpstreamCall implements UpstreamRequestInit {
   close(): void {
     clearTimeout(this.idle);
     clearTimeout(this.deadline);
+    this.answered();
     this.stopListening();
     if (!this.finished) this.abort.cancel();
     if (this.span) {

@@ -138,7 +138,12 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       started = await startTurn(
         prepared,
         deps,
-        { cancellation: turnOptions.cancellation, wholeDeltas: !watched, traceContext: turnOptions.traceContext },
+        {
+          cancellation: turnOptions.cancellation,
+          wholeDeltas: !watched,
+          traceContext: turnOptions.traceContext,
+          facts: turnOptions.facts,
+        },
         meter,
       );
     } catch (error) {

@@ -35,6 +35,7 @@ export async function startTurn(
     !options.wholeDeltas,
     deps.sealer,
     options.traceContext,
+    options.facts,
   );
   const parts = turn.provider.generate(request)[Symbol.asyncIterator]();
   const iterator = meter ? metered(parts, meter) : parts;

@@ -20,6 +20,8 @@ export const ATTR_URL_PATH = 'url.path';
 export const ATTR_URL_SCHEME = 'url.scheme';
 export const METRIC_HTTP_CLIENT_REQUEST_DURATION = 'http.client.request.duration';
 export const METRIC_HTTP_SERVER_REQUEST_DURATION = 'http.server.request.duration';
+/** The server's own time for a turn request (total minus upstream waits), beside its `openresponses-overhead-duration-ms` header. */
+export const METRIC_OPENRESPONSES_OVERHEAD_DURATION = 'openresponses.server.overhead.duration';
 
 /** The methods the HTTP conventions name; `httpMethodOf` reports any other as `_OTHER`. */
 const KNOWN_HTTP_METHODS: ReadonlySet<string> = new Set([
@@ -146,4 +148,9 @@ export interface TurnFacts {
   errorType?: string;
   /** Headers the turn's admission adds to its HTTP answer (`x-ratelimit-*-tokens`). */
   headers?: Record<string, string>;
+  /**
+   * Milliseconds the turn's upstream calls kept it waiting, each from sending its request to its whole answer
+   * (JSON) or its first events (a stream), or to its failure; the rest of the request's time is the server's own.
+   */
+  upstreamMs?: number;
 }

@@ -33,6 +33,7 @@ import {
   METRIC_GEN_AI_SERVER_TIME_PER_OUTPUT_TOKEN,
   METRIC_GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
   METRIC_HTTP_SERVER_REQUEST_DURATION,
+  METRIC_OPENRESPONSES_OVERHEAD_DURATION,
   reportedName,
 } from './attributes.js';
 import type { ModelLabels } from './model-labels.js';
@@ -54,6 +55,8 @@ export const BUCKETS = {
   tokens: [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864],
   /** http.server.request.duration (seconds). */
   http: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10],
+  /** openresponses.server.overhead.duration (seconds): a gateway's own time is a fraction of a millisecond to a few. */
+  overhead: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
 } as const;
 
 export interface Instruments {
@@ -64,6 +67,7 @@ export interface Instruments {
   clientTimeToFirstChunk: Histogram;
   clientTokenUsage: Histogram;
   httpServerRequestDuration: Histogram;
+  overheadDuration: Histogram;
   rejections: Counter;
   tenantTokens: Counter;
   tenantTurns: Counter;
@@ -181,6 +185,12 @@ function create(meter: Meter): Instruments {
       'Duration of HTTP requests, to the end of the answer (of the whole stream for SSE).',
       BUCKETS.http,
     ),
+    overheadDuration: histogram(
+      METRIC_OPENRESPONSES_OVERHEAD_DURATION,
+      's',
+      "The server's own time for a turn request: its duration minus the time its upstream calls kept it waiting (to the answer's headers for an event stream).",
+      BUCKETS.overhead,
+    ),
     rejections: meter.createCounter('openresponses.rejections', {
       unit: '{request}',
       description: 'Requests and WebSocket connections refused with a 429, by reason.',
@@ -243,15 +253,29 @@ export function recordHttpRequest(
   status: number,
   seconds: number,
 ): void {
+  meters.httpServerRequestDuration.record(seconds, httpAttributes(method, route, status));
+}
+
+/** Records `openresponses.server.overhead.duration` of one turn request, by the same labels as its HTTP duration. */
+export function recordOverhead(
+  meters: Instruments,
+  method: string,
+  route: string | undefined,
+  status: number,
+  seconds: number,
+): void {
+  meters.overheadDuration.record(seconds, httpAttributes(method, route, status));
+}
+
+const httpAttributes = (method: string, route: string | undefined, status: number): Attributes => {
   const known = httpMethodOf(method);
-  const attributes = attributeSet(`http\0${known}\0${route}\0${status}`, () => {
+  return attributeSet(`http\0${known}\0${route}\0${status}`, () => {
     const set: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
     if (route !== undefined) set[ATTR_HTTP_ROUTE] = route;
     if (status >= 500) set[ATTR_ERROR_TYPE] = String(status);
     return set;
   });
-  meters.httpServerRequestDuration.record(seconds, attributes);
-}
+};
 
 /** What a turn tells its meter; made only while metrics are on. */
 export interface TurnMeter {

@@ -2,6 +2,7 @@ import type { Context } from '@opentelemetry/api';
 import type { CreateResponseBody } from '@openresponses/types';
 import type { Cancellation } from '../../cancellation.js';
 import type { ModelRequest, ReasoningState } from '../../models/provider.js';
+import type { TurnFacts } from '../../telemetry/attributes.js';
 import { type Sealer, UnsealError } from '../sealed.js';
 
 /** What preparation resolved (model, context, tools) beside the body's own settings. */
@@ -48,11 +49,18 @@ class RequestView {
   readonly #cancellation: Cancellation | undefined;
   readonly #sealer: Sealer;
   readonly traceContext: Context | undefined;
+  readonly facts: Pick<TurnFacts, 'upstreamMs'> | undefined;
 
-  constructor(cancellation: Cancellation | undefined, sealer: Sealer, traceContext: Context | undefined) {
+  constructor(
+    cancellation: Cancellation | undefined,
+    sealer: Sealer,
+    traceContext: Context | undefined,
+    facts: Pick<TurnFacts, 'upstreamMs'> | undefined,
+  ) {
     this.#cancellation = cancellation;
     this.#sealer = sealer;
     this.traceContext = traceContext;
+    this.facts = facts;
   }
 
   async openReasoning(encryptedContent: string): Promise<ReasoningState | undefined> {
@@ -78,7 +86,8 @@ const noop = () => {};
 
 /**
  * The request a provider sees: the prepared request's fields (copied whole, so a new `ModelRequest` field
- * reaches providers without a line here), `stream` as the transport watches it, the turn's trace context,
+ * reaches providers without a line here), `stream` as the transport watches it, the turn's trace context
+ * and facts,
  * the cancellation view, and `openReasoning` with the server's keys.
  * Read `request.signal` from this object: a spread copy does not carry it.
  */
@@ -88,8 +97,9 @@ export function providerRequest(
   stream: boolean,
   sealer: Sealer,
   traceContext: Context | undefined,
+  facts?: Pick<TurnFacts, 'upstreamMs'>,
 ): ModelRequest {
-  const view = Object.assign(new RequestView(cancellation, sealer, traceContext), request);
+  const view = Object.assign(new RequestView(cancellation, sealer, traceContext, facts), request);
   view.stream = stream;
   return view;
 }

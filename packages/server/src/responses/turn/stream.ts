@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS } from '../../limits.js';
 import { countTokens, type ModelPart, type ModelUsage } from '../../models/provider.js';
 import type { Cancellation } from '../../cancellation.js';
 import { redactSecretShapes } from '../../redaction.js';
+import type { TurnFacts } from '../../telemetry/attributes.js';
 import { initialResponse } from './echo.js';
 import { outputBytesOf } from './output-budget.js';
 import type { PreparedTurn, TurnDependencies } from './prepare.js';
@@ -25,6 +26,8 @@ export interface RunOptions {
   now?: () => number;
   /** The OpenTelemetry context of the turn's span: the provider's upstream calls are its children. */
   traceContext?: Context;
+  /** The turn's facts: its upstream calls add the time they kept it waiting (`upstreamMs`). */
+  facts?: Pick<TurnFacts, 'upstreamMs'>;
 }
 
 /** The outcome of a turn: the final response, and the error when it failed. */
