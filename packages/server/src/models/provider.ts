@@ -1,6 +1,5 @@
 import type { Context } from '@opentelemetry/api';
 import type { Annotation, CreateResponseBody, FunctionToolParam, ItemField, LogProb } from '@openresponses/types';
-import type { TurnFacts } from '../telemetry/attributes.js';
 
 /** The `include` value that asks for output text logprobs (a provider sends them with `reportsLogprobs`). */
 export const LOGPROBS_INCLUDE = 'message.output_text.logprobs';
@@ -97,8 +96,6 @@ export interface ModelRequest {
    * the provider's own spans. `UpstreamCall` passes it on, so upstream calls are its children.
    */
   readonly traceContext?: Context;
-  /** The turn's facts: `UpstreamCall` adds the time each upstream call kept the turn waiting (`upstreamMs`). */
-  readonly facts?: Pick<TurnFacts, 'upstreamMs'>;
   /**
    * Set by a provider that picks among several upstreams (a fallback route) to the one that answered, before
    * its first part; the client is told it in the `openresponses-upstream` header.
