@@ -55,26 +55,36 @@ export function printRatio(results: BenchResult[], name: string, reference: stri
 /**
  * Two cases head to head, for a ratio target on a shared machine: alternating slices of about `sliceMs`
  * of this process's CPU time each (time the scheduler gives other processes counts for neither side),
- * `pairs` times; the median of the per-pair ratios a/b, with the quartiles of those ratios.
+ * `pairs` times; the median of the per-pair ratios a/b, with the quartiles of those ratios. A run that
+ * returns a promise is awaited (a stream read through its async iterator); a synchronous one is not.
  */
-export function headToHead(
+export async function headToHead(
   a: BenchCase,
   b: BenchCase,
-  options: { pairs?: number; sliceMs?: number } = {},
-): { ratio: number; low: number; high: number; aOps: number; bOps: number } {
+  /** `batch`: runs between two readings of the CPU time (fewer for long runs). */
+  options: { pairs?: number; sliceMs?: number; warmup?: number; batch?: number } = {},
+): Promise<{ ratio: number; low: number; high: number; aOps: number; bOps: number }> {
   const pairs = options.pairs ?? 31;
   const sliceMs = options.sliceMs ?? 40;
-  for (let i = 0; i < 2000; i++) {
-    a.run();
-    b.run();
+  const batch = options.batch ?? 50;
+  const runOnce = async (c: BenchCase) => {
+    const result = c.run();
+    if (result instanceof Promise) await result;
+  };
+  for (let i = 0; i < (options.warmup ?? 2000); i++) {
+    await runOnce(a);
+    await runOnce(b);
   }
-  const slice = (c: BenchCase) => {
+  const slice = async (c: BenchCase) => {
     const start = process.cpuUsage();
     let ops = 0;
     let ms = 0;
     while (ms < sliceMs) {
-      for (let i = 0; i < 50; i++) c.run();
-      ops += 50;
+      for (let i = 0; i < batch; i++) {
+        const result = c.run();
+        if (result instanceof Promise) await result;
+      }
+      ops += batch;
       const used = process.cpuUsage(start);
       ms = (used.user + used.system) / 1000;
     }
@@ -84,8 +94,8 @@ export function headToHead(
   let aTotal = 0;
   let bTotal = 0;
   for (let i = 0; i < pairs; i++) {
-    const aOps = slice(a);
-    const bOps = slice(b);
+    const aOps = await slice(a);
+    const bOps = await slice(b);
     aTotal += aOps;
     bTotal += bOps;
     ratios.push(aOps / bOps);
@@ -96,8 +106,12 @@ export function headToHead(
 }
 
 /** Runs {@link headToHead} and prints its line. */
-export function printHeadToHead(a: BenchCase, b: BenchCase): void {
-  const r = headToHead(a, b);
+export async function printHeadToHead(
+  a: BenchCase,
+  b: BenchCase,
+  options?: Parameters<typeof headToHead>[2],
+): Promise<void> {
+  const r = await headToHead(a, b, options);
   const ops = (n: number) => Math.round(n).toLocaleString('en-US');
   console.log(
     `${a.name} / ${b.name}, head to head: ${r.ratio.toFixed(2)}x (quartiles ${r.low.toFixed(2)}-${r.high.toFixed(2)}; ${ops(r.aOps)} vs ${ops(r.bOps)} ops per CPU second)`,

@@ -53,11 +53,11 @@ export async function run(): Promise<void> {
   // Issue 26's target: at least as fast as Ajv with discriminator dispatch, in the same run.
   printRatio(results, 'standalone validateResponseResource', 'Ajv with discriminator dispatch');
   // Issue 38's targets: at least as fast as typia (which is not exact: see the bench README), head to head.
-  printHeadToHead(
+  await printHeadToHead(
     { name: 'standalone validateResponseResource', run: () => standalone.validateResponseResource(response) },
     { name: 'typia createValidate', run: () => typia.validateResponseResource(response) },
   );
-  printHeadToHead(
+  await printHeadToHead(
     { name: 'standalone isResponseResource', run: () => standalone.isResponseResource(response) },
     { name: 'typia createIs', run: () => typia.isResponseResource(response) },
   );

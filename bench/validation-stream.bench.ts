@@ -58,14 +58,14 @@ export async function run(): Promise<void> {
   );
   printRatio(results, 'standalone validateStreamingEvent', 'Ajv with discriminator dispatch');
   // Issue 38's target: at least 1.8x typia on a stream, head to head.
-  printHeadToHead(
+  await printHeadToHead(
     {
       name: 'standalone validateStreamingEvent',
       run: () => events.every((e) => standalone.validateStreamingEvent(e).success),
     },
     { name: 'typia createValidate', run: () => events.every((e) => typia.validateStreamingEvent(e).success) },
   );
-  printHeadToHead(
+  await printHeadToHead(
     { name: 'standalone isStreamingEvent', run: () => events.every((e) => standalone.isStreamingEvent(e)) },
     { name: 'typia createIs', run: () => events.every((e) => typia.isStreamingEvent(e)) },
   );
