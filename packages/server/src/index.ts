@@ -7,7 +7,7 @@ export {
 export type { ServiceRequest, ServiceResponse, ServiceEventStream } from './exchange.js';
 export type { RequestLog } from './handler/middleware.js';
 export type { TelemetryOptions } from './service/telemetry.js';
-export type { TurnFacts } from './telemetry/attributes.js';
+export type { TurnFacts, TurnFailure } from './telemetry/attributes.js';
 export { Cancellation } from './cancellation.js';
 export { ResponsesError, ERROR_STATUS, type ErrorType } from './errors.js';
 export { DeterministicModel, DETERMINISTIC_MODEL, TRIGGERS } from './models/deterministic.js';

@@ -5,7 +5,7 @@ import { sha256Hex } from '../tenants.js';
 import { instruments, recordHttpRequest, recordOverhead } from '../telemetry/metrics.js';
 import { errorResponse, type ServiceRequest, type ServiceResponse } from '../exchange.js';
 import { traceIdOf } from '../telemetry/tracing.js';
-import type { TurnFacts } from '../telemetry/attributes.js';
+import type { TurnFacts, TurnFailure } from '../telemetry/attributes.js';
 import type { TurnOptions, TurnRunner } from '../responses/runner.js';
 import { tooLarge } from './body.js';
 import { type CorsSetting, originAllowed, originRefused } from './origin.js';
@@ -61,6 +61,13 @@ export interface RequestLog {
   outputTokens?: number;
   /** The request's trace, when an OpenTelemetry SDK records or propagates it. */
   traceId?: string;
+  /**
+   * How the turn failed, when a turn ran and failed: before its first event (a JSON error) or after (a
+   * stream that ends `response.failed`, whose `status` above is 200). Its message is redacted.
+   */
+  failure?: TurnFailure;
+  /** The upstream that answered, when a fallback route chose among several. */
+  upstream?: string;
 }
 
 /** Calls `onRequest` once per answered request (event streams: once the stream has ended, with the turn's usage). */
@@ -82,6 +89,8 @@ export function logging(onRequest: (entry: RequestLog) => void): Middleware {
         inputTokens: turn?.inputTokens,
         outputTokens: turn?.outputTokens,
         traceId,
+        failure: turn?.failure,
+        upstream: turn?.upstream,
       });
     };
     const body = response.body;
@@ -117,6 +126,8 @@ export function turnLogging(runner: TurnRunner, onRequest: (entry: RequestLog) =
           inputTokens: facts.inputTokens,
           outputTokens: facts.outputTokens,
           traceId: traceIdOf(options.traceContext),
+          failure: facts.failure,
+          upstream: facts.upstream,
         });
       try {
         const outcome = await runner.turn(raw, Object.assign({}, options, { facts }));

@@ -32,7 +32,7 @@ import { parseDuration, startServer } from './server.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
 import { describeStoreUrl, storeFromUrl, withoutCredentials } from './store-url.js';
 import { prometheusEndpoint } from './prometheus.js';
-import { type LogFormat, requestLogger } from './request-log.js';
+import { failureLogger, type LogFormat, requestLogger } from './request-log.js';
 import { MissingTelemetryPackageError, startTelemetry, telemetryEnvironmentProblem } from './telemetry-sdk.js';
 
 const name = 'openresponses-server';
@@ -153,7 +153,7 @@ const program = new Command(name)
   .addOption(
     new Option(
       '--log-format <FORMAT>',
-      'print one line per request: text, or json (route, status, duration, model, tokens, trace id; never keys or content)',
+      "print one line per request: text, or json (route, status, duration, model, tokens, trace id, a failed turn's code and redacted message; never keys or content). Without it, only failed turns (upstream and server errors, 429s) are printed, to stderr",
     )
       .env('OPENRESPONSES_LOG_FORMAT')
       .choices(['text', 'json']),
@@ -303,7 +303,8 @@ const running = await startServer({
   metrics: metricsServed
     ? { scrape: prometheus.scrape, key: values.metricsKey, apiKeys: metricsForApiKeys }
     : undefined,
-  ...(values.logFormat ? { onRequest: requestLogger(values.logFormat) } : {}),
+  // Without --log-format, failed turns still reach stderr: an upstream failing must not go unnoticed.
+  onRequest: values.logFormat ? requestLogger(values.logFormat) : failureLogger(),
   // Prompts and completions on spans only when asked for (the GenAI conventions' opt-in variable).
   telemetry: {
     captureMessageContent:

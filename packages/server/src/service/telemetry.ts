@@ -7,7 +7,8 @@ import type { ItemField, ResponseResource } from '@openresponses/types';
 import type { Middleware } from '../handler/middleware.js';
 import type { ModelProvider } from '../models/provider.js';
 import type { TurnOptions, TurnOutcome, TurnRunner } from '../responses/runner.js';
-import { errorText, printable } from '../redaction.js';
+import { asResponsesError, type ResponsesError } from '../errors.js';
+import { errorText, printable, redactSecretShapes } from '../redaction.js';
 import {
   ATTR_GEN_AI_INPUT_MESSAGES,
   ATTR_GEN_AI_OUTPUT_MESSAGES,
@@ -17,6 +18,7 @@ import {
   ATTR_NETWORK_PROTOCOL_NAME,
   ATTR_URL_PATH,
   type TurnFacts,
+  type TurnFailure,
 } from '../telemetry/attributes.js';
 import {
   endServerSpan,
@@ -124,6 +126,16 @@ export function instrumentRunner(
   settings: { providers: readonly ModelProvider[]; defaultModel: string } & TelemetryOptions,
 ): TurnRunner {
   const capture = settings.captureMessageContent === true;
+  // Notes a failed turn for the request log, once for every family and transport (only when it failed).
+  const failed = (facts: TurnFacts, error: unknown) => {
+    facts.errorType ??= errorTypeOf(error);
+    facts.failure = failureOf(asResponsesError(error), facts.requestModel, settings.providers);
+  };
+  const ended = (facts: TurnFacts, outcome: TurnOutcome) => {
+    noteOutcome(facts, outcome.response);
+    if (outcome.response.status === 'failed' && outcome.error)
+      facts.failure = failureOf(outcome.error, facts.requestModel, settings.providers);
+  };
   // A failure's words on the turn's span only with content capture on (they may quote the prompt or the completion).
   const exceptionMessage = (error: unknown) => (capture ? printable(errorText(error), 2000) : undefined);
   // Not an async function: while nothing is registered a turn costs no extra promise.
@@ -137,9 +149,9 @@ export function instrumentRunner(
     if (traced) return tracedTurn(raw, options, watched, facts ?? {}, requestModel);
     facts!.requestModel = requestModel;
     return runner.begin(raw, options, watched).then(
-      (run) => notedTurn(run, facts!),
+      (run) => notedTurn(run, facts!, ended, failed),
       (error: unknown) => {
-        facts!.errorType = errorTypeOf(error);
+        failed(facts!, error);
         throw error;
       },
     );
@@ -162,7 +174,7 @@ export function instrumentRunner(
     try {
       run = await within(scope, () => runner.begin(raw, inTurn, watched));
     } catch (error) {
-      facts.errorType = errorTypeOf(error);
+      failed(facts, error);
       if (scope) endTurnSpan(scope.span, facts, error, exceptionMessage(error));
       throw error;
     }
@@ -173,11 +185,11 @@ export function instrumentRunner(
         try {
           outcome = await run(onEvent, backpressure);
         } catch (error) {
-          facts.errorType ??= errorTypeOf(error);
+          failed(facts, error);
           if (scope) endTurnSpan(scope.span, facts, error, exceptionMessage(error));
           throw error;
         }
-        noteOutcome(facts, outcome.response);
+        ended(facts, outcome);
         if (scope) {
           if (scope.span.isRecording()) {
             scope.span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [finishReasonOf(outcome.response)]);
@@ -198,18 +210,34 @@ export function instrumentRunner(
 type RunTurn = Awaited<ReturnType<TurnRunner['begin']>>;
 
 /** `run`, noting the turn's facts once it has ended (no span: nothing is recorded). */
-function notedTurn(run: RunTurn, facts: TurnFacts): RunTurn {
+function notedTurn(
+  run: RunTurn,
+  facts: TurnFacts,
+  ended: (facts: TurnFacts, outcome: TurnOutcome) => void,
+  failed: (facts: TurnFacts, error: unknown) => void,
+): RunTurn {
   return (onEvent, backpressure) =>
     run(onEvent, backpressure).then(
       (outcome) => {
-        noteOutcome(facts, outcome.response);
+        ended(facts, outcome);
         return outcome;
       },
       (error: unknown) => {
-        facts.errorType = errorTypeOf(error);
+        failed(facts, error);
         throw error;
       },
     );
+}
+
+/**
+ * A turn's failure for the request log: the spec error the client was given, its message through the
+ * redactor of the provider that serves `model` (which knows that upstream's key), else the common secret
+ * shapes, whole and before any cut. Made only when a turn failed.
+ */
+function failureOf(error: ResponsesError, model: string | undefined, providers: readonly ModelProvider[]): TurnFailure {
+  const provider = model === undefined ? undefined : providers.find((p) => p.supports(model));
+  const message = provider?.redact ? provider.redact(error.message) : redactSecretShapes(error.message);
+  return { type: error.type, code: error.code, status: error.status, message, provider: provider?.name };
 }
 
 /** The model, id, usage and failure of a turn's response. */

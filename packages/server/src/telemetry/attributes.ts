@@ -123,6 +123,24 @@ export const METRIC_GEN_AI_CLIENT_TOKEN_USAGE = 'gen_ai.client.token.usage';
 export const METRIC_GEN_AI_CLIENT_TIME_TO_FIRST_CHUNK = 'gen_ai.client.operation.time_to_first_chunk';
 
 /**
+ * A failed turn as the request log tells it: the spec error the client got (or the one its failed response
+ * carries) and the provider that served it. The message has been through the serving provider's redactor
+ * (its upstream keys and the common secret shapes), whole, before anything cuts it.
+ */
+export interface TurnFailure {
+  /** The spec error `type` (`server_error`, `model_error`, `too_many_requests`…). */
+  type: string;
+  /** The spec error `code` (`upstream_unavailable`, `upstream_authentication_failed`…). */
+  code: string;
+  /** The error's HTTP status (a streamed failure's too, although its stream was answered 200). */
+  status: number;
+  /** The error's message, secrets redacted. */
+  message: string;
+  /** The name of the provider (route) that served the turn, when one did. */
+  provider?: string;
+}
+
+/**
  * What a turn tells telemetry about itself once it has ended: the GenAI span's attributes, the GenAI
  * metrics' labels and values, and the request log's model and tokens. Filled by the turn instrumentation
  * (service/), read by anything that reports per turn.
@@ -146,6 +164,8 @@ export interface TurnFacts {
   outputTokens?: number;
   /** `error.type`: the failure's code (`model_error`, `rate_limit_exceeded`…), when the turn failed. */
   errorType?: string;
+  /** How the turn failed, when it did (before or after its first event), for the request log. */
+  failure?: TurnFailure;
   /** Headers the turn's admission adds to its HTTP answer (`x-ratelimit-*-tokens`). */
   headers?: Record<string, string>;
   /**
