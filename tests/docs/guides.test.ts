@@ -1,14 +1,19 @@
-// Every ```ts block of the guides in docs/ is type-checked against the workspace packages (their sources,
-// through the `@openresponses/source` condition): each block is its own module in .tmp/, compiled in one
-// tsc run with the repository's compiler options. The self-contained guides (no fixed port, no upstream,
-// no Redis) are also run, block by block. JSON routing files are parsed with the gateway's schema.
+// The guides in docs/ as a reader uses them. Every ```ts block is type-checked against the workspace packages
+// (their sources, through the `@openresponses/source` condition): each block is its own module in .tmp/,
+// compiled in one tsc run with the repository's compiler options. Every package a block imports must be on
+// one of its guide's `npm install` lines. The self-contained guides (no fixed port, no upstream, no Redis)
+// are then run block by block as docs/README.md tells a reader to: in a new `npm init -y` project outside
+// the repository, which installs the packed tarballs and exactly what those guides' install lines name
+// (one install for all of them), with `npx tsx`. JSON routing files are parsed with the gateway's schema.
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gatewayConfigSchema } from '@openresponses/server';
-import { beforeAll, expect, test } from 'vitest';
-import { codeBlocks, repoRoot } from './markdown.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { consumerEnv, installTarballs, missingFromDevDependencies, packAll } from '../../test-support/tarballs.js';
+import { codeBlocks, importedPackages, installedPackages, repoRoot } from './markdown.js';
 
 const run = promisify(execFile);
 const docsDir = path.join(repoRoot, 'docs');
@@ -20,6 +25,7 @@ const RUN = ['validate-payloads.md', 'stream-events.md', 'test-your-server.md', 
 const guides = readdirSync(docsDir)
   .filter((f) => f.endsWith('.md'))
   .sort();
+const read = (guide: string): string => readFileSync(path.join(docsDir, guide), 'utf8');
 
 interface Block {
   guide: string;
@@ -90,23 +96,131 @@ test('the type check catches a block that does not compile', () => {
   ]);
 });
 
-const tsx = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
+/** `docs/<guide>:<line>: imports <package>, …` for every package a ts block imports that no install line names. */
+function uninstalledImports(markdown: string, where: string): string[] {
+  const installed = new Set(installedPackages(markdown));
+  return codeBlocks(markdown)
+    .filter((block) => block.lang === 'ts' || block.lang === 'typescript')
+    .flatMap((block) =>
+      importedPackages(block.code)
+        .filter((name) => !installed.has(name))
+        .map((name) => `${where}:${block.line}: imports ${name}, which no npm install line of the guide names`),
+    );
+}
 
-for (const guide of RUN)
-  test(`the ts blocks of ${guide} run`, async () => {
-    const ran = blocks.filter((b) => b.guide === guide);
-    expect(ran.length).toBeGreaterThan(0);
-    for (const block of ran) {
-      const where = `docs/${block.guide}:${block.line}`;
-      const { stdout } = await run(process.execPath, [tsx, '--conditions=@openresponses/source', block.file], {
-        cwd: tmp,
-        timeout: 120_000,
-      }).catch((error: { stderr?: string; message: string }) => {
-        throw new Error(`${where} failed: ${error.stderr || error.message}`);
-      });
-      expect(stdout, where).not.toBe('');
-    }
+test("every package a guide's ts blocks import is on one of the guide's npm install lines", () => {
+  expect(guides.flatMap((guide) => uninstalledImports(read(guide), `docs/${guide}`))).toEqual([]);
+});
+
+test('the install-line check catches a block that imports a package its guide does not install', () => {
+  const guide = [
+    '```sh',
+    'npm install --save-dev @openresponses/zod   # zod left out',
+    '```',
+    '',
+    '```ts',
+    "import { z } from 'zod';",
+    "import { validate } from '@openresponses/zod/mini';",
+    "import { readFileSync } from 'node:fs';",
+    '```',
+  ].join('\n');
+  expect(uninstalledImports(guide, 'canary.md')).toEqual([
+    'canary.md:6: imports zod, which no npm install line of the guide names',
+  ]);
+});
+
+/**
+ * The reader's project set-up, read from docs/README.md's sh block: its folder, the `npm init` / `npm pkg`
+ * commands (run as written), and the tool the blocks run with (`npx <runner> example.ts`). Its install
+ * line joins the guides' own. A step this does not know fails: the test must follow what the page says.
+ */
+function readerSetup(): { folder: string; commands: string[]; runner: string } {
+  const setup = { folder: '', commands: [] as string[], runner: '' };
+  const steps = codeBlocks(read('README.md'))
+    .filter((block) => block.lang === 'sh')
+    .flatMap((block) => block.code.split('\n'))
+    .flatMap((line) => line.replace(/(^|\s)#.*$/, '').split('&&'))
+    .map((step) => step.trim())
+    .filter((step) => step !== '');
+  for (const step of steps) {
+    const folder = /^(?:mkdir|cd) (\S+)$/.exec(step)?.[1];
+    const runner = /^npx (\S+) example\.ts$/.exec(step)?.[1];
+    if (folder) setup.folder = folder;
+    else if (runner) setup.runner = runner;
+    else if (/^npm (init|pkg) /.test(step)) setup.commands.push(step);
+    else if (!/^npm install /.test(step))
+      throw new Error(`docs/README.md: a set-up step this test does not know: ${step}`);
+  }
+  return setup;
+}
+
+describe('the self-contained guides, run as a reader runs them', () => {
+  const work = mkdtempSync(path.join(tmpdir(), 'openresponses-guides-'));
+  const setup = readerSetup();
+  const project = path.join(work, setup.folder);
+
+  beforeAll(async () => {
+    const started = performance.now();
+    mkdirSync(project);
+    mkdirSync(path.join(work, 'tarballs'));
+    const tarballs = await packAll(path.join(work, 'tarballs'));
+    const packed = performance.now();
+    for (const command of setup.commands) await run('sh', ['-c', command], { cwd: project, env: consumerEnv });
+    // One install for every runnable guide: their install lines, joined with the set-up's (`tsx`).
+    const wanted = [
+      ...new Set([...installedPackages(read('README.md')), ...RUN.flatMap((g) => installedPackages(read(g)))]),
+    ];
+    const fromRegistry = Object.fromEntries(
+      wanted.filter((name) => !tarballs.has(name)).map((name) => [name, 'latest']),
+    );
+    await installTarballs(
+      project,
+      tarballs,
+      fromRegistry,
+      wanted.filter((name) => tarballs.has(name)),
+    );
+    const ms = (from: number) => Math.round(performance.now() - from);
+    console.log(
+      `reader's project: npm pack ${ms(started) - ms(packed)} ms, npm init and one npm install ${ms(packed)} ms`,
+    );
+  }, 600_000);
+
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  test('the project is the one docs/README.md sets up: npm init -y, an ES module package, outside the repository', () => {
+    expect(setup.commands).toEqual(['npm init -y', 'npm pkg set type=module']);
+    expect(setup.runner).toBe('tsx');
+    const manifest = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ name: setup.folder, version: '1.0.0', type: 'module' });
+    expect(path.relative(repoRoot, project).startsWith('..')).toBe(true);
   });
+
+  for (const guide of RUN)
+    test(`the ts blocks of ${guide} run with npx ${setup.runner}`, async () => {
+      const ran = codeBlocks(read(guide)).filter((b) => b.lang === 'ts' || b.lang === 'typescript');
+      expect(ran.length).toBeGreaterThan(0);
+      for (const block of ran) {
+        const where = `docs/${guide}:${block.line}`;
+        // The block saved as the reader saves it, as it is.
+        const file = path.join(project, `${guide.replace(/\.md$/, '')}.L${block.line}.ts`);
+        writeFileSync(file, block.code);
+        const { stdout, stderr } = await run(path.join(project, 'node_modules/.bin', setup.runner), [file], {
+          cwd: project,
+          env: consumerEnv,
+          timeout: 120_000,
+        }).catch((error: { stderr?: string; message: string }) => {
+          throw new Error(`${where} failed: ${error.stderr || error.message}`);
+        });
+        expect(stdout, where).not.toBe('');
+        // Nothing on stderr but the server's start-up notice that its encryption key is generated (a reader sees it too).
+        expect(stderr.replace(/^openresponses-server: no encryption key configured;.*\n/m, ''), where).toBe('');
+      }
+    });
+});
+
+test('every public package is a devDependency of the docs tests (turbo builds them before they are packed)', () => {
+  expect(missingFromDevDependencies(new URL('./package.json', import.meta.url))).toEqual([]);
+});
 
 test('every JSON routing file in the guides is a valid gateway config', () => {
   let checked = 0;

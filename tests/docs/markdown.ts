@@ -1,6 +1,7 @@
 // Reading Markdown the way the docs tests need it: fenced code blocks (with their line), relative links
-// (outside code), and the anchors GitHub gives headings.
+// (outside code), the anchors GitHub gives headings, and the packages a guide installs and its blocks import.
 import { execFileSync } from 'node:child_process';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -94,4 +95,35 @@ export function markdownFiles(): string[] {
     encoding: 'utf8',
   });
   return [...new Set(out.split('\n').filter((f) => f !== ''))].sort();
+}
+
+/** The package a module specifier names (`@openresponses/zod/mini` -> `@openresponses/zod`, `ai` -> `ai`). */
+export function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/** The packages a block imports (static imports, re-exports and `import('…')`), Node's built-ins left out. */
+export function importedPackages(code: string): string[] {
+  const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+  return [...new Set(specifiers.filter((s) => !s.startsWith('.') && !isBuiltin(s)).map((s) => packageName(s)))].sort();
+}
+
+/**
+ * The packages a document's `npm install …` commands name, in ```sh blocks and in inline code alike (flags,
+ * versions and `# comments` left out): what a reader following it has installed.
+ */
+export function installedPackages(markdown: string): string[] {
+  const commands = [
+    ...codeBlocks(markdown)
+      .filter((b) => b.lang === 'sh' || b.lang === 'bash' || b.lang === 'shell')
+      .flatMap((b) => b.code.split('\n').map((line) => line.replace(/(^|\s)#.*$/, ''))),
+    ...[...markdown.matchAll(/`(npm (?:install|i|add) [^`]+)`/g)].map((m) => m[1]!),
+  ].flatMap((line) => line.split(/&&|;/));
+  const names = commands
+    .map((command) => /^\s*npm (?:install|i|add)\s+(.*)$/.exec(command)?.[1] ?? '')
+    .flatMap((args) => args.split(/\s+/))
+    .filter((arg) => arg !== '' && !arg.startsWith('-'))
+    .map((arg) => arg.replace(/(.)@.*$/, '$1'));
+  return [...new Set(names)].sort();
 }

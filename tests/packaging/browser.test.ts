@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { launchChromium } from '../../test-support/chromium.js';
-import { installTarballs, packAll } from './tarballs.js';
+import { installTarballs, packAll } from '../../test-support/tarballs.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'openresponses-browser-'));
 let api: RunningServer;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
-import { packAll } from './tarballs.js';
+import { packAll } from '../../test-support/tarballs.js';
 
 const run = promisify(execFile);
 const MAX_INSTALL_BYTES = 20 * 1024 * 1024;

@@ -16,7 +16,7 @@ import {
   publicPackages as packages,
   repoRoot,
   specVersions,
-} from './tarballs.js';
+} from '../../test-support/tarballs.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'openresponses-pack-'));
 let tarballs = new Map<string, string>();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { entryPoints, installTarballs, packAll, publicPackages } from '../packaging/tarballs.js';
+import { entryPoints, installTarballs, packAll, publicPackages } from '../../test-support/tarballs.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

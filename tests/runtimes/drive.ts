@@ -7,7 +7,7 @@ import { createClient } from '@openresponses/client';
 import OpenAI from 'openai';
 import WebSocket from 'ws';
 import { expect } from 'vitest';
-import { repoRoot, specVersions } from '../packaging/tarballs.js';
+import { repoRoot, specVersions } from '../../test-support/tarballs.js';
 
 export const API_KEY = 'runtime-test-key';
 export const model = 'openresponses-deterministic';

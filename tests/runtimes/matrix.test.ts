@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { missingFromDevDependencies } from '../packaging/tarballs.js';
+import { missingFromDevDependencies } from '../../test-support/tarballs.js';
 import { expect, test } from 'vitest';
 import { IMPORTS, Observations, readReadme, readResults, renderMatrix, resultsDir, withSection } from './matrix.js';
 

@@ -1,15 +1,15 @@
 // The published packages as a consumer gets them: every public workspace package packed with `npm pack`
-// and installed from the tarballs into a scratch project. The packaging test and the runtime tests
-// (Bun, Deno, workerd) both start from here.
+// and installed from the tarballs into a scratch project. The packaging test, the runtime tests (Bun, Deno,
+// workerd) and the docs test that runs the guides' blocks as a reader does all start from here.
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'openapi/manifest.json'), 'utf8')) as {
   versions: Array<{ version: string }>;
@@ -48,32 +48,57 @@ export async function packAll(destination: string): Promise<Map<string, string>>
 }
 
 /**
- * Creates an ESM project in `project` that depends on the tarballs (and on `others`, from the registry)
- * and installs them. Published packages depend on each other by version, so `overrides` points those at
- * the tarballs too.
+ * The environment of a consumer's shell: this process's, without what npm, turbo and vitest set for a
+ * workspace script (`npm_config_local_prefix` would point npm at this checkout), but with npm's cache,
+ * registry and user configuration as this machine has them.
+ */
+export const consumerEnv: NodeJS.ProcessEnv = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) =>
+        !/^(npm_|turbo_|vitest|tinypool)/i.test(name) || /^npm_config_(cache|registry|userconfig)$/i.test(name),
+    ),
+  ),
+  NODE_ENV: undefined,
+  NODE_OPTIONS: undefined,
+  INIT_CWD: undefined,
+};
+
+/**
+ * Makes `project` depend on the tarballs (those named in `dependOn`, by default all) and on `others` (from
+ * the registry), and installs them. The project's package.json is created as an ESM project unless one is
+ * there already (a reader's `npm init -y` project keeps its own fields). Published packages depend on each
+ * other by version, so `overrides` points every one of them at its tarball.
  */
 export async function installTarballs(
   project: string,
   tarballs: Map<string, string>,
   others: Record<string, string> = {},
+  dependOn: Iterable<string> = tarballs.keys(),
 ): Promise<void> {
   mkdirSync(project, { recursive: true });
+  const manifest = path.join(project, 'package.json');
+  const existing = existsSync(manifest)
+    ? (JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown>)
+    : { name: path.basename(project), private: true, type: 'module' };
   const ours = Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`]));
+  const direct = Object.fromEntries([...dependOn].map((name) => [name, ours[name]!]));
   writeFileSync(
-    path.join(project, 'package.json'),
+    manifest,
     JSON.stringify(
       {
-        name: path.basename(project),
-        private: true,
-        type: 'module',
-        dependencies: { ...others, ...ours },
+        ...existing,
+        dependencies: { ...(existing.dependencies as Record<string, string> | undefined), ...others, ...direct },
         overrides: ours,
       },
       null,
       2,
     ),
   );
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], { cwd: project });
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], {
+    cwd: project,
+    env: consumerEnv,
+  });
 }
 
 /** Public packages missing from a workspace's devDependencies (turbo builds a test's devDependencies before it runs). */
