@@ -87,10 +87,6 @@ export {
   type UpstreamAccess,
 } from './models/family.js';
 export {
-  lastUserText,
-  lastUserMessage,
-  itemText,
-  countTokens,
   LOGPROBS_INCLUDE,
   type FinishReason,
   type ModelPart,
@@ -100,6 +96,7 @@ export {
   type ReasoningState,
   type ToolPolicy,
 } from './models/provider.js';
+export { lastUserText, lastUserMessage, itemText, countTokens } from './models/item-text.js';
 export {
   FINAL_STATUSES,
   StoreEntryTooLargeError,

@@ -1,14 +1,6 @@
 import type { FunctionToolParam, ItemField, LogProb } from '@openresponses/types';
-import {
-  contextTokens,
-  itemText,
-  LOGPROBS_INCLUDE,
-  lastUserMessage,
-  lastUserText,
-  type ModelPart,
-  type ModelProvider,
-  type ModelRequest,
-} from './provider.js';
+import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest } from './provider.js';
+import { contextTokens, itemText, lastUserMessage, lastUserText } from './item-text.js';
 import { argumentsFor, clip, formatted } from './schema-instance.js';
 
 /** One thing the embedded model decided to say, before it is streamed as parts within the token budget. */

@@ -7,15 +7,8 @@ import { isVendorType } from '@openresponses/events';
 import type { Annotation } from '@openresponses/types';
 import * as z from 'zod/v4';
 import { ResponsesError, type ErrorType, ERROR_STATUS } from '../errors.js';
-import {
-  contextTokens,
-  countTokens,
-  lastUserText,
-  type FinishReason,
-  type ModelPart,
-  type ModelProvider,
-  type ModelRequest,
-} from './provider.js';
+import type { FinishReason, ModelPart, ModelProvider, ModelRequest } from './provider.js';
+import { contextTokens, countTokens, lastUserText } from './item-text.js';
 
 /** The model name scenario files answer to by default. */
 export const SCENARIO_MODEL = 'openresponses-scenario';

@@ -3,7 +3,7 @@ import type { CompactResource, ItemField } from '@openresponses/types';
 import type { SpecVersion } from '@openresponses/zod';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import { checkRequestBudgets, type ServerLimits } from '../limits.js';
-import { countTokens, itemText } from '../models/provider.js';
+import { countTokens, itemText } from '../models/item-text.js';
 import { acceptClientShapes, historyOf, normalizeInput } from './context.js';
 import type { TurnDependencies } from './turn/prepare.js';
 import { validatorFor } from './validation.js';

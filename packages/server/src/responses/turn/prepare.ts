@@ -3,13 +3,8 @@ import type { Registry } from '@openresponses/extensions';
 import type { SpecVersion } from '@openresponses/zod';
 import { invalidRequest } from '../../errors.js';
 import { checkRequestBudgets, DEFAULT_LIMITS, type ServerLimits } from '../../limits.js';
-import {
-  countTokens,
-  itemText,
-  LOGPROBS_INCLUDE,
-  type ModelProvider,
-  type ModelRequest,
-} from '../../models/provider.js';
+import { LOGPROBS_INCLUDE, type ModelProvider, type ModelRequest } from '../../models/provider.js';
+import { countTokens, itemText } from '../../models/item-text.js';
 import { acceptClientShapes, historyOf, type LoadChain, type LookupItem, normalizeInput } from '../context.js';
 import type { Sealer } from '../sealed.js';
 import { rejectOrphanToolOutputs } from './prepare-orphan-outputs.js';

@@ -1,0 +1,74 @@
+// What a turn's text counts as: the word-ish tokens the embedded model reports and `truncation` estimates
+// with, and the text of an item or of the latest user message, for providers that answer it.
+import type { ItemField } from '@openresponses/types';
+import type { ModelRequest } from './provider.js';
+
+/**
+ * Word-ish tokens: what the embedded model counts for usage and budgets, and the estimate `truncation`
+ * uses for every provider. Whitespace-separated words (what `/\S+/g` matches, counted without building the matches). */
+export function countTokens(text: string): number {
+  let count = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const space = isSpace(text.charCodeAt(i));
+    if (!space && !inWord) count++;
+    inWord = !space;
+  }
+  return count;
+}
+
+/** The request's context in `countTokens` tokens: as the turn counted it, or counted here for a request built by hand. */
+export function contextTokens(request: Pick<ModelRequest, 'inputTokens' | 'items' | 'instructions'>): number {
+  return (
+    request.inputTokens ??
+    request.items.reduce((n, item) => n + countTokens(itemText(item)), countTokens(request.instructions ?? ''))
+  );
+}
+
+/** The characters of the regular-expression class `\s`. */
+function isSpace(code: number): boolean {
+  if (code <= 32) return code === 32 || (code >= 9 && code <= 13);
+  if (code < 160) return false;
+  return (
+    code === 160 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/** The text of an item as one string: a message's text and refusal parts, a function call's name and arguments, a function output, a reasoning summary. */
+export function itemText(item: ItemField): string {
+  const record = item as Record<string, unknown>;
+  if (Array.isArray(record.content)) {
+    return (record.content as Array<Record<string, unknown>>)
+      .map((part) => (typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : ''))
+      .join(' ');
+  }
+  if (typeof record.arguments === 'string') return `${String(record.name)} ${record.arguments}`;
+  if (typeof record.output === 'string') return record.output;
+  if (Array.isArray(record.summary))
+    return (record.summary as Array<{ text?: string }>).map((s) => s.text ?? '').join(' ');
+  return '';
+}
+
+/** The latest user message of a context, for providers that answer it. */
+export function lastUserMessage(items: readonly ItemField[]): (ItemField & { content?: unknown[] }) | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.type === 'message' && (item as { role: string }).role === 'user')
+      return item as ItemField & { content?: unknown[] };
+  }
+  return undefined;
+}
+
+/** The text of the latest user message ('' when there is none). */
+export function lastUserText(items: readonly ItemField[]): string {
+  const message = lastUserMessage(items);
+  return message ? itemText(message).trim() : '';
+}
