@@ -67,6 +67,11 @@ const cases: BundleCase[] = [
     source: `import { validateStreamingEvent } from '@openresponses/types/validate/forward'; console.log(validateStreamingEvent(globalThis.x));`,
   },
   {
+    name: 'stream checker, validation off',
+    source: `import { checkStream, createStreamChecker } from '@openresponses/events'; console.log(createStreamChecker({ validateSchemas: false }), checkStream(globalThis.x, { validateSchemas: false }));`,
+    target: 16_500, // issue 37: only each version's spec-exact event validator (36.1 KB with every validator)
+  },
+  {
     name: 'JSON Schema document: ResponseResource',
     source: `import { jsonSchema } from '@openresponses/types/json-schema'; console.log(jsonSchema('ResponseResource'));`,
   },
