@@ -155,7 +155,13 @@ export class RedisResponseStore implements ResponseStore {
           new Cluster(seeds.nodes, {
             lazyConnect: true,
             enableOfflineQueue: false,
-            enableAutoPipelining: true,
+            // Not auto-pipelined: ioredis batches by node, and a batch whose slots moved to different nodes
+            // mid-migration fails whole ("All keys in the pipeline should belong to the same slots allocation group").
+            enableAutoPipelining: false,
+            // A script of several keys in a slot being migrated answers ASK, then TRYAGAIN until the slot has
+            // moved: retry every 50 ms; commandTimeoutMs bounds the wait (then 503), not a count of redirections.
+            retryDelayOnTryAgain: 50,
+            maxRedirections: 200,
             clusterRetryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
             redisOptions: { ...connection, ...seeds.credentials, ...options.redis },
             ...options.cluster,
