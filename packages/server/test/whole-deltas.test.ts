@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { createRunner } from '../src/service/service.js';
-import { countTokens } from '../src/index.js';
+import { countTokens, itemText } from '../src/index.js';
+import { itemTokens } from '../src/models/item-text.js';
 
 const service = createRunner({});
 const weather = {
@@ -91,6 +92,36 @@ describe('countTokens', () => {
         expect(countTokens(text)).toBe(regexCount(text));
       }),
       { numRuns: 500, seed: 7 },
+    );
+  });
+});
+
+describe('itemTokens', () => {
+  test("is countTokens of the item's text, for every item shape, without joining it", () => {
+    const text = fc
+      .array(fc.constantFrom(' ', '\n', '\u00a0', 'a', 'bc', '日'), { maxLength: 12 })
+      .map((c) => c.join(''));
+    const part = fc.oneof(
+      fc.record({ type: fc.constant('input_text'), text }),
+      fc.record({ type: fc.constant('refusal'), refusal: text }),
+      fc.record({ type: fc.constant('input_image'), image_url: fc.constant('https://example.com/a.png') }),
+    );
+    const item = fc.oneof(
+      fc.record({ type: fc.constant('message'), role: fc.constant('user'), content: fc.array(part, { maxLength: 4 }) }),
+      fc.record({ type: fc.constant('function_call'), call_id: fc.constant('c'), name: text, arguments: text }),
+      fc.record({ type: fc.constant('function_call_output'), call_id: fc.constant('c'), output: text }),
+      fc.record({
+        type: fc.constant('reasoning'),
+        summary: fc.array(fc.record({ type: fc.constant('summary_text'), text }), { maxLength: 3 }),
+      }),
+      fc.record({ type: fc.constant('item_reference'), id: fc.constant('msg_1') }),
+    );
+    fc.assert(
+      fc.property(item, (value) => {
+        const field = value as unknown as Parameters<typeof itemTokens>[0];
+        expect(itemTokens(field)).toBe(countTokens(itemText(field)));
+      }),
+      { numRuns: 500, seed: 11 },
     );
   });
 });

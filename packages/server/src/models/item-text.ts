@@ -21,7 +21,7 @@ export function countTokens(text: string): number {
 export function contextTokens(request: Pick<ModelRequest, 'inputTokens' | 'items' | 'instructions'>): number {
   return (
     request.inputTokens ??
-    request.items.reduce((n, item) => n + countTokens(itemText(item)), countTokens(request.instructions ?? ''))
+    request.items.reduce((n, item) => n + itemTokens(item), countTokens(request.instructions ?? ''))
   );
 }
 
@@ -55,6 +55,27 @@ export function itemText(item: ItemField): string {
   if (Array.isArray(record.summary))
     return (record.summary as Array<{ text?: string }>).map((s) => s.text ?? '').join(' ');
   return '';
+}
+
+/**
+ * `countTokens(itemText(item))` without joining the item's text: its pieces are joined with spaces, which
+ * end words, so the count is the sum of the pieces' counts (a 1 MiB context made 1 MiB of garbage).
+ */
+export function itemTokens(item: ItemField): number {
+  const record = item as Record<string, unknown>;
+  if (Array.isArray(record.content)) {
+    let count = 0;
+    for (const part of record.content as Array<Record<string, unknown>>)
+      count += countTokens(
+        typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : '',
+      );
+    return count;
+  }
+  if (typeof record.arguments === 'string') return countTokens(String(record.name)) + countTokens(record.arguments);
+  if (typeof record.output === 'string') return countTokens(record.output);
+  if (Array.isArray(record.summary))
+    return (record.summary as Array<{ text?: string }>).reduce((n, s) => n + countTokens(s.text ?? ''), 0);
+  return 0;
 }
 
 /** The latest user message of a context, for providers that answer it. */

@@ -3,7 +3,7 @@ import type { CompactResource, ItemField } from '@openresponses/types';
 import type { SpecVersion } from '@openresponses/zod';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import { checkRequestBudgets, type ServerLimits } from '../limits.js';
-import { countTokens, itemText } from '../models/item-text.js';
+import { itemTokens } from '../models/item-text.js';
 import { acceptClientShapes, historyOf, normalizeInput } from './context.js';
 import type { TurnDependencies } from './turn/prepare.js';
 import { validatorFor } from './validation.js';
@@ -59,8 +59,8 @@ export async function compactWindow(
     status: 'completed',
     encrypted_content: await deps.sealer.seal(sealed, 'compaction'),
   } as ItemField;
-  const inputTokens = window.reduce((n, item) => n + countTokens(itemText(item)), 0);
-  const outputTokens = kept.reduce((n, item) => n + countTokens(itemText(item)), 0) + 1;
+  const inputTokens = window.reduce((n, item) => n + itemTokens(item), 0);
+  const outputTokens = kept.reduce((n, item) => n + itemTokens(item), 0) + 1;
   return {
     id: randomId('resp'),
     object: 'response.compaction',

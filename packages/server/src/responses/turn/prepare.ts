@@ -4,7 +4,7 @@ import type { SpecVersion } from '@openresponses/zod';
 import { invalidRequest } from '../../errors.js';
 import { checkRequestBudgets, DEFAULT_LIMITS, type ServerLimits } from '../../limits.js';
 import { LOGPROBS_INCLUDE, type ModelProvider, type ModelRequest } from '../../models/provider.js';
-import { countTokens, itemText } from '../../models/item-text.js';
+import { countTokens, itemTokens } from '../../models/item-text.js';
 import { acceptClientShapes, historyOf, type LoadChain, type LookupItem, normalizeInput } from '../context.js';
 import type { Sealer } from '../sealed.js';
 import { rejectOrphanToolOutputs } from './prepare-orphan-outputs.js';
@@ -104,8 +104,8 @@ export async function prepareTurn(
   rejectOrphanToolOutputs(body.input, history, expanded);
   let items = history.length === 0 ? expanded : history.concat(expanded);
   // Each item is counted once; truncation subtracts what it drops (re-counting after each drop was quadratic).
-  const itemTokens = items.map((item) => countTokens(itemText(item)));
-  let inputTokens = itemTokens.reduce((n, count) => n + count, countTokens(body.instructions ?? ''));
+  const tokensPerItem = items.map(itemTokens);
+  let inputTokens = tokensPerItem.reduce((n, count) => n + count, countTokens(body.instructions ?? ''));
   if (inputTokens > provider.contextWindow) {
     if ((body.truncation ?? 'disabled') === 'disabled') {
       throw invalidRequest(
@@ -114,7 +114,7 @@ export async function prepareTurn(
         'input',
       );
     }
-    const truncated = truncateOldest(items, itemTokens, inputTokens, provider.contextWindow);
+    const truncated = truncateOldest(items, tokensPerItem, inputTokens, provider.contextWindow);
     items = truncated.items;
     inputTokens = truncated.tokens;
   }
