@@ -1,6 +1,7 @@
 // GET /metrics for the Node entry: a metric reader that collects when scraped, and the Prometheus text
 // exposition of what it collects. The library records through @opentelemetry/api only; this is where the SDK is.
 import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { ownMetricProducer, readsOwnMetrics } from './own-metrics.js';
 import { loadOptional, type SdkMetricReader } from './telemetry-sdk.js';
 
 /** `GET /metrics` for the Node entry, from `prometheusEndpoint()`: a metric reader and the text it serves. */
@@ -23,7 +24,13 @@ export async function prometheusEndpoint(): Promise<PrometheusEndpoint> {
     '--metrics (GET /metrics)',
     () => import('@opentelemetry/exporter-prometheus'),
   );
-  const reader = new PrometheusExporter({ preventServerStart: true });
+  const sdk = await loadOptional(
+    '@opentelemetry/sdk-metrics',
+    '--metrics (GET /metrics)',
+    () => import('@opentelemetry/sdk-metrics'),
+  );
+  const reader = new PrometheusExporter({ preventServerStart: true, metricProducers: [ownMetricProducer(sdk)] });
+  readsOwnMetrics(reader);
   // Without target_info: the resource (host name, pid, runtime version) is not for whoever holds a scrape key.
   const serializer = new PrometheusSerializer(undefined, undefined, undefined, true);
   return {

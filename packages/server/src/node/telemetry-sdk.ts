@@ -3,6 +3,8 @@
 // standard environment asks for it, and loads it only then. The SDK and its exporters are optional peer
 // dependencies (67 MB with gRPC): installed by whoever asks for telemetry, named when missing.
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
+import { recordOwnMetrics } from '../telemetry/aggregation.js';
+import { ownMetricProducer, readingOwnMetrics } from './own-metrics.js';
 
 /** Every optional OpenTelemetry package the CLI may load, for one install line. */
 export const TELEMETRY_PACKAGES = [
@@ -182,21 +184,25 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   if (!plan.traces && !plan.otlpMetrics && !plan.consoleMetrics && extra.length === 0)
     return { plan, started: false, shutdown: async () => {} };
   const purpose = plan.traces || plan.otlpMetrics || plan.consoleMetrics ? 'OTEL_* telemetry' : 'GET /metrics';
-  const [{ NodeSDK }, { PeriodicExportingMetricReader, ConsoleMetricExporter }, resources] = await Promise.all([
+  const [{ NodeSDK }, metricsSdk, resources] = await Promise.all([
     loadOptional('@opentelemetry/sdk-node', purpose, () => import('@opentelemetry/sdk-node')),
     loadOptional('@opentelemetry/sdk-metrics', purpose, () => import('@opentelemetry/sdk-metrics')),
     loadOptional('@opentelemetry/resources', purpose, () => import('@opentelemetry/resources')),
   ]);
+  const { PeriodicExportingMetricReader, ConsoleMetricExporter } = metricsSdk;
   const interval = positive(env.OTEL_METRIC_EXPORT_INTERVAL) ?? 60_000;
   const periodic = (exporter: ConstructorParameters<typeof PeriodicExportingMetricReader>[0]['exporter']) =>
     new PeriodicExportingMetricReader({
       exporter,
+      metricProducers: [ownMetricProducer(metricsSdk)],
       exportIntervalMillis: interval,
       exportTimeoutMillis: Math.min(interval, positive(env.OTEL_METRIC_EXPORT_TIMEOUT) ?? 30_000),
     });
   const readers: MetricReader[] = [];
   if (plan.otlpMetrics) readers.push(periodic(await otlpMetricExporter(env)));
   if (plan.consoleMetrics) readers.push(periodic(new ConsoleMetricExporter()));
+  // Every reader reads the own aggregation (the extra ones when made by prometheusEndpoint): record into it.
+  if (extra.every(readingOwnMetrics)) recordOwnMetrics();
   readers.push(...(extra as MetricReader[]));
   const named = isSet(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const sdk = new NodeSDK({

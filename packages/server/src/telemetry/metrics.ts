@@ -2,15 +2,8 @@
 // duration) plus the operator's own gauges and counters. Only `@opentelemetry/api`: the instruments come from
 // the global MeterProvider, a no-op until an SDK is registered (the Node CLI registers one with --metrics or
 // the OTLP environment). While none is, every function here returns after one lookup and records nothing.
-import {
-  type Attributes,
-  type Counter,
-  createNoopMeter,
-  type Histogram,
-  type Meter,
-  metrics,
-  type ObservableResult,
-} from '@opentelemetry/api';
+import { type Attributes, createNoopMeter, type Meter, metrics, type ObservableResult } from '@opentelemetry/api';
+import { type Aggregation, ownRecording } from './aggregation.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_OPERATION_NAME,
@@ -59,6 +52,15 @@ export const BUCKETS = {
   overhead: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
 } as const;
 
+/** What the server records into: a histogram of the SDK (through the API) or of its own aggregation. */
+export interface Histogram {
+  record(value: number, attributes: Attributes): void;
+}
+/** A monotonic counter, of the SDK or of the own aggregation. */
+export interface Counter {
+  add(value: number, attributes: Attributes): void;
+}
+
 export interface Instruments {
   serverRequestDuration: Histogram;
   serverTimeToFirstToken: Histogram;
@@ -83,8 +85,9 @@ export interface GaugeSource {
   stores(): ReadonlyArray<{ name: string; bytes: number; entries: number }>;
 }
 
-let current: { provider: unknown; instruments: Instruments | undefined } = {
+let current: { provider: unknown; own: Aggregation | undefined; instruments: Instruments | undefined } = {
   provider: undefined,
+  own: undefined,
   instruments: undefined,
 };
 /** Weakly held: a service nobody uses any more leaves the gauges when it is collected. */
@@ -96,10 +99,11 @@ const sources = new Set<WeakRef<GaugeSource>>();
  */
 export function instruments(): Instruments | undefined {
   const provider = metrics.getMeterProvider();
-  if (provider !== current.provider) {
+  const own = ownRecording();
+  if (provider !== current.provider || own !== current.own) {
     const meter = provider.getMeter(INSTRUMENTATION_SCOPE);
     // The API's no-op provider hands out its one no-op meter.
-    current = { provider, instruments: meter === createNoopMeter() ? undefined : create(meter) };
+    current = { provider, own, instruments: meter === createNoopMeter() ? undefined : create(meter, own) };
   }
   return current.instruments;
 }
@@ -111,9 +115,13 @@ export function observeGauges(source: GaugeSource): () => void {
   return () => sources.delete(ref);
 }
 
-function create(meter: Meter): Instruments {
-  const histogram = (name: string, unit: string, description: string, buckets: readonly number[]) =>
-    meter.createHistogram(name, { unit, description, advice: { explicitBucketBoundaries: [...buckets] } });
+function create(meter: Meter, aggregation: Aggregation | undefined): Instruments {
+  const histogram = (name: string, unit: string, description: string, buckets: readonly number[]): Histogram =>
+    aggregation
+      ? aggregation.histogram(name, unit, description, buckets)
+      : meter.createHistogram(name, { unit, description, advice: { explicitBucketBoundaries: [...buckets] } });
+  const counter = (name: string, unit: string, description: string): Counter =>
+    aggregation ? aggregation.counter(name, unit, description) : meter.createCounter(name, { unit, description });
   const gauge = (name: string, unit: string, description: string, read: (result: ObservableResult) => void) =>
     meter.createObservableUpDownCounter(name, { unit, description }).addCallback(read);
   gauge('openresponses.turns.active', '{turn}', 'Turns running now (HTTP and WebSocket).', (result) =>
@@ -174,11 +182,12 @@ function create(meter: Meter): Instruments {
       'Time from an upstream streaming call to its first output chunk.',
       BUCKETS.operation,
     ),
-    clientTokenUsage: meter.createHistogram(METRIC_GEN_AI_CLIENT_TOKEN_USAGE, {
-      unit: '{token}',
-      description: 'Input and output tokens of an upstream model call, as the upstream reports them.',
-      advice: { explicitBucketBoundaries: [...BUCKETS.tokens] },
-    }),
+    clientTokenUsage: histogram(
+      METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
+      '{token}',
+      'Input and output tokens of an upstream model call, as the upstream reports them.',
+      BUCKETS.tokens,
+    ),
     httpServerRequestDuration: histogram(
       METRIC_HTTP_SERVER_REQUEST_DURATION,
       's',
@@ -191,18 +200,17 @@ function create(meter: Meter): Instruments {
       "The server's own time for a turn request: its duration minus the time its upstream calls kept it waiting (to the answer's headers for an event stream).",
       BUCKETS.overhead,
     ),
-    rejections: meter.createCounter('openresponses.rejections', {
-      unit: '{request}',
-      description: 'Requests and WebSocket connections refused with a 429, by reason.',
-    }),
-    tenantTokens: meter.createCounter('openresponses.tenant.tokens', {
-      unit: '{token}',
-      description: 'Tokens of finished turns by tenant (named in the tenants file, or key_<digest>) and token type.',
-    }),
-    tenantTurns: meter.createCounter('openresponses.tenant.turns', {
-      unit: '{turn}',
-      description: 'Finished turns by tenant.',
-    }),
+    rejections: counter(
+      'openresponses.rejections',
+      '{request}',
+      'Requests and WebSocket connections refused with a 429, by reason.',
+    ),
+    tenantTokens: counter(
+      'openresponses.tenant.tokens',
+      '{token}',
+      'Tokens of finished turns by tenant (named in the tenants file, or key_<digest>) and token type.',
+    ),
+    tenantTurns: counter('openresponses.tenant.turns', '{turn}', 'Finished turns by tenant.'),
   };
 }
 
@@ -222,7 +230,10 @@ function sum(read: (source: GaugeSource) => number): number {
 
 /** Counts a 429 refusal (`reason`: the error code, such as `rate_limit_exceeded` or `server_busy`). */
 export function countRejection(reason: string): void {
-  instruments()?.rejections.add(1, { [REJECTION_REASON]: reason });
+  instruments()?.rejections.add(
+    1,
+    attributeSet(`rejection\0${reason}`, () => ({ [REJECTION_REASON]: reason })),
+  );
 }
 
 /** The tenant's label: tenant names are the operator's (bounded by the tenants file and the key list). */
@@ -235,14 +246,21 @@ export function countTenantUsage(
 ): void {
   const meters = instruments();
   if (!meters) return;
-  meters.tenantTurns.add(1, { [TENANT_NAME]: tenant });
+  meters.tenantTurns.add(
+    1,
+    attributeSet(`tenant\0${tenant}`, () => ({ [TENANT_NAME]: tenant })),
+  );
   for (const [type, value] of [
     ['input', usage.inputTokens],
     ['cached', usage.cachedTokens],
     ['output', usage.outputTokens],
     ['reasoning', usage.reasoningTokens],
   ] as const)
-    if (value > 0) meters.tenantTokens.add(value, { [TENANT_NAME]: tenant, [ATTR_GEN_AI_TOKEN_TYPE]: type });
+    if (value > 0)
+      meters.tenantTokens.add(
+        value,
+        attributeSet(`tenant\0${tenant}\0${type}`, () => ({ [TENANT_NAME]: tenant, [ATTR_GEN_AI_TOKEN_TYPE]: type })),
+      );
 }
 
 /** Records `http.server.request.duration` of one answered request (`route`: the route table's template, absent for unknown paths). */
