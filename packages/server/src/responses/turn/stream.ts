@@ -102,34 +102,62 @@ export async function streamTurn(
     };
   };
 
+  // The lane steps below answer `Pending`: undefined when done at once (every step but sealing a reasoning
+  // item), so a part costs no promise and no microtask unless something really waits.
+
   /** Opens lanes from the queue until one stays open (a whole item, or one whose end was held, closes at once). */
-  const openNext = async (): Promise<void> => {
+  const openNext = (): Pending => {
     while (!open) {
       const lane = nextWaiting();
-      if (!lane) return;
+      if (!lane) return undefined;
       const streaming = lane.begin();
       if (!streaming) continue;
       open = { lane, apply: streaming.apply, close: streaming.close };
-      for (const part of lane.held.splice(0)) await deliver(part);
+      const delivering = deliverAll(lane.held.splice(0), 0);
+      if (delivering) return delivering.then(openNext);
     }
+    return undefined;
+  };
+
+  /** Delivers `parts` from `from` on, in order. */
+  const deliverAll = (parts: ModelPart[], from: number): Pending => {
+    for (let i = from; i < parts.length; i++) {
+      const delivering = deliver(parts[i]!);
+      if (delivering) return delivering.then(() => deliverAll(parts, i + 1));
+    }
+    return undefined;
   };
 
   /** Sends a part to the open lane; its end closes it and opens the next waiting lane. */
-  const deliver = async (part: ModelPart): Promise<void> => {
+  const deliver = (part: ModelPart): Pending => {
     const current = open!;
     if (!isItemEnd(part.type)) {
       current.apply(part);
-      return;
+      return undefined;
     }
-    await current.close(part);
-    lanes.delete(current.lane.key);
-    open = undefined;
-    await openNext();
+    const closing = current.close(part);
+    if (closing) return closing.then(() => closed(current.lane));
+    return closed(current.lane);
   };
 
-  const enqueue = async (lane: Lane) => {
+  const closed = (lane: Lane): Pending => {
+    lanes.delete(lane.key);
+    open = undefined;
+    return openNext();
+  };
+
+  const enqueue = (lane: Lane): Pending => {
     waiting.push(lane);
-    if (!open) await openNext();
+    return open ? undefined : openNext();
+  };
+
+  /** Ends what the provider left open, in order. */
+  const closeAll = (): Pending => {
+    while (open) {
+      const delivering = deliver({ type: 'text-end', id: '' });
+      if (delivering) return delivering.then(closeAll);
+    }
+    return undefined;
   };
 
   const laneFor = (start: ModelPart): Lane['begin'] => {
@@ -208,8 +236,21 @@ export async function streamTurn(
     }
   };
 
+  /** The end of a turn whose provider finished (what it left open is closed first). */
+  const finished = (usage: ModelUsage): TurnResult => {
+    if (request.toolPolicy.mode === 'required' && calls === 0)
+      return failWith(
+        new ResponsesError(
+          'model_error',
+          'tool_call_required',
+          'tool_choice requires a tool call, and the model made none.',
+        ),
+      );
+    return { response: writer.complete({ usage: usageOf(usage) }) };
+  };
+
   /** Handles one part; returns the result when the turn ended. */
-  const handle = async (part: ModelPart): Promise<TurnResult | undefined> => {
+  const handle = (part: ModelPart): Pending<TurnResult | undefined> => {
     switch (part.type) {
       case 'finish': {
         if (part.reason === 'length' || part.reason === 'content_filter')
@@ -220,17 +261,8 @@ export async function streamTurn(
           };
         if (part.reason === 'error')
           return failWith(new ResponsesError('model_error', 'model_failed', 'The model stopped with an error.'));
-        // What the provider left open ends here, in order.
-        while (open) await deliver({ type: 'text-end', id: '' });
-        if (request.toolPolicy.mode === 'required' && calls === 0)
-          return failWith(
-            new ResponsesError(
-              'model_error',
-              'tool_call_required',
-              'tool_choice requires a tool call, and the model made none.',
-            ),
-          );
-        return { response: writer.complete({ usage: usageOf(part.usage) }) };
+        const closing = closeAll();
+        return closing ? closing.then(() => finished(part.usage)) : finished(part.usage);
       }
       case 'error':
         return failWith(new ResponsesError('model_error', part.code, part.message));
@@ -240,8 +272,7 @@ export async function streamTurn(
       case 'item': {
         const { id, ...rest } = part.item;
         const item = Object.assign({}, rest, { id: id ?? randomId('item') });
-        await enqueue({ key: '', held: [], begin: () => void writer.addItem(item).done() });
-        return undefined;
+        return noResult(enqueue({ key: '', held: [], begin: () => void writer.addItem(item).done() }));
       }
       case 'text-start':
       case 'refusal-start':
@@ -267,8 +298,7 @@ export async function streamTurn(
         }
         const lane: Lane = { key, held: [], begin: laneFor(part) };
         lanes.set(key, lane);
-        await enqueue(lane);
-        return undefined;
+        return noResult(enqueue(lane));
       }
       default: {
         const key = laneKey(part);
@@ -277,7 +307,7 @@ export async function streamTurn(
           throw invalidStream(`The model sent ${part.type} for '${part.id}', which it had not started.`);
         if (lane === null) {
           if (isItemEnd(part.type)) lanes.delete(key);
-        } else if (open?.lane === lane) await deliver(part);
+        } else if (open?.lane === lane) return noResult(deliver(part));
         else lane.held.push(part);
         return undefined;
       }
@@ -290,7 +320,8 @@ export async function streamTurn(
   /** Every call the model starts, those dropped past `max_tool_calls` too: each costs the server work. */
   let callsStarted = 0;
   try {
-    for (let next = first; ; next = await iterator.next().catch((error: Error) => error)) {
+    let next = first;
+    for (;;) {
       // A provider that fails because the turn was cancelled reports the cancellation, not its own error.
       if (next instanceof Error && !cancellation?.cancelled) throw next;
       const behind = next instanceof Error ? undefined : backpressure?.();
@@ -314,10 +345,16 @@ export async function streamTurn(
         const usage = { inputTokens: turn.inputTokens, outputTokens };
         return { response: writer.incomplete('max_output_tokens', { usage: usageOf(usage) }) };
       }
-      const result = await handle(part);
+      const handled = handle(part);
+      const result = handled instanceof Promise ? await handled : handled;
       if (result) {
         void iterator.return?.()?.catch(() => {});
         return result;
+      }
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        next = error as Error;
       }
     }
   } catch (error) {
@@ -332,6 +369,12 @@ export async function streamTurn(
     new ResponsesError('model_error', 'model_stream_ended', 'The model stream ended without a finish part.'),
   );
 }
+
+/** Work done at once (the value) or later (a promise of it). */
+type Pending<T = undefined> = T | Promise<T>;
+
+/** A step's pending work, answering no turn result. */
+const noResult = (pending: Pending): Pending => pending && pending.then(() => undefined);
 
 const invalidStream = (message: string) => new ResponsesError('model_error', 'invalid_model_stream', message);
 
