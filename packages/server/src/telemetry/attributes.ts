@@ -59,6 +59,34 @@ export function attributeSet(key: string, make: () => Attributes): Attributes {
   return set;
 }
 
+/**
+ * Attribute sets by up to four parts (a provider, a model, …), made once and frozen, like `attributeSet` but
+ * found through nested maps by the parts themselves: no key string is built and hashed per lookup (a metric
+ * value's labels are looked up several times a turn). Bounded as `attributeSet` is.
+ */
+export class AttributeSets {
+  private readonly root = new Map<unknown, Map<unknown, Map<unknown, Map<unknown, Attributes>>>>();
+  private size = 0;
+
+  get(a: unknown, b: unknown, c: unknown, d: unknown, make: () => Attributes): Attributes {
+    let byB = this.root.get(a);
+    if (byB === undefined) this.root.set(a, (byB = new Map()));
+    let byC = byB.get(b);
+    if (byC === undefined) byB.set(b, (byC = new Map()));
+    let byD = byC.get(c);
+    if (byD === undefined) byC.set(c, (byD = new Map()));
+    let set = byD.get(d);
+    if (set === undefined) {
+      set = Object.freeze(make());
+      if (this.size < MAX_ATTRIBUTE_SETS) {
+        byD.set(d, set);
+        this.size++;
+      }
+    }
+    return set;
+  }
+}
+
 /** The longest model name or error code reported as it is (see `reportedName`). */
 export const MAX_REPORTED_NAME_LENGTH = 256;
 

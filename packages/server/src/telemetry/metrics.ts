@@ -16,6 +16,7 @@ import {
   GEN_AI_OPERATION_CHAT,
   GEN_AI_PROVIDERS,
   GEN_AI_TOKEN_TYPES,
+  AttributeSets,
   attributeSet,
   httpMethodOf,
   INSTRUMENTATION_SCOPE,
@@ -285,9 +286,10 @@ export function recordOverhead(
   meters.overheadDuration.record(seconds, httpAttributes(method, route, status));
 }
 
+const httpSets = new AttributeSets();
 const httpAttributes = (method: string, route: string | undefined, status: number): Attributes => {
   const known = httpMethodOf(method);
-  return attributeSet(`http\0${known}\0${route}\0${status}`, () => {
+  return httpSets.get(known, route, status, undefined, () => {
     const set: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
     if (route !== undefined) set[ATTR_HTTP_ROUTE] = route;
     if (status >= 500) set[ATTR_ERROR_TYPE] = String(status);
@@ -306,8 +308,9 @@ export interface TurnMeter {
 }
 
 /** The attributes of a turn's GenAI metrics (`error.type` when it failed, `gen_ai.token.type` for token usage). */
+const genAiSets = new AttributeSets();
 const genAiAttributes = (provider: string, model: string, extra?: readonly [string, string]) =>
-  attributeSet(`gen_ai\0${provider}\0${model}\0${extra?.[0]}\0${extra?.[1]}`, () => {
+  genAiSets.get(provider, model, extra?.[0], extra?.[1], () => {
     const set: Attributes = {
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
       [ATTR_GEN_AI_PROVIDER_NAME]: provider,
