@@ -2,7 +2,19 @@
 // and installed from the tarballs into a scratch project. The packaging test, the runtime tests (Bun, Deno,
 // workerd) and the docs test that runs the guides' blocks as a reader does all start from here.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -35,16 +47,76 @@ export function entryPoints(pkg: PackageInfo): string[] {
     .map((key) => (key === '.' ? pkg.json.name : `${pkg.json.name}/${key.slice(2)}`));
 }
 
-/** Packs every public package into `destination` (in parallel); returns package name -> tarball path. */
+/**
+ * Every public package's tarball (`npm pack`, in parallel) copied into `destination`; returns package name ->
+ * tarball path. The packaging, runtime and docs tests of one run pack the same builds, so the tarballs are
+ * packed once per content of the package folders (every file but node_modules, which npm pack reads from)
+ * and kept in node_modules/.cache/openresponses-tarballs/<that hash>.
+ */
 export async function packAll(destination: string): Promise<Map<string, string>> {
-  const packed = await Promise.all(
-    publicPackages.map(async (pkg) => {
-      const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', destination], { cwd: pkg.dir });
-      const [result] = JSON.parse(stdout) as Array<{ filename: string }>;
-      return [pkg.json.name, path.join(destination, result!.filename)] as const;
+  const cacheRoot = path.join(repoRoot, 'node_modules/.cache/openresponses-tarballs');
+  const cached = path.join(cacheRoot, packageContentHash());
+  const index = path.join(cached, 'tarballs.json');
+  if (!existsSync(index)) {
+    mkdirSync(cacheRoot, { recursive: true });
+    // Packed beside the cache entry and renamed into place whole: a concurrent run never sees half of it.
+    const fresh = mkdtempSync(`${cached}-`);
+    const packed = await Promise.all(
+      publicPackages.map(async (pkg) => {
+        const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', fresh], { cwd: pkg.dir });
+        const [result] = JSON.parse(stdout) as Array<{ filename: string }>;
+        return [pkg.json.name, result!.filename] as const;
+      }),
+    );
+    writeFileSync(path.join(fresh, 'tarballs.json'), JSON.stringify(Object.fromEntries(packed)));
+    try {
+      renameSync(fresh, cached);
+    } catch {
+      rmSync(fresh, { recursive: true, force: true }); // Another run put the same tarballs there first.
+    }
+    pruneCache(cacheRoot, cached);
+  }
+  const files = JSON.parse(readFileSync(index, 'utf8')) as Record<string, string>;
+  mkdirSync(destination, { recursive: true });
+  return new Map(
+    Object.entries(files).map(([name, file]) => {
+      copyFileSync(path.join(cached, file), path.join(destination, file));
+      return [name, path.join(destination, file)] as const;
     }),
   );
-  return new Map(packed);
+}
+
+/**
+ * sha256 of the paths and bytes of what npm pack may read in the public package folders: their top-level files
+ * (package.json, README, LICENSE, …) and what each `files` field names (a package without one: everything but
+ * node_modules). What tests write elsewhere in a folder meanwhile (server/.tmp) does not change it.
+ */
+function packageContentHash(): string {
+  const hash = createHash('sha256');
+  const add = (file: string) => {
+    const stat = statSync(file, { throwIfNoEntry: false });
+    if (stat?.isFile()) hash.update(`${path.relative(repoRoot, file)}\0`).update(readFileSync(file));
+    else if (stat?.isDirectory())
+      for (const entry of readdirSync(file).sort()) if (entry !== 'node_modules') add(path.join(file, entry));
+  };
+  for (const pkg of publicPackages) {
+    const named = (pkg.json as { files?: string[] }).files?.filter((entry) => !entry.startsWith('!'));
+    if (!named) add(pkg.dir);
+    else {
+      for (const entry of readdirSync(pkg.dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name)))
+        if (entry.isFile()) add(path.join(pkg.dir, entry.name));
+      for (const entry of named) add(path.join(pkg.dir, entry));
+    }
+  }
+  return hash.digest('hex').slice(0, 32);
+}
+
+/** Drops cache entries of other contents older than an hour (a run still copying from one is done by then). */
+function pruneCache(cacheRoot: string, keep: string): void {
+  for (const entry of readdirSync(cacheRoot)) {
+    const dir = path.join(cacheRoot, entry);
+    if (dir !== keep && Date.now() - statSync(dir).mtimeMs > 3_600_000) rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
