@@ -132,6 +132,7 @@ export {
   MemoryQuota,
   OTHER_MODEL,
   periodOf,
+  USAGE_RETENTION_DAYS,
   type GcraResult,
   type LeaseKind,
   type Period,

@@ -141,6 +141,8 @@ export const MAX_MODEL_NAME = 128;
 export const MAX_MODELS_PER_DAY = 256;
 /** The model name under which usage past `MAX_MODELS_PER_DAY` models is accounted. */
 export const OTHER_MODEL = '(other)';
+/** Days of usage accounts kept by every backend (400: a year of daily rows and the month before it). */
+export const USAGE_RETENTION_DAYS = 400;
 const MINUTE = 60_000;
 
 /** The period of a moment (UTC). */
@@ -210,8 +212,32 @@ export class MemoryQuota implements QuotaBackend {
   /** Models accounted per tenant and day (so a settlement never scans the accounts). */
   private readonly modelsPerDay = new Map<string, number>();
   private leaseCounter = 0;
+  /** The day the maps were last pruned: past budgets and accounts older than the retention are dropped daily. */
+  private prunedOn = '';
 
   constructor(private readonly now: () => number = Date.now) {}
+
+  /**
+   * Once a day, what the Redis backend lets expire: day budgets before yesterday, month budgets before last
+   * month, per-day model counts before yesterday, and usage accounts older than `USAGE_RETENTION_DAYS`.
+   */
+  private prune(period: Period): void {
+    if (period.day === this.prunedOn) return;
+    this.prunedOn = period.day;
+    const dayStart = period.dayEndsAt - 86_400_000;
+    const yesterday = new Date(dayStart - 86_400_000).toISOString().slice(0, 10);
+    const lastMonth = new Date(Date.UTC(Number(period.month.slice(0, 4)), Number(period.month.slice(5, 7)) - 2, 1))
+      .toISOString()
+      .slice(0, 7);
+    const oldest = new Date(dayStart - USAGE_RETENTION_DAYS * 86_400_000).toISOString().slice(0, 10);
+    for (const key of this.budgets.keys()) {
+      const when = key.slice(key.lastIndexOf(':') + 1);
+      if (key.startsWith('d:') ? when < yesterday : when < lastMonth) this.budgets.delete(key);
+    }
+    for (const key of this.modelsPerDay.keys())
+      if (key.slice(key.lastIndexOf('\n') + 1) < yesterday) this.modelsPerDay.delete(key);
+    for (const [key, row] of this.accounts) if (row.day < oldest) this.accounts.delete(key);
+  }
 
   async takeRequest(tenant: string, perMinute: number): Promise<RateDecision> {
     const result = gcra(this.tats.get(`r:${tenant}`) ?? 0, this.now(), perMinute, 1);
@@ -220,6 +246,7 @@ export class MemoryQuota implements QuotaBackend {
   }
 
   async reserveTokens(tenant: string, tokens: number, limits: TokenLimits, period: Period): Promise<TokenDecision> {
+    this.prune(period);
     const now = this.now();
     const dayKey = `d:${tenant}:${period.day}`;
     const monthKey = `m:${tenant}:${period.month}`;
@@ -251,6 +278,7 @@ export class MemoryQuota implements QuotaBackend {
   }
 
   async settle(tenant: string, { reserved, usage, model, period, limits }: Settlement): Promise<void> {
+    this.prune(period);
     const now = this.now();
     const used = usage.inputTokens + usage.outputTokens;
     const change = used - reserved;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { MemoryQuota, periodOf, resolveTenants, TenantsConfigError } from '../src/index.js';
+import { MemoryQuota, periodOf, resolveTenants, TenantsConfigError, USAGE_RETENTION_DAYS } from '../src/index.js';
 import type { RunningServer } from '../src/node/index.js';
 import { describeQuotaContract } from '../src/testing/index.js';
 import { startTestServer, stream } from './harness.js';
@@ -15,6 +15,41 @@ const sha256 = async (text: string) =>
   Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))).toString('hex');
 
 describeQuotaContract('memory', { create: async () => new MemoryQuota() }, { describe, test, expect });
+
+test('the memory backend keeps usage for USAGE_RETENTION_DAYS and budgets for their period: its maps stay bounded', async () => {
+  let now = Date.UTC(2026, 0, 1, 12);
+  const quota = new MemoryQuota(() => now);
+  const limits = { dailyTokens: 1_000_000, monthlyTokens: 100_000_000 };
+  const usage = { inputTokens: 3, cachedTokens: 1, outputTokens: 2, reasoningTokens: 0 };
+  const first = periodOf(now).day;
+  // Two years of days, two tenants, three models a day.
+  for (let day = 0; day < 730; day++, now += 86_400_000) {
+    const period = periodOf(now);
+    for (const tenant of ['acme', 'beta']) {
+      expect((await quota.reserveTokens(tenant, 10, limits, period)).allowed).toBe(true);
+      for (const model of ['m1', 'm2', 'm3'])
+        await quota.settle(tenant, { reserved: 10 / 3, usage, model, period, limits });
+    }
+  }
+  const today = periodOf(now - 86_400_000).day;
+  const dayOf = (daysBack: number) => new Date(Date.parse(today) - daysBack * 86_400_000).toISOString().slice(0, 10);
+  const daysIn = async (from: string, to: string) =>
+    [...new Set((await quota.usage({ tenants: ['acme'], from, to })).map((row) => row.day))].sort();
+  // The retention, counted back from the last day settled, and nothing before it.
+  expect(await daysIn(dayOf(399), today)).toHaveLength(400);
+  expect((await daysIn(dayOf(USAGE_RETENTION_DAYS + 10), dayOf(USAGE_RETENTION_DAYS - 10)))[0]).toBe(
+    dayOf(USAGE_RETENTION_DAYS),
+  );
+  expect(await daysIn(first, dayOf(USAGE_RETENTION_DAYS + 1))).toEqual([]);
+  const rows = await quota.usage({ tenants: ['acme'], from: today, to: today });
+  expect(rows.filter((row) => row.day === today)).toEqual(
+    ['m1', 'm2', 'm3'].map((model) => ({ tenant: 'acme', model, day: today, requests: 1, ...usage })),
+  );
+  // Inside: budgets of today and yesterday, this month and last, per tenant; model counts likewise.
+  const sizes = quota as unknown as { budgets: Map<string, number>; modelsPerDay: Map<string, number> };
+  expect(sizes.budgets.size).toBeLessThanOrEqual(2 * 4);
+  expect(sizes.modelsPerDay.size).toBeLessThanOrEqual(2 * 2);
+});
 
 test('periodOf: the UTC day and month of any moment, its kept answer too', () => {
   const endOfMonth = Date.UTC(2026, 10, 30, 23, 59, 59, 999);

@@ -12,6 +12,7 @@ import {
   type TokenLimits,
   type UsageQuery,
   type UsageRow,
+  USAGE_RETENTION_DAYS,
 } from '@openresponses/server';
 import { StoreUnavailableError } from '@openresponses/server';
 import type { Cluster, Redis } from 'ioredis';
@@ -27,9 +28,9 @@ export interface QuotaCommands {
   orCountLeases(leases: string): Promise<number>;
 }
 
-/** How long usage accounts are kept (400 days: a year of daily rows and the month before it). */
-const USAGE_TTL_MS = 400 * 86_400_000;
 const DAY_MS = 86_400_000;
+/** How long usage accounts are kept (as long as every backend keeps them). */
+const USAGE_TTL_MS = USAGE_RETENTION_DAYS * DAY_MS;
 
 /**
  * Tenant admission on the store's Redis (`RedisResponseStore.quotaBackend()`): every instance on the same

@@ -36,6 +36,8 @@ import { failureLogger, type LogFormat, requestLogger } from './request-log.js';
 import { MissingTelemetryPackageError, startTelemetry, telemetryEnvironmentProblem } from './telemetry-sdk.js';
 
 const name = 'openresponses-server';
+if (process.argv[2] === 'usage')
+  process.exit(await (await import('./usage-command.js')).runUsageCommand(process.argv.slice(3)));
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
@@ -43,6 +45,7 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
 const program = new Command(name)
   .description('Serves /v1/responses (HTTP, SSE and WebSocket) on the embedded deterministic model.')
   .version(version, '--version', 'print the version')
+  .addHelpText('after', `\nAlso: ${name} usage, a running server's usage per day, tenant and model (usage --help).`)
   .helpOption('-h, --help', 'print this help')
   .configureOutput({
     // One line: `<name>: <problem> (see <name> --help)`, without the value of a flag that may hold a secret,

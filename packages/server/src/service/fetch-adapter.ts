@@ -40,10 +40,13 @@ export function toFetchHandler(
   };
 }
 
-/** The body as text, or null past `maxBytes` (reading stops there). */
-async function readLimited(request: Request, maxBytes: number): Promise<string | null> {
-  if (!request.body) return '';
-  const reader = request.body.getReader();
+/** The body of a request or response as text, or null past `maxBytes` (reading stops there). */
+export async function readLimited(
+  message: { body: ReadableStream<Uint8Array> | null },
+  maxBytes: number,
+): Promise<string | null> {
+  if (!message.body) return '';
+  const reader = message.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
