@@ -19,6 +19,10 @@ export default {
   tsconfig: here('./tsconfig.json'),
   out: here('../api'),
   readme: here('./index.md'),
+  // The index page's title is index.md's own heading (TypeDoc would print the project name above it too).
+  headings: { readme: false },
+  // Lists (the modules, a module's members) show each one's first paragraph, not only an explicit `@summary`.
+  useFirstParagraphOfCommentAsSummary: true,
   plugin: [here('./plugin.mjs')],
   // openapi-typescript's output (`paths`, `components`) writes its descriptions as `@description`.
   blockTags: [...OptionDefaults.blockTags, '@description'],

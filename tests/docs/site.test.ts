@@ -4,7 +4,17 @@
 // driven by playwright-core): the index and one API page render with their headings. A canary project
 // proves the same options fail on an undocumented export and on a broken link.
 import { execFile } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,7 +24,7 @@ import type { Browser } from 'playwright-core';
 import { Application, LogLevel, type TypeDocOptions } from 'typedoc';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CHROMIUM, chromiumAvailable, launchChromium } from '../../test-support/chromium.js';
-import { repoRoot } from './markdown.js';
+import { markdownFiles, repoRoot } from './markdown.js';
 
 const run = promisify(execFile);
 /** The docs' own .mjs modules, loaded by URL (they have no declarations). */
@@ -81,14 +91,60 @@ test('npm run docs builds with no warning: nothing undocumented, every link reso
   expect(existsSync(path.join(out, 'index.html'))).toBe(true);
 });
 
+/** The page TypeDoc writes for a module named by its import path. */
+const modulePage = (importPath: string): string => `modules/${importPath.replace(/[@/]/g, '_')}.html`;
+
 test('every published entry point has its module page', async () => {
   const { entryPoints } = (await load('docs/typedoc/entry-points.mjs')) as {
     entryPoints: () => Array<{ importPath: string }>;
   };
   const missing = entryPoints()
-    .map((e) => `modules/${e.importPath.replace(/[@/]/g, '_')}.html`)
+    .map((e) => modulePage(e.importPath))
     .filter((page) => !existsSync(path.join(out, page)));
   expect(missing).toEqual([]);
+});
+
+test('every entry point the guides and READMEs name has its module page (the validate guide recommends by-version)', () => {
+  const publicNames = readdirSync(path.join(repoRoot, 'packages'))
+    .map((dir) => path.join(repoRoot, 'packages', dir, 'package.json'))
+    .filter((file) => existsSync(file))
+    .map((file) => JSON.parse(readFileSync(file, 'utf8')) as { name: string; private?: boolean })
+    .filter((pkg) => !pkg.private)
+    .map((pkg) => pkg.name);
+  const named = new Set(
+    markdownFiles()
+      .filter((file) => file === 'README.md' || /^(docs|packages\/[^/]+)\/[^/]+\.md$/.test(file))
+      .flatMap((file) => [...readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/@openresponses\/[\w/-]+/g)])
+      .map((match) => match[0].replace(/\/$/, ''))
+      .filter((name) => publicNames.some((pkg) => name === pkg || name.startsWith(`${pkg}/`))),
+  );
+  expect(named).toContain('@openresponses/types/validate/by-version');
+  expect([...named].filter((name) => !existsSync(path.join(out, modulePage(name))))).toEqual([]);
+});
+
+test('every module has a description, on the module list and on its page', () => {
+  const list = readFileSync(path.join(out, 'modules.html'), 'utf8');
+  // `<a href="modules/….html">@openresponses/…</a>…</dt><dd class="tsd-member-summary">description</dd>`
+  const rows = [
+    ...list.matchAll(/<a href="(modules\/[^"#]+\.html)">([^<]+)<\/a>.*?<dd class="tsd-member-summary">(.*?)<\/dd>/gs),
+  ];
+  expect(rows.length).toBeGreaterThanOrEqual(28);
+  expect(rows.filter(([, , , description]) => description!.trim() === '').map(([, , name]) => name)).toEqual([]);
+  // The module comment is the section right under the page's title.
+  const withoutComment = rows
+    .filter(
+      ([, page]) =>
+        !/<\/h1><\/div>\s*<section class="tsd-panel tsd-comment">/.test(readFileSync(path.join(out, page!), 'utf8')),
+    )
+    .map(([, , name]) => name);
+  expect(withoutComment).toEqual([]);
+});
+
+test('the index page shows its title once', () => {
+  const index = readFileSync(path.join(out, 'index.html'), 'utf8');
+  expect([...index.matchAll(/<h1\b[^>]*>(.*?)<\/h1>/gs)].map((m) => m[1]!.replace(/<[^>]+>/g, ''))).toEqual([
+    'Open Responses TypeScript toolkit: API reference',
+  ]);
 });
 
 test.skipIf(!available)('the index and an API page render in Chromium', async () => {

@@ -1,3 +1,10 @@
+/**
+ * The Open Responses client: `createClient()` with typed `responses.create` and `responses.stream` (typed
+ * events, the accumulated response), WebSocket sessions, retries, an agent loop, history helpers and typed
+ * errors.
+ *
+ * @packageDocumentation
+ */
 export {
   createClient,
   type ClientOptions,

@@ -1,3 +1,9 @@
+/**
+ * The generator: reads the Open Responses OpenAPI documents and emits `@openresponses/types` and
+ * `@openresponses/zod` per spec version; spec sync and spec diff.
+ *
+ * @packageDocumentation
+ */
 export {
   generateAll,
   generateVersion,

@@ -1,3 +1,9 @@
+/**
+ * Open Responses streaming events: typed unions and guards, the SSE decoder and encoder, the accumulator, the
+ * stream checker (the spec's ordering rules) and the stream writer.
+ *
+ * @packageDocumentation
+ */
 export {
   type AnyStreamingEvent,
   type OpaqueMember,

@@ -1,3 +1,9 @@
+/**
+ * Vendor extensions: slug-prefixed (`acme:`) items, events, tools and fields that validate and type-check
+ * beside the core schemas.
+ *
+ * @packageDocumentation
+ */
 export {
   defineItem,
   defineEvent,

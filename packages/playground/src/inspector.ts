@@ -1,6 +1,12 @@
 // The stream inspector's model: what the page shows for a stream, without the DOM, so it is tested in
 // Node on recorded streams and drives the page in the browser. Every event goes through the events
 // package's stream checker; its violations are attached to the event that caused them.
+/**
+ * The stream inspector's model, without the DOM: `StreamInspector` takes a stream's events and gives the
+ * playground's timeline, item and part tree and every rule's verdict (through the events package's checker).
+ *
+ * @packageDocumentation
+ */
 import {
   createStreamChecker,
   STREAM_RULES,

@@ -1,3 +1,10 @@
+/**
+ * The reference Open Responses server for any runtime with web `Request`/`Response`:
+ * `createResponsesHandler`, the embedded deterministic model, the gateway providers (Chat Completions,
+ * Anthropic Messages, Gemini, Responses), stores, tenants and quotas.
+ *
+ * @packageDocumentation
+ */
 export {
   createResponsesHandler,
   createResponsesService,

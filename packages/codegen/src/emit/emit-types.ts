@@ -1,7 +1,15 @@
 import { type Project, type StatementStructures, StructureKind, VariableDeclarationKind } from 'ts-morph';
 import type { ModelAnalysis, ValidationMode } from '../model/analysis.js';
 import { type SchemaNode, useSiteAnnotations } from '../model/schema-model.js';
-import { docComment, docText, generatedHeader, printModule, propertyKey, undescribedField } from './docs.js';
+import {
+  docComment,
+  docText,
+  generatedHeader,
+  moduleComment,
+  printModule,
+  propertyKey,
+  undescribedField,
+} from './docs.js';
 
 /** The name of the type forward-compatible mode gives unknown members of open unions (narrowing-safe). */
 export const UNKNOWN_MEMBER = 'UnknownMember';
@@ -174,7 +182,9 @@ export function emitTypesIndex(project: Project, analysis: ModelAnalysis, fileNa
     type: 'SchemaTypes[N] | Vendor',
     docs: ['An open union with vendor members added (`ExtendedUnion<"ItemField", AcmeSearchResult>`).'],
   });
-  return printModule(project, fileName, generatedHeader(model.version, model.sha256), statements);
+  const description = `The types of spec version ${model.version}: every named schema, spec-exact (forward-compatible under \`Forward\`), the streaming event constants, and openapi-typescript's \`paths\`.`;
+  const header = generatedHeader(model.version, model.sha256) + moduleComment(description);
+  return printModule(project, fileName, header, statements);
 }
 
 /** TypeScript type text for a node; `indent` is the indentation of the line the type starts on. */

@@ -1,6 +1,6 @@
 import type { ModelAnalysis, ValidationMode } from '../model/analysis.js';
 import { type Annotations, type SchemaNode, useSiteAnnotations } from '../model/schema-model.js';
-import { generatedHeader } from '../emit/docs.js';
+import { generatedHeader, moduleComment } from '../emit/docs.js';
 import type { GeneratorTarget } from './target.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -25,7 +25,10 @@ export const jsonSchemaTarget: GeneratorTarget = {
     const names = analysis.model.schemas.map((s) => s.name);
     return {
       [`json-schema/${version}/index.gen.ts`]: [
-        generatedHeader(version, sha256),
+        generatedHeader(version, sha256) +
+          moduleComment(
+            `Every named schema of spec version ${version} as a self-contained JSON Schema (draft-07) document, for Ajv, @cfworker/json-schema or any other validator: \`jsonSchema(name, mode)\`.`,
+          ),
         `/** A JSON Schema (draft-07) document: self-contained, local \`$ref\`s into \`definitions\`. */`,
         `export interface JsonSchemaDocument {`,
         `  /** The draft-07 meta-schema URI. */`,
@@ -52,7 +55,11 @@ export const jsonSchemaTarget: GeneratorTarget = {
     };
   },
   emitIndex({ latest, header }) {
-    return { 'json-schema/index.gen.ts': `${header}export * from './${latest}/index.gen.js';\n` };
+    const description =
+      "The latest spec version's schemas as self-contained JSON Schema (draft-07) documents: `jsonSchema(name, mode)`. `@openresponses/types/json-schema/<version>` pins one version.";
+    return {
+      'json-schema/index.gen.ts': `${header}${moduleComment(description)}export * from './${latest}/index.gen.js';\n`,
+    };
   },
 };
 

@@ -1,4 +1,4 @@
-import { generatedHeader } from '../emit/docs.js';
+import { generatedHeader, moduleComment } from '../emit/docs.js';
 import { emitStandaloneChecks, reportName, testName } from '../emit/emit-standalone.js';
 import type { ModelAnalysis, ValidationMode } from '../model/analysis.js';
 import { type GeneratorTarget, type IndexContext, ident } from './target.js';
@@ -21,7 +21,10 @@ export const standaloneTarget: GeneratorTarget = {
       [`validate/${v}/exact.gen.ts`]: entryPoints(analysis, 'exact', v, header),
       [`validate/${v}/forward.gen.ts`]: entryPoints(analysis, 'forward', v, header),
       [`validate/${v}/index.gen.ts`]: [
-        header,
+        header +
+          moduleComment(
+            `Dependency-free validators of spec version ${v}: an \`is<Name>\` type guard and a \`validate<Name>\` (the issues) for every schema, spec-exact; \`forward\` holds the forward-compatible ones.`,
+          ),
         `export * from './exact.gen.js';`,
         `/** The same validators in forward-compatible mode: open unions also accept members of unknown \`type\`. */`,
         `export * as forward from './forward.gen.js';`,
@@ -45,7 +48,10 @@ export const standaloneTarget: GeneratorTarget = {
   emitIndex({ versions, latest, header }) {
     return {
       'validate/index.gen.ts': [
-        header.trimEnd(),
+        header +
+          moduleComment(
+            `Dependency-free validators of the latest spec version: an \`is<Name>\` type guard and a \`validate<Name>\` (the issues) for every schema, spec-exact; \`forward\` holds the forward-compatible ones, \`versions\` every version's. \`@openresponses/types/validate/<version>\` pins one version.`,
+          ).trimEnd(),
         `import type { SpecVersion } from '../versions.gen.js';`,
         ...versions.flatMap((v) => [
           `import * as exact_${ident(v.version)} from './${v.version}/exact.gen.js';`,
@@ -62,7 +68,7 @@ export const standaloneTarget: GeneratorTarget = {
         `} as const satisfies Record<SpecVersion, { exact: object; forward: object }>;`,
         '',
       ].join('\n'),
-      'validate/forward/index.gen.ts': `${header}export * from '../${latest}/forward/index.gen.js';\n`,
+      'validate/forward/index.gen.ts': `${header}${moduleComment("The latest spec version's forward-compatible validators (open unions also accept members of unknown `type`), as named exports that tree-shake.")}export * from '../${latest}/forward/index.gen.js';\n`,
       'validate/by-version/index.gen.ts': byVersion(versions, header),
     };
   },
@@ -75,7 +81,12 @@ export const standaloneTarget: GeneratorTarget = {
  * only the schemas (and modes) it picks, where the `versions` map keeps every validator.
  */
 function byVersion(versions: IndexContext['versions'], header: string): string {
-  const lines = [header.trimEnd()];
+  const lines = [
+    header +
+      moduleComment(
+        'For each schema, its validators of every spec version that defines it (`validateResponseResourceByVersion[version].exact`): pick the version at run time, as from an `OpenResponses-Version` header, and a bundle keeps only the schemas it uses.',
+      ).trimEnd(),
+  ];
   const alias = (name: string, mode: ValidationMode, version: string) => `${name}_${mode}_${ident(version)}`;
   for (const { version, schemaNames } of versions)
     for (const mode of ['exact', 'forward'] as const)
@@ -93,7 +104,12 @@ function byVersion(versions: IndexContext['versions'], header: string): string {
       if (schemaNames.includes(name))
         lines.push(
           `  /** Spec version ${version}. */`,
-          `  ${JSON.stringify(version)}: { exact: ${alias(name, 'exact', version)}, forward: ${alias(name, 'forward', version)} },`,
+          `  ${JSON.stringify(version)}: {`,
+          `    /** Spec-exact. */`,
+          `    exact: ${alias(name, 'exact', version)},`,
+          `    /** Forward-compatible: open unions also accept members of unknown \`type\`. */`,
+          `    forward: ${alias(name, 'forward', version)},`,
+          `  },`,
         );
     lines.push('};');
     // An object's properties do not tree-shake: a program that checks spec-exact only (the stream checker)

@@ -1,4 +1,4 @@
-import { generatedHeader } from '../emit/docs.js';
+import { generatedHeader, moduleComment } from '../emit/docs.js';
 import { emitZodModule, ZOD_CLASSIC, ZOD_MINI, type ZodFlavour } from '../emit/emit-zod.js';
 import { type GeneratorTarget, ident } from './target.js';
 
@@ -26,9 +26,14 @@ export const zodMiniTarget: GeneratorTarget = {
   emitVersion: (context) => zodVersion(context, ZOD_MINI, 'mini/', '../../../runtime'),
   emitIndex({ versions, latest, header }) {
     return {
-      'mini/index.gen.ts': [header.trimEnd(), `export * from './${latest}/index.gen.js';`, versionTable(versions)].join(
-        '\n',
-      ),
+      'mini/index.gen.ts': [
+        header +
+          moduleComment(
+            "The latest spec version's schemas in zod mini, whose functions tree-shake (a bundle keeps only the schemas it imports), with `validate`; `versions` holds every version's. `@openresponses/zod/mini/<version>` pins one version.",
+          ).trimEnd(),
+        `export * from './${latest}/index.gen.js';`,
+        versionTable(versions),
+      ].join('\n'),
     };
   },
 };
@@ -66,7 +71,10 @@ function zodVersion(
     [file('exact.gen.ts')]: emitZodModule(project, analysis, 'exact', `/${file('exact.gen.ts')}`, types, flavour),
     [file('forward.gen.ts')]: emitZodModule(project, analysis, 'forward', `/${file('forward.gen.ts')}`, types, flavour),
     [file('index.gen.ts')]: [
-      generatedHeader(v, sha256),
+      generatedHeader(v, sha256) +
+        moduleComment(
+          `${flavour === ZOD_MINI ? 'Zod mini' : 'Zod'} schemas of spec version ${v} for every named schema, spec-exact, with \`validate\`; \`forward\` holds the forward-compatible ones.`,
+        ),
       `export * from './exact.gen.js';`,
       `/** The same schemas in forward-compatible mode: open unions also accept members of unknown \`type\`, kept intact. */`,
       `export * as forward from './forward.gen.js';`,

@@ -1,3 +1,10 @@
+/**
+ * The server on Node: `startServer` (HTTP, SSE and WebSocket), the Node listener adapter, `nodeFetch` for
+ * upstream calls, the gateway's providers from options, Prometheus metrics and the optional OpenTelemetry
+ * SDK.
+ *
+ * @packageDocumentation
+ */
 export { startServer, type RunningServer, type StartServerOptions } from './server.js';
 export { toNodeListener, type NodeListenerTarget } from './http-adapter.js';
 export { serveResponsesSocket, type NodeWebSocket } from './websocket.js';

@@ -1,3 +1,9 @@
+/**
+ * Test helpers for servers and gateways: fault injection, the turn runner, a hostile upstream that misbehaves
+ * on purpose, and scripted answers.
+ *
+ * @packageDocumentation
+ */
 export { createRunner } from '../service/service.js';
 export type { TurnRunner } from '../responses/runner.js';
 export { injectFaults } from './faults.js';
