@@ -80,10 +80,14 @@ beforeAll(async () => {
     });
 }, 300_000);
 
-test('the guides have ts blocks, and every guide is listed in docs/README.md', () => {
+test('the guides have ts blocks, and every guide is listed in docs/README.md and in the root README', () => {
   expect(blocks.length).toBeGreaterThanOrEqual(10);
-  const index = readFileSync(path.join(docsDir, 'README.md'), 'utf8');
-  for (const guide of guides.filter((g) => g !== 'README.md')) expect(index).toContain(`](${guide})`);
+  const index = read('README.md');
+  const root = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  for (const guide of guides.filter((g) => g !== 'README.md')) {
+    expect(index).toContain(`](${guide})`);
+    expect(root).toContain(`](docs/${guide})`);
+  }
 });
 
 test('every ts block in the guides type-checks', () => {
