@@ -374,7 +374,7 @@ export async function streamTurn(
 type Pending<T = undefined> = T | Promise<T>;
 
 /** A step's pending work, answering no turn result. */
-const noResult = (pending: Pending): Pending => pending && pending.then(() => undefined);
+const noResult = (pending: Pending): Pending => pending?.then(() => undefined);
 
 const invalidStream = (message: string) => new ResponsesError('model_error', 'invalid_model_stream', message);
 
