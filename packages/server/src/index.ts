@@ -136,7 +136,6 @@ export {
   gcra,
   MAX_MODEL_NAME,
   MAX_MODELS_PER_DAY,
-  MemoryQuota,
   OTHER_MODEL,
   periodOf,
   USAGE_RETENTION_DAYS,
@@ -153,3 +152,4 @@ export {
   type UsageQuery,
   type UsageRow,
 } from './quota.js';
+export { MemoryQuota } from './memory-quota.js';

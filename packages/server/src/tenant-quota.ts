@@ -2,13 +2,13 @@ import { asResponsesError, ResponsesError, StoreUnavailableError } from './error
 import { tooManyRequests } from './limits.js';
 import {
   insufficientQuota,
-  MemoryQuota,
   periodOf,
   type QuotaBackend,
   rateLimitExceeded,
   rateLimitHeaders,
   type TurnUsage,
 } from './quota.js';
+import { MemoryQuota } from './memory-quota.js';
 import { countRejection, countTenantUsage } from './telemetry/metrics.js';
 import { modelAllowed, type Tenant, type TenantDirectory } from './tenants.js';
 
