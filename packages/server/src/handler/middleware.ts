@@ -2,7 +2,7 @@ import { randomId } from '@openresponses/events';
 import { ResponsesError } from '../errors.js';
 import type { Admission } from '../admission.js';
 import { sha256Hex } from '../tenants.js';
-import { instruments, recordHttpRequest, recordOverhead } from '../telemetry/metrics.js';
+import { instruments, recordHttpRequest } from '../telemetry/metrics.js';
 import { errorResponse, type ServiceRequest, type ServiceResponse } from '../exchange.js';
 import { traceIdOf } from '../telemetry/tracing.js';
 import type { TurnFacts, TurnFailure } from '../telemetry/attributes.js';
@@ -162,12 +162,19 @@ export function httpMetrics(): Middleware {
     if (facts !== undefined) {
       const overheadMs = Math.max(0, performance.now() - started - (facts.upstreamMs ?? 0));
       response.headers[OVERHEAD_HEADER] = overheadMs.toFixed(3);
-      if (meters) recordOverhead(meters, request.method, request.route, response.status, overheadMs / 1000);
+      if (meters)
+        recordHttpRequest(meters.overheadDuration, request.method, request.route, response.status, overheadMs / 1000);
     }
     if (!meters) return response;
     const body = response.body;
     const record = () =>
-      recordHttpRequest(meters, request.method, request.route, response.status, (performance.now() - started) / 1000);
+      recordHttpRequest(
+        meters.httpServerRequestDuration,
+        request.method,
+        request.route,
+        response.status,
+        (performance.now() - started) / 1000,
+      );
     if (body === null || typeof body === 'string') {
       record();
       return response;

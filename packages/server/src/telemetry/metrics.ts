@@ -264,26 +264,18 @@ export function countTenantUsage(
       );
 }
 
-/** Records `http.server.request.duration` of one answered request (`route`: the route table's template, absent for unknown paths). */
+/**
+ * Records `seconds` of one answered request in `histogram` (`http.server.request.duration`, or the overhead of a
+ * turn) by method, status and route template (`route`: absent for unknown paths).
+ */
 export function recordHttpRequest(
-  meters: Instruments,
+  histogram: Histogram,
   method: string,
   route: string | undefined,
   status: number,
   seconds: number,
 ): void {
-  meters.httpServerRequestDuration.record(seconds, httpAttributes(method, route, status));
-}
-
-/** Records `openresponses.server.overhead.duration` of one turn request, by the same labels as its HTTP duration. */
-export function recordOverhead(
-  meters: Instruments,
-  method: string,
-  route: string | undefined,
-  status: number,
-  seconds: number,
-): void {
-  meters.overheadDuration.record(seconds, httpAttributes(method, route, status));
+  histogram.record(seconds, httpAttributes(method, route, status));
 }
 
 const httpSets = new AttributeSets();
