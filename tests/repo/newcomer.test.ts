@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
+import { consumerEnv } from '../../test-support/tarballs.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
@@ -25,24 +26,12 @@ const consumer = path.join(work, 'my-project');
 afterAll(() => spawn('rm', ['-rf', work], { detached: true, stdio: 'ignore' }).unref());
 
 /**
- * The environment of a newcomer's shell: none of the variables npm, turbo and vitest set for this test
- * (npm_config_local_prefix alone would point npm at this checkout), but npm's cache, registry and user
- * configuration as this machine has them. The clone's builds use this checkout's turbo cache: `npm test`
- * has built every package of this commit before this test (they are its devDependencies), and the same
- * inputs build the same outputs; a cold build of every package adds about 4 minutes on a loaded 2-core machine.
+ * The environment of a newcomer's shell (a consumer's: none of the variables npm, turbo and vitest set for
+ * this test). The clone's builds use this checkout's turbo cache: `npm test` has built every package of this
+ * commit before this test (they are its devDependencies), and the same inputs build the same outputs; a cold
+ * build of every package adds about 4 minutes on a loaded 2-core machine.
  */
-const env: NodeJS.ProcessEnv = {
-  ...Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) =>
-        !/^(npm_|turbo_|vitest|tinypool)/i.test(name) || /^npm_config_(cache|registry|userconfig)$/i.test(name),
-    ),
-  ),
-  NODE_ENV: undefined,
-  NODE_OPTIONS: undefined,
-  INIT_CWD: undefined,
-  TURBO_CACHE_DIR: turboCache(),
-};
+const env: NodeJS.ProcessEnv = { ...consumerEnv, TURBO_CACHE_DIR: turboCache() };
 
 function turboCache(): string | undefined {
   // A worktree's builds are cached in its main checkout (turbo's root is the repository's common directory).
