@@ -133,6 +133,9 @@ describe('the fast Chat Completions wire checks agree with the Zod schemas', () 
     expect(isChatChunk({ choices: [{ delta: { content: 5 } }] })).toBe(false);
     expect(isChatChunk([])).toBe(false);
     expect(isChatChunk({ error: { message: 'overloaded', code: null } })).toBe(true);
+    // vLLM and others send an error object without `code`: its message must reach the client, not be refused.
+    expect(isChatChunk({ error: { message: 'overloaded' } })).toBe(true);
+    expect(chunkSchema.safeParse({ error: { message: 'overloaded' } }).success).toBe(true);
     expect(isChatCompletion({ choices: [{ message: { content: 'Hi' } }] })).toBe(true);
     expect(isChatCompletion({ choices: [{ message: { tool_calls: [{ function: { name: 'f' } }] } }] })).toBe(false);
     expect(isChatCompletion({})).toBe(false);

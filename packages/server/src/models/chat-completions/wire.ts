@@ -157,7 +157,7 @@ const text = z.string().nullish();
 /** A failure an upstream (OpenAI, vLLM) reports inside a stream: an error object, or its message alone. */
 const streamError = z.union([
   z.string(),
-  z.looseObject({ message: z.string().nullish(), type: z.string().nullish(), code: z.unknown() }),
+  z.looseObject({ message: z.string().nullish(), type: z.string().nullish(), code: z.unknown().optional() }),
 ]);
 
 /** One `chat.completion.chunk` of a streamed answer. */
