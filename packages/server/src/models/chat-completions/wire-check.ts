@@ -74,8 +74,7 @@ const isChunkChoice = (value: unknown) =>
 
 // `code: z.unknown()` accepts any value, but Zod 4 requires the key.
 const isStreamError = (value: unknown) =>
-  isString(value) ||
-  (isObject(value) && isNullishString(value.message) && isNullishString(value.type));
+  isString(value) || (isObject(value) && isNullishString(value.message) && isNullishString(value.type));
 
 /** Whether `value` is a `chat.completion.chunk` as `chunkSchema` accepts it. */
 export function isChatChunk(value: unknown): value is ChatChunk {
