@@ -21,7 +21,8 @@ export const MAX_RETRY_AFTER_SECONDS = 3600;
  */
 const SECRET_SHAPES: readonly [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, `$1 ${REDACTED}`],
-  [/\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g, REDACTED],
+  // Not after a letter or digit (`risk-assessment-…` is prose), but after `_` (`token_sk-…`), which `\b` misses.
+  [/(?<![A-Za-z0-9])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}/g, REDACTED],
   [/\b((?:x-)?api[-_]?key["']?\s*[:=]\s*["']?)[^\s"',;]{8,}/gi, `$1${REDACTED}`],
   [/\bAKIA[0-9A-Z]{16}\b/g, REDACTED],
   [/\bAIza[0-9A-Za-z_-]{35}/g, REDACTED],

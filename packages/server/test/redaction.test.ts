@@ -81,6 +81,7 @@ describe('the redactor', () => {
       'Authorization: Bearer abcdefghijklmnop.qrstuv',
       'key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv',
       'key sk-0123456789abcdefghij',
+      'upstream_token_sk-proj-0123456789abcdefghij',
       'x-api-key: 0123456789abcdef',
       'api_key=0123456789abcdef',
       'AKIAABCDEFGHIJKLMNOP',
@@ -93,6 +94,7 @@ describe('the redactor', () => {
     expect(none.redact('Bearer abcdefghijklmnop')).toBe('Bearer [redacted]');
     expect(none.redact('https://user:pw@example.com/v1')).toBe('https://[redacted]@example.com/v1');
     expect(none.redact('an ordinary message about a skipped field')).toBe('an ordinary message about a skipped field');
+    expect(none.redact('see risk-assessment-framework-v2')).toBe('see risk-assessment-framework-v2');
   });
 
   test('an upstream param is a short field path, or null', () => {
