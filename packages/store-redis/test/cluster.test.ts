@@ -72,6 +72,54 @@ describe('RedisResponseStore on Redis Cluster', () => {
     }
   });
 
+  test('a slot caught half-moved: a chain, an item and a write still answer as if it were whole', async () => {
+    const prefix = `half${Math.random()}:`;
+    const store = await RedisResponseStore.connect({ url, prefix });
+    const stem = `${prefix}{5:alice}:`;
+    const slot = (await client.cluster('KEYSLOT', `${stem}x`)) as number;
+    const masters = client.nodes('master');
+    const ids = await Promise.all(masters.map((node) => node.cluster('MYID') as Promise<string>));
+    const owners = await Promise.all(masters.map((node) => node.cluster('COUNTKEYSINSLOT', slot) as Promise<number>));
+    try {
+      const chain = [sampleEntry()];
+      for (let turn = 1; turn < 4; turn++) chain.push(sampleEntry({ previous: chain.at(-1)!.response.id }));
+      for (const entry of chain) await store.put(entry, 'alice');
+      const sourceIndex = (await Promise.all(masters.map((node) => node.cluster('COUNTKEYSINSLOT', slot)))).findIndex(
+        (count, index) => (count as number) > owners[index]!,
+      );
+      const [source, target] = [masters[sourceIndex]!, masters[(sourceIndex + 1) % masters.length]!];
+      const targetId = ids[(sourceIndex + 1) % masters.length]!;
+      await target.cluster('SETSLOT', slot, 'IMPORTING', ids[sourceIndex]!);
+      await source.cluster('SETSLOT', slot, 'MIGRATING', targetId);
+      // The two oldest links and the first one's response key move; their item keys stay behind for now.
+      const moved = [chain[0]!, chain[1]!].map((entry) => `${stem}response:${entry.response.id}`);
+      await source.migrate(target.options.host!, target.options.port!, '', 0, 5_000, 'KEYS', ...moved);
+      expect(await store.getChain(chain[3]!.response.id, 'alice')).toEqual({ chain });
+      expect(await store.getItem(`msg_in_${chain[0]!.response.id}`, 'alice')).toEqual(chain[0]!.input[0]);
+      expect(await store.getChain(chain[1]!.response.id, 'alice')).toEqual({ chain: chain.slice(0, 2) });
+      // A new response (several new keys) cannot be written while the slot is open (Redis answers TRYAGAIN):
+      // the write waits, and lands as soon as the move is finished.
+      const rest = (await source.cluster('GETKEYSINSLOT', slot, 1000)) as string[];
+      await source.migrate(target.options.host!, target.options.port!, '', 0, 5_000, 'KEYS', ...rest);
+      const next = sampleEntry({ previous: chain[3]!.response.id });
+      let written: boolean | undefined;
+      const writing = store.put(next, 'alice').then((answer) => {
+        written = answer;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(written).toBeUndefined();
+      for (const node of [target, source, ...masters.filter((node) => node !== target && node !== source)])
+        await node.cluster('SETSLOT', slot, 'NODE', targetId);
+      await writing;
+      expect(written).toBe(true);
+      expect(await store.getChain(next.response.id, 'alice')).toEqual({ chain: [...chain, next] });
+      // All five responses and their ten items now on the target.
+      expect(await target.keys(`${prefix}*`)).toHaveLength(5 + 10);
+    } finally {
+      await store.close();
+    }
+  });
+
   test('a cluster URL with a database, or without a node, is refused in one line', async () => {
     await expect(RedisResponseStore.connect({ url: `${url}/2` })).rejects.toThrow(
       /^Redis Cluster has only database 0; redis\+cluster:\/\/127\.0\.0\.1:\d+\/2 names '2'\.$/,
