@@ -31,6 +31,11 @@ export interface ServiceRequest {
   route?: string;
   /** What the turn this request ran told about itself (model, tokens), once it has ended: for the request log and metrics. */
   turn?: TurnFacts;
+  /**
+   * A background turn this request started and was answered before it ended (`background: true` without
+   * `stream`): its facts, and `ended`, settled once it has ended, when the request log tells it.
+   */
+  backgroundTurn?: { facts: TurnFacts; ended: Promise<void> };
   /** The OpenTelemetry context of the request's server span, set by its middleware while tracing: its turn and store calls are children. */
   traceContext?: Context;
 }

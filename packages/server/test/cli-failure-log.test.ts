@@ -149,6 +149,73 @@ describe('the default log prints failed turns on stderr', () => {
     expectNoSecret(printed.stderr);
   });
 
+  test('background turns: one line each, once, whether they fail before their answer, after it, or after the client left', async () => {
+    const { url, printed, post } = await gateway();
+    const get = async (id: string) =>
+      (await (await fetch(`${url}/v1/responses/${id}`, { headers: { authorization: 'Bearer k' } })).json()) as {
+        status: string;
+        error: { code: string } | null;
+      };
+
+    // Answered 200 with its starting snapshot, then failing (the embedded model's failure trigger): the
+    // turn's own line once it has ended, with the method, path and request id of the request that started it.
+    const started = await post({ input: 'hi [fail]', background: true });
+    expect(started.status).toBe(200);
+    const requestId = started.headers.get('x-request-id');
+    const { id, status } = await started.json();
+    expect(status).not.toBe('failed');
+    await expect.poll(async () => (await get(id)).status).toBe('failed');
+    expect((await get(id)).error?.code).toBe('model_failed');
+    await expect.poll(() => lines(printed.stderr).length).toBe(1);
+    const line = lines(printed.stderr)[0]!;
+    expect(line).toMatch(
+      / POST \/v1\/responses 200 [\d.]+ ms req_\S+ model=\S+ (tokens=\S+ )?background=true failed=model_failed status=500 type=model_error provider=deterministic /,
+    );
+    expect(line).toContain(` ${requestId} `);
+
+    // The upstream fails before the first event: the request is answered with the error, its line tells it.
+    const refused = await post({ model: 'fails-json', input: 'hi', background: true });
+    expect(refused.status).toBe(500);
+    expect((await refused.json()).error.code).toBe('upstream_error');
+    await expect.poll(() => lines(printed.stderr).length).toBe(2);
+    const refusedLine = lines(printed.stderr)[1]!;
+    expect(refusedLine).toMatch(
+      / POST \/v1\/responses 500 [\d.]+ ms req_\S+ model=fails-json failed=upstream_error status=500 type=model_error provider=chat-completions /,
+    );
+    expect(refusedLine).toContain('message="The upstream model failed (HTTP 500): the key [redacted]');
+
+    // A streamed background turn whose client leaves after the first delta; the upstream fails afterwards.
+    const leaving = new AbortController();
+    const streamed = await fetch(`${url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: JSON.stringify({ model: 'fails-streaming', input: 'hi', background: true, stream: true }),
+      signal: leaving.signal,
+    });
+    expect(streamed.status).toBe(200);
+    const reader = streamed.body!.getReader();
+    let seen = '';
+    while (!seen.includes('response.output_text.delta')) seen += new TextDecoder().decode((await reader.read()).value);
+    const streamedId = /"id":"(resp_[^"]+)"/.exec(seen)![1]!;
+    leaving.abort();
+    await expect.poll(async () => (await get(streamedId)).status).toBe('failed');
+    await expect.poll(() => lines(printed.stderr).length).toBe(3);
+    const streamedLine = lines(printed.stderr)[2]!;
+    expect(streamedLine).toMatch(
+      / POST \/v1\/responses 200 [\d.]+ ms req_\S+ model=fails-streaming (tokens=\S+ )?failed=upstream_error status=500 type=model_error provider=chat-completions /,
+    );
+    expect(streamedLine).toContain('message="The upstream model failed mid-stream: the key [redacted]');
+
+    // A background turn that succeeds prints nothing; nothing else was printed, no piece of a secret.
+    const done = await post({ input: 'hi', background: true });
+    const doneId = (await done.json()).id;
+    await expect.poll(async () => (await get(doneId)).status).toBe('completed');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(lines(printed.stderr)).toHaveLength(3);
+    expect(printed.stdout).toBe('');
+    expectNoSecret(printed.stderr);
+  });
+
   test('--log-format json: every request on stdout, the failed turn with its failure', async () => {
     const { printed, post } = await gateway(['--log-format', 'json']);
     expect((await post({ input: 'hi' })).status).toBe(200);
@@ -162,6 +229,25 @@ describe('the default log prints failed turns on stderr', () => {
       failure: { type: 'model_error', code: 'upstream_error', status: 500, provider: 'chat-completions' },
     });
     expect(failed.failure.message).toContain('[redacted]');
+
+    // A background turn: its request's line (answered 200, no turn facts yet), then the turn's own once it failed.
+    const started = await post({ input: 'hi [fail]', background: true });
+    expect(started.status).toBe(200);
+    await expect.poll(() => lines(printed.stdout).length).toBe(4);
+    const [answer, turn] = lines(printed.stdout)
+      .slice(2)
+      .map((line) => JSON.parse(line));
+    expect(answer).toMatchObject({ method: 'POST', status: 200, requestId: started.headers.get('x-request-id') });
+    expect(answer.failure).toBeUndefined();
+    expect(answer.background).toBeUndefined();
+    expect(turn).toMatchObject({
+      method: 'POST',
+      path: '/v1/responses',
+      status: 200,
+      requestId: started.headers.get('x-request-id'),
+      background: true,
+      failure: { type: 'model_error', code: 'model_failed', status: 500, provider: 'deterministic' },
+    });
     expectNoSecret(printed.stdout);
     expect(printed.stderr).toBe('');
   });

@@ -68,30 +68,45 @@ export interface RequestLog {
   failure?: TurnFailure;
   /** The upstream that answered, when a fallback route chose among several. */
   upstream?: string;
+  /**
+   * A background turn's own entry (`background: true` without `stream`), once it has ended: the method, path
+   * and request id of the request that started it (answered 200 before), the time from that request to the
+   * turn's end, and its facts (`failure` when it failed).
+   */
+  background?: true;
 }
 
-/** Calls `onRequest` once per answered request (event streams: once the stream has ended, with the turn's usage). */
+/**
+ * Calls `onRequest` once per answered request (event streams: once the stream has ended, with the turn's
+ * usage), and once more for a background turn the request started, when that turn has ended.
+ */
 export function logging(onRequest: (entry: RequestLog) => void): Middleware {
   return async (request, next) => {
     const started = performance.now();
     const traceId = traceIdOf(request.traceContext);
     const response = await next(request);
+    const entry = (turn: TurnFacts | undefined): RequestLog => ({
+      method: request.method,
+      path: request.path,
+      route: request.route,
+      status: response.status,
+      durationMs: performance.now() - started,
+      requestId: request.id,
+      model: turn?.responseModel ?? turn?.requestModel,
+      inputTokens: turn?.inputTokens,
+      outputTokens: turn?.outputTokens,
+      traceId,
+      failure: turn?.failure,
+      upstream: turn?.upstream,
+    });
     const log = () => {
-      const turn = request.turn;
-      onRequest({
-        method: request.method,
-        path: request.path,
-        route: request.route,
-        status: response.status,
-        durationMs: performance.now() - started,
-        requestId: request.id,
-        model: turn?.responseModel ?? turn?.requestModel,
-        inputTokens: turn?.inputTokens,
-        outputTokens: turn?.outputTokens,
-        traceId,
-        failure: turn?.failure,
-        upstream: turn?.upstream,
-      });
+      onRequest(entry(request.turn));
+      const background = request.backgroundTurn;
+      // No request is left to fail when the hook throws here: it is reported, not left unhandled.
+      if (background)
+        void background.ended
+          .then(() => onRequest(Object.assign(entry(background.facts), { background: true as const })))
+          .catch((error: unknown) => console.error(error));
     };
     const body = response.body;
     if (body === null || typeof body === 'string') {

@@ -119,20 +119,34 @@ async function health(): Promise<ServiceResponse> {
 async function createResponse(request: ServiceRequest, context: RouteContext, version: SpecVersion) {
   const body = await readBody(request, context.limits);
   const streaming = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
+  // The request log and metrics read the turn's facts; a turn refused before its answer is that answer's.
+  const facts: TurnFacts = (request.turn = {});
   if (typeof body === 'object' && body !== null && (body as { background?: unknown }).background === true) {
     const fields = body as Record<string, unknown>;
-    if (!streaming)
-      return json(200, await context.background.start(fields, version, ownerOf(request), request.traceContext));
+    if (!streaming) {
+      const { response, ended } = await context.background.start(
+        fields,
+        version,
+        ownerOf(request),
+        request.traceContext,
+        facts,
+      );
+      // Answered before the turn ends: its facts are not this answer's but the background turn's, told once it has ended.
+      request.turn = undefined;
+      request.backgroundTurn = { facts, ended };
+      return json(200, response);
+    }
+    // The event stream ends with the turn (the client leaving stops neither): the request's own facts.
     const run = await context.background.startStreaming(
       fields,
       version,
       ownerOf(request),
       request.cancellation,
       request.traceContext,
+      facts,
     );
     return eventStream((write, backpressure) => run(write, backpressure));
   }
-  const facts: TurnFacts = (request.turn = {});
   const run = await context.runner.begin(
     body,
     { version, owner: ownerOf(request), cancellation: request.cancellation, facts, traceContext: request.traceContext },

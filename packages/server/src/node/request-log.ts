@@ -41,14 +41,15 @@ export function jsonLine(entry: RequestLog, time = new Date()): string {
     inputTokens: entry.inputTokens,
     outputTokens: entry.outputTokens,
     traceId: entry.traceId,
+    background: entry.background,
     failure: entry.failure && cleanFailure(entry.failure),
     upstream: cleanOrUndefined(entry.upstream),
   });
 }
 
 /**
- * `2026-01-15T10:00:00.000Z POST /v1/responses 200 12.3 ms req_… model=… tokens=12+40 trace=…`, and for a
- * failed turn ` failed=<code> status=<status> type=<type> provider=<route> upstream=<name> message="…"`.
+ * `2026-01-15T10:00:00.000Z POST /v1/responses 200 12.3 ms req_… model=… tokens=12+40 trace=…`, then
+ * `background=true` for a background turn's own line, and for a failed turn ` failed=<code> status=<status> type=<type> provider=<route> upstream=<name> message="…"`.
  */
 export function textLine(entry: RequestLog, time = new Date()): string {
   const parts = [
@@ -63,6 +64,7 @@ export function textLine(entry: RequestLog, time = new Date()): string {
   if (entry.inputTokens !== undefined || entry.outputTokens !== undefined)
     parts.push(`tokens=${entry.inputTokens ?? 0}+${entry.outputTokens ?? 0}`);
   if (entry.traceId !== undefined) parts.push(`trace=${entry.traceId}`);
+  if (entry.background) parts.push('background=true');
   if (entry.failure) {
     const failure = cleanFailure(entry.failure);
     parts.push(`failed=${failure.code}`, `status=${failure.status}`, `type=${failure.type}`);

@@ -6,6 +6,7 @@ import { Cancellation } from '../cancellation.js';
 import { invalidRequest, ResponsesError } from '../errors.js';
 import type { Backpressure } from '../exchange.js';
 import type { ResponseStore, StoredResponse } from '../stores/contract.js';
+import type { TurnFacts } from '../telemetry/attributes.js';
 import type { TurnRunner } from './runner.js';
 
 const CANCELLED_BY_REQUEST = 'The response was cancelled (POST /v1/responses/{id}/cancel).';
@@ -51,26 +52,33 @@ export class BackgroundResponses {
     return this.running.size;
   }
 
-  /** Starts a turn (traced under `traceContext`, the request's span) and answers its stored starting snapshot. */
+  /**
+   * Starts a turn (traced under `traceContext`, the request's span; its facts noted in `facts`) and answers
+   * its stored starting snapshot, and `ended`, which settles (never rejects) once the turn has ended.
+   */
   async start(
     body: Record<string, unknown>,
     version: SpecVersion,
     owner: string,
     traceContext?: Context,
-  ): Promise<ResponseResource> {
-    const { job, announced, run, finished } = await this.begin(body, version, owner, false, traceContext);
+    facts?: TurnFacts,
+  ): Promise<{ response: ResponseResource; ended: Promise<void> }> {
+    const { job, announced, run, finished } = await this.begin(body, version, owner, false, traceContext, facts);
     let stopWatching = () => {};
-    void run()
-      .catch((error: unknown) => {
-        if (!(error instanceof ResponsesError)) console.error(error);
-      })
+    const ended = run()
+      .then(
+        () => {},
+        (error: unknown) => {
+          if (!(error instanceof ResponsesError)) console.error(error);
+        },
+      )
       .finally(() => {
         stopWatching();
         finished();
       });
     const response = await announced;
     stopWatching = this.watch(response.id, owner, job);
-    return response;
+    return { response, ended };
   }
 
   /** Starts a turn whose events the caller streams; a client that left (`clientGone`) no longer holds it back. */
@@ -80,8 +88,9 @@ export class BackgroundResponses {
     owner: string,
     clientGone?: Cancellation,
     traceContext?: Context,
+    facts?: TurnFacts,
   ): Promise<BackgroundStream> {
-    const { job, announced, run, finished } = await this.begin(body, version, owner, true, traceContext);
+    const { job, announced, run, finished } = await this.begin(body, version, owner, true, traceContext, facts);
     return async (onEvent, backpressure) => {
       let stopWatching = () => {};
       void announced.then(
@@ -105,6 +114,7 @@ export class BackgroundResponses {
     owner: string,
     streaming: boolean,
     traceContext: Context | undefined,
+    facts: TurnFacts | undefined,
   ) {
     if (body.store === false)
       throw invalidRequest(
@@ -131,7 +141,7 @@ export class BackgroundResponses {
     try {
       const run = await this.runner.begin(
         body,
-        { version, owner, cancellation: job, background: announce, traceContext },
+        { version, owner, cancellation: job, background: announce, traceContext, facts },
         streaming,
       );
       return { job, announced, run, finished };
