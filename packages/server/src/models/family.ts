@@ -56,13 +56,21 @@ export function upstreamModelOf(route: ModelRoute, model: string): string {
  * timeout and the model's context window. A family adds its own fields beside these.
  */
 export const ROUTE_FIELDS = {
+  /** The one model name this route serves (give this or `prefix`, not both). */
   model: z.string().min(1).optional(),
+  /** Serve every model whose name starts with this; the upstream gets the name without it. */
   prefix: z.string().min(1).optional(),
+  /** The upstream's base URL (http or https). */
   url: z.url({ protocol: /^https?$/ }),
+  /** The environment variable holding the upstream's key; the key itself is never written in the file. */
   apiKeyEnv: z.string().min(1).optional(),
+  /** The name sent upstream for `model`, when the upstream knows it by another (needs `model`). */
   upstreamModel: z.string().min(1).optional(),
+  /** Body fields sent upstream when the request does not set them. */
   defaults: z.record(z.string(), z.unknown()).optional(),
+  /** How long an upstream call waits for its answer to start, then between two events, in ms (overrides `upstreamIdleMs`). */
   timeoutMs: z.number().int().positive().optional(),
+  /** Tokens of context the model accepts, checked before sending and used by `truncation: "auto"` (default: the family's). */
   contextWindow: z.number().int().positive().optional(),
 };
 

@@ -29,7 +29,12 @@ const DEFAULT_FAMILY: Family['type'] = FAMILIES[0].type;
 /** One family's route: the shared fields, its `type`, and its own options; unknown fields are refused. */
 function routeSchemaOf<F extends Family>(family: F) {
   return z
-    .strictObject({ ...ROUTE_FIELDS, type: z.literal(family.type as F['type']), ...(family.options as F['options']) })
+    .strictObject({
+      ...ROUTE_FIELDS,
+      /** The provider family that speaks to this upstream (default `chat-completions`). */
+      type: z.literal(family.type as F['type']),
+      ...(family.options as F['options']),
+    })
     .refine((route) => namesOneTarget(route as RouteFields), {
       message: 'a route names exactly one of "model" or "prefix"',
     })
@@ -80,8 +85,11 @@ const upstreamSchema = z.preprocess(
  */
 const fallbackRouteSchema = z
   .strictObject({
+    /** What answers the route: a provider family (default `chat-completions`), or `fallback` for `upstreams`. */
     type: z.literal(FALLBACK_TYPE),
+    /** The one model name this route serves (give this or `prefix`, not both). */
     model: ROUTE_FIELDS.model,
+    /** Serve every model whose name starts with this; the upstream gets the name without it. */
     prefix: ROUTE_FIELDS.prefix,
     /** The upstreams (1 to `MAX_ROUTE_UPSTREAMS`, any families), tried in order. */
     upstreams: z.array(upstreamSchema).min(1).max(MAX_ROUTE_UPSTREAMS),
@@ -124,7 +132,10 @@ const routeSchema = z.preprocess(
  * holding its key (keys are never written in the file), default body settings, and its family's own
  * options. Routes are tried in order.
  */
-export const gatewayConfigSchema = z.strictObject({ routes: z.array(routeSchema) });
+export const gatewayConfigSchema = z.strictObject({
+  /** The routes, tried in order: the first that serves a request's `model` answers it. */
+  routes: z.array(routeSchema),
+});
 
 /** A route as written: one family's fields; `type` may be left out for the default family. */
 export type GatewayRouteInput = {

@@ -19,43 +19,75 @@ const vendorType = z
   .refine(isVendorType, 'a vendor type is "slug:name"');
 
 const textPart = z.strictObject({
+  /** An `output_text` part's text. */
   text: z.string(),
+  /** The text part's annotations (`url_citation`, …), sent as written. */
   annotations: z.array(z.looseObject({ type: z.string() })).optional(),
 });
-const refusalPart = z.strictObject({ refusal: z.string() });
+const refusalPart = z.strictObject({
+  /** A `refusal` part's text. */
+  refusal: z.string(),
+});
 
 const outputSchema = z.union([
   z.strictObject({
+    /** `message`: an assistant message. */
     type: z.literal('message'),
     /** Shorthand for one output_text part. */
     text: z.string().optional(),
+    /** A message's parts, in order: `{ text, annotations }` or `{ refusal }` (instead of `text`). */
     content: z
       .array(z.union([textPart, refusalPart]))
       .min(1)
       .optional(),
+    /** The message's `phase`: `commentary` or `final_answer`. */
     phase: z.enum(['commentary', 'final_answer']).optional(),
   }),
   z.strictObject({
+    /** `reasoning`: a reasoning item. */
     type: z.literal('reasoning'),
+    /** A reasoning item's summary texts, one part each. */
     summary: z.array(z.string()).default([]),
+    /** A reasoning item's reasoning text. */
     content: z.string().optional(),
   }),
   z.strictObject({
+    /** `function_call`: a function call. */
     type: z.literal('function_call'),
+    /** The function a `function_call` calls. */
     name: z.string().min(1),
+    /** A call's arguments: an object (sent as its JSON) or the JSON string itself (default `{}`). */
     arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
+    /** A call's `call_id` (default: a generated one). */
     call_id: z.string().min(1).optional(),
   }),
-  z.strictObject({ type: z.literal('event'), event: z.looseObject({ type: vendorType }) }),
-  z.looseObject({ type: vendorType }),
+  z.strictObject({
+    /** `event`: a vendor event streamed between items. */
+    type: z.literal('event'),
+    /** A vendor event streamed at this point, as written. */
+    event: z.looseObject({
+      /** The vendor event's type, `slug:name` (declared in the server's `registry`). */
+      type: vendorType,
+    }),
+  }),
+  z.looseObject({
+    /** A whole vendor item's type, `slug:name` (declared in the server's `registry`); its other fields as written. */
+    type: vendorType,
+  }),
 ]);
 
 const endSchema = z.union([
   z.literal('completed'),
-  z.strictObject({ incomplete: z.enum(['max_output_tokens', 'content_filter']) }),
   z.strictObject({
+    /** End as `response.incomplete` with this reason. */
+    incomplete: z.enum(['max_output_tokens', 'content_filter']),
+  }),
+  z.strictObject({
+    /** End with an `error` event and `response.failed`. */
     failed: z.strictObject({
+      /** The failure's `code` (default `model_failed`). */
       code: z.string().default('model_failed'),
+      /** The failure's `message`. */
       message: z.string().default('The scripted model failed.'),
       /** Fail after this many deltas (text, refusal, reasoning, arguments) of the outputs above; default: after all of them. */
       afterDeltas: z.number().int().nonnegative().optional(),
@@ -67,9 +99,12 @@ const modelPartSchema = z.looseObject({ type: z.string() }) as unknown as z.ZodT
 
 const scenarioSchema = z
   .strictObject({
+    /** The scenario's name, shown in errors (a request no scenario matches lists them). */
     name: z.string().min(1),
+    /** Which requests the scenario answers; every condition given must hold (default: all requests). */
     match: z
       .strictObject({
+        /** A model name the scenario answers besides the file's `model`. */
         model: z.string().optional(),
         /** A substring of the last user message. */
         text: z.string().optional(),
@@ -84,26 +119,40 @@ const scenarioSchema = z
     /** An HTTP-level error instead of a response (a 429 with Retry-After, a 500, …). */
     error: z
       .strictObject({
+        /** The HTTP status, 400 to 599. */
         status: z.number().int().min(400).max(599),
+        /** The error's `type` (default: the one the status stands for). */
         type: z.enum(errorTypes).optional(),
+        /** The error's `code` (default `scripted_error`). */
         code: z.string().default('scripted_error'),
+        /** The error's `message`. */
         message: z.string().default('Scripted error.'),
+        /** The error's `param`: the request field it names (default null). */
         param: z.string().nullable().default(null),
+        /** Response headers sent with the error (`retry-after`, …). */
         headers: z.record(z.string(), z.string()).default({}),
       })
       .optional(),
+    /** The output items the model streams, in order. */
     output: z.array(outputSchema).optional(),
     /** Recorded model parts, replayed exactly (what record mode writes). */
     parts: z.array(modelPartSchema).optional(),
+    /** The usage the response reports (default: counted words). */
     usage: z
       .strictObject({
+        /** Tokens of input. */
         input_tokens: z.number().int().nonnegative(),
+        /** Tokens of output. */
         output_tokens: z.number().int().nonnegative(),
+        /** Of the output tokens, those spent reasoning. */
         reasoning_tokens: z.number().int().nonnegative().optional(),
+        /** Of the input tokens, those read from a cache. */
         cached_tokens: z.number().int().nonnegative().optional(),
       })
       .optional(),
+    /** How the response ends: `completed` (default), `{ incomplete: reason }` or `{ failed: { … } }`. */
     end: endSchema.default('completed'),
+    /** How fast the answer streams. */
     pacing: z
       .strictObject({
         /** Milliseconds before each part. */
@@ -120,6 +169,7 @@ const scenarioSchema = z
 const fileSchema = z.strictObject({
   /** The model name the scenarios serve when a scenario names none (default `openresponses-scenario`). */
   model: z.string().min(1).default(SCENARIO_MODEL),
+  /** The scenarios, tried in order: the first that matches a request answers it. */
   scenarios: z.array(scenarioSchema).min(1),
 });
 

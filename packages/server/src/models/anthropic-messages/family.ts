@@ -14,13 +14,18 @@ import { ANTHROPIC_URL, AnthropicMessagesProvider } from './provider.js';
 export const anthropicMessagesFamily = defineFamily({
   type: 'anthropic-messages',
   options: {
+    /** The `anthropic-version` header sent upstream (a date, `YYYY-MM-DD`). */
     anthropicVersion: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/)
       .optional(),
+    /** How the key is sent: `x-api-key` (API keys, the default) or `bearer` (OAuth tokens). */
     auth: z.enum(['x-api-key', 'bearer']).optional(),
+    /** Beta features asked for in the `anthropic-beta` header. */
     betas: z.array(z.string().min(1)).optional(),
+    /** How `reasoning.effort` is sent when the model name does not say: `adaptive`, `budget` or `none`. */
     thinking: z.enum(['adaptive', 'budget', 'none']).optional(),
+    /** The `max_tokens` sent when a request sets no `max_output_tokens` (default 8,192; Anthropic requires one). */
     maxTokens: z.number().int().positive().optional(),
   },
   create: (route, access) =>

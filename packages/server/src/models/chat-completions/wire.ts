@@ -12,14 +12,35 @@ import * as z from 'zod/v4';
 
 // ---- The request ----
 
-const textPart = z.object({ type: z.literal('text'), text: z.string() });
+const textPart = z.object({
+  /** `text`: text. */
+  type: z.literal('text'),
+  /** A text part's text. */
+  text: z.string(),
+});
 const imagePart = z.object({
+  /** `image_url`: an image. */
   type: z.literal('image_url'),
-  image_url: z.object({ url: z.string(), detail: z.enum(['auto', 'low', 'high']).optional() }),
+  /** An image part's image. */
+  image_url: z.object({
+    /** The image's URL, or its data as a `data:` URL. */
+    url: z.string(),
+    /** The detail the model sees the image at: `auto`, `low` or `high`. */
+    detail: z.enum(['auto', 'low', 'high']).optional(),
+  }),
 });
 const filePart = z.object({
+  /** `file`: a file. */
   type: z.literal('file'),
-  file: z.object({ file_data: z.string().optional(), file_id: z.string().optional(), filename: z.string().optional() }),
+  /** A file part's file: its data or its upstream id, and its name. */
+  file: z.object({
+    /** The file's content as a base64 `data:` URL. */
+    file_data: z.string().optional(),
+    /** The id of a file uploaded to the upstream. */
+    file_id: z.string().optional(),
+    /** The file's name. */
+    filename: z.string().optional(),
+  }),
 });
 export const contentPartSchema = z.discriminatedUnion('type', [textPart, imagePart, filePart]);
 export type ChatContentPart = z.infer<typeof contentPartSchema>;
@@ -29,57 +50,124 @@ const textContent = z.union([z.string(), z.array(textPart)]);
 const content = z.union([z.string(), z.array(contentPartSchema)]);
 
 export const toolCallSchema = z.object({
+  /** The call's id, which the `tool` message answering it names. */
   id: z.string(),
+  /** Always `function`. */
   type: z.literal('function'),
-  function: z.object({ name: z.string(), arguments: z.string() }),
+  /** The function called. */
+  function: z.object({
+    /** The function's name. */
+    name: z.string(),
+    /** Its arguments, a JSON string. */
+    arguments: z.string(),
+  }),
 });
 export type ChatToolCall = z.infer<typeof toolCallSchema>;
 
 export const messageSchema = z.discriminatedUnion('role', [
-  z.object({ role: z.enum(['system', 'developer']), content: textContent, name: z.string().optional() }),
-  z.object({ role: z.literal('user'), content, name: z.string().optional() }),
   z.object({
-    role: z.literal('assistant'),
-    content: z.union([textContent, z.null()]).optional(),
-    refusal: z.string().nullish(),
-    tool_calls: z.array(toolCallSchema).optional(),
+    /** `system` or `developer`: instructions. */
+    role: z.enum(['system', 'developer']),
+    /** The instructions' text, or text parts (sent joined). */
+    content: textContent,
+    /** A name telling participants of the same role apart. */
     name: z.string().optional(),
   }),
-  z.object({ role: z.literal('tool'), tool_call_id: z.string(), content }),
+  z.object({
+    /** `user`: the end user. */
+    role: z.literal('user'),
+    /** The user's text, or parts with text, images and files. */
+    content: content,
+    /** A name telling users apart. */
+    name: z.string().optional(),
+  }),
+  z.object({
+    /** `assistant`: the model. */
+    role: z.literal('assistant'),
+    /** The model's text (null or absent when it only calls tools). */
+    content: z.union([textContent, z.null()]).optional(),
+    /** An assistant message's refusal text. */
+    refusal: z.string().nullish(),
+    /** The function calls an assistant message makes. */
+    tool_calls: z.array(toolCallSchema).optional(),
+    /** A name telling assistants apart. */
+    name: z.string().optional(),
+  }),
+  z.object({
+    /** `tool`: a function's output. */
+    role: z.literal('tool'),
+    /** The id of the call a `tool` message answers. */
+    tool_call_id: z.string(),
+    /** The function's output: text, or parts. */
+    content: content,
+  }),
 ]);
 export type ChatMessage = z.infer<typeof messageSchema>;
 
 export const toolSchema = z.object({
+  /** Always `function`. */
   type: z.literal('function'),
+  /** The function the model may call. */
   function: z.object({
+    /** The function's name. */
     name: z.string(),
+    /** What the function does, for the model. */
     description: z.string().optional(),
+    /** Its arguments' JSON Schema. */
     parameters: z.record(z.string(), z.unknown()).optional(),
+    /** Hold the arguments to the schema exactly (structured outputs). */
     strict: z.boolean().nullish(),
   }),
 });
 export type ChatTool = z.infer<typeof toolSchema>;
 
-const functionName = z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) });
+const functionName = z.object({
+  /** `function`: names one function. */
+  type: z.literal('function'),
+  /** The function named. */
+  function: z.object({
+    /** The function's name. */
+    name: z.string(),
+  }),
+});
 export const toolChoiceSchema = z.union([
   z.enum(['auto', 'none', 'required']),
   functionName,
   z.object({
+    /** `allowed_tools`: any of a subset of the tools. */
     type: z.literal('allowed_tools'),
-    allowed_tools: z.object({ mode: z.enum(['auto', 'required']), tools: z.array(functionName) }),
+    /** The tools the model may call this turn. */
+    allowed_tools: z.object({
+      /** `auto`: may call one of them; `required`: must. */
+      mode: z.enum(['auto', 'required']),
+      /** The functions allowed. */
+      tools: z.array(functionName),
+    }),
   }),
 ]);
 export type ChatToolChoice = z.infer<typeof toolChoiceSchema>;
 
 export const responseFormatSchema = z.union([
-  z.object({ type: z.literal('text') }),
-  z.object({ type: z.literal('json_object') }),
   z.object({
+    /** `text`: plain text (the default). */
+    type: z.literal('text'),
+  }),
+  z.object({
+    /** `json_object`: any JSON object. */
+    type: z.literal('json_object'),
+  }),
+  z.object({
+    /** `json_schema`: JSON following `json_schema`. */
     type: z.literal('json_schema'),
+    /** The schema the answer follows. */
     json_schema: z.object({
+      /** The schema's name. */
       name: z.string(),
+      /** What the answer is, for the model. */
       description: z.string().optional(),
+      /** The JSON Schema itself. */
       schema: z.record(z.string(), z.unknown()).optional(),
+      /** Hold the answer to the schema exactly. */
       strict: z.boolean().nullish(),
     }),
   }),
@@ -91,30 +179,60 @@ export type ChatResponseFormat = z.infer<typeof responseFormatSchema>;
  * the fields it cannot serve by name and ignores the others.
  */
 export const requestSchema = z.looseObject({
+  /** The model to answer. */
   model: z.string().min(1),
+  /** The conversation so far, oldest first. */
   messages: z.array(messageSchema).min(1),
+  /** Stream the answer as chunks (server-sent events). */
   stream: z.boolean().nullish(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).nullish(),
+  /** Options of a streamed answer. */
+  stream_options: z
+    .object({
+      /** Send the usage in a last chunk. */
+      include_usage: z.boolean().optional(),
+    })
+    .nullish(),
+  /** The functions the model may call. */
   tools: z.array(toolSchema).optional(),
+  /** Whether and which tool the model calls: `auto`, `none`, `required`, one function, or `allowed_tools`. */
   tool_choice: toolChoiceSchema.optional(),
+  /** Whether the model may make several calls in one answer. */
   parallel_tool_calls: z.boolean().optional(),
+  /** The shape of the answer: text, any JSON object, or JSON following a schema. */
   response_format: responseFormatSchema.optional(),
+  /** Sampling temperature. */
   temperature: z.number().nullish(),
+  /** Nucleus sampling: the probability mass the tokens are drawn from. */
   top_p: z.number().nullish(),
+  /** Penalty for tokens already present at all. */
   presence_penalty: z.number().nullish(),
+  /** Penalty for tokens by how often they appeared. */
   frequency_penalty: z.number().nullish(),
+  /** Most tokens to generate (the older field). */
   max_tokens: z.number().int().positive().nullish(),
+  /** Most tokens to generate, reasoning included (OpenAI's reasoning models). */
   max_completion_tokens: z.number().int().positive().nullish(),
+  /** How hard a reasoning model thinks (`low`, `medium`, `high`, …). */
   reasoning_effort: z.string().nullish(),
+  /** String key-value pairs stored with the request. */
   metadata: z.record(z.string(), z.string()).nullish(),
+  /** Whether the upstream stores the completion. */
   store: z.boolean().nullish(),
+  /** An end-user id (older form of `safety_identifier`). */
   user: z.string().optional(),
+  /** A stable id of the end user, for abuse detection. */
   safety_identifier: z.string().optional(),
+  /** A key grouping requests that share a prompt prefix, for the upstream's cache. */
   prompt_cache_key: z.string().optional(),
+  /** Seed for repeatable sampling. */
   seed: z.number().int().nullish(),
+  /** How many answers to generate. */
   n: z.number().int().nullish(),
+  /** Sequences that end the answer. */
   stop: z.union([z.string(), z.array(z.string())]).nullish(),
+  /** Return the output tokens' log probabilities. */
   logprobs: z.boolean().nullish(),
+  /** How many most likely alternatives to return per token (with `logprobs`). */
   top_logprobs: z.number().int().nullish(),
 });
 export type ChatRequest = z.infer<typeof requestSchema>;

@@ -13,6 +13,10 @@ import { GEMINI_URL, GeminiProvider } from './provider.js';
 export const geminiFamily = defineFamily({
   type: 'gemini',
   options: {
+    /**
+     * How `reasoning.effort` is sent when the model name does not say: `level` (Gemini 3's `thinkingLevel`),
+     * `budget` (Gemini 2.5's `thinkingBudget`) or `none`.
+     */
     thinking: z.enum(['level', 'budget', 'none']).optional(),
   },
   create: (route, access) =>
