@@ -1,6 +1,6 @@
 // `node docs/typedoc/update-pending.mjs`: rewrites not-yet-documented.json with the hand-written exports that
-// still lack a doc comment (converts and validates without rendering). Run it after documenting some; the
-// list may only shrink (a new name means a new undocumented export: document it instead).
+// still lack a doc comment (converts and validates without rendering): a to-do list while documenting. The
+// committed list is empty (a new name means a new undocumented export: document it instead).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Application, LogLevel } from 'typedoc';
 import config from './typedoc.config.mjs';

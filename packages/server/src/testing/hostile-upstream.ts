@@ -10,7 +10,9 @@ import { HOSTILE_BEHAVIOURS } from './hostile-behaviours.js';
 
 /** What a behaviour gets for one request. */
 export interface HostileExchange {
+  /** The gateway's request (its body already read into `body`). */
   readonly request: IncomingMessage;
+  /** The answer to write; prefer `write`, which waits for the socket. */
   readonly response: ServerResponse;
   /** `/chat/completions`, `/messages` or `/models` (the path after `/v1`; the whole path under a pinned behaviour without `/v1`). */
   readonly endpoint: string;
@@ -35,6 +37,7 @@ export interface HostileExchange {
 
 export { HOSTILE_BEHAVIOURS };
 
+/** One way of answering: a named entry of `HOSTILE_BEHAVIOURS`, or one of yours in `behaviours`. */
 export interface HostileBehaviour {
   /** What the upstream does, in one line (tests and the README show it). */
   description: string;
@@ -42,6 +45,7 @@ export interface HostileBehaviour {
   serve(exchange: HostileExchange): Promise<void> | void;
 }
 
+/** The sizes and pace of the behaviours (each has a default). */
 export interface HostileSizes {
   /** Bytes a finite "huge" answer has (huge JSON, error body, model list; the cut answer's announced length) (1 MiB). */
   bytes?: number;
@@ -53,13 +57,17 @@ export interface HostileSizes {
   maxBytes?: number;
 }
 
+/** How `startHostileUpstream` sets the upstream up: the sizes, and behaviours of your own. */
 export interface HostileUpstreamOptions extends HostileSizes {
   /** More behaviours, or replacements of the built-in ones, by name. */
   behaviours?: Record<string, HostileBehaviour>;
 }
 
+/** One request the hostile upstream answered, and what became of it. */
 export interface ServedRequest {
+  /** The behaviour that answered it. */
   behaviour: string;
+  /** The path it asked for: `/chat/completions`, `/messages` or `/models` (see `HostileExchange.endpoint`). */
   endpoint: string;
   /** Bytes of body written to the gateway. */
   bytesWritten: number;
@@ -67,6 +75,7 @@ export interface ServedRequest {
   closedByGateway: boolean;
 }
 
+/** A running hostile upstream, from `startHostileUpstream`. */
 export interface HostileUpstream {
   /** The API root that answers by model name, `http://127.0.0.1:<port>/v1`. */
   baseUrl: string;
@@ -78,6 +87,7 @@ export interface HostileUpstream {
   readonly served: ServedRequest[];
   /** Resolves once at most `count` connections are open; rejects after `timeoutMs` (default 10 s). */
   waitForConnections(count?: number, timeoutMs?: number): Promise<void>;
+  /** Stops the upstream: ends its open connections and closes the port. */
   close(): Promise<void>;
 }
 

@@ -11,20 +11,62 @@ import type { TestFramework } from './framework.js';
 
 /** What the model says on one upstream call, whatever the wire format. */
 export type ScriptedAnswer =
-  | { kind: 'text'; deltas: string[] }
-  /** Reasoning (with an opaque token the family must carry, such as a signature) before text or tool calls. */
-  | { kind: 'reasoning'; reasoning: string; opaque: string; deltas?: string[]; calls?: ScriptedCall[] }
-  | { kind: 'tool-calls'; calls: ScriptedCall[] }
-  /** Stopped by the output token limit after these deltas. */
-  | { kind: 'length'; deltas: string[] }
-  /** An HTTP failure with the family's error body. */
-  | { kind: 'status'; status: 400 | 401 | 429 | 500 | 503; retryAfter?: string }
-  /** The family's mid-stream error after these deltas. */
-  | { kind: 'error-midstream'; deltas: string[] }
-  /** The connection dropped after these deltas. */
-  | { kind: 'cut'; deltas: string[] }
-  /** These deltas, then the stream stays open until the gateway goes away. */
-  | { kind: 'hold'; deltas: string[] };
+  | {
+      /** Text. */
+      kind: 'text';
+      /** The text deltas streamed, in order. */
+      deltas: string[];
+    }
+  | {
+      /** Reasoning (with an opaque token the family must carry, such as a signature) before text or tool calls. */
+      kind: 'reasoning';
+      /** The reasoning text. */
+      reasoning: string;
+      /** The token the family must carry back on the next turn (a signature, an encrypted blob). */
+      opaque: string;
+      /** The text deltas streamed after the reasoning. */
+      deltas?: string[];
+      /** The function calls made after the reasoning, in order. */
+      calls?: ScriptedCall[];
+    }
+  | {
+      /** Function calls. */
+      kind: 'tool-calls';
+      /** The function calls made, in order. */
+      calls: ScriptedCall[];
+    }
+  | {
+      /** Stopped by the output token limit after these deltas. */
+      kind: 'length';
+      /** The text deltas streamed before the stop. */
+      deltas: string[];
+    }
+  | {
+      /** An HTTP failure with the family's error body. */
+      kind: 'status';
+      /** The HTTP status answered. */
+      status: 400 | 401 | 429 | 500 | 503;
+      /** The `Retry-After` header sent with it. */
+      retryAfter?: string;
+    }
+  | {
+      /** The family's mid-stream error after these deltas. */
+      kind: 'error-midstream';
+      /** The text deltas streamed before the error. */
+      deltas: string[];
+    }
+  | {
+      /** The connection dropped after these deltas. */
+      kind: 'cut';
+      /** The text deltas streamed before the drop. */
+      deltas: string[];
+    }
+  | {
+      /** These deltas, then the stream stays open until the gateway goes away. */
+      kind: 'hold';
+      /** The text deltas streamed before holding. */
+      deltas: string[];
+    };
 
 /** A function call a scripted answer makes. */
 export interface ScriptedCall {
