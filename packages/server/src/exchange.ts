@@ -35,7 +35,12 @@ export interface ServiceRequest {
    * A background turn this request started and was answered before it ended (`background: true` without
    * `stream`): its facts, and `ended`, settled once it has ended, when the request log tells it.
    */
-  backgroundTurn?: { facts: TurnFacts; ended: Promise<void> };
+  backgroundTurn?: {
+    /** What the background turn told about itself (model, tokens, failure): read once `ended` settles. */
+    facts: TurnFacts;
+    /** Settles (never rejects) once the background turn has ended, whatever its outcome. */
+    ended: Promise<void>;
+  };
   /** The OpenTelemetry context of the request's server span, set by its middleware while tracing: its turn and store calls are children. */
   traceContext?: Context;
 }
