@@ -56,15 +56,17 @@ export {
   type RoutedProviderOptions,
   type UpstreamFamilyDefaults,
 } from './models/upstream-provider.js';
+export { ScenarioProvider } from './models/scenarios.js';
 export {
-  ScenarioProvider,
   ScenarioFileError,
   SCENARIO_MODEL,
   parseScenarioFile,
   scenarioFileFromText,
+  type ParsedScenarioFile,
   type Scenario,
   type ScenarioFile,
-} from './models/scenarios.js';
+  type ScenarioOutput,
+} from './models/scenario-file.js';
 export { ScenarioRecorder, type RecordedScenario, type ScenarioRecorderOptions } from './models/recording.js';
 export {
   Redactor,

@@ -5,7 +5,8 @@ import { createClient } from '@openresponses/client';
 import { createRegistry, defineEvent, defineItem } from '@openresponses/extensions';
 import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { ScenarioFileError, ScenarioProvider, type ScenarioFile } from '../src/models/scenarios.js';
+import { ScenarioFileError, type ScenarioFile } from '../src/models/scenario-file.js';
+import { ScenarioProvider } from '../src/models/scenarios.js';
 import type { RunningServer } from '../src/node/index.js';
 import { API_KEY, startTestServer, stream } from './harness.js';
 

@@ -4,7 +4,8 @@
 import { ResponsesError } from '../errors.js';
 import { Redactor } from '../redaction.js';
 import type { ModelPart, ModelProvider, ModelRequest } from './provider.js';
-import { matchFactsOf, type ScenarioFile } from './scenarios.js';
+import type { ScenarioFile } from './scenario-file.js';
+import { matchFactsOf } from './scenarios.js';
 
 /** One recorded turn: a scenario of a scenario file (one line of a JSON Lines recording). */
 export type RecordedScenario = ScenarioFile['scenarios'][number];

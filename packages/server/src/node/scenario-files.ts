@@ -3,7 +3,8 @@
 // (nothing kept in memory; a crash leaves every earlier turn readable).
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import type { RecordedScenario } from '../models/recording.js';
-import { ScenarioFileError, ScenarioProvider, scenarioFileFromText } from '../models/scenarios.js';
+import { ScenarioFileError, scenarioFileFromText } from '../models/scenario-file.js';
+import { ScenarioProvider } from '../models/scenarios.js';
 
 /** Reads a scenario file (JSON, or JSON Lines as `--record` writes) into a `ScenarioProvider`; a `ScenarioFileError` names the mistake. */
 export async function readScenarioFile(path: string): Promise<ScenarioProvider> {

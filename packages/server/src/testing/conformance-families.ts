@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AnthropicMessagesProvider } from '../models/anthropic-messages/provider.js';
 import { ChatCompletionsProvider } from '../models/chat-completions/provider.js';
 import { GeminiProvider } from '../models/gemini/provider.js';
-import type { ScriptedAnswer, WireAnswer, WireFamily } from './provider-conformance.js';
+import type { ScriptedAnswer, WireAnswer, WireFamily } from './scripted-upstream.js';
 import { openResponsesWire } from './conformance-open-responses.js';
 
 /** The key the gateway sent, echoed in error bodies as real upstreams do (the gateway must redact it). */

@@ -4,7 +4,7 @@
 // numbers, an empty final `output`, a bare `error` event with no `response.failed`).
 import type { IncomingHttpHeaders } from 'node:http';
 import { OpenResponsesProvider } from '../models/open-responses/provider.js';
-import type { ScriptedAnswer, WireAnswer, WireFamily } from './provider-conformance.js';
+import type { ScriptedAnswer, WireAnswer, WireFamily } from './scripted-upstream.js';
 
 /** How a quirky server breaks the stream (each one seen in a real server's output). */
 export interface ResponsesQuirks {

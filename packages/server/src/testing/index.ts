@@ -41,17 +41,16 @@ export { describeTenantIsolation, type IsolationTarget, socketTurn } from './iso
 export { type ReceivedRequest, type ReplayUpstream, startReplayUpstream } from './replay-upstream.js';
 export { FAMILY_TYPES } from '../models/routes.js';
 export { describeStoreContract, type StoreContractOptions, sampleEntry } from './store-contract.js';
+export { describeProviderConformance, type ProviderConformanceOptions } from './provider-conformance.js';
 export {
-  describeProviderConformance,
   startScriptedUpstream,
-  type ProviderConformanceOptions,
   type ScriptedAnswer,
   type ScriptedCall,
   type ScriptedRequest,
   type ScriptedUpstream,
   type WireAnswer,
   type WireFamily,
-} from './provider-conformance.js';
+} from './scripted-upstream.js';
 export {
   anthropicMessagesWire,
   CONFORMANCE_WIRES,
