@@ -94,6 +94,18 @@ describe('countTokens', () => {
       { numRuns: 500, seed: 7 },
     );
   });
+  test('agrees with /\\s/ on every UTF-16 code unit, alone, between words and in runs', () => {
+    const disagreements: Array<{ code: number; text: string; counted: number; matched: number }> = [];
+    for (let code = 0; code < 0x10000; code++) {
+      const char = String.fromCharCode(code);
+      for (const text of [char, `a${char}b`, `${char}${char}x${char}`]) {
+        const counted = countTokens(text);
+        const matched = regexCount(text);
+        if (counted !== matched) disagreements.push({ code, text, counted, matched });
+      }
+    }
+    expect(disagreements).toEqual([]);
+  });
 });
 
 describe('itemTokens', () => {
