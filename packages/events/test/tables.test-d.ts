@@ -7,7 +7,7 @@ import type {
   StreamingEventType,
 } from '@openresponses/types';
 import { expectTypeOf, test } from 'vitest';
-import { dispatch, type EventTable } from '../src/dispatch.js';
+import { type EventTable, tableMap } from '../src/dispatch.js';
 
 type Handler<T extends StreamingEventType> = (event: StreamingEventByType<T>, context: number) => void;
 /** A table written before a spec version added `Missing`: every other type is handled. */
@@ -59,7 +59,8 @@ test('a handler for another event type does not fit', () => {
   expectTypeOf(table).not.toBeAny();
 });
 
-test('dispatch returns what the handlers return', () => {
+test('a table map returns what the handlers return', () => {
   const lengths: EventTable<undefined, number> = completeTable as unknown as EventTable<undefined, number>;
-  expectTypeOf(dispatch(lengths, {} as ResponseRefusalDoneStreamingEvent, undefined)).toBeNumber();
+  const handler = tableMap(lengths).get('response.refusal.done');
+  expectTypeOf(handler?.({} as ResponseRefusalDoneStreamingEvent, undefined)).toEqualTypeOf<number | undefined>();
 });

@@ -1,7 +1,7 @@
 import { cloneJson } from '../clone.js';
 import type { ErrorPayload, ResponseResource, StreamingEvent, StreamingEventByType } from '@openresponses/types';
-import { dispatch, type EventTable } from '../dispatch.js';
-import { type AnyStreamingEvent, isStreamingEventType, PEER_EVENT_ALIASES, type TerminalEventType } from '../events.js';
+import { type EventTable, tableMap } from '../dispatch.js';
+import { type AnyStreamingEvent, PEER_EVENT_ALIASES, type TerminalEventType } from '../events.js';
 
 /** Folds a vendor event into the snapshot (registered by `@openresponses/extensions`). */
 export type VendorEventFold = (response: ResponseResource, event: AnyStreamingEvent) => void;
@@ -172,6 +172,13 @@ const APPLY: EventTable<Snapshot> = {
   },
 };
 
+/** APPLY by type, with the peers' names for spec types (their events handled as the spec type's). */
+const APPLY_BY_TYPE = tableMap(APPLY);
+for (const [alias, type] of Object.entries(PEER_EVENT_ALIASES)) {
+  const apply = APPLY_BY_TYPE.get(type)!;
+  APPLY_BY_TYPE.set(alias, (event, snapshot) => apply({ ...event, type } as StreamingEvent, snapshot));
+}
+
 /**
  * Rebuilds the `ResponseResource` from a stream, like the `openai` SDK's `finalResponse()`: output
  * items by `output_index`, content parts by `content_index`, text, refusal, function-argument, reasoning
@@ -184,11 +191,9 @@ export function createAccumulator(options: AccumulatorOptions = {}): Accumulator
   // costs a fresh hidden class per instance, which the garbage collector then chases.
   const accumulator: Writable<Accumulator> = {
     push(event) {
-      // Own-property check: a miss on a plain object would walk the prototype chain on every event.
-      const type = Object.hasOwn(PEER_EVENT_ALIASES, event.type) ? PEER_EVENT_ALIASES[event.type]! : event.type;
+      const apply = APPLY_BY_TYPE.get(event.type);
       // A spec type (its fields are the peer's: the handlers skip what is missing rather than throw).
-      if (isStreamingEventType(type))
-        dispatch(APPLY, (type === event.type ? event : { ...event, type }) as StreamingEvent, snapshot);
+      if (apply) apply(event as StreamingEvent, snapshot);
       else if (snapshot.response) options.folds?.[event.type]?.(snapshot.response, event);
       accumulator.response = snapshot.response;
       return snapshot.response;

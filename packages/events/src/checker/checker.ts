@@ -4,10 +4,9 @@ import { validateStreamingEventExactByVersion } from '@openresponses/types/valid
 import { formatPath, LATEST_SPEC_VERSION, type SpecVersion, validate } from '@openresponses/zod';
 import { type ResponseResource, STREAMING_EVENT_TYPES_BY_VERSION } from '@openresponses/types';
 import { type Accumulator, createAccumulator, type AccumulatorOptions } from '../accumulator/accumulator.js';
-import { dispatch, type EventTable } from '../dispatch.js';
+import { type EventTable, tableMap } from '../dispatch.js';
 import {
   type AnyStreamingEvent,
-  isStreamingEventType,
   isVendorType,
   PEER_EVENT_ALIASES,
   type StreamingEvent,
@@ -644,7 +643,7 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     // A spec event type from here on; its fields may still break the schema (reported above), which the
     // handlers allow for where they read them. (The table covers the latest version's types; a type only an
     // older version had would go unchecked here, and no version has one so far.)
-    if (isStreamingEventType(type)) dispatch(ORDERING_RULES, event as StreamingEvent, stream);
+    ORDERING_RULES_BY_TYPE.get(type)?.(event as StreamingEvent, stream);
     // The accumulator takes any decoded event; its `type` is a peer's string (the schema has reported it).
     stream.accumulator.push(event as AnyStreamingEvent);
     return found;
@@ -682,6 +681,8 @@ export function createStreamChecker(options: StreamCheckerOptions = {}): StreamC
     },
   };
 }
+
+const ORDERING_RULES_BY_TYPE = tableMap(ORDERING_RULES);
 
 const eventTypesByVersion = new Map<SpecVersion, ReadonlySet<string>>();
 /** The event types a spec version defines, as a set made once per version. */
