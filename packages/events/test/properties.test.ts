@@ -188,6 +188,17 @@ describe('SSE decoder', () => {
           for await (const event of stream) decoded.push(event);
           expect(decoded).toEqual(events);
           expect(stream.sawDone).toBe(true);
+          // The same bytes read in batches: the same events, no batch empty.
+          const batched = decodeSSE(
+            (async function* () {
+              yield* pieces;
+            })(),
+          );
+          const batches: (readonly unknown[])[] = [];
+          for await (const batch of batched.batches()) batches.push(batch);
+          expect(batches.flat()).toEqual(events);
+          expect(batches.every((batch) => batch.length > 0)).toBe(true);
+          expect(batched.sawDone).toBe(true);
         },
       ),
       { ...runs, numRuns: 100 },

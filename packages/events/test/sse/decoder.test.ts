@@ -195,6 +195,57 @@ describe('SSE decoder', () => {
     expect(cancelled).toBe(true);
   });
 
+  test('batches() hands out the events each chunk completes, one array per chunk that completes any', async () => {
+    const a = encodeEvent({ type: 'a' });
+    const b = encodeEvent({ type: 'b' });
+    const c = encodeEvent({ type: 'c' });
+    const stream = decodeSSE(streamOf(a + b + c.slice(0, 5), c.slice(5, 9), c.slice(9) + SSE_DONE));
+    const batches: unknown[] = [];
+    for await (const batch of stream.batches()) batches.push(batch);
+    expect(batches).toEqual([[{ type: 'a' }, { type: 'b' }], [{ type: 'c' }]]);
+    expect(stream.sawDone).toBe(true);
+  });
+
+  test('batches() raises the decode errors the events iterator raises, and cancels the body', async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes('data: {"type":"a"}\n\n'));
+      },
+      pull(controller) {
+        controller.enqueue(bytes('data: {oops\n\n'));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const seen: unknown[] = [];
+    const reading = (async () => {
+      for await (const batch of decodeSSE(body).batches()) seen.push(...batch);
+    })();
+    await expect(reading).rejects.toMatchObject({ code: 'invalid_json', eventIndex: 1, byteOffset: 20 });
+    expect([seen, cancelled]).toEqual([[{ type: 'a' }], true]);
+    await expect(
+      (async () => {
+        for await (const _ of decodeSSE(streamOf('data: {"type":"a"}\n\n')).batches());
+      })(),
+    ).rejects.toMatchObject({ code: 'missing_done' });
+  });
+
+  test('stopping early in batches() cancels the body', async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(bytes('data: {"type":"a"}\n\n'));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    for await (const _ of decodeSSE(body).batches()) break;
+    expect(cancelled).toBe(true);
+  });
+
   test('the encoder stream appends [DONE]', async () => {
     const encoder = createSSEEncoderStream();
     const writer = encoder.writable.getWriter();
