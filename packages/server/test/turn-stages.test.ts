@@ -216,6 +216,78 @@ describe('the stream: every output byte counts toward maxOutputBytes', () => {
     });
 });
 
+describe('the stream: a provider whose parts are synchronous', () => {
+  /** A provider whose iterable is also synchronous (as the embedded model's): the turn reads it without promises. */
+  const syncProvider = (parts: () => Generator<ModelPart>): ModelProvider & { stopped: number } => {
+    const provider = {
+      name: 'scripted',
+      contextWindow: 1000,
+      reportsLogprobs: true,
+      stopped: 0,
+      supports: (model: string) => model === 'scripted',
+      generate: () => {
+        const iterable = {
+          [Symbol.iterator]: () => {
+            const inner = parts();
+            const stop = inner.return.bind(inner);
+            return Object.assign(inner, {
+              return: (value?: unknown) => {
+                provider.stopped++;
+                return stop(value);
+              },
+            });
+          },
+          [Symbol.asyncIterator]: () => {
+            throw new Error('read asynchronously');
+          },
+        };
+        return iterable as unknown as AsyncIterable<ModelPart>;
+      },
+    };
+    return provider;
+  };
+  const run = async (provider: ModelProvider, limits: Partial<ServerLimits> = {}) => {
+    const deps = depsWith(provider, limits);
+    const prepared = await prepareTurn({ model: 'scripted', input: 'hi' }, LATEST_SPEC_VERSION, deps);
+    return runTurn(prepared, deps);
+  };
+
+  test('answers like an asynchronous one', async () => {
+    const result = await run(
+      syncProvider(function* () {
+        yield { type: 'text-start', id: 't' };
+        yield { type: 'text-delta', id: 't', delta: 'hello' };
+        yield { type: 'text-end', id: 't' };
+        yield finish;
+      }),
+    );
+    expect(result.response.status).toBe('completed');
+    expect(result.response.output).toMatchObject([{ type: 'message', content: [{ text: 'hello' }] }]);
+  });
+
+  test('a throw mid-stream fails the turn as the model failing', async () => {
+    const result = await run(
+      syncProvider(function* () {
+        yield { type: 'text-start', id: 't' };
+        throw new Error('broken generator');
+      }),
+    );
+    expect(result.response.status).toBe('failed');
+    expect(result.error?.code).toBe('model_failed');
+    expect(result.error?.message).toContain('broken generator');
+  });
+
+  test('a stream the output budget ends is stopped (its return is called)', async () => {
+    const provider = syncProvider(function* () {
+      yield { type: 'text-start', id: 't' };
+      for (;;) yield { type: 'text-delta', id: 't', delta: 'word ' };
+    });
+    const result = await run(provider, { maxOutputBytes: 4096 });
+    expect(result.response.status).toBe('incomplete');
+    expect(provider.stopped).toBe(1);
+  });
+});
+
 describe('the stream: tool calls and their order', () => {
   /** `count` calls that all start before any ends (so all but the first wait in the ordering queue). */
   function* interleavedCalls(count: number): Iterable<ModelPart> {

@@ -1,6 +1,6 @@
 import type { FunctionToolParam, ItemField, LogProb } from '@openresponses/types';
 import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest } from './provider.js';
-import { contextTokens, itemText, lastUserMessage, lastUserText } from './item-text.js';
+import { contextTokens, countTokens, itemText, lastUserMessage, lastUserText } from './item-text.js';
 import { argumentsFor, clip, formatted } from './schema-instance.js';
 
 /** One thing the embedded model decided to say, before it is streamed as parts within the token budget. */
@@ -57,17 +57,38 @@ export class DeterministicModel implements ModelProvider {
     return model === DETERMINISTIC_MODEL || model.startsWith(`${DETERMINISTIC_MODEL}-`);
   }
 
+  /**
+   * The parts, also as a synchronous iterable: nothing waits between them (but the `[slow]` trigger's
+   * pacing), so the turn reads them without a promise and a generator resumption each.
+   */
   generate(request: ModelRequest): AsyncIterable<ModelPart> {
-    return stream(plan(request), request);
+    const steps = plan(request);
+    const delayMs = steps.find((step): step is Extract<Step, { type: 'message' }> => step.type === 'message')?.delayMs;
+    if (delayMs) return paced(parts(steps, request), delayMs);
+    const both: AsyncIterable<ModelPart> & Iterable<ModelPart> = {
+      [Symbol.iterator]: () => parts(steps, request),
+      [Symbol.asyncIterator]: async function* () {
+        yield* parts(steps, request);
+      },
+    };
+    return both;
+  }
+}
+
+/** The `[slow]` trigger: `delayMs` before each delta of the answer. */
+async function* paced(parts: Iterable<ModelPart>, delayMs: number): AsyncGenerator<ModelPart> {
+  for (const part of parts) {
+    if (part.type === 'text-delta') await new Promise((resolve) => setTimeout(resolve, delayMs));
+    yield part;
   }
 }
 
 /**
- * Streams the planned steps as parts: word by word when a client watches (whole texts otherwise), one
- * token per word or per 16 characters of arguments, until `max_output_tokens` runs out (then `finish`
- * with `length`, leaving the open item for the turn runner to end as incomplete).
+ * The planned steps as parts: word by word when a client watches (whole texts otherwise), one token per
+ * word or per 16 characters of arguments, until `max_output_tokens` runs out (then `finish` with
+ * `length`, leaving the open item for the turn runner to end as incomplete).
  */
-async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<ModelPart> {
+function* parts(steps: Step[], request: ModelRequest): Generator<ModelPart> {
   const budget = request.maxOutputTokens ?? Infinity;
   const inputTokens = contextTokens(request);
   let outputTokens = 0;
@@ -81,10 +102,15 @@ async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<Mod
     if (reasoning) reasoningTokens += count;
     return true;
   };
-  /** The deltas of a text within the budget; `fits` is false when it ran out. */
-  const deltasOf = (pieces: string[], reasoning: boolean, whole: string): { deltas: string[]; fits: boolean } => {
-    if (!request.stream && spend(pieces.length, reasoning))
-      return { deltas: pieces.length > 0 ? [whole] : [], fits: true };
+  /** The deltas of a text (its words, counted only when the text goes whole) within the budget; `fits` is false when it ran out. */
+  const deltasOf = (text: string, reasoning: boolean): { deltas: string[]; fits: boolean } => {
+    if (!request.stream) {
+      const count = countTokens(text);
+      if (spend(count, reasoning)) return { deltas: count > 0 ? [text.trimEnd()] : [], fits: true };
+    }
+    return deltasWithin(words(text), reasoning);
+  };
+  const deltasWithin = (pieces: string[], reasoning: boolean): { deltas: string[]; fits: boolean } => {
     let fits = 0;
     while (fits < pieces.length && spend(1, reasoning)) fits++;
     const deltas = pieces.slice(0, fits);
@@ -112,12 +138,12 @@ async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<Mod
         yield { type: 'reasoning-start', id };
         for (const text of step.summary) {
           yield { type: 'reasoning-summary-start', id };
-          const { deltas, fits } = deltasOf(words(text), true, text.trimEnd());
+          const { deltas, fits } = deltasOf(text, true);
           for (const delta of deltas) yield { type: 'reasoning-summary-delta', id, delta };
           if (!fits) return yield outOfTokens();
           yield { type: 'reasoning-summary-end', id };
         }
-        const { deltas, fits } = deltasOf(words(step.content), true, step.content.trimEnd());
+        const { deltas, fits } = deltasOf(step.content, true);
         for (const delta of deltas) yield { type: 'reasoning-delta', id, delta };
         if (!fits) return yield outOfTokens();
         yield { type: 'reasoning-end', id };
@@ -127,10 +153,8 @@ async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<Mod
       case 'refusal': {
         const kind = step.type === 'message' ? 'text' : 'refusal';
         yield step.type === 'message' ? { type: 'text-start', id, phase: step.phase } : { type: 'refusal-start', id };
-        const delayMs = step.type === 'message' ? step.delayMs : undefined;
-        const { deltas, fits } = deltasOf(words(step.text), false, step.text.trimEnd());
+        const { deltas, fits } = deltasOf(step.text, false);
         for (const delta of deltas) {
-          if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
           if (kind === 'text' && withLogprobs) yield { type: 'text-delta', id, delta, logprobs: certain(delta) };
           else yield { type: `${kind}-delta`, id, delta };
         }
@@ -142,7 +166,10 @@ async function* stream(steps: Step[], request: ModelRequest): AsyncGenerator<Mod
         yield { type: 'function-call-start', id, name: step.name };
         const chunks: string[] = [];
         for (let i = 0; i < step.arguments.length; i += 16) chunks.push(step.arguments.slice(i, i + 16));
-        const { deltas, fits } = deltasOf(chunks, false, step.arguments);
+        const { deltas, fits } =
+          request.stream || !spend(chunks.length, false)
+            ? deltasWithin(chunks, false)
+            : { deltas: chunks.length > 0 ? [step.arguments] : [], fits: true };
         for (const delta of deltas) yield { type: 'function-call-delta', id, delta };
         if (!fits) return yield outOfTokens();
         yield { type: 'function-call-end', id };

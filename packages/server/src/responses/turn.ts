@@ -4,6 +4,7 @@ import type { Backpressure } from '../exchange.js';
 import type { ModelPart } from '../models/provider.js';
 import type { TurnMeter } from '../telemetry/metrics.js';
 import type { PreparedTurn, TurnDependencies } from './turn/prepare.js';
+import { type PartIterator, readParts } from './turn/parts.js';
 import { providerRequest } from './turn/provider-request.js';
 import { type RunOptions, streamTurn, type TurnResult } from './turn/stream.js';
 
@@ -37,11 +38,12 @@ export async function startTurn(
     options.traceContext,
     options.facts,
   );
-  const parts = turn.provider.generate(request)[Symbol.asyncIterator]();
+  const parts = readParts(turn.provider.generate(request));
   const iterator = meter ? metered(parts, meter) : parts;
   let first: IteratorResult<ModelPart> | Error;
   try {
-    first = await iterator.next();
+    const pending = iterator.next();
+    first = pending instanceof Promise ? await pending : pending;
   } catch (error) {
     if (error instanceof ResponsesError) throw error;
     first = error as Error;
@@ -66,7 +68,7 @@ export async function runTurn(
 }
 
 /** The model's parts as they come, telling `meter` of the first output and of the usage at `finish`. */
-function metered(parts: AsyncIterator<ModelPart>, meter: TurnMeter): AsyncIterator<ModelPart> {
+function metered(parts: PartIterator, meter: TurnMeter): PartIterator {
   let first = true;
   const observe = (result: IteratorResult<ModelPart>) => {
     if (result.done) return result;
@@ -79,8 +81,10 @@ function metered(parts: AsyncIterator<ModelPart>, meter: TurnMeter): AsyncIterat
     return result;
   };
   return {
-    next: () => parts.next().then(observe),
-    return: parts.return ? (value) => parts.return!(value) : undefined,
-    throw: parts.throw ? (error) => parts.throw!(error) : undefined,
+    next: () => {
+      const pending = parts.next();
+      return pending instanceof Promise ? pending.then(observe) : observe(pending);
+    },
+    return: parts.return ? () => parts.return!() : undefined,
   };
 }

@@ -11,6 +11,7 @@ import { redactSecretShapes } from '../../redaction.js';
 import type { TurnFacts } from '../../telemetry/attributes.js';
 import { initialResponse } from './echo.js';
 import { outputBytesOf } from './output-budget.js';
+import { noResult, type PartIterator, type Pending, stopParts } from './parts.js';
 import type { PreparedTurn, TurnDependencies } from './prepare.js';
 
 export interface RunOptions {
@@ -46,8 +47,7 @@ interface Lane {
   held: ModelPart[];
 }
 
-/** `text-delta` -> `text`, `reasoning-summary-end` -> `reasoning` (summary parts belong to their reasoning item). */
-/** A lane per started item; the text and refusal parts of one message share its lane. */
+/** A lane per started item (`text-delta` -> `text:<id>`); the text and refusal parts of one message share its lane. */
 const laneKey = (part: { type: string; id: string }) => {
   const kind = part.type.slice(0, part.type.indexOf('-'));
   return `${kind === 'refusal' || kind === 'message' ? 'text' : kind}:${part.id}`;
@@ -59,7 +59,7 @@ export async function streamTurn(
   deps: Pick<TurnDependencies, 'sealer' | 'limits'>,
   options: Omit<RunOptions, 'onEvent'>,
   onEvent: ((event: AnyStreamingEvent) => void) | undefined,
-  iterator: AsyncIterator<ModelPart>,
+  iterator: PartIterator,
   first: IteratorResult<ModelPart> | Error,
   backpressure: Backpressure | undefined,
 ): Promise<TurnResult> {
@@ -327,7 +327,7 @@ export async function streamTurn(
       const behind = next instanceof Error ? undefined : backpressure?.();
       if (behind) await behind;
       if (cancellation?.cancelled) {
-        void iterator.return?.()?.catch(() => {});
+        stopParts(iterator);
         return failWith(new ResponsesError('server_error', cancellation.code, cancellation.reason));
       }
       if (next instanceof Error) throw next;
@@ -341,24 +341,25 @@ export async function streamTurn(
         outputBytes > maxOutputBytes ||
         (part.type === 'function-call-start' && ++callsStarted > maxToolCallsPerResponse)
       ) {
-        void iterator.return?.()?.catch(() => {});
+        stopParts(iterator);
         const usage = { inputTokens: turn.inputTokens, outputTokens };
         return { response: writer.incomplete('max_output_tokens', { usage: usageOf(usage) }) };
       }
       const handled = handle(part);
       const result = handled instanceof Promise ? await handled : handled;
       if (result) {
-        void iterator.return?.()?.catch(() => {});
+        stopParts(iterator);
         return result;
       }
       try {
-        next = await iterator.next();
+        const pending = iterator.next();
+        next = pending instanceof Promise ? await pending : pending;
       } catch (error) {
         next = error as Error;
       }
     }
   } catch (error) {
-    void iterator.return?.()?.catch(() => {});
+    stopParts(iterator);
     return failWith(
       error instanceof ResponsesError
         ? error
@@ -369,12 +370,6 @@ export async function streamTurn(
     new ResponsesError('model_error', 'model_stream_ended', 'The model stream ended without a finish part.'),
   );
 }
-
-/** Work done at once (the value) or later (a promise of it). */
-type Pending<T = undefined> = T | Promise<T>;
-
-/** A step's pending work, answering no turn result. */
-const noResult = (pending: Pending): Pending => pending?.then(() => undefined);
 
 const invalidStream = (message: string) => new ResponsesError('model_error', 'invalid_model_stream', message);
 

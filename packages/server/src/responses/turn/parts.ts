@@ -1,0 +1,31 @@
+import type { ModelPart } from '../../models/provider.js';
+
+/**
+ * How a turn reads a provider's parts: an async iterator, or a synchronous one when the provider's
+ * iterable is also synchronous (the embedded model: nothing waits between its parts), so that a part
+ * that is ready costs no promise and no microtask.
+ */
+export interface PartIterator {
+  next(): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>>;
+  return?(): unknown;
+}
+
+/** The parts of `source`: read synchronously when it is also a synchronous iterable. */
+export function readParts(source: AsyncIterable<ModelPart>): PartIterator {
+  const sync = (source as Partial<Iterable<ModelPart>>)[Symbol.iterator];
+  return sync ? sync.call(source) : source[Symbol.asyncIterator]();
+}
+
+/** Ends the provider's stream early (the turn ended first); its own failure to end is of no interest. */
+export function stopParts(iterator: PartIterator): void {
+  try {
+    const ended = iterator.return?.();
+    if (ended instanceof Promise) ended.catch(() => {});
+  } catch {}
+}
+
+/** Work done at once (the value) or later (a promise of it): what is ready costs no promise. */
+export type Pending<T = undefined> = T | Promise<T>;
+
+/** A step's pending work, answering no turn result. */
+export const noResult = (pending: Pending): Pending => pending?.then(() => undefined);
