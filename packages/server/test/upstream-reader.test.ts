@@ -2,6 +2,7 @@
 // the Anthropic Messages family here, in front of the hostile upstream speaking that dialect, through
 // `nodeFetch` and through the global fetch (web streams, as on Workers). The Chat Completions family is proven
 // against the real CLI process in test/hostile-upstream.test.ts.
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AnthropicMessagesProvider } from '../src/models/anthropic-messages/index.js';
@@ -205,6 +206,68 @@ describe('nodeFetch', () => {
     await reader.cancel!();
     await upstream.waitForConnections(0);
     expect(upstream.served.at(-1)!.closedByGateway).toBe(true);
+  });
+
+  /** Serves `answer` on a fresh local `node:http` server for the length of `use`. */
+  async function withServer(
+    answer: (response: import('node:http').ServerResponse) => void,
+    use: (url: string) => Promise<void>,
+  ) {
+    const server = createHttpServer((request, response) => {
+      request.resume();
+      request.on('end', () => answer(response));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  }
+
+  test('the events of one upstream write come in one read(), not one read per chunk', async () => {
+    const events = Array.from({ length: 20 }, (_, i) => `data: {"n":${i}}\n\n`);
+    await withServer(
+      (response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        // Twenty chunks of the chunked encoding, written in one tick: one packet.
+        for (const event of events) response.write(event);
+        setTimeout(() => response.end(), 50);
+      },
+      async (url) => {
+        const reader = (await nodeFetch(url, { method: 'POST', headers: {}, body: '{}' })).body!.getReader();
+        const first = await reader.read();
+        expect(Buffer.from(first.value!).toString('utf8')).toBe(events.join(''));
+        expect((await reader.read()).done).toBe(true);
+      },
+    );
+  });
+
+  test('a reader that does not read holds a bounded part of the body (backpressure), and all of it comes later', async () => {
+    const block = 'x'.repeat(16 * 1024);
+    const blocks = 64; // 1 MiB
+    await withServer(
+      async (response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        for (let i = 0; i < blocks; i++)
+          if (!response.write(block)) await new Promise((resolve) => response.once('drain', resolve));
+        response.end();
+      },
+      async (url) => {
+        const reader = (await nodeFetch(url, { method: 'POST', headers: {}, body: '{}' })).body!.getReader();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        let bytes = 0;
+        let largest = 0;
+        for (let next = await reader.read(); !next.done; next = await reader.read()) {
+          bytes += next.value.byteLength;
+          largest = Math.max(largest, next.value.byteLength);
+        }
+        expect(bytes).toBe(blocks * block.length);
+        // Read ahead: at most 64 KiB past what was asked, plus the chunk that crossed it.
+        expect(largest).toBeLessThanOrEqual(128 * 1024);
+      },
+    );
   });
 
   test('a pooled connection the upstream closed while idle is retried once on a fresh one', async () => {
