@@ -70,10 +70,15 @@ export interface ServiceResponse {
 }
 
 export function json(status: number, body: unknown, headers?: Record<string, string>): ServiceResponse {
+  return jsonText(status, JSON.stringify(body), headers);
+}
+
+/** A JSON answer whose text was already made (a stored turn's response, serialized once for the store and the wire). */
+export function jsonText(status: number, text: string, headers?: Record<string, string>): ServiceResponse {
   // A plain literal (no spread) keeps one hidden class for the headers that middleware adds to.
   const all: Record<string, string> = { 'content-type': 'application/json' };
   if (headers) Object.assign(all, headers);
-  return { status, headers: all, body: JSON.stringify(body) };
+  return { status, headers: all, body: text };
 }
 
 export function errorResponse(error: unknown): ServiceResponse {

@@ -117,6 +117,7 @@ export {
   type ResponseStore,
   type StoredChain,
   type StoredResponse,
+  type StoredResponseText,
 } from './stores/contract.js';
 export { InMemoryResponseStore, type InMemoryStoreOptions } from './stores/memory.js';
 export { ConnectionCache } from './stores/connection-cache.js';

@@ -64,6 +64,19 @@ describe('InMemoryResponseStore', () => {
     expect(store.bytes - before).toBeGreaterThan(json + 1_000 * 2 * 200);
   });
 
+  test('a short entry is kept as its JSON text and counted two bytes a character, whatever V8 keeps it as', async () => {
+    const store = new InMemoryResponseStore({ maxBytes: 1_000_000 });
+    const entry = sampleEntry({ id: 'short', text: 'plain ascii' });
+    const text = { response: JSON.stringify(entry.response), input: JSON.stringify(entry.input) };
+    expect(text.response.length + text.input.length).toBeLessThan(8 * 1024);
+    await store.put(entry, 'o', text);
+    const data = 2 * (text.response.length + text.input.length);
+    // Beside its data: the bookkeeping and two indexed items, each counted (bounded above).
+    expect(store.bytes).toBeGreaterThan(data);
+    expect(store.bytes).toBeLessThan(data + 1_500);
+    expect(await store.get('short', 'o')).toEqual(entry);
+  });
+
   test('behaves like a plain least-recently-used list for any sequence of puts, gets and deletes', async () => {
     const op = fc.record({
       kind: fc.constantFrom('put' as const, 'get' as const, 'delete' as const),

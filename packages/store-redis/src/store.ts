@@ -5,6 +5,7 @@ import {
   type ResponseStore,
   type StoredChain,
   type StoredResponse,
+  type StoredResponseText,
   StoreUnavailableError,
 } from '@openresponses/server';
 import type { ItemField } from '@openresponses/types';
@@ -251,8 +252,9 @@ export class RedisResponseStore implements ResponseStore {
     return entry === undefined ? undefined : findItem(entry, id);
   }
 
-  async put(entry: StoredResponse, owner: string): Promise<boolean> {
-    return (await this.write(entry, owner, '')) > 0;
+  async put(entry: StoredResponse, owner: string, text?: StoredResponseText): Promise<boolean> {
+    const record = text ? `{"response":${text.response},"input":${text.input}}` : JSON.stringify(entry);
+    return (await this.write(entry, record, owner, '')) > 0;
   }
 
   async update(
@@ -267,8 +269,9 @@ export class RedisResponseStore implements ResponseStore {
       if (!found) return undefined;
       const next = change(parseStoredResponse(found[0], id));
       if (!next) return parseStoredResponse(found[0], id);
-      const written = await this.write(next, owner, found[1]);
-      if (written > 0) return JSON.parse(JSON.stringify(next)) as StoredResponse;
+      const record = JSON.stringify(next);
+      const written = await this.write(next, record, owner, found[1]);
+      if (written > 0) return JSON.parse(record) as StoredResponse;
       if (written !== CONFLICT) return (await this.get(id, owner)) ?? undefined;
       if (attempt >= 50) throw new StoreUnavailableError(`Response '${id}' is being changed too often to update.`);
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
@@ -301,7 +304,8 @@ export class RedisResponseStore implements ResponseStore {
     return `${this.prefix}{${Buffer.byteLength(owner)}:${owner}}:`;
   }
 
-  private write(entry: StoredResponse, owner: string, expectedRevision: string): Promise<number> {
+  /** Writes `entry` as `record` (its JSON) unless the stored revision is no longer `expectedRevision` ('' for any). */
+  private write(entry: StoredResponse, record: string, owner: string, expectedRevision: string): Promise<number> {
     const stem = this.stem(owner);
     const itemIds: string[] = [];
     forEachItem(entry, (_item, itemId) => itemIds.push(itemId));
@@ -316,7 +320,7 @@ export class RedisResponseStore implements ResponseStore {
         owner,
         response.previous_response_id ?? '',
         response.status,
-        JSON.stringify(entry),
+        record,
         itemIds.join('\n'),
         this.ttl,
         expectedRevision,

@@ -10,7 +10,7 @@ import type { ModelProvider } from '../models/provider.js';
 import { serveChatCompletions } from './chat-completions.js';
 import { listModels } from './models.js';
 import { playgroundAsset } from './playground.js';
-import { json, type ServiceRequest, type ServiceResponse } from '../exchange.js';
+import { json, jsonText, type ServiceRequest, type ServiceResponse } from '../exchange.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
 import { eventStream } from './event-stream.js';
 import { readBody } from './body.js';
@@ -157,7 +157,9 @@ async function createResponse(request: ServiceRequest, context: RouteContext, ve
   if (!streaming) {
     const result = await run();
     if (result.error) throw result.error;
-    return json(200, result.answer, headers);
+    return result.answerJson === undefined
+      ? json(200, result.answer, headers)
+      : jsonText(200, result.answerJson, headers);
   }
   return eventStream(
     async (write, backpressure) => {

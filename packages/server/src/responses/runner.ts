@@ -51,6 +51,8 @@ export type TurnOutcome = TurnResult & {
   input: ItemField[];
   /** The response in the client's shapes (`response` lifted for an OpenAI-superset turn; `response` otherwise). */
   answer: ResponseResource;
+  /** `answer` as JSON when the turn already made it (the text it stored): the wire sends it as it is. */
+  answerJson?: string;
 };
 
 /** Runs `response.create` turns for every transport: validation, context, model, events, outgoing checks, storing. */
@@ -212,9 +214,13 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         );
         return { response: result.response, error: result.error, input: prepared.input, answer: answerOf(result) };
       }
+      let answerJson: string | undefined;
       if (stored) {
+        // Serialized once, for the store and (in spec shapes, where the answer is the response) the wire.
+        const text = { response: JSON.stringify(result.response), input: JSON.stringify(prepared.input) };
+        if (!prepared.superset) answerJson = text.response;
         try {
-          await target.put({ response: result.response, input: prepared.input }, turnOptions.owner);
+          await target.put({ response: result.response, input: prepared.input }, turnOptions.owner, text);
         } catch (error) {
           const failure = asResponsesError(error);
           if (last) for (const event of failedInstead(last, failure)) emit(event);
@@ -229,7 +235,13 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         }
         if (last) emit(last);
       }
-      return { response: result.response, error: result.error, input: prepared.input, answer: answerOf(result) };
+      return {
+        response: result.response,
+        error: result.error,
+        input: prepared.input,
+        answer: answerOf(result),
+        answerJson,
+      };
     };
     return meter ? metered(run, meter) : run;
   };

@@ -1,5 +1,11 @@
 import type { ItemField } from '@openresponses/types';
-import { type ResponseStore, type StoredChain, StoreEntryTooLargeError, type StoredResponse } from './contract.js';
+import {
+  type ResponseStore,
+  type StoredChain,
+  StoreEntryTooLargeError,
+  type StoredResponse,
+  type StoredResponseText,
+} from './contract.js';
 import { InMemoryResponseStore } from './memory.js';
 
 /** Tells connections apart inside a shared layer. */
@@ -93,8 +99,8 @@ export class ConnectionCache implements ResponseStore {
     return (await this.local.getItem(id, this.mine(owner))) ?? (await this.shared.getItem(id, owner));
   }
 
-  put(entry: StoredResponse, owner: string): Promise<boolean> {
-    return this.shared.put(entry, owner);
+  put(entry: StoredResponse, owner: string, text?: StoredResponseText): Promise<boolean> {
+    return this.shared.put(entry, owner, text);
   }
 
   update(

@@ -10,6 +10,17 @@ export interface StoredResponse {
   input: ItemField[];
 }
 
+/**
+ * A stored response's JSON, made once by the turn that answered it and shared with the wire: exactly
+ * `JSON.stringify(entry.response)` and `JSON.stringify(entry.input)` of the entry it comes with.
+ */
+export interface StoredResponseText {
+  /** `entry.response` as JSON (the text the client is answered). */
+  response: string;
+  /** `entry.input` as JSON. */
+  input: string;
+}
+
 /** A chain of `previous_response_id` links as one call loads it. */
 export interface StoredChain {
   /** The responses found, oldest first, ending with the one asked for. */
@@ -30,6 +41,9 @@ export interface StoredChain {
  *   else they do not exist (reads answer undefined, `delete` false).
  * - **Copy semantics.** `put` stores a snapshot: changing the object afterwards does not change what is
  *   stored. Every read returns a fresh copy that the caller owns and may change.
+ * - **Serialize once.** `put` may be given the entry's JSON (`StoredResponseText`), which the turn made
+ *   once for the store and the wire: a backend that keeps JSON keeps that text rather than serializing
+ *   `entry` again (strings are immutable, so the snapshot holds). A backend may ignore it.
  * - **Atomicity.** A response and its items are stored together or not at all; `update` is an atomic
  *   read-modify-write, also across processes sharing a backend.
  * - **Finality.** A `cancelled` response is final: `put` does not replace it (and answers false).
@@ -44,8 +58,11 @@ export interface ResponseStore {
   getChain(id: string, owner: string): Promise<StoredChain>;
   /** An input or output item of any stored response of `owner`, for `item_reference`. */
   getItem(id: string, owner: string): Promise<ItemField | undefined>;
-  /** Stores (or replaces) a response with its items; false when a `cancelled` response with this id is stored. */
-  put(entry: StoredResponse, owner: string): Promise<boolean>;
+  /**
+   * Stores (or replaces) a response with its items; false when a `cancelled` response with this id is stored.
+   * `text`, when given, is `entry` as JSON (see `StoredResponseText`), to keep instead of serializing `entry`.
+   */
+  put(entry: StoredResponse, owner: string, text?: StoredResponseText): Promise<boolean>;
   /**
    * Atomically replaces the stored response with `change(current)`; `change` answering undefined leaves
    * it as it is. Answers what is stored afterwards, or undefined when there is nothing to change.

@@ -6,6 +6,7 @@ import {
   type ResponseStore,
   type StoredChain,
   type StoredResponse,
+  type StoredResponseText,
 } from './contract.js';
 
 /** What `new InMemoryResponseStore(options)` takes. */
@@ -13,9 +14,9 @@ export interface InMemoryStoreOptions {
   /** Most responses kept; the least recently used goes first (default 10,000). */
   maxEntries?: number;
   /**
-   * Bytes kept: each response's JSON with its input as UTF-8, plus its item index and bookkeeping; the
-   * least recently used go first to stay under it (default 256 MiB). A single response larger than this
-   * is not stored.
+   * Bytes kept: each response's JSON with its input (as UTF-8, or two bytes a character when short), plus
+   * its item index and bookkeeping; the least recently used go first to stay under it (default 256 MiB). A
+   * single response larger than this is not stored.
    */
   maxBytes?: number;
   /** How long a response is kept after it was last written or read, in ms (default one hour). */
@@ -35,16 +36,30 @@ const ITEM_OVERHEAD = 128;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/**
+ * The longest JSON text kept as a string; a longer one is kept as UTF-8 bytes. A short string is counted
+ * two bytes a character (the most V8 spends on it, whatever its form), and keeping it as it is spares a
+ * TextEncoder pass and an off-heap allocation per write and a decoding per read: for a 1.3 KB entry, about
+ * 2 µs of a 4 µs serialization. A long one is bytes: a JSON string with one character past Latin-1 is
+ * stored two bytes a character (a 1 MiB input cost 2 MiB), and a large string is kept by V8 as a rope of
+ * pieces spread over heap pages that eviction leaves fragmented. A byte array is one allocation outside the
+ * heap, exactly as large as counted, freed whole (storing six times a 32 MiB budget grew RSS by 383 MiB
+ * with strings, 170 MiB with bytes: test/store-budget.test.ts).
+ */
+const LONGEST_STRING = 8 * 1024;
+
+/** JSON text as the store keeps it. */
+type Kept = string | Uint8Array;
+
+const keep = (text: string): Kept => (text.length <= LONGEST_STRING ? text : encoder.encode(text));
+const keptBytes = (kept: Kept) => (typeof kept === 'string' ? 2 * kept.length : kept.byteLength);
+const textOf = (kept: Kept) => (typeof kept === 'string' ? kept : decoder.decode(kept));
+
 interface Entry {
   owner: string;
-  /**
-   * The snapshot as UTF-8 JSON: reads parse a fresh copy. Bytes, not a string: a JSON string with one
-   * character past Latin-1 is stored two bytes a character (a 1 MiB input cost 2 MiB), and a large
-   * string is kept by V8 as a rope of pieces spread over heap pages that eviction leaves fragmented. A
-   * byte array is one allocation outside the heap, exactly as large as counted, freed whole (storing six
-   * times a 32 MiB budget grew RSS by 383 MiB with strings, 170 MiB with bytes: test/store-budget.test.ts).
-   */
-  data: Uint8Array;
+  /** The snapshot's response and input as JSON (see `LONGEST_STRING`): reads parse a fresh copy. */
+  response: Kept;
+  input: Kept;
   previous: string | null;
   status: string;
   itemIds: string[];
@@ -52,7 +67,10 @@ interface Entry {
   size: number;
 }
 
-const parse = (entry: Entry) => JSON.parse(decoder.decode(entry.data)) as StoredResponse;
+const parse = (entry: Entry): StoredResponse => ({
+  response: JSON.parse(textOf(entry.response)),
+  input: JSON.parse(textOf(entry.input)),
+});
 
 /**
  * The default store, in this process's memory: bounded by entry count and by approximate bytes (least
@@ -142,11 +160,11 @@ export class InMemoryResponseStore implements ResponseStore {
    */
   private lastItems: WeakRef<{ entry: Entry; byId: Map<string, ItemField> }> | undefined;
 
-  async put(entry: StoredResponse, owner: string): Promise<boolean> {
+  async put(entry: StoredResponse, owner: string, text?: StoredResponseText): Promise<boolean> {
     const id = entry.response.id;
     const current = this.entries.get(id, { updateAgeOnGet: false });
     if (current && (current.owner !== owner || current.status === 'cancelled')) return false;
-    this.write(entry, owner);
+    this.write(entry, owner, text);
     return true;
   }
 
@@ -176,7 +194,7 @@ export class InMemoryResponseStore implements ResponseStore {
     return entry?.owner === owner ? entry : undefined;
   }
 
-  private write(entry: StoredResponse, owner: string): void {
+  private write(entry: StoredResponse, owner: string, text?: StoredResponseText): void {
     const id = entry.response.id;
     const itemIds: string[] = [];
     // Ids are counted two bytes a character: V8 may keep them in its two-byte form.
@@ -185,15 +203,17 @@ export class InMemoryResponseStore implements ResponseStore {
       itemIds.push(itemId);
       size += ITEM_OVERHEAD + 2 * itemId.length;
     });
-    const data = encoder.encode(JSON.stringify(entry));
-    size += data.byteLength;
+    const response = keep(text?.response ?? JSON.stringify(entry.response));
+    const input = keep(text?.input ?? JSON.stringify(entry.input));
+    size += keptBytes(response) + keptBytes(input);
     if (size > this.maxBytes)
       throw new StoreEntryTooLargeError(
         `Response '${id}' is too large to store (${size} bytes; the store holds ${this.maxBytes}).`,
       );
     this.entries.set(id, {
       owner,
-      data,
+      response,
+      input,
       previous: entry.response.previous_response_id ?? null,
       status: entry.response.status,
       itemIds,

@@ -23,7 +23,7 @@ export function storeSpans(store: ResponseStore, parent: Context | undefined): R
     get: (id, owner) => traced('get', () => store.get(id, owner)),
     getChain: (id, owner) => traced('getChain', () => store.getChain(id, owner)),
     getItem: (id, owner) => traced('getItem', () => store.getItem(id, owner)),
-    put: (entry, owner) => traced('put', () => store.put(entry, owner)),
+    put: (entry, owner, text) => traced('put', () => store.put(entry, owner, text)),
     update: (id, owner, change) => traced('update', () => store.update(id, owner, change)),
     delete: (id, owner) => traced('delete', () => store.delete(id, owner)),
   };

@@ -79,6 +79,35 @@ export function describeStoreContract(
     );
 
     test(
+      'put given the entry as JSON (StoredResponseText) stores the same snapshot, read back as objects',
+      withStore(async (store) => {
+        // The turn serializes its response once and hands the text to the store beside the entry.
+        const entry = sampleEntry({ text: 'answered once ✓ "quoted"' });
+        const original = structuredClone(entry);
+        const text = { response: JSON.stringify(entry.response), input: JSON.stringify(entry.input) };
+        expect(await store.put(entry, 'alice', text)).toBe(true);
+        (entry.response.output[0] as { id: string }).id = 'changed after put';
+        entry.input.length = 0;
+        expect(await store.get(original.response.id, 'alice')).toEqual(original);
+        expect(await store.getChain(original.response.id, 'alice')).toEqual({ chain: [original] });
+        expect(await store.getItem(`msg_out_${original.response.id}`, 'alice')).toEqual(original.response.output[0]);
+        expect(await store.getItem(`msg_in_${original.response.id}`, 'alice')).toEqual(original.input[0]);
+        // A replacement given its text replaces the response and its items, as a put without it does.
+        const replaced = sampleEntry({ id: original.response.id, text: 'replaced' });
+        (replaced.response.output[0] as { id: string }).id = `msg_new_${original.response.id}`;
+        const replacedText = { response: JSON.stringify(replaced.response), input: JSON.stringify(replaced.input) };
+        expect(await store.put(replaced, 'alice', replacedText)).toBe(true);
+        expect(await store.get(original.response.id, 'alice')).toEqual(replaced);
+        expect(await store.getItem(`msg_out_${original.response.id}`, 'alice')).toBeUndefined();
+        // A cancelled response stays final whichever way the write comes.
+        const cancelled = sampleEntry({ id: original.response.id, status: 'cancelled' });
+        await store.put(cancelled, 'alice');
+        expect(await store.put(replaced, 'alice', replacedText)).toBe(false);
+        expect((await store.get(original.response.id, 'alice'))?.response.status).toBe('cancelled');
+      }),
+    );
+
+    test(
       'another owner sees nothing: get, chain, items, update and delete',
       withStore(async (store) => {
         const first = sampleEntry();
