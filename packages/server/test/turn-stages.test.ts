@@ -5,6 +5,7 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { AnyStreamingEvent } from '@openresponses/events';
 import type { CreateResponseBody, ItemField, ResponseResource } from '@openresponses/types';
 import { LATEST_SPEC_VERSION } from '@openresponses/zod';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Cancellation } from '../src/cancellation.js';
 import { DEFAULT_LIMITS, type ServerLimits } from '../src/limits.js';
@@ -15,7 +16,8 @@ import { runTurn } from '../src/responses/turn.js';
 import { initialResponse } from '../src/responses/turn/echo.js';
 import { rejectOrphanToolOutputs } from '../src/responses/turn/prepare-orphan-outputs.js';
 import { toolPolicyOf } from '../src/responses/turn/prepare-tool-policy.js';
-import { truncateOldest } from '../src/responses/turn/prepare-truncation.js';
+import { fitToWindow, truncateOldest } from '../src/responses/turn/prepare-truncation.js';
+import { countTokens, itemTokens } from '../src/models/item-text.js';
 import { type PreparedTurn, prepareTurn, type TurnDependencies } from '../src/responses/turn/prepare.js';
 import { providerRequest } from '../src/responses/turn/provider-request.js';
 import { startHostileUpstream, type HostileUpstream } from '../src/testing/index.js';
@@ -99,6 +101,70 @@ describe('prepare, one step at a time', () => {
     const { items: kept, tokens } = truncateOldest(items, [5, 10, 10, 10], 35, 16);
     expect(kept.map((item) => (item as unknown as { content: string }).content)).toEqual(['s', 'u2']);
     expect(tokens).toBe(15);
+  });
+
+  test('the window check decides as the exact count does, and counts only when the length does not decide', () => {
+    const text = fc
+      .array(fc.constantFrom('a', 'a', ' ', ' ', 'word', '  ', '\n', '\u00a0', '日'), { maxLength: 30 })
+      .map((pieces) => pieces.join(''));
+    const item = fc.oneof(
+      fc.record({
+        type: fc.constant('message'),
+        role: fc.constantFrom('user', 'assistant', 'system'),
+        content: fc.array(fc.record({ type: fc.constant('input_text'), text }), { maxLength: 3 }),
+      }),
+      fc.record({ type: fc.constant('function_call'), call_id: fc.constant('c'), name: text, arguments: text }),
+      fc.record({ type: fc.constant('function_call_output'), call_id: fc.constant('c'), output: text }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(item, { maxLength: 8 }),
+        fc.option(text, { nil: undefined }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.constantFrom('auto', 'disabled') as fc.Arbitrary<'auto' | 'disabled'>,
+        (values, instructions, window, truncation) => {
+          const items = values as unknown as ItemField[];
+          const perItem = items.map(itemTokens);
+          const exact = perItem.reduce((n, count) => n + count, countTokens(instructions ?? ''));
+          if (exact > window && truncation === 'disabled') {
+            expect(() => fitToWindow(items, instructions, window, truncation)).toThrow(
+              expect.objectContaining({ code: 'context_length_exceeded', param: 'input', status: 400 }),
+            );
+            return;
+          }
+          const fitted = fitToWindow(items, instructions, window, truncation);
+          if (exact <= window) {
+            expect(fitted.items).toBe(items);
+            // Counted or not (see the next test), never a wrong count.
+            if (fitted.inputTokens !== undefined) expect(fitted.inputTokens).toBe(exact);
+          } else {
+            const truncated = truncateOldest(items, perItem, exact, window);
+            expect(fitted).toEqual({ items: truncated.items, inputTokens: truncated.tokens });
+          }
+        },
+      ),
+      { numRuns: 1000, seed: 35 },
+    );
+  });
+
+  test('a context that fits by its length is not counted; one that fits only by its words is', () => {
+    const message = (text: string) =>
+      ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] }) as unknown as ItemField;
+    // 5 characters: at most 3 words, so a window of 3 needs no count.
+    expect(fitToWindow([message('a b c')], null, 3, 'disabled')).toEqual({
+      items: [message('a b c')],
+      inputTokens: undefined,
+    });
+    // As many words as the length allows: counted, and over a window of 2.
+    expect(() => fitToWindow([message('a b c')], null, 2, 'disabled')).toThrow(
+      expect.objectContaining({ code: 'context_length_exceeded' }),
+    );
+    // 9 characters could be 5 words; they are 2, counted.
+    expect(fitToWindow([message('abcd efgh')], null, 3, 'disabled').inputTokens).toBe(2);
+    expect(fitToWindow([message('abcd efgh')], 'be brief', 3, 'auto')).toEqual({
+      items: [message('abcd efgh')],
+      inputTokens: 4,
+    });
   });
 });
 

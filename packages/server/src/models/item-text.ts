@@ -105,19 +105,33 @@ export function itemText(item: ItemField): string {
  * end words, so the count is the sum of the pieces' counts (a 1 MiB context made 1 MiB of garbage).
  */
 export function itemTokens(item: ItemField): number {
+  return sumOverPieces(item, countTokens);
+}
+
+/**
+ * At least `itemTokens(item)`, from the lengths of its text alone: `k` words need `2k - 1` characters, so
+ * a text of `n` has at most `(n + 1) / 2`. Deciding that a context fits costs no pass over its characters.
+ */
+export function itemTokensAtMost(item: ItemField): number {
+  return sumOverPieces(item, tokensAtMost);
+}
+
+/** At least `countTokens(text)`, from its length. */
+export const tokensAtMost = (text: string): number => (text.length + 1) >>> 1;
+
+/** `measure` summed over the pieces of text `itemText` joins. */
+function sumOverPieces(item: ItemField, measure: (text: string) => number): number {
   const record = item as Record<string, unknown>;
   if (Array.isArray(record.content)) {
-    let count = 0;
+    let sum = 0;
     for (const part of record.content as Array<Record<string, unknown>>)
-      count += countTokens(
-        typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : '',
-      );
-    return count;
+      sum += measure(typeof part.text === 'string' ? part.text : typeof part.refusal === 'string' ? part.refusal : '');
+    return sum;
   }
-  if (typeof record.arguments === 'string') return countTokens(String(record.name)) + countTokens(record.arguments);
-  if (typeof record.output === 'string') return countTokens(record.output);
+  if (typeof record.arguments === 'string') return measure(String(record.name)) + measure(record.arguments);
+  if (typeof record.output === 'string') return measure(record.output);
   if (Array.isArray(record.summary))
-    return (record.summary as Array<{ text?: string }>).reduce((n, s) => n + countTokens(s.text ?? ''), 0);
+    return (record.summary as Array<{ text?: string }>).reduce((sum, s) => sum + measure(s.text ?? ''), 0);
   return 0;
 }
 

@@ -23,9 +23,10 @@ export interface ModelRequest {
   /** The whole context in order: previous input, previous output, this input (with compactions expanded). */
   items: ItemField[];
   /**
-   * The context's size in `countTokens` tokens (`instructions` and `items`), as the turn counted it for
+   * The context's size in `countTokens` tokens (`instructions` and `items`), when the turn counted it for
    * the context window; a provider that reports estimated usage takes it from here rather than counting
-   * the whole context again (absent on requests built by hand).
+   * the whole context again (`contextTokens`). Absent when the window check decided without counting
+   * (the context's length alone showed it fits) and on requests built by hand.
    */
   inputTokens?: number;
   /** The request's function tools. */

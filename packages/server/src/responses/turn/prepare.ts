@@ -4,13 +4,13 @@ import type { SpecVersion } from '@openresponses/zod';
 import { invalidRequest } from '../../errors.js';
 import { checkRequestBudgets, DEFAULT_LIMITS, type ServerLimits } from '../../limits.js';
 import { LOGPROBS_INCLUDE, type ModelProvider, type ModelRequest } from '../../models/provider.js';
-import { countTokens, itemTokens } from '../../models/item-text.js';
+import { contextTokens } from '../../models/item-text.js';
 import { acceptClientShapes, historyOf, type LoadChain, type LookupItem, normalizeInput } from '../context.js';
 import type { Sealer } from '../sealed.js';
 import { rejectOrphanToolOutputs } from './prepare-orphan-outputs.js';
 import { toolPolicyOf } from './prepare-tool-policy.js';
 import { type IngressProfile, lowerSuperset, type SupersetTurn } from './superset.js';
-import { truncateOldest } from './prepare-truncation.js';
+import { fitToWindow } from './prepare-truncation.js';
 import { validatorFor } from '../validation.js';
 import { modelRequestOf } from './provider-request.js';
 
@@ -37,6 +37,7 @@ export interface PreparedTurn {
   /** This turn's input (what is stored and listed by input_items). */
   input: ItemField[];
   request: ModelRequest;
+  /** The context's `countTokens` tokens (counted on first read when the window check had no need to). */
   inputTokens: number;
   /** Set when the request used OpenAI-superset shapes: how the model's calls map back to them. */
   superset?: SupersetTurn;
@@ -102,22 +103,25 @@ export async function prepareTurn(
     : [];
   const { input, expanded } = await normalizeInput(body.input, deps.lookupItem, deps.sealer);
   rejectOrphanToolOutputs(body.input, history, expanded);
-  let items = history.length === 0 ? expanded : history.concat(expanded);
-  // Each item is counted once; truncation subtracts what it drops (re-counting after each drop was quadratic).
-  const tokensPerItem = items.map(itemTokens);
-  let inputTokens = tokensPerItem.reduce((n, count) => n + count, countTokens(body.instructions ?? ''));
-  if (inputTokens > provider.contextWindow) {
-    if ((body.truncation ?? 'disabled') === 'disabled') {
-      throw invalidRequest(
-        'context_length_exceeded',
-        `The input is ${inputTokens} tokens, over the model's context window of ${provider.contextWindow}; truncation is disabled.`,
-        'input',
-      );
-    }
-    const truncated = truncateOldest(items, tokensPerItem, inputTokens, provider.contextWindow);
-    items = truncated.items;
-    inputTokens = truncated.tokens;
-  }
+  const context = history.length === 0 ? expanded : history.concat(expanded);
+  const { items, inputTokens } = fitToWindow(
+    context,
+    body.instructions,
+    provider.contextWindow,
+    body.truncation ?? 'disabled',
+  );
   const request = modelRequestOf(body, { model, items, inputTokens, tools, hostedTools, toolPolicy });
-  return { body, model, provider, input, request, inputTokens, superset: lowered.superset };
+  return {
+    body,
+    model,
+    provider,
+    input,
+    request,
+    // Counted when first read (a failed turn's usage), when the window check did not need to count.
+    get inputTokens() {
+      request.inputTokens ??= contextTokens(request);
+      return request.inputTokens;
+    },
+    superset: lowered.superset,
+  };
 }
