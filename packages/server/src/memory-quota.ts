@@ -65,8 +65,7 @@ export class MemoryQuota implements QuotaBackend {
   async reserveTokens(tenant: string, tokens: number, limits: TokenLimits, period: Period): Promise<TokenDecision> {
     this.prune(period);
     const now = this.now();
-    const dayKey = `d:${tenant}:${period.day}`;
-    const monthKey = `m:${tenant}:${period.month}`;
+    const { dayKey, monthKey } = this.budgetKeys(tenant, period);
     if (limits.dailyTokens !== undefined && (this.budgets.get(dayKey) ?? 0) >= limits.dailyTokens)
       return { allowed: false, refusal: 'daily', retryAfterMs: period.dayEndsAt - now };
     if (limits.monthlyTokens !== undefined && (this.budgets.get(monthKey) ?? 0) >= limits.monthlyTokens)
@@ -99,8 +98,9 @@ export class MemoryQuota implements QuotaBackend {
     const now = this.now();
     const used = usage.inputTokens + usage.outputTokens;
     const change = used - reserved;
-    for (const key of [`d:${tenant}:${period.day}`, `m:${tenant}:${period.month}`])
-      this.budgets.set(key, Math.max(0, (this.budgets.get(key) ?? 0) + change));
+    const { dayKey: dayBudget, monthKey: monthBudget } = this.budgetKeys(tenant, period);
+    this.budgets.set(dayBudget, Math.max(0, (this.budgets.get(dayBudget) ?? 0) + change));
+    this.budgets.set(monthBudget, Math.max(0, (this.budgets.get(monthBudget) ?? 0) + change));
     if (limits.tokensPerMinute !== undefined) {
       const cap = limits.tokensPerMinute;
       // The rate was charged the reservation capped at the limit: correct it to what was used (never below now).
@@ -109,6 +109,12 @@ export class MemoryQuota implements QuotaBackend {
       this.tats.set(`t:${tenant}`, Math.max(now, tat + ((used - charged) * MINUTE) / cap));
     }
     if (model === undefined) return;
+    // The last account settled is found without building its key: turns in a row are mostly one tenant's and model's.
+    const recent = this.recentAccount;
+    if (recent && recent.tenant === tenant && recent.model === model && recent.row.day === period.day) {
+      addUsage(recent.row, usage);
+      return;
+    }
     const dayKey = `${tenant}\n${period.day}`;
     const cut = model.slice(0, MAX_MODEL_NAME);
     const known = this.accounts.has(`${tenant}\n${cut}\n${period.day}`);
@@ -125,13 +131,28 @@ export class MemoryQuota implements QuotaBackend {
       outputTokens: 0,
       reasoningTokens: 0,
     };
-    row.requests += 1;
-    row.inputTokens += usage.inputTokens;
-    row.cachedTokens += usage.cachedTokens;
-    row.outputTokens += usage.outputTokens;
-    row.reasoningTokens += usage.reasoningTokens;
+    addUsage(row, usage);
     this.accounts.set(key, row);
+    this.recentAccount = { tenant, model, row };
   }
+
+  /** The keys of a tenant's day and month budgets (the last ones are kept, with their hashes). */
+  private budgetKeys(tenant: string, period: Period): { dayKey: string; monthKey: string } {
+    const recent = this.recentBudgets;
+    if (recent?.tenant === tenant && recent.day === period.day && recent.month === period.month) return recent;
+    this.recentBudgets = {
+      tenant,
+      day: period.day,
+      month: period.month,
+      dayKey: `d:${tenant}:${period.day}`,
+      monthKey: `m:${tenant}:${period.month}`,
+    };
+    return this.recentBudgets;
+  }
+  private recentBudgets: { tenant: string; day: string; month: string; dayKey: string; monthKey: string } | undefined;
+
+  /** The account `settle` wrote last, and the tenant and model name it was asked for. */
+  private recentAccount: { tenant: string; model: string; row: UsageRow } | undefined;
 
   async acquireLease(tenant: string, kind: LeaseKind, max: number, ttlMs: number): Promise<string | undefined> {
     const leases = this.live(tenant, kind);
@@ -170,4 +191,13 @@ export class MemoryQuota implements QuotaBackend {
     for (const [lease, expires] of leases) if (expires <= now) leases.delete(lease);
     return leases;
   }
+}
+
+/** Adds one turn's usage to an account. */
+function addUsage(row: UsageRow, usage: Settlement['usage']): void {
+  row.requests += 1;
+  row.inputTokens += usage.inputTokens;
+  row.cachedTokens += usage.cachedTokens;
+  row.outputTokens += usage.outputTokens;
+  row.reasoningTokens += usage.reasoningTokens;
 }

@@ -5,6 +5,7 @@ import {
   periodOf,
   type QuotaBackend,
   rateLimitExceeded,
+  type TokenLimits,
   rateLimitHeaders,
   type TurnUsage,
 } from './quota.js';
@@ -100,7 +101,9 @@ export class TenantQuota {
     estimateInput: () => number = () => 0,
   ): Promise<AdmittedTurn> {
     const tenant = this.tenant(owner);
-    const limits = tenant?.limits ?? {};
+    // Not a tenant of the tenants file: every model, no lease, no reservation; only its usage is accounted.
+    if (tenant === undefined) return this.accounted(owner);
+    const limits = tenant.limits;
     if (!modelAllowed(tenant, model))
       throw new ResponsesError(
         'not_found',
@@ -170,6 +173,27 @@ export class TenantQuota {
     };
   }
 
+  /** A turn with nothing leased or reserved: its end accounts the usage of the response it produced. */
+  private accounted(owner: string): AdmittedTurn {
+    let ended = false;
+    return {
+      headers: NO_HEADERS,
+      end: async (result) => {
+        if (ended || !result) return;
+        ended = true;
+        countTenantUsage(owner, result.usage);
+        const settlement = {
+          reserved: 0,
+          usage: result.usage,
+          model: result.model,
+          period: periodOf(this.now()),
+          limits: NO_TOKEN_LIMITS,
+        };
+        await this.call((backend) => backend.settle(owner, settlement));
+      },
+    };
+  }
+
   /** The usage accounts of `tenants` for days `from` to `to`. */
   usage(tenants: readonly string[], from: string, to: string) {
     return this.call((backend) => backend.usage({ tenants, from, to }));
@@ -212,6 +236,10 @@ export class TenantQuota {
     }
   }
 }
+
+/** The headers of a turn without limits (shared: readers copy from it). */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_TOKEN_LIMITS: TokenLimits = Object.freeze({});
 
 function tooManyConnections(max: number) {
   return tooManyRequests(

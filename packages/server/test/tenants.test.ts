@@ -6,7 +6,15 @@ import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { MemoryQuota, periodOf, resolveTenants, TenantsConfigError, USAGE_RETENTION_DAYS } from '../src/index.js';
+import {
+  MAX_MODELS_PER_DAY,
+  MemoryQuota,
+  OTHER_MODEL,
+  periodOf,
+  resolveTenants,
+  TenantsConfigError,
+  USAGE_RETENTION_DAYS,
+} from '../src/index.js';
 import type { RunningServer } from '../src/node/index.js';
 import { describeQuotaContract } from '../src/testing/index.js';
 import { startTestServer, stream } from './harness.js';
@@ -49,6 +57,33 @@ test('the memory backend keeps usage for USAGE_RETENTION_DAYS and budgets for th
   const sizes = quota as unknown as { budgets: Map<string, number>; modelsPerDay: Map<string, number> };
   expect(sizes.budgets.size).toBeLessThanOrEqual(2 * 4);
   expect(sizes.modelsPerDay.size).toBeLessThanOrEqual(2 * 2);
+});
+
+test('the memory backend accounts turns in a row, interleaved models, a new day and models past the cap each in their own row', async () => {
+  let now = Date.UTC(2026, 0, 1, 12);
+  const quota = new MemoryQuota(() => now);
+  const usage = { inputTokens: 3, cachedTokens: 1, outputTokens: 2, reasoningTokens: 0 };
+  const settle = (model: string) =>
+    quota.settle('acme', { reserved: 0, usage, model, period: periodOf(now), limits: {} });
+  const requests = async (day: string) =>
+    Object.fromEntries(
+      (await quota.usage({ tenants: ['acme'], from: day, to: day })).map((row) => [row.model, row.requests]),
+    );
+  const first = periodOf(now).day;
+  for (const model of ['a', 'a', 'b', 'a', 'b', 'b']) await settle(model);
+  expect(await requests(first)).toEqual({ a: 3, b: 3 });
+  now += 86_400_000;
+  await settle('a');
+  expect(await requests(periodOf(now).day)).toEqual({ a: 1 });
+  expect(await requests(first)).toEqual({ a: 3, b: 3 });
+  // Past MAX_MODELS_PER_DAY models a day, new names go to (other), and known ones keep their rows.
+  for (let i = 0; i < MAX_MODELS_PER_DAY; i++) await settle(`m${i}`);
+  for (const model of ['late', 'late', 'a', 'late']) await settle(model);
+  const counts = await requests(periodOf(now).day);
+  // `a` was the day's first model, so the last `m…` is past the cap too, and `late` three times.
+  expect(counts[OTHER_MODEL]).toBe(1 + 3);
+  expect(counts.a).toBe(2);
+  expect(counts.late).toBeUndefined();
 });
 
 test('periodOf: the UTC day and month of any moment, its kept answer too', () => {

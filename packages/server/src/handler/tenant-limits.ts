@@ -12,7 +12,8 @@ import { constantTimeEqual, type Middleware, unauthorized } from './middleware.j
 export function tenantLimits(quota: TenantQuota): Middleware {
   return async (request, next) => {
     const owner = request.owner;
-    if (owner === undefined) return next(request);
+    // Not a tenant of the tenants file: no limits, so no headers (its turns' admission adds none either).
+    if (owner === undefined || quota.tenant(owner) === undefined) return next(request);
     const headers = await quota.request(owner);
     const response = await next(request);
     Object.assign(response.headers, headers, request.turn?.headers);

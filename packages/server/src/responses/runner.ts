@@ -100,17 +100,24 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const { store, registry, validateOutgoing, limits } = options;
   // Metric label values: only the model names the providers list (asked only while metrics are on).
   const modelLabels = new ModelLabels(() => options.providers.map(listedModelNames));
-  const depsFor = (owner: string, from: ResponseStore = store): TurnDependencies => ({
-    providers: options.providers,
-    defaultModel: options.defaultModel,
-    loadChain: (id) => from.getChain(id, owner),
-    lookupItem: (id) => from.getItem(id, owner),
-    // Sealed content is bound to the tenant here, on the path every turn and compaction takes.
-    sealer: sealerFor(options.sealer, owner),
-    registry,
-    limits,
-    ingress: options.ingress,
-  });
+  // The last tenant's dependencies on the runner's own store are kept: most turns in a row are one tenant's.
+  let last: { owner: string; deps: TurnDependencies } | undefined;
+  const depsFor = (owner: string, from: ResponseStore = store): TurnDependencies => {
+    if (from === store && last?.owner === owner) return last.deps;
+    const deps: TurnDependencies = {
+      providers: options.providers,
+      defaultModel: options.defaultModel,
+      loadChain: (id) => from.getChain(id, owner),
+      lookupItem: (id) => from.getItem(id, owner),
+      // Sealed content is bound to the tenant here, on the path every turn and compaction takes.
+      sealer: sealerFor(options.sealer, owner),
+      registry,
+      limits,
+      ingress: options.ingress,
+    };
+    if (from === store) last = { owner, deps };
+    return deps;
+  };
 
   const checkOutgoing = (version: SpecVersion, response: unknown) => {
     if (!validateOutgoing) return;
@@ -167,9 +174,11 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         if (outgoing) onEvent!(outgoing);
       };
       const emit = (event: AnyStreamingEvent) => {
-        const violations = checker?.push(event).filter((v) => v.severity === 'error') ?? [];
-        if (violations.length > 0)
-          throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
+        if (checker) {
+          const violations = checker.push(event).filter((v) => v.severity === 'error');
+          if (violations.length > 0)
+            throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
+        }
         if (!onEvent) return;
         if (lift) for (const lifted of lift(event)) send(lifted);
         else send(event);
