@@ -216,12 +216,10 @@ class EventParser {
         `invalid JSON in data (${(error as Error).message}): ${payload.slice(0, 120)}`,
       );
     }
-    if (
-      typeof parsed !== 'object' ||
-      parsed === null ||
-      Array.isArray(parsed) ||
-      typeof (parsed as { type?: unknown }).type !== 'string'
-    ) {
+    // The type is read once: parsed objects of different event types have different shapes, so each read
+    // is a megamorphic property load.
+    const type = typeof parsed === 'object' && parsed !== null ? (parsed as { type?: unknown }).type : undefined;
+    if (typeof type !== 'string' || Array.isArray(parsed)) {
       throw new SSEDecodeError(
         'not_an_event',
         this.eventIndex,
@@ -230,20 +228,17 @@ class EventParser {
       );
     }
     const event = parsed as AnyStreamingEvent;
-    if (name !== undefined && name !== event.type)
-      this.problem(
-        'event_type_mismatch',
-        `"event: ${name}" does not match the body's type "${event.type}"`,
-        byteOffset,
-      );
-    if (name === undefined && !this.warnedMissingName) {
+    if (name !== undefined) {
+      if (name !== type)
+        this.problem('event_type_mismatch', `"event: ${name}" does not match the body's type "${type}"`, byteOffset);
+    } else if (!this.warnedMissingName) {
       // Many peers send data-only events; the spec wants `event:` to name the type. Once per stream, never fatal.
       this.warnedMissingName = true;
       this.options.onWarning?.({
         code: 'missing_event_field',
         eventIndex: this.eventIndex,
         byteOffset,
-        message: `event ${this.eventIndex} has no "event:" field (the spec requires it to match "${event.type}")`,
+        message: `event ${this.eventIndex} has no "event:" field (the spec requires it to match "${type}")`,
       });
     }
     return event;
