@@ -28,6 +28,7 @@ import {
   httpServerAttributes,
   httpSpanName,
   type SpanScope,
+  sampledOutUnder,
   startServerSpan,
   startTurnSpan,
   tracing,
@@ -50,7 +51,7 @@ export function serverSpans(): Middleware {
   return (request, next) => (tracing() ? tracedRequest(request, next) : next(request));
 }
 
-const tracedRequest: Middleware = async (request, next) => {
+const tracedRequest: Middleware = (request, next) => {
   const scope = startServerSpan(
     httpSpanName(request.method),
     request.header,
@@ -58,6 +59,17 @@ const tracedRequest: Middleware = async (request, next) => {
   );
   if (!scope) return next(request);
   request.traceContext = scope.context;
+  // A span the sampler dropped records nothing and needs no end: the request only carries its trace on
+  // (current for an application's context manager, so its own instrumentation is sampled out too).
+  return scope.span.isRecording() ? recordedRequest(scope, request, next) : within(scope, () => next(request));
+};
+
+/** A request under its recording server span, ended when the answer (or its whole stream) has been written. */
+async function recordedRequest(
+  scope: SpanScope,
+  request: Parameters<Middleware>[0],
+  next: Parameters<Middleware>[1],
+): ReturnType<Middleware> {
   let response: Awaited<ReturnType<typeof next>>;
   try {
     response = await within(scope, () => next(request));
@@ -83,7 +95,7 @@ const tracedRequest: Middleware = async (request, next) => {
         ),
     },
   });
-};
+}
 
 /**
  * The turns of one WebSocket connection, each in a server span (`response.create`, a child of the
@@ -140,7 +152,8 @@ export function instrumentRunner(
   const exceptionMessage = (error: unknown) => (capture ? printable(errorText(error), 2000) : undefined);
   // Not an async function: while nothing is registered a turn costs no extra promise.
   const begin: TurnRunner['begin'] = (raw, options, watched) => {
-    const traced = tracing();
+    // Under a sampled-out request nothing is recorded: the untraced way (its context still reaches the upstream).
+    const traced = tracing() && !sampledOutUnder(options.traceContext);
     const facts = options.facts;
     // Nothing to note and nothing to record: the runner itself.
     if (!traced && !facts) return runner.begin(raw, options, watched);

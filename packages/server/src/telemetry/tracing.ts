@@ -39,6 +39,7 @@ import {
   ATTR_SERVER_PORT,
   ATTR_URL_FULL,
   ATTR_URL_PATH,
+  AttributeSets,
   attributeSet,
   GEN_AI_OPERATION_CHAT,
   httpMethodOf,
@@ -105,6 +106,12 @@ const parentOr = (parent: Context | undefined): Context => parent ?? context.act
 const sampledOut = (active: Context): boolean => trace.getSpan(active)?.isRecording() === false;
 
 /**
+ * Whether a child of `parent` (else of the active context) would record nothing: its parent's trace was
+ * sampled out. Callers then take their untraced path, keeping `parent` for the trace it still carries.
+ */
+export const sampledOutUnder = (parent: Context | undefined): boolean => sampledOut(parentOr(parent));
+
+/**
  * The server span of one HTTP request (or WebSocket turn): a child of the span already current (an app
  * that mounts the handler under its own instrumentation), else of the caller's W3C `traceparent`.
  * Named by the method until the route is known (`endServerSpan`).
@@ -126,13 +133,18 @@ export const httpSpanName = (method: string): string => {
   return known === '_OTHER' ? 'HTTP' : known;
 };
 
-/** A server span's attributes for an HTTP request (`_OTHER` and the original for a method the conventions do not name). */
-export function httpServerAttributes(method: string, path: string): Attributes {
-  const known = httpMethodOf(method);
-  const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_URL_PATH]: path };
-  if (known !== method) attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = method;
-  return attributes;
-}
+/**
+ * A server span's attributes for an HTTP request (`_OTHER` and the original for a method the conventions do
+ * not name), made once per method and path: a server sees a few paths again and again.
+ */
+export const httpServerAttributes = (method: string, path: string): Attributes =>
+  serverSets.get(method, path, undefined, undefined, () => {
+    const known = httpMethodOf(method);
+    const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_URL_PATH]: path };
+    if (known !== method) attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = method;
+    return attributes;
+  });
+const serverSets = new AttributeSets();
 
 /** Ends a server span: `{method} {route}` as its name, the status (5xx an error, as the HTTP conventions say for servers). */
 export function endServerSpan(
@@ -187,21 +199,26 @@ export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context
   const active = parentOr(parent);
   if (sampledOut(active)) return undefined;
   const model = facts.requestModel === undefined ? undefined : reportedName(facts.requestModel);
+  const attributes = turnSets.get(model, facts.provider, stream, undefined, () => {
+    const set: Attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
+      [ATTR_GEN_AI_REQUEST_STREAM]: stream,
+    };
+    if (model !== undefined) set[ATTR_GEN_AI_REQUEST_MODEL] = model;
+    if (facts.provider !== undefined) set[ATTR_GEN_AI_PROVIDER_NAME] = facts.provider;
+    return set;
+  });
   const span = tracer.startSpan(
     model ? `${GEN_AI_OPERATION_CHAT} ${model}` : GEN_AI_OPERATION_CHAT,
-    { kind: SpanKind.INTERNAL },
+    { kind: SpanKind.INTERNAL, attributes },
     active,
   );
-  if (span.isRecording()) {
-    span.setAttribute(ATTR_GEN_AI_OPERATION_NAME, GEN_AI_OPERATION_CHAT);
-    span.setAttribute(ATTR_GEN_AI_REQUEST_STREAM, stream);
-    if (model !== undefined) span.setAttribute(ATTR_GEN_AI_REQUEST_MODEL, model);
-    if (facts.previousResponseId !== undefined)
-      span.setAttribute(ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID, reportedName(facts.previousResponseId));
-    if (facts.provider !== undefined) span.setAttribute(ATTR_GEN_AI_PROVIDER_NAME, facts.provider);
-  }
+  if (facts.previousResponseId !== undefined && span.isRecording())
+    span.setAttribute(ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID, reportedName(facts.previousResponseId));
   return scopeOf(span, active);
 }
+/** A turn span's starting attributes by model, provider and streaming, made once (the sampler sees them too). */
+const turnSets = new AttributeSets();
 
 /**
  * Ends a turn's span with what the turn told (`facts`), an error when it failed; `exceptionMessage` is the
