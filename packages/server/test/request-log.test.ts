@@ -1,8 +1,8 @@
 // The CLI's request log lines: every field of the hook in both formats, and values a client chose kept to
 // one bounded line (a model name cannot forge a second log line).
 import { describe, expect, test } from 'vitest';
-import type { RequestLog } from '../src/index.js';
-import { failureLogger, jsonLine, requestLogger, textLine } from '../src/node/request-log.js';
+import { createResponsesService, type RequestLog } from '../src/index.js';
+import { failureLogger, jsonLine, operatorFailure, requestLogger, textLine } from '../src/node/request-log.js';
 
 const entry: RequestLog = {
   method: 'POST',
@@ -128,5 +128,58 @@ describe('request log lines', () => {
       'upstream_timeout',
       'rate_limited',
     ]);
+  });
+
+  test('a hook with failedTurns hears only the failed turns it asks for, the service building no entry for any other request', async () => {
+    expect(failureLogger(() => {}).failedTurns).toBe(operatorFailure);
+    const heard = async (
+      hook: ((entry: RequestLog) => void) & { failedTurns?: (failure: { code: string }) => boolean },
+    ) => {
+      const entries: RequestLog[] = [];
+      const asked: string[] = [];
+      const onRequest = Object.assign(
+        (entry: RequestLog) => void entries.push(entry),
+        hook.failedTurns
+          ? { failedTurns: (failure: { code: string }) => (asked.push(failure.code), hook.failedTurns!(failure)) }
+          : {},
+      );
+      const service = createResponsesService({ onRequest });
+      const post = async (body: object) => {
+        const answer = await service.handle({
+          method: 'POST',
+          path: '/v1/responses',
+          header: (name) => (name === 'content-type' ? 'application/json' : null),
+          text: async () => JSON.stringify(body),
+        });
+        if (answer.body && typeof answer.body === 'object') await answer.body.pipe(() => {});
+        return answer.status;
+      };
+      expect(await post({ input: 'hello' })).toBe(200);
+      expect(await post({ input: 'hello [fail]' })).toBe(500);
+      expect(await post({ input: 'hello [fail]', stream: true })).toBe(200);
+      expect(await post({ input: 42 })).toBe(400);
+      return { entries, asked };
+    };
+    const all = await heard(() => {});
+    expect(all.entries.map((entry) => [entry.status, entry.failure?.code])).toEqual([
+      [200, undefined],
+      [500, 'model_failed'],
+      [200, 'model_failed'],
+      [400, 'invalid_value'],
+    ]);
+    // Asked of every failed turn; only the 5xx ones are heard.
+    const failed = await heard(
+      Object.assign(() => {}, {
+        failedTurns: (failure: { code: string; status?: number }) => failure.code !== 'invalid_value',
+      }),
+    );
+    expect(failed.asked).toEqual(['model_failed', 'model_failed', 'invalid_value']);
+    expect(failed.entries.map((entry) => [entry.status, entry.failure?.code, entry.model])).toEqual([
+      [500, 'model_failed', 'openresponses-deterministic'],
+      [200, 'model_failed', 'openresponses-deterministic'],
+    ]);
+    const none = await heard(Object.assign(() => {}, { failedTurns: () => false }));
+    expect(none.asked).toHaveLength(3);
+    expect(none.entries).toEqual([]);
   });
 });

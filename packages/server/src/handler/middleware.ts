@@ -77,45 +77,71 @@ export interface RequestLog {
 }
 
 /**
- * Calls `onRequest` once per answered request (event streams: once the stream has ended, with the turn's
- * usage), and once more for a background turn the request started, when that turn has ended.
+ * What an `onRequest` hook may carry to hear only some failed turns: the logging middleware asks
+ * `failedTurns` of a turn's failure before it builds an entry, so any other request costs the hook nothing
+ * (the CLI's default log, `failureLogger`, hears only what an operator must see).
  */
-export function logging(onRequest: (entry: RequestLog) => void): Middleware {
+export interface FailedTurnsFilter {
+  /** Whether the hook hears this failed turn; requests without a failed turn are not logged at all. */
+  readonly failedTurns?: (failure: TurnFailure) => boolean;
+}
+
+/**
+ * Calls `onRequest` once per answered request (event streams: once the stream has ended, with the turn's
+ * usage), and once more for a background turn the request started, when that turn has ended; only for the
+ * failed turns it asks for when it carries `failedTurns` (see `FailedTurnsFilter`).
+ */
+export function logging(onRequest: ((entry: RequestLog) => void) & FailedTurnsFilter): Middleware {
+  const filter = onRequest.failedTurns;
+  const heard = (turn: TurnFacts | undefined): boolean =>
+    filter === undefined || (turn?.failure !== undefined && filter(turn.failure));
+  const log = (request: ServiceRequest, status: number, started: number) => {
+    if (heard(request.turn)) onRequest(logEntry(request, status, started, request.turn));
+    const background = request.backgroundTurn;
+    // No request is left to fail when the hook throws here: it is reported, not left unhandled.
+    if (background)
+      void background.ended
+        .then(() => {
+          if (heard(background.facts))
+            onRequest(
+              Object.assign(logEntry(request, status, started, background.facts), { background: true as const }),
+            );
+        })
+        .catch((error: unknown) => console.error(error));
+  };
   return async (request, next) => {
     const started = performance.now();
-    const traceId = traceIdOf(request.traceContext);
     const response = await next(request);
-    const entry = (turn: TurnFacts | undefined): RequestLog => ({
-      method: request.method,
-      path: request.path,
-      route: request.route,
-      status: response.status,
-      durationMs: performance.now() - started,
-      requestId: request.id,
-      model: turn?.responseModel ?? turn?.requestModel,
-      inputTokens: turn?.inputTokens,
-      outputTokens: turn?.outputTokens,
-      traceId,
-      failure: turn?.failure,
-      upstream: turn?.upstream,
-    });
-    const log = () => {
-      onRequest(entry(request.turn));
-      const background = request.backgroundTurn;
-      // No request is left to fail when the hook throws here: it is reported, not left unhandled.
-      if (background)
-        void background.ended
-          .then(() => onRequest(Object.assign(entry(background.facts), { background: true as const })))
-          .catch((error: unknown) => console.error(error));
-    };
     const body = response.body;
     if (body === null || typeof body === 'string') {
-      log();
+      log(request, response.status, started);
       return response;
     }
+    const status = response.status;
     return Object.assign({}, response, {
-      body: { pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(log) },
+      body: {
+        pipe: (...args: Parameters<typeof body.pipe>) =>
+          body.pipe(...args).finally(() => log(request, status, started)),
+      },
     });
+  };
+}
+
+/** A request's log entry, built only for a request that is logged (its trace id read then: it does not change). */
+function logEntry(request: ServiceRequest, status: number, started: number, turn: TurnFacts | undefined): RequestLog {
+  return {
+    method: request.method,
+    path: request.path,
+    route: request.route,
+    status,
+    durationMs: performance.now() - started,
+    requestId: request.id,
+    model: turn?.responseModel ?? turn?.requestModel,
+    inputTokens: turn?.inputTokens,
+    outputTokens: turn?.outputTokens,
+    traceId: traceIdOf(request.traceContext),
+    failure: turn?.failure,
+    upstream: turn?.upstream,
   };
 }
 
@@ -124,12 +150,18 @@ export function logging(onRequest: (entry: RequestLog) => void): Middleware {
  * `response.create`, the upgrade's path as path and route, a request id of its own; status 200 for a
  * response, failed ones included, as an event stream's; the error's status for a refused turn).
  */
-export function turnLogging(runner: TurnRunner, onRequest: (entry: RequestLog) => void, path: string): TurnRunner {
+export function turnLogging(
+  runner: TurnRunner,
+  onRequest: ((entry: RequestLog) => void) & FailedTurnsFilter,
+  path: string,
+): TurnRunner {
+  const filter = onRequest.failedTurns;
   return Object.assign({}, runner, {
     turn: async (raw: unknown, options: TurnOptions) => {
       const started = performance.now();
       const facts: TurnFacts = options.facts ?? {};
-      const log = (status: number) =>
+      const log = (status: number) => {
+        if (filter !== undefined && (facts.failure === undefined || !filter(facts.failure))) return;
         onRequest({
           method: 'response.create',
           path,
@@ -144,6 +176,7 @@ export function turnLogging(runner: TurnRunner, onRequest: (entry: RequestLog) =
           failure: facts.failure,
           upstream: facts.upstream,
         });
+      };
       try {
         const outcome = await runner.turn(raw, Object.assign({}, options, { facts }));
         log(200);

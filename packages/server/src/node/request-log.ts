@@ -4,7 +4,7 @@
 // pass the egress redactor, are cut short and keep to one line with no control or bidirectional formatting
 // character, in both formats. Without `--log-format` the CLI still prints the failed turns an operator must
 // see (`failureLogger`): an upstream refusing the gateway's key must not go unnoticed.
-import type { RequestLog } from '../handler/middleware.js';
+import type { FailedTurnsFilter, RequestLog } from '../handler/middleware.js';
 import { printable } from '../redaction.js';
 import type { TurnFailure } from '../telemetry/attributes.js';
 
@@ -100,8 +100,12 @@ export function operatorFailure(failure: TurnFailure): boolean {
  */
 export function failureLogger(
   write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-): (entry: RequestLog) => void {
-  return (entry) => {
-    if (entry.failure && operatorFailure(entry.failure)) write(textLine(entry));
-  };
+): ((entry: RequestLog) => void) & Required<FailedTurnsFilter> {
+  // `failedTurns` lets the service skip every other request before it builds an entry.
+  return Object.assign(
+    (entry: RequestLog) => {
+      if (entry.failure && operatorFailure(entry.failure)) write(textLine(entry));
+    },
+    { failedTurns: operatorFailure },
+  );
 }
