@@ -10,7 +10,7 @@ import type { Backpressure, ServiceResponse } from '../exchange.js';
  * client stalls past `stalledWriteMs` (the rule the Node adapter applies while the stream runs).
  */
 export function eventStream(
-  run: (write: (event: AnyStreamingEvent) => void, backpressure?: Backpressure) => Promise<unknown>,
+  run: (write: (event: AnyStreamingEvent, json?: string) => void, backpressure?: Backpressure) => Promise<unknown>,
   encode: (event: AnyStreamingEvent) => string = encodeEvent,
   headers?: Record<string, string>,
 ): ServiceResponse {
@@ -25,8 +25,10 @@ export function eventStream(
     body: {
       pipe: async (write: (chunk: string) => void, backpressure?: Backpressure) => {
         try {
-          await run((event) => {
-            const text = encode(event);
+          await run((event, json) => {
+            // An event's JSON made already (a stored turn's last event) is framed as encodeEvent frames it.
+            const text =
+              json !== undefined && encode === encodeEvent ? `event: ${event.type}\ndata: ${json}\n\n` : encode(event);
             if (text !== '') write(text);
           }, backpressure);
         } catch (error) {

@@ -157,9 +157,10 @@ async function createResponse(request: ServiceRequest, context: RouteContext, ve
   if (!streaming) {
     const result = await run();
     if (result.error) throw result.error;
-    return result.answerJson === undefined
-      ? json(200, result.answer, headers)
-      : jsonText(200, result.answerJson, headers);
+    // A stored turn's answer in spec shapes is the response it serialized for the store.
+    return result.json && result.answer === result.response
+      ? jsonText(200, result.json.response, headers)
+      : json(200, result.answer, headers);
   }
   return eventStream(
     async (write, backpressure) => {

@@ -7,7 +7,7 @@ import type { Backpressure } from '../exchange.js';
 import type { ServerLimits } from '../limits.js';
 import type { ModelProvider } from '../models/provider.js';
 import type { Context } from '@opentelemetry/api';
-import type { ResponseStore } from '../stores/contract.js';
+import type { ResponseStore, StoredResponseText } from '../stores/contract.js';
 import { storeSpans } from '../stores/store-spans.js';
 import type { Cancellation } from '../cancellation.js';
 import { listedModelNames } from '../models/model-list.js';
@@ -30,7 +30,7 @@ export interface TurnOptions {
   owner: string;
   /** Where this turn's context is read and its response stored (default the runner's store; WebSocket sessions layer their cache over it). */
   store?: ResponseStore;
-  onEvent?: (event: AnyStreamingEvent) => void;
+  onEvent?: TurnEventSink;
   cancellation?: Cancellation;
   /** Pauses the turn while the client is behind on reading. */
   backpressure?: Backpressure;
@@ -47,12 +47,21 @@ export interface TurnOptions {
   traceContext?: Context;
 }
 
+/**
+ * Where a turn's events go. `json`, when given, is `JSON.stringify(event)` already made: a stored turn's last
+ * event carries the response text it stored, which a transport sends rather than serializing it again.
+ */
+export type TurnEventSink = (event: AnyStreamingEvent, json?: string) => void;
+
 export type TurnOutcome = TurnResult & {
   input: ItemField[];
   /** The response in the client's shapes (`response` lifted for an OpenAI-superset turn; `response` otherwise). */
   answer: ResponseResource;
-  /** `answer` as JSON when the turn already made it (the text it stored): the wire sends it as it is. */
-  answerJson?: string;
+  /**
+   * `response` and `input` as JSON, when the turn made them (it stored the response): made once for the
+   * store, the wire (when `answer` is `response`) and the WebSocket connection's cache.
+   */
+  json?: StoredResponseText;
 };
 
 /** Runs `response.create` turns for every transport: validation, context, model, events, outgoing checks, storing. */
@@ -66,7 +75,7 @@ export interface TurnRunner {
     raw: unknown,
     options: TurnOptions,
     watched: boolean,
-  ): Promise<(onEvent?: (event: AnyStreamingEvent) => void, backpressure?: Backpressure) => Promise<TurnOutcome>>;
+  ): Promise<(onEvent?: TurnEventSink, backpressure?: Backpressure) => Promise<TurnOutcome>>;
   /** Both phases at once. */
   turn(raw: unknown, options: TurnOptions): Promise<TurnOutcome>;
   /** What a turn (or a compaction) needs, reading only `owner`'s responses from `from`. */
@@ -169,11 +178,11 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       const lift = prepared.superset ? liftEvents(prepared.superset) : undefined;
       const answerOf = (result: TurnResult) =>
         prepared.superset ? liftResponse(result.response, prepared.superset) : result.response;
-      const send = (event: AnyStreamingEvent) => {
+      const send = (event: AnyStreamingEvent, json?: string) => {
         const outgoing = rename ? rename(event) : event;
-        if (outgoing) onEvent!(outgoing);
+        if (outgoing) onEvent!(outgoing, outgoing === event ? json : undefined);
       };
-      const emit = (event: AnyStreamingEvent) => {
+      const emit = (event: AnyStreamingEvent, json?: string) => {
         if (checker) {
           const violations = checker.push(event).filter((v) => v.severity === 'error');
           if (violations.length > 0)
@@ -181,7 +190,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         }
         if (!onEvent) return;
         if (lift) for (const lifted of lift(event)) send(lifted);
-        else send(event);
+        else send(event, json);
       };
       // A stored turn's last event waits until the response is stored: a client never sees a response end
       // that a later GET or continuation cannot find.
@@ -223,13 +232,12 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         );
         return { response: result.response, error: result.error, input: prepared.input, answer: answerOf(result) };
       }
-      let answerJson: string | undefined;
+      let json: StoredResponseText | undefined;
       if (stored) {
-        // Serialized once, for the store and (in spec shapes, where the answer is the response) the wire.
-        const text = { response: JSON.stringify(result.response), input: JSON.stringify(prepared.input) };
-        if (!prepared.superset) answerJson = text.response;
+        // Serialized once, for the store, the wire's answer or last event, and a connection's cache.
+        json = { response: JSON.stringify(result.response), input: JSON.stringify(prepared.input) };
         try {
-          await target.put({ response: result.response, input: prepared.input }, turnOptions.owner, text);
+          await target.put({ response: result.response, input: prepared.input }, turnOptions.owner, json);
         } catch (error) {
           const failure = asResponsesError(error);
           if (last) for (const event of failedInstead(last, failure)) emit(event);
@@ -242,15 +250,9 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           );
           throw failure;
         }
-        if (last) emit(last);
+        if (last) emit(last, terminalEventJson(last, json.response));
       }
-      return {
-        response: result.response,
-        error: result.error,
-        input: prepared.input,
-        answer: answerOf(result),
-        answerJson,
-      };
+      return { response: result.response, error: result.error, input: prepared.input, answer: answerOf(result), json };
     };
     return meter ? metered(run, meter) : run;
   };
@@ -264,6 +266,23 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     limits,
     providers: options.providers,
   };
+}
+
+/** Stands for the response in a terminal event's JSON until its text takes the place (no event field can hold it). */
+const RESPONSE_MARK = '\u0000response\u0000';
+const RESPONSE_MARK_JSON = JSON.stringify(RESPONSE_MARK);
+
+/**
+ * `JSON.stringify(event)` of a terminal event, given its response's JSON, without serializing the response
+ * again. The event carries the writer's final response and the turn's result is the accumulator's copy of it
+ * (the same fields in the same order), so the stored text is its text: the stream ends with what GET answers
+ * (test/serialize-once.test.ts). The event's other fields keep their places.
+ */
+function terminalEventJson(event: AnyStreamingEvent, responseJson: string): string {
+  return JSON.stringify(Object.assign({}, event, { response: RESPONSE_MARK })).replace(
+    RESPONSE_MARK_JSON,
+    () => responseJson,
+  );
 }
 
 /** The events that end a stream whose response could not be stored, in place of its last event. */

@@ -47,10 +47,10 @@ export class ConnectionCache implements ResponseStore {
     this.recent.set(id, owner);
   }
 
-  /** Keeps a response of this connection (stored or not) for continuation on it. */
-  async remember(entry: StoredResponse, owner: string): Promise<void> {
+  /** Keeps a response of this connection (stored or not) for continuation on it; `text` as for `put`. */
+  async remember(entry: StoredResponse, owner: string, text?: StoredResponseText): Promise<void> {
     try {
-      if (!(await this.local.put(entry, this.mine(owner)))) return;
+      if (!(await this.local.put(entry, this.mine(owner), text))) return;
     } catch (error) {
       // Larger than the whole layer: continuation falls back to the shared store (or fails, for store: false).
       if (error instanceof StoreEntryTooLargeError) return;

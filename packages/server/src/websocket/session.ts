@@ -66,8 +66,9 @@ export function openResponsesSession(
   options: SessionOptions = {},
 ): ResponsesSession {
   let isClosed = false;
-  const send = (payload: unknown) => {
-    if (!isClosed) socket.send(JSON.stringify(payload));
+  // `json`: the payload's JSON when the turn made it already (a stored turn's last event).
+  const send = (payload: unknown, json?: string) => {
+    if (!isClosed) socket.send(json ?? JSON.stringify(payload));
   };
   const sendError = (error: ResponsesError) =>
     send({
@@ -164,7 +165,7 @@ export function openResponsesSession(
         schema: 'WebSocketResponseCreateEventSchema',
       });
       if (result.error && typeof previous === 'string') await local.forget(previous, owner);
-      await local.remember({ response: result.response, input: result.input }, owner);
+      await local.remember({ response: result.response, input: result.input }, owner, result.json);
       // The turn's last events may still sit unread: the next turn waits for them (or for the stall timeout).
       await socket.backpressure?.();
     } catch (error) {
