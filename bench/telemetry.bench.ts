@@ -1,8 +1,10 @@
 // What OpenTelemetry costs the server, side by side in one run: off, metrics only, and spans and metrics on,
 // for the embedded model and for the gateway in front of the Chat Completions stub; over HTTP (the CLI three
-// times) and without HTTP (three processes running `service.handle` turns). See fixtures/telemetry-overhead.ts.
+// times) and without HTTP (three processes running `service.handle` turns). See fixtures/telemetry-overhead.ts;
+// first the SDK's own span path per span against the API's no-op spans (fixtures/span-floor.ts).
 import { startStub } from './fixtures/upstream-process.js';
-import { compareTelemetry, compareTurns } from './fixtures/telemetry-overhead.js';
+import { compareSpanPaths } from './fixtures/span-floor.js';
+import { compareTelemetry, compareTurns, startOtlpSink } from './fixtures/telemetry-overhead.js';
 
 const embeddedJson = JSON.stringify({
   model: 'openresponses-deterministic',
@@ -26,6 +28,13 @@ export async function run(): Promise<void> {
     { title: 'gateway JSON', body: gatewayBody(false) },
     { title: 'gateway SSE', body: gatewayBody(true) },
   ];
+  // What the SDK's span path costs by itself, against the API's no-op spans: the floor under "both on".
+  const sink = await startOtlpSink();
+  try {
+    await compareSpanPaths(sink.url);
+  } finally {
+    await sink.close();
+  }
   // The SDK is global to a process: each setting runs in its own.
   await compareTurns(embedded);
   await compareTelemetry(embedded);
