@@ -1,5 +1,8 @@
-import type { AnyStreamingEvent } from '../events.js';
+import { type AnyStreamingEvent, STREAMING_EVENT_TYPES } from '../events.js';
 import { DEFAULT_MAX_FRAME_BYTES as DEFAULT_MAX_EVENT_BYTES, FrameDecoder, SSEFrameError } from './frames.js';
+
+/** Each spec event type, to itself: the constant a decoded event's `type` becomes. */
+const SPEC_TYPES = new Map<string, string>(STREAMING_EVENT_TYPES.map((type) => [type, type]));
 
 /** Why a stream could not be decoded (or, in the lenient profile, what a warning is about). */
 export type DecodeErrorCode =
@@ -163,6 +166,8 @@ class EventParser {
   private readonly frames: FrameDecoder;
   private eventIndex = 0;
   private warnedMissingName = false;
+  /** The spec type of the last event that had one, as the package's constant (see parseEvent). */
+  private lastSpecType = '';
   private out: AnyStreamingEvent[] = [];
   /** Made once: the frame decoder calls it for every frame. */
   private readonly onFrame = (name: string | undefined, data: string, _id: unknown, byteOffset: number): boolean => {
@@ -228,6 +233,15 @@ class EventParser {
       );
     }
     const event = parsed as AnyStreamingEvent;
+    // A spec type is swapped for the same text as the package's own constant, which V8 has interned with its
+    // hash: every lookup by type after this one (the accumulator's and the checker's handler maps, the
+    // validators' switch) compares pointers instead of hashing and comparing a freshly parsed string. Streams
+    // send runs of one type, so the previous event's constant is tried first.
+    if (type === this.lastSpecType) (event as { type: string }).type = this.lastSpecType;
+    else {
+      const specType = SPEC_TYPES.get(type);
+      if (specType !== undefined) (event as { type: string }).type = this.lastSpecType = specType;
+    }
     if (name !== undefined) {
       if (name !== type)
         this.problem('event_type_mismatch', `"event: ${name}" does not match the body's type "${type}"`, byteOffset);
