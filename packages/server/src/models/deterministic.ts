@@ -65,13 +65,23 @@ export class DeterministicModel implements ModelProvider {
     const steps = plan(request);
     const delayMs = steps.find((step): step is Extract<Step, { type: 'message' }> => step.type === 'message')?.delayMs;
     if (delayMs) return paced(parts(steps, request), delayMs);
-    const both: AsyncIterable<ModelPart> & Iterable<ModelPart> = {
-      [Symbol.iterator]: () => parts(steps, request),
-      [Symbol.asyncIterator]: async function* () {
-        yield* parts(steps, request);
-      },
-    };
-    return both;
+    return new PlannedParts(steps, request);
+  }
+}
+
+/** The parts of planned steps, synchronously or not (methods on the prototype: nothing made per turn but this). */
+class PlannedParts implements AsyncIterable<ModelPart>, Iterable<ModelPart> {
+  constructor(
+    private readonly steps: Step[],
+    private readonly request: ModelRequest,
+  ) {}
+
+  [Symbol.iterator](): Iterator<ModelPart> {
+    return parts(this.steps, this.request);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<ModelPart> {
+    yield* parts(this.steps, this.request);
   }
 }
 

@@ -111,17 +111,23 @@ export async function prepareTurn(
     body.truncation ?? 'disabled',
   );
   const request = modelRequestOf(body, { model, items, inputTokens, tools, hostedTools, toolPolicy });
-  return {
-    body,
-    model,
-    provider,
-    input,
-    request,
-    // Counted when first read (a failed turn's usage), when the window check did not need to count.
-    get inputTokens() {
-      request.inputTokens ??= contextTokens(request);
-      return request.inputTokens;
-    },
-    superset: lowered.superset,
-  };
+  return new Prepared(body, model, provider, input, request, lowered.superset);
+}
+
+/** A prepared turn (a class: its getter is on the prototype, not made per turn). */
+class Prepared implements PreparedTurn {
+  constructor(
+    readonly body: CreateResponseBody,
+    readonly model: string,
+    readonly provider: ModelProvider,
+    readonly input: ItemField[],
+    readonly request: ModelRequest,
+    readonly superset: SupersetTurn | undefined,
+  ) {}
+
+  /** Counted when first read (a failed turn's usage), when the window check did not need to count. */
+  get inputTokens(): number {
+    this.request.inputTokens ??= contextTokens(this.request);
+    return this.request.inputTokens;
+  }
 }
