@@ -8,7 +8,6 @@ import { traceIdOf } from '../telemetry/tracing.js';
 import type { TurnFacts, TurnFailure } from '../telemetry/attributes.js';
 import type { TurnOptions, TurnRunner } from '../responses/runner.js';
 import { tooLarge } from './body.js';
-import { type CorsSetting, originAllowed, originRefused } from './origin.js';
 
 /** Serves a request: the router, or the rest of the middleware chain in front of it. */
 export type ServiceHandler = (request: ServiceRequest) => Promise<ServiceResponse>;
@@ -353,18 +352,6 @@ export function unauthorized(): ResponsesError {
     'invalid_api_key',
     'Missing or invalid API key: send Authorization: Bearer <key>.',
   );
-}
-
-/**
- * Refuses requests from web pages whose origin the CORS setting does not allow (a form post or a
- * `fetch` in `no-cors` mode needs no preflight, so without this any page could drive a local server).
- */
-export function originCheck(cors: CorsSetting): Middleware {
-  return (request, next) => {
-    const origin = request.header('origin');
-    if (origin !== null && !originAllowed(origin, request.header('host'), cors)) throw originRefused(origin);
-    return next(request);
-  };
 }
 
 /**

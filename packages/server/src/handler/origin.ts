@@ -1,4 +1,5 @@
 import { ResponsesError } from '../errors.js';
+import type { Middleware } from './middleware.js';
 
 /** Which browser origins may call the server: `true` any, `{ origin }` that one, nothing: only the server's own pages. */
 export type CorsSetting = boolean | { origin: string } | undefined;
@@ -29,4 +30,16 @@ export function originRefused(origin: string): ResponsesError {
     null,
     403,
   );
+}
+
+/**
+ * Refuses requests from web pages whose origin the CORS setting does not allow (a form post or a
+ * `fetch` in `no-cors` mode needs no preflight, so without this any page could drive a local server).
+ */
+export function originCheck(cors: CorsSetting): Middleware {
+  return (request, next) => {
+    const origin = request.header('origin');
+    if (origin !== null && !originAllowed(origin, request.header('host'), cors)) throw originRefused(origin);
+    return next(request);
+  };
 }

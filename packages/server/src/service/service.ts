@@ -30,7 +30,6 @@ import {
   logging,
   turnLogging,
   type Middleware,
-  originCheck,
   type RequestLog,
   requestIds,
   unauthorized,
@@ -42,7 +41,7 @@ import type { QuotaBackend } from '../quota.js';
 import { TenantQuota } from '../tenant-quota.js';
 import type { TenantDirectory } from '../tenants.js';
 import { instrumentRunner, serverSpans, type TelemetryOptions, websocketTurns } from './telemetry.js';
-import { type CorsSetting, originAllowed, originRefused } from '../handler/origin.js';
+import { type CorsSetting, originAllowed, originCheck, originRefused } from '../handler/origin.js';
 import { type MetricsRoute, ROUTES, type RouteOptions } from '../handler/route-table.js';
 import { type GaugeSource, observeGauges } from '../telemetry/metrics.js';
 import { createRouter, withoutTrailingSlash } from '../handler/router.js';
