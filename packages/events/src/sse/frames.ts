@@ -203,45 +203,55 @@ export class FrameDecoder implements SSEFrameDecoder {
       this.keepPending(chunkText, chunkBytes);
       return false;
     }
-    // One join makes one flat string; `kept + chunkText` made a rope that the first search copied again.
     // The bytes of the text split below, so that what is left after its last line break needs no counting.
     const splitBytes = this.pendingBytes + chunkBytes;
     const splitOffset = this.offset;
-    let pending = chunkText;
-    if (this.pending.length > 0) {
-      this.pending.push(chunkText);
-      pending = this.pending.join('');
-    }
-    this.pending = [];
-    this.pendingBytes = 0;
+    let text = chunkText;
     let start = 0;
-    if (pending.indexOf('\r') < 0) {
-      // The common case: LF line breaks only.
-      for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n', start)) {
-        const block = this.wholeBlock(pending, start, end);
+    if (chunkText.indexOf('\r') < 0) {
+      // The common case: LF line breaks only (what is kept from before has no CR: a CR ends a line).
+      if (this.pending.length > 0) {
+        // The line left unfinished ends in this chunk: one join makes that line alone (`kept + chunkText` made
+        // a rope that the first search copied again; joining the whole chunk copied 16 KiB per network chunk).
+        const end = chunkText.indexOf('\n');
+        this.pending.push(chunkText.slice(0, end));
+        const line = this.pending.join('');
+        this.pending = [];
+        this.pendingBytes = 0;
+        if (this.line(line, 0, line.length, 1)) return true;
+        start = end + 1;
+      }
+      for (let end = text.indexOf('\n', start); end >= 0; end = text.indexOf('\n', start)) {
+        const block = this.wholeBlock(text, start, end);
         if (block === STOP) return true;
         if (block === 0) {
           start = this.blockEnd;
           continue;
         }
-        const stopped = this.line(pending, start, end, 1);
+        const stopped = this.line(text, start, end, 1);
         start = end + 1;
         if (stopped) return true;
         // The data line after this `event:` line has no line break yet, so nothing after it has one.
         if (block === UNFINISHED) break;
       }
     } else {
+      if (this.pending.length > 0) {
+        this.pending.push(chunkText);
+        text = this.pending.join('');
+      }
+      this.pending = [];
+      this.pendingBytes = 0;
       LINE_BREAK.lastIndex = 0;
       let match: RegExpExecArray | null;
-      while ((match = LINE_BREAK.exec(pending)) !== null) {
+      while ((match = LINE_BREAK.exec(text)) !== null) {
         // A CR at the very end may be the first half of a CRLF split across chunks.
-        if (match[0] === '\r' && match.index === pending.length - 1) this.skipLeadingLF = true;
-        const stopped = this.line(pending, start, match.index, match[0].length);
+        if (match[0] === '\r' && match.index === text.length - 1) this.skipLeadingLF = true;
+        const stopped = this.line(text, start, match.index, match[0].length);
         start = match.index + match[0].length;
         if (stopped) return true;
       }
     }
-    if (start < pending.length) this.keepPending(pending.slice(start), splitBytes - (this.offset - splitOffset));
+    if (start < text.length) this.keepPending(text.slice(start), splitBytes - (this.offset - splitOffset));
     return false;
   }
 
