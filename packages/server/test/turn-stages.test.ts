@@ -12,6 +12,7 @@ import { DEFAULT_LIMITS, type ServerLimits } from '../src/limits.js';
 import { ChatCompletionsProvider } from '../src/models/chat-completions/index.js';
 import type { ModelPart, ModelProvider, ModelRequest } from '../src/models/provider.js';
 import { createSealer, generateEncryptionKey } from '../src/responses/sealed.js';
+import { acceptClientShapes, normalizeInput } from '../src/responses/context.js';
 import { runTurn } from '../src/responses/turn.js';
 import { initialResponse } from '../src/responses/turn/echo.js';
 import { rejectOrphanToolOutputs } from '../src/responses/turn/prepare-orphan-outputs.js';
@@ -101,6 +102,51 @@ describe('prepare, one step at a time', () => {
     const { items: kept, tokens } = truncateOldest(items, [5, 10, 10, 10], 35, 16);
     expect(kept.map((item) => (item as unknown as { content: string }).content)).toEqual(['s', 'u2']);
     expect(tokens).toBe(15);
+  });
+
+  test("input items are normalized into copies: ids, statuses, types and annotations added, the client's objects unchanged", async () => {
+    const sent = [
+      { role: 'user', content: 'hi' },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'b', annotations: [] }] },
+      { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' },
+    ];
+    const before = JSON.stringify(sent);
+    const shaped = acceptClientShapes({ input: sent }) as { input: CreateResponseBody['input'] };
+    const { input } = await normalizeInput(shaped.input, async () => undefined, sealer);
+    expect(JSON.stringify(sent)).toBe(before);
+    expect(input).toEqual([
+      {
+        type: 'message',
+        role: 'user',
+        id: expect.stringMatching(/^msg_/),
+        status: 'completed',
+        content: [{ type: 'input_text', text: 'hi' }],
+      },
+      {
+        type: 'message',
+        role: 'assistant',
+        id: expect.stringMatching(/^msg_/),
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'a', annotations: [] }],
+      },
+      {
+        type: 'message',
+        role: 'assistant',
+        id: expect.stringMatching(/^msg_/),
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'b', annotations: [] }],
+      },
+      {
+        type: 'function_call',
+        call_id: 'c',
+        name: 'f',
+        arguments: '{}',
+        id: expect.stringMatching(/^fc_/),
+        status: 'completed',
+      },
+    ]);
+    for (const [index, item] of input.entries()) expect(item).not.toBe(sent[index]);
   });
 
   test('the window check decides as the exact count does, and counts only when the length does not decide', () => {
