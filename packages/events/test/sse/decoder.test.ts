@@ -11,6 +11,22 @@ function streamOf(...chunks: Array<string | Uint8Array>): ReadableStream<Uint8Ar
     },
   });
 }
+/** A body that sends `first` (if any), then `text` on every read; `state.cancelled` says whether it was cancelled. */
+function endless(text: string, first?: string) {
+  const state = { cancelled: false };
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (first !== undefined) controller.enqueue(bytes(first));
+    },
+    pull(controller) {
+      controller.enqueue(bytes(text));
+    },
+    cancel() {
+      state.cancelled = true;
+    },
+  });
+  return { body, state };
+}
 async function collect(body: ReadableStream<Uint8Array>, options = {}) {
   const stream = decodeSSE(body, options);
   const events: unknown[] = [];
@@ -154,17 +170,9 @@ describe('SSE decoder', () => {
   });
 
   test('a decode error cancels the body', async () => {
-    let cancelled = false;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        controller.enqueue(bytes('data: {oops\n\n'));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    });
+    const { body, state } = endless('data: {oops\n\n');
     await expect(collect(body)).rejects.toMatchObject({ code: 'invalid_json' });
-    expect(cancelled).toBe(true);
+    expect(state.cancelled).toBe(true);
   });
 
   test('data-only events (no event: field) decode, with one warning per stream', async () => {
@@ -182,17 +190,9 @@ describe('SSE decoder', () => {
   });
 
   test('stopping early cancels the body', async () => {
-    let cancelled = false;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        controller.enqueue(bytes('data: {"type":"a"}\n\n'));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    });
+    const { body, state } = endless('data: {"type":"a"}\n\n');
     for await (const _ of decodeSSE(body)) break;
-    expect(cancelled).toBe(true);
+    expect(state.cancelled).toBe(true);
   });
 
   test('batches() hands out the events each chunk completes, one array per chunk that completes any', async () => {
@@ -207,24 +207,13 @@ describe('SSE decoder', () => {
   });
 
   test('batches() raises the decode errors the events iterator raises, and cancels the body', async () => {
-    let cancelled = false;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(bytes('data: {"type":"a"}\n\n'));
-      },
-      pull(controller) {
-        controller.enqueue(bytes('data: {oops\n\n'));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    });
+    const { body, state } = endless('data: {oops\n\n', 'data: {"type":"a"}\n\n');
     const seen: unknown[] = [];
     const reading = (async () => {
       for await (const batch of decodeSSE(body).batches()) seen.push(...batch);
     })();
     await expect(reading).rejects.toMatchObject({ code: 'invalid_json', eventIndex: 1, byteOffset: 20 });
-    expect([seen, cancelled]).toEqual([[{ type: 'a' }], true]);
+    expect([seen, state.cancelled]).toEqual([[{ type: 'a' }], true]);
     await expect(
       (async () => {
         for await (const _ of decodeSSE(streamOf('data: {"type":"a"}\n\n')).batches());
@@ -233,17 +222,9 @@ describe('SSE decoder', () => {
   });
 
   test('stopping early in batches() cancels the body', async () => {
-    let cancelled = false;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        controller.enqueue(bytes('data: {"type":"a"}\n\n'));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    });
+    const { body, state } = endless('data: {"type":"a"}\n\n');
     for await (const _ of decodeSSE(body).batches()) break;
-    expect(cancelled).toBe(true);
+    expect(state.cancelled).toBe(true);
   });
 
   test('the encoder stream appends [DONE]', async () => {
