@@ -250,7 +250,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           );
           throw failure;
         }
-        if (last) emit(last, terminalEventJson(last, json.response));
+        // Its JSON only for a client that reads events in spec shapes (a lifted event is another object).
+        if (last) emit(last, onEvent && !lift ? terminalEventJson(last, json.response) : undefined);
       }
       return { response: result.response, error: result.error, input: prepared.input, answer: answerOf(result), json };
     };
