@@ -52,7 +52,8 @@ export function toNodeListener(target: NodeListenerTarget, options: { limits?: P
     if (!req.complete) closeAfterAnswer(req, res);
     const { status, headers, body } = response;
     if (body === null || typeof body === 'string') {
-      if (body !== null) res.setHeader('content-length', Buffer.byteLength(body));
+      // In the headers given to writeHead, not by setHeader: with both, Node sets every header one by one.
+      if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
       res.writeHead(status, headers).end(body ?? undefined);
       dropIfStalled(res, limits);
       return;

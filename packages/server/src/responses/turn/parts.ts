@@ -29,3 +29,18 @@ export type Pending<T = undefined> = T | Promise<T>;
 
 /** A step's pending work, answering no turn result. */
 export const noResult = (pending: Pending): Pending => pending?.then(() => undefined);
+
+/** A lane per started item (`text-delta` -> `text:<id>`); the text and refusal parts of one message share its lane. */
+export const laneKey = (part: { type: string; id: string }) => {
+  // A stream's deltas ask for the same key in a row: the last one is kept (built and hashed once).
+  if (part.type === keyed.type && part.id === keyed.id) return keyed.key;
+  const kind = part.type.slice(0, part.type.indexOf('-'));
+  keyed = {
+    type: part.type,
+    id: part.id,
+    key: `${kind === 'refusal' || kind === 'message' ? 'text' : kind}:${part.id}`,
+  };
+  return keyed.key;
+};
+let keyed = { type: '', id: '', key: '' };
+export const isItemEnd = (type: string) => type.endsWith('-end') && type !== 'reasoning-summary-end';

@@ -11,7 +11,7 @@ import { redactSecretShapes } from '../../redaction.js';
 import type { TurnFacts } from '../../telemetry/attributes.js';
 import { initialResponse } from './echo.js';
 import { outputBytesOf } from './output-budget.js';
-import { noResult, type PartIterator, type Pending, stopParts } from './parts.js';
+import { isItemEnd, laneKey, noResult, type PartIterator, type Pending, stopParts } from './parts.js';
 import type { PreparedTurn, TurnDependencies } from './prepare.js';
 
 export interface RunOptions {
@@ -46,13 +46,6 @@ interface Lane {
   /** Parts that arrived while the lane was waiting, replayed when it opens. */
   held: ModelPart[];
 }
-
-/** A lane per started item (`text-delta` -> `text:<id>`); the text and refusal parts of one message share its lane. */
-const laneKey = (part: { type: string; id: string }) => {
-  const kind = part.type.slice(0, part.type.indexOf('-'));
-  return `${kind === 'refusal' || kind === 'message' ? 'text' : kind}:${part.id}`;
-};
-const isItemEnd = (type: string) => type.endsWith('-end') && type !== 'reasoning-summary-end';
 
 export async function streamTurn(
   turn: PreparedTurn,
