@@ -99,6 +99,22 @@ describe('RedisResponseStore', () => {
     }
   });
 
+  test('a put given the turn’s JSON writes the record an older instance writes and reads: JSON.stringify(entry)', async () => {
+    const prefix = `text${Math.random()}:`;
+    const store = await RedisResponseStore.connect({ url: redis.url, prefix });
+    const raw = new Redis(redis.url);
+    try {
+      const entry = sampleEntry({ text: 'serialized once ✓ "quoted" \\ {}' });
+      const text = { response: JSON.stringify(entry.response), input: JSON.stringify(entry.input) };
+      expect(await store.put(entry, 'alice', text)).toBe(true);
+      const data = await raw.hget(`${prefix}{5:alice}:response:${entry.response.id}`, 'data');
+      expect(data).toBe(JSON.stringify(entry));
+    } finally {
+      raw.disconnect();
+      await store.close();
+    }
+  });
+
   test('a record that is not a stored response is refused with StoredRecordError, not served', async () => {
     const prefix = `corrupt${Math.random()}:`;
     const store = await RedisResponseStore.connect({ url: redis.url, prefix });
