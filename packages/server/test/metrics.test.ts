@@ -223,6 +223,20 @@ describe('GET /metrics on the CLI', () => {
     expect(samples(rejections, { openresponses_rejection_reason: 'too_many_connections' }).map((s) => s.value)).toEqual(
       ['1'],
     );
+
+    // Per tenant (the API key's, named by its digest): its five finished turns, and their tokens by kind (the
+    // replayed upstream reports cached tokens too; nothing here reasons).
+    const tenantTurns = family(families, 'openresponses_tenant_turns_total');
+    expect(tenantTurns.type).toBe('COUNTER');
+    expect(tenantTurns.metrics.map((s) => [s.labels?.openresponses_tenant?.slice(0, 4), s.value])).toEqual([
+      ['key_', '5'],
+    ]);
+    const tenant = tenantTurns.metrics[0]!.labels!.openresponses_tenant!;
+    const tenantTokens = family(families, 'openresponses_tenant_tokens_total');
+    expect(
+      tenantTokens.metrics.map((s) => `${s.labels?.openresponses_tenant} ${s.labels?.gen_ai_token_type}`).sort(),
+    ).toEqual([`${tenant} cached`, `${tenant} input`, `${tenant} output`]);
+    expect(tenantTokens.metrics.every((s) => Number(s.value) > 0)).toBe(true);
   });
 
   test('refuses a missing or wrong key with a spec-shaped 401', async () => {

@@ -249,20 +249,19 @@ export function countTenantUsage(
   if (!meters) return;
   meters.tenantTurns.add(
     1,
-    attributeSet(`tenant\0${tenant}`, () => ({ [TENANT_NAME]: tenant })),
+    tenantSets.get(tenant, undefined, undefined, undefined, () => ({ [TENANT_NAME]: tenant })),
   );
-  for (const [type, value] of [
-    ['input', usage.inputTokens],
-    ['cached', usage.cachedTokens],
-    ['output', usage.outputTokens],
-    ['reasoning', usage.reasoningTokens],
-  ] as const)
-    if (value > 0)
-      meters.tenantTokens.add(
-        value,
-        attributeSet(`tenant\0${tenant}\0${type}`, () => ({ [TENANT_NAME]: tenant, [ATTR_GEN_AI_TOKEN_TYPE]: type })),
-      );
+  const tokens = meters.tenantTokens;
+  if (usage.inputTokens > 0) tokens.add(usage.inputTokens, tenantTokenSet(tenant, 'input'));
+  if (usage.cachedTokens > 0) tokens.add(usage.cachedTokens, tenantTokenSet(tenant, 'cached'));
+  if (usage.outputTokens > 0) tokens.add(usage.outputTokens, tenantTokenSet(tenant, 'output'));
+  if (usage.reasoningTokens > 0) tokens.add(usage.reasoningTokens, tenantTokenSet(tenant, 'reasoning'));
 }
+
+/** A tenant's label sets, found by the tenant and token type themselves (no key string built per turn). */
+const tenantSets = new AttributeSets();
+const tenantTokenSet = (tenant: string, type: string): Attributes =>
+  tenantSets.get(tenant, type, undefined, undefined, () => ({ [TENANT_NAME]: tenant, [ATTR_GEN_AI_TOKEN_TYPE]: type }));
 
 /**
  * Records `seconds` of one answered request in `histogram` (`http.server.request.duration`, or the overhead of a
