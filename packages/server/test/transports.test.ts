@@ -1,7 +1,7 @@
 // The two transports over the same service: the fetch-style handler (web Request/Response, as a gateway
 // mounts it) and the Node entry (node:http directly). Same answers, same errors, and a client that goes
 // away mid-stream stops the turn on both.
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkStream, decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
@@ -181,6 +181,38 @@ describe('the Node entry', () => {
       expect(seen!.aborted).toBe(true);
     } finally {
       await own.close();
+    }
+  });
+
+  test('a body is read as UTF-8 whatever its chunks: ASCII, characters split between chunks, invalid bytes', async () => {
+    const texts = ['plain ASCII words', 'é 日本 😀 mixed', `${'a'.repeat(70_000)} long ASCII then ü`];
+    const bodies = texts.map((text) => Buffer.from(JSON.stringify({ input: text })));
+    // A lone continuation byte and a cut-off sequence inside the JSON string: replaced by U+FFFD, as toString('utf8') does.
+    bodies.push(
+      Buffer.concat([Buffer.from('{"input":"bad '), Buffer.from([0x80, 0x20, 0xe6, 0x97]), Buffer.from('"}')]),
+    );
+    for (const body of bodies) {
+      const expected = (JSON.parse(body.toString('utf8')) as { input: string }).input;
+      // Chunks of 3 bytes: every multi-byte character of the second text is split.
+      const answer = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        const req = httpRequest(`${server.url}/v1/responses`, { method: 'POST', headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>));
+        });
+        req.on('error', reject);
+        (async () => {
+          for (let at = 0; at < Math.min(body.length, 300); at += 3) {
+            req.write(body.subarray(at, at + 3));
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          req.end(body.subarray(300));
+        })().catch(reject);
+      });
+      const items = (await (
+        await fetch(`${server.url}/v1/responses/${String(answer.id)}/input_items`, { headers })
+      ).json()) as { data: Array<{ content: Array<{ text: string }> }> };
+      expect(items.data[0]!.content[0]!.text).toBe(expected);
     }
   });
 

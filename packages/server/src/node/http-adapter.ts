@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServiceRequest, ServiceResponse } from '../exchange.js';
 import { resolveLimits, type ServerLimits } from '../limits.js';
 import { Cancellation } from '../cancellation.js';
+import { utf8Text } from './utf8-text.js';
 
 type FetchHandler = (request: Request) => Promise<Response>;
 /** What serves requests: a `ResponsesService` (or anything with its `handle`), or any fetch-style handler. */
@@ -219,7 +220,7 @@ function nodeRequest(req: IncomingMessage, cancellation: Cancellation): ServiceR
     },
     text: async (maxBytes) => {
       const { body, size } = await readCapped(req, maxBytes);
-      return size > maxBytes ? null : body.toString('utf8');
+      return size > maxBytes ? null : utf8Text(body);
     },
     cancellation,
   };
