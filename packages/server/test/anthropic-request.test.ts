@@ -2,35 +2,10 @@
 // generation table for reasoning, the sampling rules Anthropic enforces, content blocks and turn order.
 import type { ItemField } from '@openresponses/types';
 import { describe, expect, test } from 'vitest';
+import { modelRequest } from './model-request.js';
 import { ResponsesError, toAnthropicRequest, type ModelRequest } from '../src/index.js';
 
-const request = (over: Partial<ModelRequest> = {}): ModelRequest => ({
-  model: 'm',
-  instructions: null,
-  items: [
-    { type: 'message', id: 'msg_1', status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] },
-  ] as ItemField[],
-  tools: [],
-  hostedTools: [],
-  toolPolicy: { mode: 'auto', allowed: [] },
-  parallelToolCalls: true,
-  maxToolCalls: null,
-  reasoning: null,
-  maxOutputTokens: null,
-  temperature: null,
-  topP: null,
-  presencePenalty: null,
-  frequencyPenalty: null,
-  topLogprobs: null,
-  text: null,
-  metadata: {},
-  safetyIdentifier: null,
-  promptCacheKey: null,
-  serviceTier: null,
-  include: [],
-  stream: false,
-  ...over,
-});
+const request = modelRequest;
 
 const convert = (upstreamModel: string, over: Partial<ModelRequest> = {}) =>
   toAnthropicRequest(request(over), { upstreamModel });

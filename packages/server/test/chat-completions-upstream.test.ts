@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ChatCompletionsProvider } from '../src/index.js';
 import { nodeFetch, type RunningServer } from '../src/node/index.js';
 import { API_KEY, post, startTestServer, stream } from './harness.js';
+import { modelRequest } from './model-request.js';
 
 /** Per model name: the JSON answer (an object) or the SSE chunks (an array, `[DONE]` added). */
 const ANSWERS: Record<string, unknown> = {};
@@ -177,5 +178,27 @@ describe('what real servers send besides the fields the gateway reads passes', (
     const final = (events.at(-1) as unknown as { type: string; response: { output_text?: string } }).response;
     expect(events.at(-1)!.type).toBe('response.completed');
     expect(JSON.stringify(final)).toContain('"text":"HiHi"');
+  });
+});
+
+describe('an answer the upstream sends at once', () => {
+  test('its first delta is yielded, and the event loop turns (the transport writes it), before the rest is translated', async () => {
+    ANSWERS['all-at-once'] = [
+      chunk({ role: 'assistant', content: '' }),
+      ...['a', 'b', 'c'].map((word) => chunk({ content: word })),
+      chunk({}, 'stop', { usage }),
+    ];
+    const provider = new ChatCompletionsProvider({
+      baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`,
+      fetch: nodeFetch,
+    });
+    let turned = false;
+    const seen: string[] = [];
+    for await (const part of provider.generate(modelRequest({ model: 'all-at-once', stream: true }))) {
+      if (part.type !== 'text-delta') continue;
+      seen.push(`${part.delta} ${turned ? 'after' : 'before'} the turn`);
+      if (part.delta === 'a') setImmediate(() => (turned = true));
+    }
+    expect(seen).toEqual(['a before the turn', 'b after the turn', 'c after the turn']);
   });
 });

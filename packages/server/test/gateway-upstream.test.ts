@@ -7,9 +7,10 @@ import { streamText } from 'ai';
 import OpenAI from 'openai';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import { ChatCompletionsProvider, DeterministicModel, type ModelRequest } from '../src/index.js';
+import { ChatCompletionsProvider, DeterministicModel } from '../src/index.js';
 import { nodeFetch, type RunningServer } from '../src/node/index.js';
 import { API_KEY, post, startTestServer, stream } from './harness.js';
+import { modelRequest } from './model-request.js';
 import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
 
 const UPSTREAM_KEY = 'sk-upstream-secret-4f9a2c';
@@ -576,9 +577,8 @@ describe('streaming is incremental and cancellable', () => {
     async (_, fetch) => {
       const provider = new ChatCompletionsProvider({ baseUrl: upstream.baseUrl, fetch });
       const client = new AbortController();
-      const request: ModelRequest = {
+      const request = modelRequest({
         model: 'held',
-        instructions: null,
         items: [
           {
             type: 'message',
@@ -588,27 +588,9 @@ describe('streaming is incremental and cancellable', () => {
             content: [{ type: 'input_text', text: 'x' }],
           },
         ],
-        tools: [],
-        hostedTools: [],
-        toolPolicy: { mode: 'auto', allowed: [] },
-        parallelToolCalls: true,
-        maxToolCalls: null,
-        reasoning: null,
-        maxOutputTokens: null,
-        temperature: null,
-        topP: null,
-        presencePenalty: null,
-        frequencyPenalty: null,
-        topLogprobs: null,
-        text: null,
-        metadata: {},
-        safetyIdentifier: null,
-        promptCacheKey: null,
-        serviceTier: null,
-        include: [],
         stream: true,
         signal: client.signal,
-      };
+      });
       const parts = provider.generate(request);
       const first = await parts.next();
       expect(first.value).toMatchObject({ type: 'text-start' });

@@ -212,9 +212,10 @@ export class UpstreamCall implements UpstreamRequestInit {
 
   /**
    * Upstream JSON text (a body `text()` read, an event's data) parsed through the one bounded parse
-   * (`parseUpstreamJson`: `maxUpstreamJsonDepth`, then `upstream_too_deep`); not JSON throws a `SyntaxError`.
+   * (`parseUpstreamJson`: `maxUpstreamJsonDepth`, then `upstream_too_deep`). Text that is not JSON throws a
+   * `SyntaxError`, or, given `notJson`, a `model_error` with its code and message (the `SyntaxError` its cause).
    */
-  json(text: string): unknown {
+  json(text: string, notJson?: { code: string; message: string }): unknown {
     try {
       return parseUpstreamJson(text, this.limits);
     } catch (error) {
@@ -222,6 +223,8 @@ export class UpstreamCall implements UpstreamRequestInit {
         this.abort.cancel();
         throw this.failed(error);
       }
+      if (notJson)
+        throw new ResponsesError('model_error', notJson.code, notJson.message, null, undefined, { cause: error });
       throw error;
     }
   }

@@ -1,9 +1,17 @@
+import type { SSEFrame } from '@openresponses/events';
+import { ResponsesError } from '../errors.js';
 import type { UpstreamLimits } from '../limits.js';
 import type { Redactor } from '../redaction.js';
 import { type ModelRoute, routeModelNames, routeServes, upstreamModelOf } from './family.js';
 import { CachedModelList } from './model-list.js';
 import type { ModelPart, ModelProvider, ModelRequest } from './provider.js';
-import { type UpstreamFetch, type UpstreamProviderOptions, upstreamConnection } from './upstream.js';
+import { UpstreamCall } from './upstream-call.js';
+import {
+  type UpstreamFetch,
+  type UpstreamProviderOptions,
+  type UpstreamResponse,
+  upstreamConnection,
+} from './upstream.js';
 
 /** The options every upstream family's provider takes besides its own: its key and the names it serves. */
 export interface RoutedProviderOptions extends UpstreamProviderOptions {
@@ -23,12 +31,54 @@ export interface UpstreamFamilyDefaults {
   headers: Record<string, string>;
 }
 
+/** Text, refusal, reasoning or tool-argument output, or a whole item: what a client waits for first. */
+const isOutput = (part: ModelPart) => part.type === 'item' || part.type.endsWith('-delta');
+
+/** Settles once the event loop has run what is pending (Node's `setImmediate`; a timer elsewhere). */
+const afterPendingWrites = (): Promise<void> =>
+  new Promise((resolve) => {
+    const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+    if (immediate) immediate(resolve);
+    else setTimeout(resolve, 0);
+  });
+
+/** One turn's upstream request as a family makes it, and how the family reads the answer (`UpstreamModelProvider.exchange`). */
+export interface UpstreamExchange {
+  /** Where the request is POSTed. */
+  url: string;
+  /** The request body (JSON text). */
+  body: string;
+  /** Whether the upstream streams its answer (SSE events) rather than answering whole. */
+  stream: boolean;
+  /** The upstream's HTTP failure (any status but 2xx and 503, which every family answers alike) as a spec error. */
+  httpError(response: UpstreamResponse, call: UpstreamCall): Promise<ResponsesError>;
+  /** A whole answer's parts, from its text (read within the call's bounds). */
+  answerParts(text: string, call: UpstreamCall): ModelPart[];
+  /** What reads a streamed answer's events. */
+  events(call: UpstreamCall): UpstreamEventReader;
+}
+
+/** How a family reads its upstream's streamed answer, one SSE event at a time. */
+export interface UpstreamEventReader {
+  /**
+   * Adds the parts `frame` makes to `out`. A `ResponsesError` fails the turn (its message redacted); any other
+   * error is the call's failure (`UpstreamCall.failure`).
+   */
+  push(frame: SSEFrame, out: ModelPart[]): void;
+  /** Whether the answer is whole: reading stops there and the rest of the body is let go. */
+  readonly complete: boolean;
+  /** After the last event: adds what closes the answer (its `finish`), or throws when the stream was cut. */
+  finish(out: ModelPart[]): void;
+  /** Keep-alive events (Anthropic's `ping`), which do not restart the idle timer. */
+  keepAlive?(frame: SSEFrame): boolean;
+}
+
 /**
  * The part every provider that calls an HTTP upstream shares, whatever its family: the connection (bounds,
  * fetch, the redactor of its secrets, built once through `upstreamConnection`, which refuses an unsendable
- * key at start), the names its route serves and sends upstream, and the upstream's model list, cached. A
- * family adds its request, its answer's translation and its error map (`generate`), and how its upstream
- * lists models (`upstreamModelIds`).
+ * key at start), the names its route serves and sends upstream, the upstream's model list, cached, and the
+ * call itself (`exchange`). A family adds its request, its answer's translation and its error map (an
+ * `UpstreamExchange`, in `generate`), and how its upstream lists models (`upstreamModelIds`).
  */
 export abstract class UpstreamModelProvider implements ModelProvider {
   readonly name: string;
@@ -63,6 +113,69 @@ export abstract class UpstreamModelProvider implements ModelProvider {
   protected abstract upstreamModelIds(): Promise<string[]>;
 
   abstract generate(request: ModelRequest): AsyncGenerator<ModelPart>;
+
+  /**
+   * One turn's upstream call, the same for every family: `prepare` makes the request (a failure there is the
+   * turn's), the call goes through the bounded reader (`UpstreamCall`), and the answer's parts stream as each
+   * read of the body completes events (a whole answer's at once). The call is closed however the turn ends,
+   * so an upstream stops when the client goes away or the turn stops reading.
+   * @internal The families' shared call; its types (`UpstreamCall`) are not part of the public API.
+   */
+  protected async *exchange(
+    request: ModelRequest,
+    prepare: () => UpstreamExchange | Promise<UpstreamExchange>,
+  ): AsyncGenerator<ModelPart> {
+    const prepared = prepare();
+    const exchange = prepared instanceof Promise ? await prepared : prepared;
+    const call = new UpstreamCall('POST', this.headers, exchange.body, this.limits, this.redactor, request);
+    try {
+      const response = await call.send(this.fetch, exchange.url);
+      if (!response.ok) throw await exchange.httpError(response, call);
+      if (!exchange.stream) {
+        const parts = exchange.answerParts(await call.text(response), call);
+        call.finished = true;
+        yield* parts;
+        return;
+      }
+      const events = exchange.events(call);
+      const parts: ModelPart[] = [];
+      let broken: ResponsesError | undefined;
+      let firstOutput = true;
+      for await (const frames of call.frames(response, () => events.complete, events.keepAlive)) {
+        for (let at = 0; at < frames.length; at++) {
+          try {
+            events.push(frames[at]!, parts);
+          } catch (error) {
+            broken = error instanceof ResponsesError ? this.redactor.error(error) : call.failure(error);
+          }
+          if (broken || events.complete) break;
+          if (firstOutput && parts.some(isOutput)) {
+            firstOutput = false;
+            if (at + 1 < frames.length) {
+              // The first output goes to the client before the rest of its read is translated: an upstream that
+              // sends many events at once (or a whole answer) would otherwise hold the first token until the
+              // last one is done (the transport writes what a turn produced once the turn waits).
+              for (const part of parts) yield part;
+              parts.length = 0;
+              await afterPendingWrites();
+            }
+          }
+        }
+        if (parts.length > 0) {
+          for (const part of parts) yield part;
+          parts.length = 0;
+        }
+        if (broken) throw broken;
+      }
+      if (call.clientGone) return;
+      events.finish(parts);
+      call.finished = true;
+      yield* parts;
+    } finally {
+      // Stopped early (the client went away, the turn ended, a failure): the upstream stops too.
+      call.close();
+    }
+  }
 
   redact(text: string): string {
     return this.redactor.redact(text);

@@ -1,10 +1,10 @@
-import { type RoutedProviderOptions, UpstreamModelProvider } from '../upstream-provider.js';
+import { type RoutedProviderOptions, type UpstreamEventReader, UpstreamModelProvider } from '../upstream-provider.js';
 import type { SSEFrame } from '@openresponses/events';
 import { ResponsesError } from '../../errors.js';
 import { upstreamRetryHeaders } from '../../redaction.js';
 import type { ModelRoute } from '../family.js';
 import { fetchModelNames } from '../model-list.js';
-import { UpstreamCall } from '../upstream-call.js';
+import type { UpstreamCall } from '../upstream-call.js';
 import type { ModelPart, ModelRequest } from '../provider.js';
 import { reasoningStates } from '../reasoning-state.js';
 import type { UpstreamResponse } from '../upstream.js';
@@ -71,63 +71,56 @@ export class AnthropicMessagesProvider extends UpstreamModelProvider {
     return fetchModelNames(this.fetch, `${this.base}/v1/models?limit=1000`, this.headers, this.limits, this.redactor);
   }
 
-  async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {
-    const body = toAnthropicRequest(request, {
-      upstreamModel: this.upstreamModel(request.model),
-      defaults: this.options.defaults,
-      defaultMaxTokens: this.options.defaultMaxTokens,
-      thinking: this.options.thinking,
-      thinkingOf: await reasoningStates(request, thinkingStateSchema),
+  generate(request: ModelRequest): AsyncGenerator<ModelPart> {
+    return this.exchange(request, async () => {
+      const body = toAnthropicRequest(request, {
+        upstreamModel: this.upstreamModel(request.model),
+        defaults: this.options.defaults,
+        defaultMaxTokens: this.options.defaultMaxTokens,
+        thinking: this.options.thinking,
+        thinkingOf: await reasoningStates(request, thinkingStateSchema),
+      });
+      return {
+        url: `${this.base}/v1/messages`,
+        body: JSON.stringify(body),
+        stream: body.stream === true,
+        httpError: (response, call) => this.httpError(response, call),
+        answerParts: (text, call) => {
+          const message = messageSchema.safeParse(parseJson(call, text));
+          if (!message.success)
+            throw new ResponsesError(
+              'model_error',
+              'upstream_invalid_response',
+              `The upstream answer is not a Messages message: ${message.error.issues[0]?.message ?? 'not JSON'}.`,
+            );
+          return messageParts(message.data);
+        },
+        events: (call) => this.eventReader(call),
+      };
     });
-    const call = new UpstreamCall('POST', this.headers, JSON.stringify(body), this.limits, this.redactor, request);
-    try {
-      const response = await call.send(this.fetch, `${this.base}/v1/messages`);
-      if (!response.ok) throw await this.httpError(response, call);
-      if (!body.stream) {
-        const message = messageSchema.safeParse(parseJson(call, await call.text(response)));
-        if (!message.success)
+  }
+
+  /** Each Messages stream event, checked, through the translator; unknown event types are skipped. */
+  private eventReader(call: UpstreamCall): UpstreamEventReader {
+    const translator = new StreamTranslator();
+    const redactor = this.redactor;
+    return {
+      get complete() {
+        return translator.complete;
+      },
+      keepAlive: isPing,
+      push(frame, out) {
+        const parsed = streamEventSchema.safeParse(parseJson(call, frame.data));
+        if (!parsed.success)
           throw new ResponsesError(
             'model_error',
-            'upstream_invalid_response',
-            `The upstream answer is not a Messages message: ${message.error.issues[0]?.message ?? 'not JSON'}.`,
+            'upstream_invalid_chunk',
+            `The upstream sent an event that is not valid (${parsed.error.issues[0]?.message}): ${redactor.text(frame.data, 120)}`,
           );
-        call.finished = true;
-        yield* messageParts(message.data);
-        return;
-      }
-      const translator = new StreamTranslator();
-      const parts: ModelPart[] = [];
-      let broken: ResponsesError | undefined;
-      for await (const frames of call.frames(response, () => translator.complete, isPing)) {
-        for (const frame of frames) {
-          try {
-            const parsed = streamEventSchema.safeParse(parseJson(call, frame.data));
-            if (!parsed.success)
-              throw new ResponsesError(
-                'model_error',
-                'upstream_invalid_chunk',
-                `The upstream sent an event that is not valid (${parsed.error.issues[0]?.message}): ${this.redactor.text(frame.data, 120)}`,
-              );
-            if (isKnownEvent(parsed.data)) translator.push(parsed.data, parts);
-          } catch (error) {
-            broken = error instanceof ResponsesError ? this.redactor.error(error) : call.failure(error);
-          }
-          if (broken || translator.complete) break;
-        }
-        if (parts.length > 0) {
-          for (const part of parts) yield part;
-          parts.length = 0;
-        }
-        if (broken) throw broken;
-      }
-      if (call.clientGone) return;
-      translator.finish(parts);
-      call.finished = true;
-      yield* parts;
-    } finally {
-      // Stopped early (the client went away, the turn ended, a failure): the upstream stops too.
-      call.close();
-    }
+        if (isKnownEvent(parsed.data)) translator.push(parsed.data, out);
+      },
+      finish: (out) => translator.finish(out),
+    };
   }
 
   /** An upstream's HTTP failure as a spec error (errors.ts): its message checked and redacted, its retry headers clamped. */

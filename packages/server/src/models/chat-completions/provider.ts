@@ -1,4 +1,4 @@
-import { type RoutedProviderOptions, UpstreamModelProvider } from '../upstream-provider.js';
+import { type RoutedProviderOptions, type UpstreamEventReader, UpstreamModelProvider } from '../upstream-provider.js';
 import { upstreamCredentialsRefused } from '../upstream.js';
 import { ResponsesError } from '../../errors.js';
 import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
@@ -6,8 +6,11 @@ import { LOGPROBS_INCLUDE, type ModelPart, type ModelRequest } from '../provider
 import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
 import { fetchModelNames } from '../model-list.js';
-import { UpstreamCall } from '../upstream-call.js';
+import type { UpstreamCall } from '../upstream-call.js';
 import type { UpstreamResponse } from '../upstream.js';
+
+/** A whole completion that is not JSON. */
+const NOT_JSON = { code: 'upstream_invalid_response', message: 'The upstream answer is not valid JSON.' };
 
 /** What `new ChatCompletionsProvider(options)` takes. */
 export interface ChatCompletionsProviderOptions
@@ -48,77 +51,56 @@ export class ChatCompletionsProvider extends UpstreamModelProvider {
     return fetchModelNames(this.fetch, `${this.base}/models`, this.headers, this.limits, this.redactor);
   }
 
-  async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {
-    const body = toChatRequest(request, {
-      upstreamModel: this.upstreamModel(request.model),
-      defaults: this.options.defaults,
-      maxTokensField: this.options.maxTokensField,
-      nativeAllowedTools: this.options.nativeAllowedTools,
+  generate(request: ModelRequest): AsyncGenerator<ModelPart> {
+    return this.exchange(request, () => {
+      const body = toChatRequest(request, {
+        upstreamModel: this.upstreamModel(request.model),
+        defaults: this.options.defaults,
+        maxTokensField: this.options.maxTokensField,
+        nativeAllowedTools: this.options.nativeAllowedTools,
+      });
+      const logprobsAt = request.include.indexOf(LOGPROBS_INCLUDE);
+      const withLogprobs = logprobsAt < 0 ? undefined : `include[${logprobsAt}]`;
+      return {
+        url: this.endpoint,
+        body: JSON.stringify(body),
+        stream: body.stream === true,
+        httpError: (response, call) => this.httpError(response, call),
+        answerParts: (text, call) => completionParts(call.json(text, NOT_JSON), withLogprobs),
+        events: (call) => this.chunkReader(call, withLogprobs),
+      };
     });
-    const logprobsAt = request.include.indexOf(LOGPROBS_INCLUDE);
-    const withLogprobs = logprobsAt < 0 ? undefined : `include[${logprobsAt}]`;
-    const call = new UpstreamCall('POST', this.headers, JSON.stringify(body), this.limits, this.redactor, request);
-    try {
-      const response = await call.send(this.fetch, this.endpoint);
-      if (!response.ok) throw await this.httpError(response, call);
-      if (!body.stream) {
-        const text = await call.text(response);
-        let completion: unknown;
+  }
+
+  /** Each `chat.completion.chunk` through the translator; `[DONE]` ends the answer. */
+  private chunkReader(call: UpstreamCall, withLogprobs: string | undefined): UpstreamEventReader {
+    const translator = new ChunkTranslator(withLogprobs);
+    const redactor = this.redactor;
+    let done = false;
+    return {
+      get complete() {
+        return done;
+      },
+      push(frame, out) {
+        if (frame.data === '[DONE]') {
+          done = true;
+          return;
+        }
+        let chunk: unknown;
         try {
-          completion = call.json(text);
+          chunk = call.json(frame.data);
         } catch (error) {
           if (error instanceof ResponsesError) throw error;
           throw new ResponsesError(
             'model_error',
-            'upstream_invalid_response',
-            'The upstream answer is not valid JSON.',
-            null,
-            undefined,
-            { cause: error },
+            'upstream_invalid_chunk',
+            `The upstream sent a chunk that is not valid JSON: ${redactor.text(frame.data, 120)}`,
           );
         }
-        call.finished = true;
-        yield* completionParts(completion, withLogprobs);
-        return;
-      }
-      const translator = new ChunkTranslator(withLogprobs);
-      const parts: ModelPart[] = [];
-      let sawDone = false;
-      let broken: ResponsesError | undefined;
-      for await (const frames of call.frames(response, () => sawDone)) {
-        for (const frame of frames) {
-          if (frame.data === '[DONE]') {
-            sawDone = true;
-            break;
-          }
-          try {
-            translator.push(call.json(frame.data), parts);
-          } catch (error) {
-            broken =
-              error instanceof ResponsesError
-                ? this.redactor.error(error)
-                : new ResponsesError(
-                    'model_error',
-                    'upstream_invalid_chunk',
-                    `The upstream sent a chunk that is not valid JSON: ${this.redactor.text(frame.data, 120)}`,
-                  );
-            break;
-          }
-        }
-        if (parts.length > 0) {
-          for (const part of parts) yield part;
-          parts.length = 0;
-        }
-        if (broken) throw broken;
-      }
-      if (call.clientGone) return;
-      translator.finish(parts);
-      call.finished = true;
-      yield* parts;
-    } finally {
-      // Stopped early (the client went away, the turn ended, a failure): the upstream stops too.
-      call.close();
-    }
+        translator.push(chunk, out);
+      },
+      finish: (out) => translator.finish(out),
+    };
   }
 
   private httpError(response: UpstreamResponse, call: UpstreamCall): Promise<ResponsesError> {

@@ -5,7 +5,7 @@ import type { ModelRoute } from '../family.js';
 import { fetchModelNames, type ModelPage } from '../model-list.js';
 import type { ModelPart, ModelRequest } from '../provider.js';
 import { reasoningStates } from '../reasoning-state.js';
-import { UpstreamCall } from '../upstream-call.js';
+import type { UpstreamCall } from '../upstream-call.js';
 import type { UpstreamResponse } from '../upstream.js';
 import { upstreamError } from './errors.js';
 import { type GeminiRequestSettings, toGeminiRequest } from './request.js';
@@ -72,51 +72,33 @@ export class GeminiProvider extends UpstreamModelProvider {
     );
   }
 
-  async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {
-    const model = this.upstreamModel(request.model);
-    const body = toGeminiRequest(request, {
-      upstreamModel: model,
-      defaults: this.options.defaults,
-      thinking: this.options.thinking,
-      thoughtsOf: await reasoningStates(request, thoughtStateSchema),
+  generate(request: ModelRequest): AsyncGenerator<ModelPart> {
+    return this.exchange(request, async () => {
+      const model = this.upstreamModel(request.model);
+      const body = toGeminiRequest(request, {
+        upstreamModel: model,
+        defaults: this.options.defaults,
+        thinking: this.options.thinking,
+        thoughtsOf: await reasoningStates(request, thoughtStateSchema),
+      });
+      return {
+        url: `${this.base}/models/${encodeURIComponent(model)}:${request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        body: JSON.stringify(body),
+        stream: request.stream,
+        httpError: (response, call) => this.httpError(response, call),
+        answerParts: (text, call) => answerParts(this.chunk(parseJson(call, text), 'answer')),
+        events: (call) => {
+          const translator = new StreamTranslator();
+          return {
+            get complete() {
+              return translator.complete;
+            },
+            push: (frame, out) => translator.push(this.chunk(parseJson(call, frame.data), 'chunk', frame.data), out),
+            finish: (out) => translator.finish(out),
+          };
+        },
+      };
     });
-    const url = `${this.base}/models/${encodeURIComponent(model)}:${request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
-    const call = new UpstreamCall('POST', this.headers, JSON.stringify(body), this.limits, this.redactor, request);
-    try {
-      const response = await call.send(this.fetch, url);
-      if (!response.ok) throw await this.httpError(response, call);
-      if (!request.stream) {
-        const parts = answerParts(this.chunk(parseJson(call, await call.text(response)), 'answer'));
-        call.finished = true;
-        yield* parts;
-        return;
-      }
-      const translator = new StreamTranslator();
-      const parts: ModelPart[] = [];
-      let broken: ResponsesError | undefined;
-      for await (const frames of call.frames(response, () => translator.complete)) {
-        for (const frame of frames) {
-          try {
-            translator.push(this.chunk(parseJson(call, frame.data), 'chunk', frame.data), parts);
-          } catch (error) {
-            broken = error instanceof ResponsesError ? this.redactor.error(error) : call.failure(error);
-          }
-          if (broken || translator.complete) break;
-        }
-        if (parts.length > 0) {
-          for (const part of parts) yield part;
-          parts.length = 0;
-        }
-        if (broken) throw broken;
-      }
-      if (call.clientGone) return;
-      translator.finish(parts);
-      call.finished = true;
-      yield* parts;
-    } finally {
-      // Stopped early (the client went away, the turn ended, a failure): the upstream stops too.
-      call.close();
-    }
   }
 
   /** A parsed answer or chunk, checked: an error chunk is its spec error, anything else not an answer an `upstream_invalid_*`. */

@@ -6,10 +6,15 @@ import { upstreamModelOf } from '../family.js';
 import { fetchModelNames } from '../model-list.js';
 import { reasoningStates } from '../reasoning-state.js';
 import type { ModelPart, ModelRequest } from '../provider.js';
-import { UpstreamCall } from '../upstream-call.js';
 import { type ResponsesRequestSettings, toResponsesRequest } from './request.js';
 import { EventTranslator, responseParts } from './response.js';
 import { type OpenResponsesReasoningState, reasoningStateSchema } from './wire.js';
+
+/** An answer or event that is not JSON. */
+const NOT_JSON = {
+  code: 'upstream_invalid_chunk',
+  message: 'The upstream sent an answer or event that is not valid JSON.',
+};
 
 /** What `new OpenResponsesProvider(options)` takes. */
 export interface OpenResponsesProviderOptions
@@ -50,62 +55,45 @@ export class OpenResponsesProvider extends UpstreamModelProvider {
     return fetchModelNames(this.fetch, `${this.base}/models`, this.headers, this.limits, this.redactor);
   }
 
-  async *generate(request: ModelRequest): AsyncGenerator<ModelPart> {
-    const body = toResponsesRequest(
-      request,
-      {
-        upstreamModel: upstreamModelOf(this.route, request.model),
-        defaults: this.options.defaults,
-        encryptedReasoning: this.options.encryptedReasoning,
-      },
-      await this.reasoningStates(request),
-    );
-    const call = new UpstreamCall('POST', this.headers, JSON.stringify(body), this.limits, this.redactor, request);
-    try {
-      const response = await call.send(this.fetch, `${this.base}/responses`);
-      if (!response.ok) throw await openAIHttpError(response, call, this.redactor);
-      if (!request.stream) {
-        const parts = this.checked(async () => responseParts(await parseJson(call, call.text(response)), this.base));
-        call.finished = true;
-        yield* await parts;
-        return;
-      }
-      const translator = new EventTranslator(this.base);
-      const parts: ModelPart[] = [];
-      let broken: ResponsesError | undefined;
-      for await (const frames of call.frames(response, () => translator.complete)) {
-        for (const frame of frames) {
-          // Some servers end with `[DONE]` as Chat Completions does; the terminal event already ended the turn.
-          if (frame.data === '[DONE]') continue;
+  generate(request: ModelRequest): AsyncGenerator<ModelPart> {
+    return this.exchange(request, async () => {
+      const body = toResponsesRequest(
+        request,
+        {
+          upstreamModel: upstreamModelOf(this.route, request.model),
+          defaults: this.options.defaults,
+          encryptedReasoning: this.options.encryptedReasoning,
+        },
+        await this.reasoningStates(request),
+      );
+      return {
+        url: `${this.base}/responses`,
+        body: JSON.stringify(body),
+        stream: request.stream,
+        httpError: (response, call) => openAIHttpError(response, call, this.redactor),
+        answerParts: (text, call) => {
           try {
-            translator.push(await parseJson(call, frame.data), parts);
+            return responseParts(call.json(text, NOT_JSON), this.base);
           } catch (error) {
-            broken = error instanceof ResponsesError ? this.redactor.error(error) : call.failure(error);
+            // An invalid answer's message quotes it.
+            throw error instanceof ResponsesError ? this.redactor.error(error) : error;
           }
-          if (broken || translator.complete) break;
-        }
-        if (parts.length > 0) {
-          for (const part of parts) yield part;
-          parts.length = 0;
-        }
-        if (broken) throw broken;
-      }
-      if (call.clientGone) return;
-      translator.finish();
-      call.finished = true;
-    } finally {
-      // Stopped early (the client went away, the turn ended, a failure): the upstream stops too.
-      call.close();
-    }
-  }
-
-  /** `read`'s parts, with an invalid answer's message redacted. */
-  private async checked(read: () => Promise<ModelPart[]>): Promise<ModelPart[]> {
-    try {
-      return await read();
-    } catch (error) {
-      throw error instanceof ResponsesError ? this.redactor.error(error) : error;
-    }
+        },
+        events: (call) => {
+          const translator = new EventTranslator(this.base);
+          return {
+            get complete() {
+              return translator.complete;
+            },
+            push(frame, out) {
+              // Some servers end with `[DONE]` as Chat Completions does; the terminal event already ended the turn.
+              if (frame.data !== '[DONE]') translator.push(call.json(frame.data, NOT_JSON), out);
+            },
+            finish: () => translator.finish(),
+          };
+        },
+      };
+    });
   }
 
   /** The reasoning this upstream made, by item, opened from the gateway's seal (other reasoning stays behind). */
@@ -113,22 +101,5 @@ export class OpenResponsesProvider extends UpstreamModelProvider {
     const states = (await reasoningStates(request, reasoningStateSchema)) ?? new Map();
     for (const [item, state] of states) if (state.upstream !== this.base) states.delete(item);
     return states;
-  }
-}
-
-/** Upstream JSON (awaited text) through the call's bounded parse; text that is not JSON is `upstream_invalid_chunk`. */
-async function parseJson(call: UpstreamCall, text: string | Promise<string>): Promise<unknown> {
-  try {
-    return call.json(await text);
-  } catch (error) {
-    if (error instanceof ResponsesError) throw error;
-    throw new ResponsesError(
-      'model_error',
-      'upstream_invalid_chunk',
-      'The upstream sent an answer or event that is not valid JSON.',
-      null,
-      undefined,
-      { cause: error },
-    );
   }
 }
