@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { ModelPart, ModelProvider } from '../src/models/provider.js';
 import type { RunningServer } from '../src/node/index.js';
-import { MIN_PART_BYTES, outputBytesOf } from '../src/responses/turn/output-budget.js';
+import { jsonBytes, MIN_PART_BYTES, outputBytesOf } from '../src/responses/turn/output-budget.js';
 import { clientBytesBound } from '../src/testing/index.js';
 import { post, startTestServer } from './harness.js';
 
@@ -71,6 +71,41 @@ test('every part costs at least MIN_PART_BYTES, and a reasoning state counts who
   const state = { kind: 'opaque', signature: 'x'.repeat(100_000) };
   expect(outputBytesOf({ type: 'reasoning-end', id: 'a', state })).toBeGreaterThan(100_000);
   expect(outputBytesOf({ type: 'reasoning-end', id: 'a' })).toBeLessThan(100);
+});
+
+test('jsonBytes is the UTF-8 length of JSON.stringify for any value (the meter counts parts without their text)', () => {
+  const exact = (value: unknown) => new TextEncoder().encode(JSON.stringify(value) ?? '').length;
+  const anything = fc.anything({
+    withNullPrototype: true,
+    withBoxedValues: true,
+    withMap: true,
+    withSet: true,
+    withDate: true,
+    withTypedArray: true,
+    withSparseArray: true,
+    withObjectString: true,
+    withUnicodeString: true,
+  });
+  fc.assert(
+    fc.property(fc.oneof(anything, fc.jsonValue(), fc.dictionary(fc.string({ unit: 'binary' }), anything)), (value) => {
+      expect(jsonBytes(value)).toBe(exact(value));
+    }),
+    { numRuns: 3000 },
+  );
+  for (const value of [
+    -0,
+    1e21,
+    2 ** 53,
+    -(2 ** 53) + 1,
+    0.1,
+    Number.NaN,
+    -Infinity,
+    '\u2028',
+    '\ud800x',
+    'é€𝄞',
+    [undefined, () => 1],
+  ])
+    expect(jsonBytes({ value })).toBe(exact({ value }));
 });
 
 test('for any parts, a streaming client receives at most clientBytesBound(maxOutputBytes)', async () => {
