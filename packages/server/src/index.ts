@@ -105,7 +105,7 @@ export {
   type ReasoningState,
   type ToolPolicy,
 } from './models/provider.js';
-export { lastUserText, lastUserMessage, itemText, countTokens } from './models/item-text.js';
+export { lastUserText, lastUserMessage, itemText, countTokens, contextTokens } from './models/item-text.js';
 export {
   FINAL_STATUSES,
   StoreEntryTooLargeError,

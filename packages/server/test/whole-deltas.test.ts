@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { createRunner } from '../src/service/service.js';
-import { countTokens, itemText } from '../src/index.js';
+import { contextTokens, countTokens, itemText } from '../src/index.js';
 import { itemTokens } from '../src/models/item-text.js';
 
 const service = createRunner({});
@@ -170,5 +170,17 @@ describe('itemTokens', () => {
       }),
       { numRuns: 500, seed: 11 },
     );
+  });
+});
+
+describe('contextTokens', () => {
+  test("is the turn's count when it has one, else the words of the instructions and every item", () => {
+    const items = [
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'two words' }] },
+      { type: 'function_call_output', call_id: 'c', output: 'three more words' },
+    ] as unknown as Parameters<typeof contextTokens>[0]['items'];
+    expect(contextTokens({ items, instructions: 'Be brief.' })).toBe(7);
+    expect(contextTokens({ items, instructions: null })).toBe(5);
+    expect(contextTokens({ items, instructions: null, inputTokens: 42 })).toBe(42);
   });
 });
