@@ -169,7 +169,8 @@ export function instrumentRunner(
       },
     );
   };
-  const tracedTurn = async (
+  // Promise callbacks rather than async functions: a turn's two promises, not one per await and function.
+  const tracedTurn = (
     raw: unknown,
     options: TurnOptions,
     watched: boolean,
@@ -183,35 +184,26 @@ export function instrumentRunner(
     if (provider) facts.provider = genAiProviderOf(provider);
     const scope = startTurnSpan(facts, watched, options.traceContext);
     const inTurn = scope ? Object.assign({}, options, { traceContext: scope.context }) : options;
-    let run: Awaited<ReturnType<TurnRunner['begin']>>;
-    try {
-      run = await within(scope, () => runner.begin(raw, inTurn, watched));
-    } catch (error) {
+    const fail = (error: unknown): never => {
       failed(facts, error);
       if (scope) endTurnSpan(scope.span, facts, error, exceptionMessage(error));
       throw error;
-    }
-    if (capture && scope?.span.isRecording()) recordInput(scope, raw);
-    return (onEvent, backpressure) =>
-      within(scope, async () => {
-        let outcome: TurnOutcome;
-        try {
-          outcome = await run(onEvent, backpressure);
-        } catch (error) {
-          failed(facts, error);
-          if (scope) endTurnSpan(scope.span, facts, error, exceptionMessage(error));
-          throw error;
+    };
+    const end = (outcome: TurnOutcome): TurnOutcome => {
+      ended(facts, outcome);
+      if (scope) {
+        if (scope.span.isRecording()) {
+          scope.span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [finishReasonOf(outcome.response)]);
+          if (capture) scope.span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, JSON.stringify(outputMessages(outcome)));
         }
-        ended(facts, outcome);
-        if (scope) {
-          if (scope.span.isRecording()) {
-            scope.span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [finishReasonOf(outcome.response)]);
-            if (capture) scope.span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, JSON.stringify(outputMessages(outcome)));
-          }
-          endTurnSpan(scope.span, facts);
-        }
-        return outcome;
-      });
+        endTurnSpan(scope.span, facts);
+      }
+      return outcome;
+    };
+    return promised(() => within(scope, () => runner.begin(raw, inTurn, watched))).then((run): RunTurn => {
+      if (capture && scope?.span.isRecording()) recordInput(scope, raw);
+      return (onEvent, backpressure) => promised(() => within(scope, () => run(onEvent, backpressure))).then(end, fail);
+    }, fail);
   };
   return Object.assign({}, runner, {
     begin,
@@ -221,6 +213,15 @@ export function instrumentRunner(
 }
 
 type RunTurn = Awaited<ReturnType<TurnRunner['begin']>>;
+
+/** `call()`'s promise, or a rejected one when it throws before making one (as an async function would). */
+function promised<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return call();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
 
 /** `run`, noting the turn's facts once it has ended (no span: nothing is recorded). */
 function notedTurn(
