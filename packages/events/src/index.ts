@@ -24,7 +24,7 @@ export {
 } from './events.js';
 export { randomId } from './writer/ids.js';
 export { on, onEvery, type EventHandlers, type ExhaustiveEventHandlers } from './dispatch.js';
-export { encodeEvent, createSSEEncoderStream, SSE_DONE } from './sse/encoder.js';
+export { encodeEvent, encodeEventJSON, createSSEEncoderStream, SSE_DONE } from './sse/encoder.js';
 export {
   decodeSSE,
   SSEDecodeError,

@@ -8,7 +8,7 @@ import { createAccumulator } from '../src/accumulator/accumulator.js';
 import { checkStream } from '../src/checker/checker.js';
 import type { AnyStreamingEvent } from '../src/events.js';
 import { decodeSSE } from '../src/sse/decoder.js';
-import { encodeEvent, SSE_DONE } from '../src/sse/encoder.js';
+import { encodeEvent, encodeEventJSON, SSE_DONE } from '../src/sse/encoder.js';
 
 const chunks = fc.array(fc.string({ minLength: 1, maxLength: 6, unit: 'grapheme' }), { minLength: 1, maxLength: 4 });
 const item = fc.oneof(
@@ -161,6 +161,23 @@ describe('writer-built streams', () => {
       { ...runs, numRuns: 400 },
     );
     expect(checked).toBeGreaterThan(200);
+  });
+});
+
+describe('SSE encoder', () => {
+  test("an event's JSON made already frames as the event does; a type with a line break is refused", () => {
+    fc.assert(
+      fc.property(program, (p) => {
+        for (const event of build(p)) {
+          const text = encodeEventJSON(event.type, JSON.stringify(event));
+          expect(text).toBe(encodeEvent(event));
+          expect(text.startsWith(`event: ${event.type}\ndata: {`)).toBe(true);
+        }
+      }),
+      runs,
+    );
+    expect(() => encodeEventJSON('response.created\ndata: {}', '{}')).toThrow(TypeError);
+    expect(() => encodeEvent({ type: 'a\rb' })).toThrow(/single-line/);
   });
 });
 

@@ -6,11 +6,19 @@ export const SSE_DONE = 'data: [DONE]\n\n';
  * SHOULD NOT send one). `JSON.stringify` escapes every line break inside strings, so one `data:` line suffices.
  */
 export function encodeEvent(event: { type: string }): string {
+  return encodeEventJSON(event.type, JSON.stringify(event));
+}
+
+/**
+ * The same SSE message from an event's JSON made already (a server reusing a stored turn's serialization):
+ * `json` must be `JSON.stringify` of the event whose `type` is given.
+ */
+export function encodeEventJSON(type: string, json: string): string {
   // indexOf rather than a regular expression: this runs for every event a server sends.
-  if (typeof event.type !== 'string' || event.type.indexOf('\n') >= 0 || event.type.indexOf('\r') >= 0) {
-    throw new TypeError(`Cannot encode an event whose type is not a single-line string: ${JSON.stringify(event.type)}`);
+  if (typeof type !== 'string' || type.indexOf('\n') >= 0 || type.indexOf('\r') >= 0) {
+    throw new TypeError(`Cannot encode an event whose type is not a single-line string: ${JSON.stringify(type)}`);
   }
-  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  return `event: ${type}\ndata: ${json}\n\n`;
 }
 
 /** A stream that encodes events as UTF-8 SSE messages and appends `data: [DONE]` when its writable side closes. */

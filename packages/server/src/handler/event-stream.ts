@@ -1,4 +1,4 @@
-import { type AnyStreamingEvent, encodeEvent, SSE_DONE } from '@openresponses/events';
+import { type AnyStreamingEvent, encodeEvent, encodeEventJSON, SSE_DONE } from '@openresponses/events';
 import { ResponsesError } from '../errors.js';
 import type { Backpressure, ServiceResponse } from '../exchange.js';
 
@@ -28,7 +28,7 @@ export function eventStream(
           await run((event, json) => {
             // An event's JSON made already (a stored turn's last event) is framed as encodeEvent frames it.
             const text =
-              json !== undefined && encode === encodeEvent ? `event: ${event.type}\ndata: ${json}\n\n` : encode(event);
+              json !== undefined && encode === encodeEvent ? encodeEventJSON(event.type, json) : encode(event);
             if (text !== '') write(text);
           }, backpressure);
         } catch (error) {
