@@ -4,8 +4,11 @@
 // process in front of the same Chat Completions stub, driven by the same loader. The figure is each server
 // process's CPU time (user + system, read from /proc, so the same way for both) per request, not requests/s,
 // which a shared machine makes noise of; the two alternate round by round and the medians are compared.
+// Then the time to first token of a streamed answer, one request at a time: direct to the stub, through the
+// bare translator and through the gateway, and what each adds.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import path from 'node:path';
@@ -25,6 +28,40 @@ function cpuMicros(pid: number): number {
   // Fields after the command name (which may hold spaces), which ends at the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+}
+
+/**
+ * ms from sending a streamed request to reading `marker` (the first text delta), one request at a time over
+ * one keep-alive connection (`node:http`: the client's own cost as small as it gets, the same for every path).
+ */
+function timeToFirstToken(url: string, body: string, headers: Record<string, string>, marker: string, agent: Agent) {
+  return new Promise<number>((resolve, reject) => {
+    const started = performance.now();
+    let first = 0;
+    let text = '';
+    const sent = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: Object.assign(
+          { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          headers,
+        ),
+      },
+      (response) => {
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          if (first) return;
+          text += chunk;
+          if (text.includes(marker)) first = performance.now() - started;
+        });
+        response.on('end', () => resolve(first));
+      },
+    );
+    sent.on('error', reject);
+    sent.end(body);
+  });
 }
 
 /** Spawns a server and waits for the stdout line `urlOf` recognises; resolves to its base URL. */
@@ -117,6 +154,40 @@ export async function run(): Promise<void> {
       `${title.padEnd(28)} ${b!.toFixed(0).padStart(8)} ${g!.toFixed(0).padStart(11)} ${`${(g! / b!).toFixed(2)}x`.padStart(13)}  ${ratios.map((r) => r.toFixed(2)).join(' ')}`,
     );
   }
+  // The added latency row (issue 35): one streamed request at a time, the three paths interleaved request by
+  // request, so a busy moment of the machine falls on all of them alike.
+  const count = 1_000;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const paths = [
+    {
+      name: 'direct to the stub',
+      url: `${stub.url}/chat/completions`,
+      body: JSON.stringify({
+        model: 'stub-model',
+        messages: [{ role: 'user', content: 'Hello! What can you do?' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+      headers: {},
+      marker: '"content":"Hello!"',
+    },
+    ...servers.map((s) => ({ ...s, body: body(true, true), marker: 'response.output_text.delta' })),
+  ];
+  const times = paths.map(() => [] as number[]);
+  for (let i = 0; i < 100 + count; i++)
+    for (const [index, p] of paths.entries()) {
+      const ms = await timeToFirstToken(p.url, p.body, p.headers, p.marker, agent);
+      if (i >= 100) times[index]!.push(ms);
+    }
+  agent.destroy();
+  const p50 = times.map((values) => median(values, (x) => x));
+  console.log(
+    `\nTime to first token, one streamed request at a time (${count} each, interleaved), p50; load average ${loadavg()[0]!.toFixed(1)}`,
+  );
+  for (const [index, p] of paths.entries())
+    console.log(
+      `${p.name.padEnd(28)} ${p50[index]!.toFixed(3).padStart(7)} ms${index === 0 ? '' : `  added ${(p50[index]! - p50[0]!).toFixed(3)} ms${index === paths.length - 1 ? ' (target <= 0.35 ms)' : ''}`}`,
+    );
   console.log(`load average after: ${loadavg()[0]!.toFixed(1)}`);
   gateway.stop();
   bare.stop();
