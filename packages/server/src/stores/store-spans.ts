@@ -2,15 +2,16 @@
 // runner's reads and writes, the request's server span for the routes' own. The parent is passed, not read
 // from an active context (see telemetry/tracing.ts for why).
 import type { Context } from '@opentelemetry/api';
-import { endSpan, type SpanScope, startChildSpan, within } from '../telemetry/tracing.js';
+import { endSpan, type SpanScope, sampledOutUnder, startChildSpan, within } from '../telemetry/tracing.js';
 import type { ResponseStore } from './contract.js';
 
 /**
  * `store` with a child span of `parent` per call, or `store` itself when `parent` carries no span (no
- * tracing, or the call is not part of a traced request): then nothing is made.
+ * tracing, or the call is not part of a traced request) or a span that records nothing (its trace was
+ * sampled out): then nothing is made.
  */
 export function storeSpans(store: ResponseStore, parent: Context | undefined): ResponseStore {
-  if (parent === undefined) return store;
+  if (parent === undefined || sampledOutUnder(parent)) return store;
   const kind = store.constructor?.name ?? 'ResponseStore';
   const traced = <T>(operation: string, call: () => Promise<T>): Promise<T> => {
     const scope = startChildSpan(`store ${operation}`, parent, {
