@@ -123,21 +123,34 @@ export const WEBSOCKET_TESTS: ComplianceTest[] = [
   },
   {
     id: 'ws-one-in-flight',
-    description: 'WebSocket: two response.create messages sent at once are answered one after the other',
+    description: 'WebSocket: two response.create messages sent at once are answered one after the other, in order',
     transport: 'websocket',
     async run(t) {
       await t.withSocket(async (socket) => {
-        socket.send({ input: `Tell me a story. ${t.config.slowPrompt ?? '[slow]'}`, store: false });
-        socket.send({ input: 'Quick one.', store: false });
+        // Each turn is told apart by its echoed metadata: a server running them at once may finish the quick
+        // one before the slow one starts, so the events would not interleave, but they would come out of order.
+        socket.send({
+          input: `Tell me a story. ${t.config.slowPrompt ?? '[slow]'}`,
+          store: false,
+          metadata: { turn: 'first' },
+        });
+        socket.send({ input: 'Quick one.', store: false, metadata: { turn: 'second' } });
         const messages = await socket.until(2, 30_000);
         const firstEnd = messages.findIndex(endsTurn);
         const first = messages.slice(0, firstEnd + 1);
         const second = messages.slice(firstEnd + 1);
-        const created = (group: typeof messages) => group.filter((m) => m.type === 'response.created').length;
+        const created = (group: typeof messages) => group.filter((m) => m.type === 'response.created');
         expect(
-          created(first) === 1 && created(second) === 1,
+          created(first).length === 1 && created(second).length === 1,
           'ws-one-in-flight',
           'the two turns’ events are interleaved: responses were in flight at the same time',
+        );
+        const turnOf = (group: typeof messages) =>
+          (created(group)[0]?.response as { metadata?: Record<string, unknown> } | undefined)?.metadata?.turn;
+        expect(
+          turnOf(first) === 'first' && turnOf(second) === 'second',
+          'ws-one-in-flight',
+          `the second response.create was answered first (turns in the order ${turnOf(first)}, ${turnOf(second)}): responses were in flight at the same time`,
         );
         checkSocketTurn(first);
         checkSocketTurn(second);
