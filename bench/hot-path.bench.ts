@@ -14,13 +14,10 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { load, median } from './fixtures/load.js';
+import { load, median, WARM_REQUESTS, WARM_SECONDS } from './fixtures/load.js';
 import { startStub } from './fixtures/upstream-process.js';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux (getconf CLK_TCK)
-/** Each path of each server is warmed by this many requests (or for WARM_SECONDS, whichever ends first). */
-const WARM_REQUESTS = 5_000;
-const WARM_SECONDS = 15;
 
 /** A process's CPU time so far (user + system, all threads), µs. */
 function cpuMicros(pid: number): number {
