@@ -91,17 +91,14 @@ export interface FailedTurnsFilter {
  * failed turns it asks for when it carries `failedTurns` (see `FailedTurnsFilter`).
  */
 export function logging(onRequest: ((entry: RequestLog) => void) & FailedTurnsFilter): Middleware {
-  const filter = onRequest.failedTurns;
-  const heard = (turn: TurnFacts | undefined): boolean =>
-    filter === undefined || (turn?.failure !== undefined && filter(turn.failure));
   const log = (request: ServiceRequest, status: number, started: number) => {
-    if (heard(request.turn)) onRequest(logEntry(request, status, started, request.turn));
+    if (hears(onRequest, request.turn)) onRequest(logEntry(request, status, started, request.turn));
     const background = request.backgroundTurn;
     // No request is left to fail when the hook throws here: it is reported, not left unhandled.
     if (background)
       void background.ended
         .then(() => {
-          if (heard(background.facts))
+          if (hears(onRequest, background.facts))
             onRequest(
               Object.assign(logEntry(request, status, started, background.facts), { background: true as const }),
             );
@@ -124,6 +121,12 @@ export function logging(onRequest: ((entry: RequestLog) => void) & FailedTurnsFi
       },
     });
   };
+}
+
+/** Whether a hook hears a request whose turn told `turn`: every request, or only the failed turns it asks for. */
+function hears(onRequest: FailedTurnsFilter, turn: TurnFacts | undefined): boolean {
+  const filter = onRequest.failedTurns;
+  return filter === undefined || (turn?.failure !== undefined && filter(turn.failure));
 }
 
 /** A request's log entry, built only for a request that is logged (its trace id read then: it does not change). */
@@ -154,13 +157,12 @@ export function turnLogging(
   onRequest: ((entry: RequestLog) => void) & FailedTurnsFilter,
   path: string,
 ): TurnRunner {
-  const filter = onRequest.failedTurns;
   return Object.assign({}, runner, {
     turn: async (raw: unknown, options: TurnOptions) => {
       const started = performance.now();
       const facts: TurnFacts = options.facts ?? {};
       const log = (status: number) => {
-        if (filter !== undefined && (facts.failure === undefined || !filter(facts.failure))) return;
+        if (!hears(onRequest, facts)) return;
         onRequest({
           method: 'response.create',
           path,
