@@ -158,17 +158,7 @@ export class TenantQuota {
         if (ended) return;
         ended = true;
         await release();
-        if (result) countTenantUsage(owner, result.usage);
-        if (!result && reserved === 0) return;
-        await this.call((backend) =>
-          backend.settle(owner, {
-            reserved,
-            usage: result?.usage ?? { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 },
-            model: result?.model,
-            period: periodOf(this.now()),
-            limits: tokenLimits,
-          }),
-        );
+        await this.settle(owner, result, reserved, tokenLimits);
       },
     };
   }
@@ -179,19 +169,31 @@ export class TenantQuota {
     return {
       headers: NO_HEADERS,
       end: async (result) => {
-        if (ended || !result) return;
+        if (ended) return;
         ended = true;
-        countTenantUsage(owner, result.usage);
-        const settlement = {
-          reserved: 0,
-          usage: result.usage,
-          model: result.model,
-          period: periodOf(this.now()),
-          limits: NO_TOKEN_LIMITS,
-        };
-        await this.call((backend) => backend.settle(owner, settlement));
+        await this.settle(owner, result, 0, NO_TOKEN_LIMITS);
       },
     };
+  }
+
+  /** Counts a turn's usage and settles it with the backend, its reservation corrected to what was used. */
+  private async settle(
+    owner: string,
+    result: Parameters<AdmittedTurn['end']>[0],
+    reserved: number,
+    limits: TokenLimits,
+  ): Promise<void> {
+    if (result) countTenantUsage(owner, result.usage);
+    if (!result && reserved === 0) return;
+    await this.call((backend) =>
+      backend.settle(owner, {
+        reserved,
+        usage: result?.usage ?? { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 },
+        model: result?.model,
+        period: periodOf(this.now()),
+        limits,
+      }),
+    );
   }
 
   /** The usage accounts of `tenants` for days `from` to `to`. */
