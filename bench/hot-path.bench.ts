@@ -14,6 +14,7 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { validateResponseResource, validateStreamingEvent } from '@openresponses/types/validate';
 import { load, median, WARM_REQUESTS, WARM_SECONDS } from './fixtures/load.js';
 import { startStub } from './fixtures/upstream-process.js';
 
@@ -59,6 +60,33 @@ function timeToFirstToken(url: string, body: string, headers: Record<string, str
     sent.on('error', reject);
     sent.end(body);
   });
+}
+
+/**
+ * Both servers must answer as the spec says before their costs are compared: a JSON answer must be a valid
+ * `ResponseResource` and each streamed event a valid streaming event (a floor that sends less is not a gateway).
+ */
+async function assertSpecAnswers(
+  name: string,
+  url: string,
+  headers: Record<string, string>,
+  body: (stream: boolean) => string,
+) {
+  const post = (stream: boolean) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: body(stream) });
+  const json: unknown = await (await post(false)).json();
+  const verdict = validateResponseResource(json);
+  if (!verdict.success) throw new Error(`${name}: its JSON answer is not a spec ResponseResource`, { cause: verdict });
+  const frames = (await (await post(true)).text()).split('\n\n');
+  let events = 0;
+  for (const frame of frames) {
+    const data = frame.split('\n').find((line) => line.startsWith('data: '));
+    if (!data || data === 'data: [DONE]') continue;
+    const event = validateStreamingEvent(JSON.parse(data.slice(6)));
+    if (!event.success) throw new Error(`${name}: a streamed event is not a spec event: ${data}`, { cause: event });
+    events++;
+  }
+  if (events < 3) throw new Error(`${name}: its stream carried ${events} events`);
 }
 
 /** Spawns a server and waits for the stdout line `urlOf` recognises; resolves to its base URL. */
@@ -114,6 +142,7 @@ export async function run(): Promise<void> {
       headers: { authorization: `Bearer ${apiKey}` },
     },
   ];
+  for (const s of servers) await assertSpecAnswers(s.name, s.url, s.headers, (stream) => body(stream, false));
   const concurrency = 16;
   const rounds = 3;
   const seconds = 3;
