@@ -1,4 +1,4 @@
-import { decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
+import { decodeSSE } from '@openresponses/events';
 import type {
   CompactResource,
   CompactResponseMethodPublicBody,
@@ -11,7 +11,7 @@ import type { Registry } from '@openresponses/extensions';
 import { APIConnectionError, APIUserAbortError, InvalidPayloadError, OpenResponsesError } from './errors.js';
 import { send, type RequestOptions, type TransportOptions } from './http.js';
 import { type ClientResponse, withOutputText } from './output-text.js';
-import { normalizeEvents, ResponseStream, type EventPolicy } from './stream.js';
+import { normalizeBatches, ResponseStream, type EventPolicy } from './stream.js';
 import { checkerFor } from './validators.js';
 import { connectSession, type ConnectOptions, type ResponsesSession } from './websocket.js';
 
@@ -177,7 +177,7 @@ export function createClient(options: ClientOptions = {}): OpenResponsesClient {
     if (!response.body) throw new InvalidPayloadError('The streamed response', [{ path: '', message: 'no body' }]);
     const events = decodeSSE(response.body, { profile: policy.profile });
     return new ResponseStream(
-      normalizeEvents(events as AsyncIterable<AnyStreamingEvent>, policy),
+      { batches: () => normalizeBatches(events.batches(), policy) },
       controller,
       options.registry?.createAccumulator(),
     );

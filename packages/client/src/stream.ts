@@ -24,14 +24,14 @@ export interface EventPolicy {
   registry?: Registry;
 }
 
-/** Applies the client's policy to decoded events: peer variants (lenient) and schema validation. */
-export async function* normalizeEvents(
-  source: AsyncIterable<AnyStreamingEvent>,
-  policy: EventPolicy,
-): AsyncGenerator<AnyStreamingEvent> {
+/**
+ * The client's policy for one decoded event at a time (peer variants in the lenient profile, then schema
+ * validation), counting the events it has seen; throws InvalidPayloadError for an event that fails it.
+ */
+function eventNormalizer(policy: EventPolicy): (raw: AnyStreamingEvent) => AnyStreamingEvent {
   const check = checkerFor('StreamingEvent', policy.version, policy.validate, policy.registry);
   let index = 0;
-  for await (const raw of source) {
+  return (raw) => {
     let event = raw;
     if (policy.profile === 'lenient') {
       const alias = PEER_EVENT_ALIASES[event.type];
@@ -44,8 +44,57 @@ export async function* normalizeEvents(
       if (!result.success) throw new InvalidPayloadError(`Event ${index} (${event.type})`, result.issues);
     }
     index++;
-    yield event;
+    return event;
+  };
+}
+
+/** Applies the client's policy to decoded events: peer variants (lenient) and schema validation. */
+export async function* normalizeEvents(
+  source: AsyncIterable<AnyStreamingEvent>,
+  policy: EventPolicy,
+): AsyncGenerator<AnyStreamingEvent> {
+  const normalize = eventNormalizer(policy);
+  for await (const raw of source) yield normalize(raw);
+}
+
+/** The same policy over the events in batches (as `decodeSSE(…).batches()` reads them): one promise per batch. */
+export async function* normalizeBatches(
+  source: AsyncIterable<readonly AnyStreamingEvent[]>,
+  policy: EventPolicy,
+): AsyncGenerator<readonly AnyStreamingEvent[]> {
+  const normalize = eventNormalizer(policy);
+  for await (const batch of source) {
+    const events: AnyStreamingEvent[] = [];
+    try {
+      for (const raw of batch) events.push(normalize(raw));
+    } catch (error) {
+      // The events before the invalid one are handed out first, as when they are read one by one.
+      if (events.length > 0) yield events;
+      throw error;
+    }
+    yield events;
   }
+}
+
+/** A stream's events in batches, in order (the form `ResponseStream` reads most cheaply). */
+export interface EventBatches {
+  /** The events, an array at a time (each array read as the body delivered it). */
+  batches(): AsyncIterable<readonly AnyStreamingEvent[]>;
+}
+
+/** Events read one at a time, as batches of one (a WebSocket turn's events arrive one message each). */
+function inBatchesOfOne(source: AsyncIterable<AnyStreamingEvent>): AsyncIterator<readonly AnyStreamingEvent[]> {
+  const events = source[Symbol.asyncIterator]();
+  return {
+    next: async () => {
+      const next = await events.next();
+      return next.done ? next : { value: [next.value], done: false };
+    },
+    return: async () => {
+      await events.return?.();
+      return { value: undefined, done: true };
+    },
+  };
 }
 
 type Listener = (event: AnyStreamingEvent) => void;
@@ -57,12 +106,13 @@ type Listener = (event: AnyStreamingEvent) => void;
  */
 export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
   private readonly listeners = new Map<string, Listener[]>();
-  private iterator: AsyncIterator<AnyStreamingEvent> | undefined;
+  private batches: AsyncIterator<readonly AnyStreamingEvent[]> | undefined;
   private done: Promise<ClientResponse> | undefined;
   private failed: { type?: string; code?: string | null; message: string; param?: string | null } | undefined;
 
   constructor(
-    private readonly source: AsyncIterable<AnyStreamingEvent>,
+    /** The events (validated), one by one or in batches (what the client passes: one promise per body chunk). */
+    private readonly source: AsyncIterable<AnyStreamingEvent> | EventBatches,
     private readonly controller: AbortController,
     /** Folds the events (a registry's accumulator folds its vendor events too). */
     private readonly accumulator: Accumulator = createAccumulator(),
@@ -88,42 +138,41 @@ export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
 
   /** Every event in order (validated per the policy); the stream can be iterated once. */
   async *[Symbol.asyncIterator](): AsyncIterator<AnyStreamingEvent> {
-    if (this.iterator)
-      throw new Error('A ResponseStream can be iterated once; use finalResponse() or listeners to observe it again.');
-    this.iterator = this.source[Symbol.asyncIterator]();
+    const batches = this.start();
     try {
       for (;;) {
-        const next = await this.iterator.next();
+        const next = await batches.next();
         if (next.done) break;
-        // Events already buffered are not handed out after abort().
-        if (this.controller.signal.aborted) throw this.controller.signal.reason ?? new Error('The stream was aborted.');
-        const event = next.value;
-        this.accumulator.push(event);
-        if (event.type === 'error') this.failed = (event as StreamingEventByType<'error'>).error;
-        for (const listener of this.listeners.get(event.type) ?? []) listener(event);
-        for (const listener of this.listeners.get('*') ?? []) listener(event);
-        yield event;
-        if (event.type === 'response.failed') {
-          const response = (event as StreamingEventByType<'response.failed'>).response;
-          throw new ResponseFailedError(
-            response,
-            this.failed ?? {
-              message: response.error?.message ?? 'The response failed.',
-              code: response.error?.code ?? null,
-            },
-          );
+        for (const event of next.value) {
+          const failure = this.handOut(event);
+          yield event;
+          if (failure) throw failure;
         }
       }
     } finally {
-      await this.iterator.return?.();
-      this.controller.abort();
+      await this.finish(batches);
     }
   }
 
   /** Consumes the rest of the stream and returns the final response (with its `output_text`). */
   finalResponse(): Promise<ClientResponse> {
     this.done ??= (async () => {
-      if (!this.iterator) for await (const _ of this);
+      // Read in batches, with no promise per event: nobody is iterating the events.
+      if (!this.batches) {
+        const batches = this.start();
+        try {
+          for (;;) {
+            const next = await batches.next();
+            if (next.done) break;
+            for (const event of next.value) {
+              const failure = this.handOut(event);
+              if (failure) throw failure;
+            }
+          }
+        } finally {
+          await this.finish(batches);
+        }
+      }
       const response = this.accumulator.response;
       if (!response) throw new Error('The stream ended before a response was created.');
       return withOutputText(response);
@@ -137,5 +186,45 @@ export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
       if (event.type === 'response.output_text.delta')
         yield (event as StreamingEventByType<'response.output_text.delta'>).delta;
     }
+  }
+
+  /** Starts reading the source, once. */
+  private start(): AsyncIterator<readonly AnyStreamingEvent[]> {
+    if (this.batches)
+      throw new Error('A ResponseStream can be iterated once; use finalResponse() or listeners to observe it again.');
+    const source = this.source;
+    this.batches =
+      'batches' in source
+        ? source.batches()[Symbol.asyncIterator]()
+        : inBatchesOfOne(source as AsyncIterable<AnyStreamingEvent>);
+    return this.batches;
+  }
+
+  /** Releases the source and the connection. */
+  private async finish(batches: AsyncIterator<readonly AnyStreamingEvent[]>): Promise<void> {
+    await batches.return?.();
+    this.controller.abort();
+  }
+
+  /**
+   * Folds one event and calls its listeners, as it is handed out; the ResponseFailedError to throw once it
+   * has been handed out when it is `response.failed`.
+   */
+  private handOut(event: AnyStreamingEvent): ResponseFailedError | undefined {
+    // Events already buffered are not handed out after abort().
+    if (this.controller.signal.aborted) throw this.controller.signal.reason ?? new Error('The stream was aborted.');
+    this.accumulator.push(event);
+    if (event.type === 'error') this.failed = (event as StreamingEventByType<'error'>).error;
+    for (const listener of this.listeners.get(event.type) ?? []) listener(event);
+    for (const listener of this.listeners.get('*') ?? []) listener(event);
+    if (event.type !== 'response.failed') return undefined;
+    const response = (event as StreamingEventByType<'response.failed'>).response;
+    return new ResponseFailedError(
+      response,
+      this.failed ?? {
+        message: response.error?.message ?? 'The response failed.',
+        code: response.error?.code ?? null,
+      },
+    );
   }
 }

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import {
   createClient,
   OpenResponsesError,
+  InvalidPayloadError,
   outputText,
   ResponseFailedError,
   type OpenResponsesClient,
@@ -234,6 +235,21 @@ describe('forward compatibility', () => {
         await exact.responses.stream({ input: 'x' }, { headers: { 'x-fixture': 'reasoning-text-names.sse' } })
       ).finalResponse(),
     ).rejects.toThrow(/does not match the spec/);
+  });
+
+  test('the events before an invalid one are handed out, then the error (the body arrives in one chunk)', async () => {
+    const exact = createClient({ baseURL: peerUrl, maxRetries: 0, validate: 'exact' });
+    const stream = await exact.responses.stream(
+      { input: 'x' },
+      { headers: { 'x-fixture': 'reasoning-text-names.sse' } },
+    );
+    const types: string[] = [];
+    const failure = await (async () => {
+      for await (const event of stream) types.push(event.type);
+    })().catch((error: unknown) => error);
+    expect(types).toEqual(['response.created', 'response.in_progress', 'response.output_item.added']);
+    expect(failure).toBeInstanceOf(InvalidPayloadError);
+    expect((failure as Error).message).toMatch(/^Event 3 \(response\.reasoning_text\.delta\)/);
   });
 
   test('lenient mode accepts missing sequence numbers and a missing [DONE]', async () => {
