@@ -127,7 +127,8 @@ export class TestContext {
     });
     const events: AnyStreamingEvent[] = [];
     try {
-      for await (const event of decoded) events.push(event);
+      // In batches: the body is one chunk, so one promise for the whole stream instead of one per event.
+      for await (const batch of decoded.batches()) for (const event of batch) events.push(event);
     } catch (error) {
       if (!(error instanceof SSEDecodeError)) throw error;
       const rule = SSE_RULES[error.code] ?? `sse-${error.code.replace(/_/g, '-')}`;
