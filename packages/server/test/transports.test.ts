@@ -1,7 +1,7 @@
 // The two transports over the same service: the fetch-style handler (web Request/Response, as a gateway
 // mounts it) and the Node entry (node:http directly). Same answers, same errors, and a client that goes
 // away mid-stream stops the turn on both.
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkStream, decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
@@ -213,6 +213,69 @@ describe('the Node entry', () => {
         await fetch(`${server.url}/v1/responses/${String(answer.id)}/input_items`, { headers })
       ).json()) as { data: Array<{ content: Array<{ text: string }> }> };
       expect(items.data[0]!.content[0]!.text).toBe(expected);
+    }
+  });
+
+  test('bodies read at once, in chunks side by side, and past the joining buffer each keep their own bytes', async () => {
+    /** Posts `text` as the input, in `chunk`-byte writes a tick apart (the whole body at once when 0); its stored input text. */
+    const roundTrip = async (text: string, chunk: number) => {
+      const body = Buffer.from(JSON.stringify({ input: text }));
+      const answer = await new Promise<{ id: string }>((resolve, reject) => {
+        const req = httpRequest(`${server.url}/v1/responses`, { method: 'POST', headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (part: Buffer) => chunks.push(part));
+          res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }));
+        });
+        req.on('error', reject);
+        (async () => {
+          for (let at = 0; chunk > 0 && at < body.length; at += chunk) {
+            req.write(body.subarray(at, at + chunk));
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          req.end(chunk > 0 ? undefined : body);
+        })().catch(reject);
+      });
+      const items = (await (
+        await fetch(`${server.url}/v1/responses/${answer.id}/input_items`, { headers })
+      ).json()) as { data: Array<{ content: Array<{ text: string }> }> };
+      return items.data[0]!.content[0]!.text;
+    };
+    const texts = ['a'.repeat(200_000), 'b'.repeat(150_000), `${'ü'.repeat(90_000)} c`, 'd'.repeat(5 * 1024 * 1024)];
+    const stored = await Promise.all([
+      roundTrip(texts[0]!, 16 * 1024),
+      roundTrip(texts[1]!, 20_000),
+      roundTrip(texts[2]!, 7_001),
+      // Over the joining buffer's size (4 MiB): a buffer of its own.
+      roundTrip(texts[3]!, 256 * 1024),
+      roundTrip('sent whole', 0),
+    ]);
+    expect(stored).toEqual([...texts, 'sent whole']);
+  });
+
+  test('a connection stays open after a body read whole, and its next request reuses it', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const body = JSON.stringify({ input: 'Hi' });
+    try {
+      for (const round of [0, 1, 2]) {
+        const { connection, reused } = await new Promise<{ connection?: string; reused: boolean }>(
+          (resolve, reject) => {
+            const req = httpRequest(
+              `${server.url}/v1/responses`,
+              { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+              (res) => {
+                res.resume();
+                res.on('end', () => resolve({ connection: res.headers.connection, reused: req.reusedSocket }));
+              },
+            );
+            req.on('error', reject);
+            req.end(body);
+          },
+        );
+        expect(connection).toBe('keep-alive');
+        expect(reused).toBe(round > 0);
+      }
+    } finally {
+      agent.destroy();
     }
   });
 

@@ -11,7 +11,9 @@ export async function readBody(
   limits: Pick<ServerLimits, 'maxBodyBytes' | 'maxJsonDepth'>,
 ): Promise<unknown> {
   const maxBytes = limits.maxBodyBytes;
-  const type = (request.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const header = request.header('content-type');
+  // What nearly every client sends is taken as it is: splitting and lowering it cost more than the rest of this function.
+  const type = header === 'application/json' ? header : (header ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json' && type !== 'application/x-www-form-urlencoded') {
     throw invalidRequest(
       'unsupported_media_type',

@@ -50,7 +50,7 @@ export function toNodeListener(target: NodeListenerTarget, options: { limits?: P
       return;
     }
     // A body read only in part (past the limit) is not read on: the connection closes soon after the answer.
-    if (!req.complete) closeAfterAnswer(req, res);
+    if (!req.complete && !wholeBodies.has(req)) closeAfterAnswer(req, res);
     const { status, headers, body } = response;
     if (body === null || typeof body === 'string') {
       // In the headers given to writeHead, not by setHeader: with both, Node sets every header one by one.
@@ -219,19 +219,40 @@ function nodeRequest(req: IncomingMessage, cancellation: Cancellation): ServiceR
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
     },
     text: async (maxBytes) => {
-      const { body, size } = await readCapped(req, maxBytes);
-      return size > maxBytes ? null : utf8Text(body);
+      // Asked for while Node still parses the request's head; the rest of its packet is parsed before this resumes.
+      await undefined;
+      const whole = arrivedBody(req);
+      if (whole !== undefined) return whole.length > maxBytes ? null : utf8Text(whole);
+      const { chunks, size } = await readCapped(req, maxBytes);
+      return size > maxBytes ? null : joinedText(chunks, size);
     },
     cancellation,
   };
 }
 
 /**
- * The body, or its first `keep` bytes when it is longer (`size` is then over `keep`): reading stops as soon
+ * The whole body when all of it has already arrived (most JSON requests come in one packet): every byte its
+ * `content-length` declares is in the request's buffer, taken at once, without listeners, a promise or a
+ * switch to flowing mode. Undefined while some of it is still to come, or without a declared length. Node
+ * marks the request `complete` only once its parser has gone past the body, which may be after the answer (a
+ * turn that awaits nothing but promises runs in between): `wholeBodies` says that the body was read.
+ */
+function arrivedBody(req: IncomingMessage): Buffer | undefined {
+  const declared = req.headers['content-length'];
+  if (declared === undefined || req.readableFlowing !== null || req.readableLength !== Number(declared))
+    return undefined;
+  wholeBodies.add(req);
+  return (req.read() as Buffer | null) ?? EMPTY_BODY;
+}
+const wholeBodies = new WeakSet<IncomingMessage>();
+const EMPTY_BODY = Buffer.alloc(0);
+
+/**
+ * The body's chunks, or its first chunks past `keep` bytes (`size` is then over `keep`): reading stops as soon
  * as the limit is crossed, and the request stays paused (TCP flow control holds the client back) until the
  * answer closes the connection. Plain events: an async iterator per request costs more.
  */
-function readCapped(req: IncomingMessage, keep: number): Promise<{ body: Buffer; size: number }> {
+function readCapped(req: IncomingMessage, keep: number): Promise<{ chunks: Buffer[]; size: number }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -239,8 +260,7 @@ function readCapped(req: IncomingMessage, keep: number): Promise<{ body: Buffer;
       req.off('data', onData);
       req.off('end', finish);
       req.off('error', reject);
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      resolve({ body: size > keep ? body.subarray(0, keep) : body, size });
+      resolve({ chunks, size });
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -256,6 +276,24 @@ function readCapped(req: IncomingMessage, keep: number): Promise<{ body: Buffer;
   });
 }
 
+/**
+ * The text of a body that came in several chunks. They are joined in a scratch buffer kept for the next
+ * body (decoding copies the bytes out at once, so nothing else can reach it in between): a fresh 1 MiB
+ * buffer per request cost its page faults and, as external memory, earlier collections (a 1 MiB body read
+ * in 0.45 ms, 0.28 ms with the scratch). Bodies over SCRATCH_MAX_BYTES get a buffer of their own.
+ */
+function joinedText(chunks: readonly Buffer[], size: number): string {
+  if (chunks.length === 1) return utf8Text(chunks[0]!);
+  if (size > SCRATCH_MAX_BYTES) return utf8Text(Buffer.concat(chunks, size));
+  if (scratch.length < size)
+    scratch = Buffer.allocUnsafeSlow(Math.min(SCRATCH_MAX_BYTES, Math.max(size, scratch.length * 2)));
+  let offset = 0;
+  for (const chunk of chunks) offset += chunk.copy(scratch, offset);
+  return utf8Text(scratch.subarray(0, size));
+}
+const SCRATCH_MAX_BYTES = 4 * 1024 * 1024;
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
 /** A web `Request` for a fetch-style handler; the body is cut one byte past the limit, enough for it to answer 413. */
 async function webRequest(req: IncomingMessage, maxBodyBytes: number, signal: AbortSignal): Promise<Request> {
   const headers = new Headers();
@@ -267,9 +305,16 @@ async function webRequest(req: IncomingMessage, maxBodyBytes: number, signal: Ab
   return new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, {
     method: req.method,
     headers,
-    body: hasBody ? ((await readCapped(req, maxBodyBytes + 1)).body as unknown as BodyInit) : undefined,
+    body: hasBody ? await cappedBody(req, maxBodyBytes + 1) : undefined,
     signal,
   });
+}
+
+/** The body, or its first `keep` bytes when it is longer (enough for a fetch-style handler to tell it is too large). */
+async function cappedBody(req: IncomingMessage, keep: number): Promise<BodyInit> {
+  const { chunks, size } = await readCapped(req, keep);
+  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  return (size > keep ? body.subarray(0, keep) : body) as unknown as BodyInit;
 }
 
 /** A fetch-style handler's answer, to be written like the service's own: event streams chunk by chunk. */
