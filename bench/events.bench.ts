@@ -11,6 +11,23 @@
 // prefix's code units instead of startsWith (no gain; unrolled checks gained 15% of the split), templates for
 // the delta events in encodeEvent (twice as fast as JSON.stringify, no gain once the string is flattened for the
 // socket), reusing the response's JSON across response.created and response.in_progress (1-5% of encoding).
+//
+// Profile of what remains (issue 35's last session, 28 November 2026, dist on Node 20.20, --cpu-prof of the
+// per-event pipeline over 16 KiB chunks, 15 s, load 6-8; shares of the samples): V8's floor ~75% — JSON.parse
+// 56.6%, the garbage collector 6.2% (the parsed events), TextDecoder 2.9% (UTF-8 of the chunks), the `event:`
+// name compared with the body's type 3.5% (a cut string compared by content takes V8's runtime path, ~55 ns;
+// the check is the spec's), the per-event await ~0.10 of a JSON.parse (measured below: for await over resolved
+// promises against a loop, the same gap as per event against batches()). Ours ~17% — the frame split 7.2%
+// (feedFields, wholeBlock), the decoder's layer 3.4% (onFrame, the type checks, interning), the accumulator
+// 3.8%, the generated validator 1.3%, the iterators and the body's reads ~1.3%. Tried and dropped: handing out
+// a repeated `event:` name as the previous string so that the check compares pointers (the char-by-char
+// comparison that finds the repeat cost 6.5%, twice the 3.5% it saved); startsWith or Map lookups on the cut
+// name (slower than the compare). Moved this session: the body read without an async generator and UTF-8
+// decoded by TextDecoder#decode (61-byte chunks 1.36x; Node 20.20's decode is as fast as Buffer on 16 KiB and
+// 2.5x faster on 61 bytes), lines ending in a later chunk not recounted (1.10x); the client and the compliance
+// suite read batches() (client finalResponse() 1.50x).
+import { loadavg } from 'node:os';
+import { createClient } from '@openresponses/client';
 import type { StreamingEvent } from '@openresponses/types';
 import { createParser } from 'eventsource-parser';
 import { createAccumulator, decodeSSE, encodeEvent, SSE_DONE } from '@openresponses/events';
@@ -18,7 +35,7 @@ import { validateStreamingEvent } from '@openresponses/types/validate';
 import { StreamingEventSchema, validate } from '@openresponses/zod';
 import { decodeWithEventsourceParser } from './fixtures/eventsource-parser-decoder.js';
 import { printStrictness } from './fixtures/sse-strictness.js';
-import { printHeadToHead } from './harness.js';
+import { headToHead, printHeadToHead } from './harness.js';
 import { streamEvents } from './fixtures/payloads.js';
 
 /**
@@ -152,7 +169,7 @@ export async function run(): Promise<void> {
   );
   const base = results[0]!.eventsPerSecond;
   console.log(
-    `\nStream of ${events.length} events (${sse.length.toLocaleString('en-US')} bytes of SSE), events per second, median of 9 alternating rounds`,
+    `\nStream of ${events.length} events (${sse.length.toLocaleString('en-US')} bytes of SSE), events per second, median of 9 alternating rounds; load average ${loadavg()[0]!.toFixed(1)}`,
   );
   for (const r of results)
     console.log(
@@ -176,6 +193,64 @@ export async function run(): Promise<void> {
   console.log(
     'target (issue 35): the full pipeline (standalone validator) at >= 0.6x of JSON.parse alone, head to head',
   );
+  // What the reference client runs for responses.stream(...).finalResponse(): the same decode, its policy's
+  // validation and the accumulator, over a fetch answered in this process with the same chunks.
+  const client = createClient({
+    baseURL: 'http://127.0.0.1:1/v1',
+    maxRetries: 0,
+    fetch: async () => new Response(body(), { headers: { 'content-type': 'text/event-stream' } }),
+  });
+  await printHeadToHead(
+    {
+      name: 'client responses.stream().finalResponse()',
+      run: async () => (await client.responses.stream({ model: 'm', input: 'x' })).finalResponse(),
+    },
+    { name: 'JSON.parse of each payload', run: parseEach },
+    { warmup: 20, batch: 2, sliceMs: 60 },
+  );
+  // V8's part of the per-event pipeline: one already-resolved promise per event through for await (what
+  // decodeSSE's iterator hands out), against a plain loop, with the same validate + accumulate body over
+  // events parsed beforehand. The difference, in units of JSON.parse, is the floor of any per-event async
+  // iterator on this Node.
+  const parsed = parseEach() as StreamingEvent[];
+  const resolvedOneByOne = (): AsyncIterator<StreamingEvent> => {
+    let i = 0;
+    return {
+      next: () =>
+        Promise.resolve(
+          i < parsed.length ? { value: parsed[i++]!, done: false } : { value: undefined, done: true as const },
+        ),
+    };
+  };
+  const loop = {
+    name: 'loop',
+    run: () => {
+      const accumulator = createAccumulator();
+      for (const event of parsed) {
+        if (!validateStreamingEvent(event).success) throw new Error('invalid event');
+        accumulator.push(event);
+      }
+      return accumulator.response;
+    },
+  };
+  const forAwait = {
+    name: 'for await',
+    run: async () => {
+      const accumulator = createAccumulator();
+      for await (const event of { [Symbol.asyncIterator]: resolvedOneByOne }) {
+        if (!validateStreamingEvent(event).success) throw new Error('invalid event');
+        accumulator.push(event);
+      }
+      return accumulator.response;
+    },
+  };
+  // Two ratios, each head to head: the loop in JSON.parse units, then for await against the loop.
+  const loopVsParse = await headToHead(loop, { name: 'JSON.parse', run: parseEach }, { warmup: 20, batch: 4 });
+  const awaitVsLoop = await headToHead(forAwait, loop, { warmup: 20, batch: 4 });
+  const awaitUnits = (1 / loopVsParse.ratio) * (1 / awaitVsLoop.ratio - 1);
+  console.log(
+    `V8's floor: one resolved promise per event through for await costs ${awaitUnits.toFixed(3)} of a JSON.parse per event (validate + accumulate alone: ${(1 / loopVsParse.ratio).toFixed(3)}; for await / loop ${awaitVsLoop.ratio.toFixed(2)}x, quartiles ${awaitVsLoop.low.toFixed(2)}-${awaitVsLoop.high.toFixed(2)})`,
+  );
 
   console.log(
     '\nSSE decoder: ours vs eventsource-parser 3 + our strict layer (same kind of iterator, same strict checks), events/s and MB/s, median of 9 alternating rounds; ratio ours / eventsource-parser, median of the per-round ratios',
@@ -192,5 +267,6 @@ export async function run(): Promise<void> {
     streamEvents(2000, (i) => `naïve 漢字 🙂 ${i} `),
     61,
   );
+  console.log(`load average after: ${loadavg()[0]!.toFixed(1)}`);
   await printStrictness();
 }
