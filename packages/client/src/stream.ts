@@ -215,8 +215,10 @@ export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
     if (this.controller.signal.aborted) throw this.controller.signal.reason ?? new Error('The stream was aborted.');
     this.accumulator.push(event);
     if (event.type === 'error') this.failed = (event as StreamingEventByType<'error'>).error;
-    for (const listener of this.listeners.get(event.type) ?? []) listener(event);
-    for (const listener of this.listeners.get('*') ?? []) listener(event);
+    if (this.listeners.size > 0) {
+      for (const listener of this.listeners.get(event.type) ?? []) listener(event);
+      for (const listener of this.listeners.get('*') ?? []) listener(event);
+    }
     if (event.type !== 'response.failed') return undefined;
     const response = (event as StreamingEventByType<'response.failed'>).response;
     return new ResponseFailedError(
