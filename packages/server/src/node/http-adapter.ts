@@ -31,6 +31,7 @@ export function toNodeListener(target: NodeListenerTarget, options: { limits?: P
       if (!res.writableFinished) cancellation.cancel();
     });
     let response: ServiceResponse;
+    let request: NodeRequest | undefined;
     try {
       response =
         typeof target === 'function'
@@ -38,7 +39,7 @@ export function toNodeListener(target: NodeListenerTarget, options: { limits?: P
               await target(await webRequest(req, limits.maxBodyBytes, cancellation.signal)),
               cancellation,
             )
-          : await target.handle(nodeRequest(req, cancellation));
+          : await target.handle((request = nodeRequest(req, cancellation)));
     } catch (error) {
       console.error(error);
       const body = JSON.stringify({
@@ -50,7 +51,7 @@ export function toNodeListener(target: NodeListenerTarget, options: { limits?: P
       return;
     }
     // A body read only in part (past the limit) is not read on: the connection closes soon after the answer.
-    if (!req.complete && !wholeBodies.has(req)) closeAfterAnswer(req, res);
+    if (!req.complete && !request?.bodyReadWhole) closeAfterAnswer(req, res);
     const { status, headers, body } = response;
     if (body === null || typeof body === 'string') {
       // In the headers given to writeHead, not by setHeader: with both, Node sets every header one by one.
@@ -207,10 +208,13 @@ const LINGER_BYTES = 16 * 1024 * 1024;
 const LINGER_MS = 2000;
 const LINGER_QUIET_MS = 250;
 
-function nodeRequest(req: IncomingMessage, cancellation: Cancellation): ServiceRequest {
+/** A request as the service reads it, and whether its body was taken whole (`arrivedBody`). */
+type NodeRequest = ServiceRequest & { bodyReadWhole: boolean };
+
+function nodeRequest(req: IncomingMessage, cancellation: Cancellation): NodeRequest {
   const url = req.url ?? '/';
   const query = url.indexOf('?');
-  return {
+  const request: NodeRequest = {
     method: req.method ?? 'GET',
     path: query < 0 ? url : url.slice(0, query),
     query: query < 0 ? '' : url.slice(query + 1),
@@ -222,12 +226,17 @@ function nodeRequest(req: IncomingMessage, cancellation: Cancellation): ServiceR
       // Asked for while Node still parses the request's head; the rest of its packet is parsed before this resumes.
       await undefined;
       const whole = arrivedBody(req);
-      if (whole !== undefined) return whole.length > maxBytes ? null : utf8Text(whole);
+      if (whole !== undefined) {
+        request.bodyReadWhole = true;
+        return whole.length > maxBytes ? null : utf8Text(whole);
+      }
       const { chunks, size } = await readCapped(req, maxBytes);
       return size > maxBytes ? null : joinedText(chunks, size);
     },
     cancellation,
+    bodyReadWhole: false,
   };
+  return request;
 }
 
 /**
@@ -235,16 +244,15 @@ function nodeRequest(req: IncomingMessage, cancellation: Cancellation): ServiceR
  * `content-length` declares is in the request's buffer, taken at once, without listeners, a promise or a
  * switch to flowing mode. Undefined while some of it is still to come, or without a declared length. Node
  * marks the request `complete` only once its parser has gone past the body, which may be after the answer (a
- * turn that awaits nothing but promises runs in between): `wholeBodies` says that the body was read.
+ * turn that awaits nothing but promises runs in between): the request's `bodyReadWhole` says that it was read
+ * (a WeakSet of requests cost more than the rest of the read).
  */
 function arrivedBody(req: IncomingMessage): Buffer | undefined {
   const declared = req.headers['content-length'];
   if (declared === undefined || req.readableFlowing !== null || req.readableLength !== Number(declared))
     return undefined;
-  wholeBodies.add(req);
   return (req.read() as Buffer | null) ?? EMPTY_BODY;
 }
-const wholeBodies = new WeakSet<IncomingMessage>();
 const EMPTY_BODY = Buffer.alloc(0);
 
 /**
