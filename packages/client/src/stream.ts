@@ -138,41 +138,24 @@ export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
 
   /** Every event in order (validated per the policy); the stream can be iterated once. */
   async *[Symbol.asyncIterator](): AsyncIterator<AnyStreamingEvent> {
-    const batches = this.start();
-    try {
-      for (;;) {
-        const next = await batches.next();
-        if (next.done) break;
-        for (const event of next.value) {
-          const failure = this.handOut(event);
-          yield event;
-          if (failure) throw failure;
-        }
+    for await (const batch of this.read())
+      for (const event of batch) {
+        const failure = this.handOut(event);
+        yield event;
+        if (failure) throw failure;
       }
-    } finally {
-      await this.finish(batches);
-    }
   }
 
   /** Consumes the rest of the stream and returns the final response (with its `output_text`). */
   finalResponse(): Promise<ClientResponse> {
     this.done ??= (async () => {
       // Read in batches, with no promise per event: nobody is iterating the events.
-      if (!this.batches) {
-        const batches = this.start();
-        try {
-          for (;;) {
-            const next = await batches.next();
-            if (next.done) break;
-            for (const event of next.value) {
-              const failure = this.handOut(event);
-              if (failure) throw failure;
-            }
+      if (!this.batches)
+        for await (const batch of this.read())
+          for (const event of batch) {
+            const failure = this.handOut(event);
+            if (failure) throw failure;
           }
-        } finally {
-          await this.finish(batches);
-        }
-      }
       const response = this.accumulator.response;
       if (!response) throw new Error('The stream ended before a response was created.');
       return withOutputText(response);
@@ -188,22 +171,26 @@ export class ResponseStream implements AsyncIterable<AnyStreamingEvent> {
     }
   }
 
-  /** Starts reading the source, once. */
-  private start(): AsyncIterator<readonly AnyStreamingEvent[]> {
+  /** The source's batches, read once; at the end, or when the reader stops early, the connection is released. */
+  private async *read(): AsyncGenerator<readonly AnyStreamingEvent[]> {
     if (this.batches)
       throw new Error('A ResponseStream can be iterated once; use finalResponse() or listeners to observe it again.');
     const source = this.source;
-    this.batches =
+    const batches =
       'batches' in source
         ? source.batches()[Symbol.asyncIterator]()
         : inBatchesOfOne(source as AsyncIterable<AnyStreamingEvent>);
-    return this.batches;
-  }
-
-  /** Releases the source and the connection. */
-  private async finish(batches: AsyncIterator<readonly AnyStreamingEvent[]>): Promise<void> {
-    await batches.return?.();
-    this.controller.abort();
+    this.batches = batches;
+    try {
+      for (;;) {
+        const next = await batches.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      await batches.return?.();
+      this.controller.abort();
+    }
   }
 
   /**
