@@ -17,9 +17,10 @@
 // API's context and the server's own span glue ~20 us. The gateway's excess over 4 x 8.5 us is not
 // explained by any one frame (most of it GC and the exporter's writes, as the spans outlive the upstream
 // wait). Even at the floor, the 10% target needs turns of ~250 us (3 spans) to ~340 us (4 spans) of CPU.
+import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSpanPaths } from './fixtures/span-floor.js';
-import { compareTelemetry, compareTurns, startOtlpSink } from './fixtures/telemetry-overhead.js';
+import { compareSpanStages, compareTelemetry, compareTurns } from './fixtures/telemetry-overhead.js';
 
 const embeddedJson = JSON.stringify({
   model: 'openresponses-deterministic',
@@ -43,21 +44,21 @@ export async function run(): Promise<void> {
     { title: 'gateway JSON', body: gatewayBody(false) },
     { title: 'gateway SSE', body: gatewayBody(true) },
   ];
-  // What the SDK's span path costs by itself, against the API's no-op spans: the floor under "both on".
-  const sink = await startOtlpSink();
-  try {
-    await compareSpanPaths(sink.url);
-  } finally {
-    await sink.close();
-  }
-  // The SDK is global to a process: each setting runs in its own.
-  await compareTurns(embedded);
-  await compareTelemetry(embedded);
+  // What the SDK's span path costs by itself, stage by stage, against the API's no-op spans: the floor under
+  // "both on"; then a turn's spans stage by stage (the server's own span work, the SDK's spans, their export).
+  const sinks = await startOtlpSinks();
   const stub = await startStub();
   try {
-    await compareTurns(gateway, stub.url);
-    await compareTelemetry(gateway, ['--chat-completions-url', stub.url]);
+    await compareSpanPaths(sinks);
+    await compareSpanStages(embedded, sinks);
+    await compareSpanStages(gateway, sinks, stub.url);
+    // The SDK is global to a process: each setting runs in its own.
+    await compareTurns(embedded, sinks);
+    await compareTelemetry(embedded, sinks);
+    await compareTurns(gateway, sinks, stub.url);
+    await compareTelemetry(gateway, sinks, ['--chat-completions-url', stub.url]);
   } finally {
     stub.stop();
+    sinks.stop();
   }
 }
