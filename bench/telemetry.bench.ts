@@ -1,7 +1,8 @@
 // What OpenTelemetry costs the server, side by side in one run: off, metrics only, and spans and metrics on,
 // for the embedded model and for the gateway in front of the Chat Completions stub; over HTTP (the CLI three
 // times) and without HTTP (three processes running `service.handle` turns). See fixtures/telemetry-overhead.ts;
-// first the SDK's own span path per span against the API's no-op spans (fixtures/span-floor.ts).
+// first the SDK's own span path per span, stage by stage, against the API's no-op spans (fixtures/span-floor.ts),
+// then whole turns' spans stage by stage in one process (fixtures/span-stages-turns.ts).
 //
 // Profile note (2026-11-28, issue 35 item 3, load 13-19 from other jobs). The processes of the rows below
 // differ by tens of points from one another with the same code, so the spans' cost was also taken in one
@@ -17,6 +18,19 @@
 // API's context and the server's own span glue ~20 us. The gateway's excess over 4 x 8.5 us is not
 // explained by any one frame (most of it GC and the exporter's writes, as the spans outlive the upstream
 // wait). Even at the floor, the 10% target needs turns of ~250 us (3 spans) to ~340 us (4 spans) of CPU.
+//
+// Stage note (2026-11-28, issue 35's last session, load 3.4-8.8; fixtures/span-floor.ts and
+// span-stages-turns.ts, OTLP receivers in another process, no span dropped). Per span of a stored turn's
+// three: the API's no-op span 0.23-0.36 us; the SDK's span started and ended 2.2-3.7 us (a span id 0.13-0.16,
+// a trace id 0.18-0.21, time stamps 0.35-0.58, sanitizing 4 attributes 0.09-0.18 us per call; the rest the
+// span object, sampler, setAttribute and end); the batch queue +0.2-0.3; OTLP serialization +4.0-5.1 (the
+// SDK's protobuf writer, each call serving a size estimator and then a writer, costs what its JSON transform
+// and JSON.stringify do); the whole OTLP export 8.2-11.6 us a span over http/protobuf (the default), the same
+// over http/json, 10.4-14.1 over gRPC. Batches of 2,048 cost what 512 do (7.3 vs 7.6 us), 128 more (13.4).
+// Whole embedded JSON turns in one process (off 38-40 us): the server's own span work, with spans that cost
+// nothing, +4.1 to +8.4 us; the SDK's spans without export +5 to +22; their export +3 to +19. At ~9-10 us an
+// exported span, +10% needs ~90-100 us of turn per span: 270-300 us for a stored embedded turn (3 spans),
+// 360-400 us for a gateway turn (4 spans). SSE rounds in process swing by +-50 us, more than the spans cost.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSpanPaths } from './fixtures/span-floor.js';
