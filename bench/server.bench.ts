@@ -16,6 +16,39 @@ const heapMb = () => {
   return process.memoryUsage().heapUsed / 1024 / 1024;
 };
 
+/*
+ * Profile note (issue 35, main at 1492b9d, 2026-11-28): where the reference server's CPU per request goes,
+ * from `perf record -F 4999 -g` (CPU-clock samples, every thread, kernel included) of a server process under
+ * this bench's loader (32 keep-alive connections, `--perf-basic-prof-only-functions`), each sample charged to
+ * its innermost JavaScript frame. The machine was shared (load average 7-8), which inflates every figure by
+ * ~1.8x (the bare server cost 63 µs here, 33 µs idle); the shares are what carry over.
+ *
+ *                                          stored (184 µs)   store: false (108 µs)   bare node:http (63 µs)
+ *   Node's HTTP exchange (llhttp, streams,   40.6%  75 µs       41.9%  45 µs            86% of it   53 µs
+ *     socket, writev and its wake-ups, ticks)
+ *   the turn (route handler down: runner,    39.0%  72 µs       39.7%  43 µs            -
+ *     model, writer, store, lru-cache)
+ *   ours in front of it (adapter, middleware, 9.3%  17 µs       10.7%  12 µs            -
+ *     router, body read, its JSON.parse)
+ *   GC (all threads)                          5.0%   9 µs        2.5%   3 µs            2.8%         2 µs
+ *   JIT left over at that load                4.8%   9 µs        3.7%   4 µs            8.4%         5 µs
+ *
+ * Ours, per request idle (scaled): JSON.parse of the body ~1.5 µs (floor), the overhead header's `toFixed`
+ * ~0.3 µs (telemetry), `Buffer.byteLength` of the answer ~0.3 µs, request id, admission and middleware layers
+ * ~2 µs, the adapter's Cancellation and `close` listener ~0.5 µs; the body is now taken from the request's
+ * buffer when it has arrived whole (no listeners, promise or flowing mode: Node's readable-stream share fell
+ * from 3.6 to 1.6 µs a request). Node's exchange costs ~1.4x the bare server's own in the reference server:
+ * the same code runs colder beside a turn, and each writev wakes a loader that was waiting (a CPU-bound
+ * server pays that; the bare one, bounded by its loader, finds it running).
+ *
+ * Why 0.8x of the bare server's requests/s is out of reach from the HTTP side (idle figures on 03a3ec7):
+ * bare 15,405 req/s x 33 µs = 0.51 of a core, so the loader (~65 µs a request on the other core) bounds it;
+ * the reference 8,582 req/s x 104 µs = 0.89 of a core, bound by its own CPU. 0.8x = 12,324 req/s asks for
+ * <= ~81 µs a request. Node's exchange alone is 33 µs at best (~42 µs as it runs beside a turn), the turn
+ * with its GC ~46 µs (`service.handle` in one process: 33-49 µs stored), ours ~10 µs with ~5 µs of it the
+ * floor of any server (parse, headers, id): 33 + 46 + 5 = 84 µs even with Node's exchange at the bare
+ * server's cost, so 0.8x needs the turn itself ~25% cheaper (to ~34 µs), not a cheaper adapter.
+ */
 export async function run(): Promise<void> {
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
   const reference = await startServer({ store, warn: () => {} });
@@ -141,6 +174,18 @@ export async function run(): Promise<void> {
  * ASCII, 2.5x faster than before; the window check no longer counts a context its length shows fits);
  * normalizing the input items 0.3x; the depth scan 0.2x. In process the turn was 2.8x-3.0x the floor
  * (from 3.6x-3.8x before this work); over HTTP the socket reads and the body's copy add to it.
+ *
+ * Over HTTP at 1492b9d (`perf record` of the server under this loader, CPU-clock samples of every thread,
+ * load average 7.4: 13.2 ms a turn): GC 19% (2.5 ms, mostly concurrent marking on V8's threads); the one
+ * `JSON.stringify` of input and response for the store and the wire 18% (2.4 ms); the memory store's UTF-8
+ * copy of that JSON 19% with its page faults (2.5 ms); `JSON.parse` of the body 10% (1.3 ms); the embedded
+ * model's word count for its usage 9% (1.1 ms); the depth scan 2%, normalizing the input 2%, the turn's
+ * preparation 2%; Node's side of the exchange (llhttp, socket reads, the adapter, decoding the body) ~7%
+ * (0.9 ms). The floor (parse and stringify of request and answer) is about a quarter of the turn (idle on
+ * 03a3ec7: 3.6 ms against 13.6-15.7 ms).
+ * Reading the body: a 1 MiB body of 16 chunks joined and decoded in 380-790 µs with `Buffer.concat`,
+ * 240-390 µs in the adapter's kept scratch buffer (one process, load ~5); its page faults are gone from the
+ * profile. What remains above the floor is the store's second copy, GC and the usage count: not the HTTP side.
  */
 function largeInputBody(): string {
   const sentence = 'the quick brown fox jumps over the lazy dog and keeps running across the open field. ';
