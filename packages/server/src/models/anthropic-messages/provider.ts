@@ -71,7 +71,7 @@ export class AnthropicMessagesProvider extends UpstreamModelProvider {
     return fetchModelNames(this.fetch, `${this.base}/v1/models?limit=1000`, this.headers, this.limits, this.redactor);
   }
 
-  generate(request: ModelRequest): AsyncGenerator<ModelPart> {
+  generate(request: ModelRequest): AsyncIterableIterator<ModelPart> {
     return this.exchange(request, async () => {
       const body = toAnthropicRequest(request, {
         upstreamModel: this.upstreamModel(request.model),

@@ -51,7 +51,7 @@ export class ChatCompletionsProvider extends UpstreamModelProvider {
     return fetchModelNames(this.fetch, `${this.base}/models`, this.headers, this.limits, this.redactor);
   }
 
-  generate(request: ModelRequest): AsyncGenerator<ModelPart> {
+  generate(request: ModelRequest): AsyncIterableIterator<ModelPart> {
     return this.exchange(request, () => {
       const body = toChatRequest(request, {
         upstreamModel: this.upstreamModel(request.model),

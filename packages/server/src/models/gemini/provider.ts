@@ -72,7 +72,7 @@ export class GeminiProvider extends UpstreamModelProvider {
     );
   }
 
-  generate(request: ModelRequest): AsyncGenerator<ModelPart> {
+  generate(request: ModelRequest): AsyncIterableIterator<ModelPart> {
     return this.exchange(request, async () => {
       const model = this.upstreamModel(request.model);
       const body = toGeminiRequest(request, {

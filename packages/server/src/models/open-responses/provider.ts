@@ -55,7 +55,7 @@ export class OpenResponsesProvider extends UpstreamModelProvider {
     return fetchModelNames(this.fetch, `${this.base}/models`, this.headers, this.limits, this.redactor);
   }
 
-  generate(request: ModelRequest): AsyncGenerator<ModelPart> {
+  generate(request: ModelRequest): AsyncIterableIterator<ModelPart> {
     return this.exchange(request, async () => {
       const body = toResponsesRequest(
         request,

@@ -1,4 +1,5 @@
 import type { ModelPart } from '../../models/provider.js';
+import { type PartReader, READ_PARTS } from '../../models/upstream-provider.js';
 
 /**
  * How a turn reads a provider's parts: an async iterator, or a synchronous one when the provider's
@@ -10,10 +11,15 @@ export interface PartIterator {
   return?(): unknown;
 }
 
-/** The parts of `source`: read synchronously when it is also a synchronous iterable. */
+/**
+ * The parts of `source`: read synchronously when it is also a synchronous iterable, a batch at a time from an
+ * upstream exchange (`READ_PARTS`: a promise only when it waits for the upstream).
+ */
 export function readParts(source: AsyncIterable<ModelPart>): PartIterator {
   const sync = (source as Partial<Iterable<ModelPart>>)[Symbol.iterator];
-  return sync ? sync.call(source) : source[Symbol.asyncIterator]();
+  if (sync) return sync.call(source);
+  const batched = (source as { [READ_PARTS]?: () => PartReader })[READ_PARTS];
+  return batched ? batched.call(source) : source[Symbol.asyncIterator]();
 }
 
 /** Ends the provider's stream early (the turn ended first); its own failure to end is of no interest. */
