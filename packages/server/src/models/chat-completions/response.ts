@@ -15,6 +15,13 @@ import {
 const REASONING = 'reasoning';
 const TEXT = 'text';
 const REFUSAL = 'refusal';
+type Kind = typeof REASONING | typeof TEXT | typeof REFUSAL;
+/** Each kind's part types, made once (a template made a string for every part). */
+const PART_TYPES = {
+  reasoning: { start: 'reasoning-start', delta: 'reasoning-delta', end: 'reasoning-end' },
+  text: { start: 'text-start', delta: 'text-delta', end: 'text-end' },
+  refusal: { start: 'refusal-start', delta: 'refusal-delta', end: 'refusal-end' },
+} as const;
 
 /**
  * Turns streamed `chat.completion.chunk`s into provider parts as they arrive: `reasoning_content` (or
@@ -117,6 +124,12 @@ export class ChunkTranslator {
     this.end(REASONING, out);
     this.end(TEXT, out);
     this.end(REFUSAL, out);
+    if (this.calls.size > 0) this.endCalls(out);
+    out.push({ type: 'finish', reason: this.reason, usage: usageOf(this.usage) });
+  }
+
+  /** Ends the function calls, by index (copied and sorted only when there are calls). */
+  private endCalls(out: ModelPart[]): void {
     for (const [index, call] of [...this.calls].sort(([a], [b]) => a - b)) {
       if (!call.started)
         throw new ResponsesError(
@@ -126,11 +139,10 @@ export class ChunkTranslator {
         );
       out.push({ type: 'function-call-end', id: `call:${index}` });
     }
-    out.push({ type: 'finish', reason: this.reason, usage: usageOf(this.usage) });
   }
 
   private text(
-    kind: typeof REASONING | typeof TEXT | typeof REFUSAL,
+    kind: Kind,
     delta: string,
     out: ModelPart[],
     logprobs?: LogProb[],
@@ -142,10 +154,10 @@ export class ChunkTranslator {
       // A kind that comes back after its item ended (reasoning after a tool call) is a new item.
       id = `${kind}:${++this.items}`;
       this.open.set(kind, id);
-      out.push({ type: `${kind}-start`, id });
+      out.push({ type: PART_TYPES[kind].start, id });
     }
     if (logprobs) out.push({ type: 'text-delta', id, delta, logprobs });
-    else out.push({ type: `${kind}-delta`, id, delta });
+    else out.push({ type: PART_TYPES[kind].delta, id, delta });
   }
 
   private tokens(tokens: ChatTokenLogprob[] | null | undefined): LogProb[] {
@@ -159,11 +171,11 @@ export class ChunkTranslator {
     return toLogProbs(tokens);
   }
 
-  private end(kind: string, out: ModelPart[]): void {
+  private end(kind: Kind, out: ModelPart[]): void {
     const id = this.open.get(kind);
     if (id === undefined) return;
     this.open.delete(kind);
-    out.push({ type: `${kind as typeof TEXT}-end`, id });
+    out.push({ type: PART_TYPES[kind].end, id });
   }
 }
 
