@@ -102,6 +102,46 @@ async function startServerProcess(args: string[], urlOf: (line: string) => strin
   throw new Error(`${args.join(' ')} exited before saying where it listens`);
 }
 
+/*
+ * Profile note (issue 35, main at 6c31cec, 2026-11-28 16:50 UTC, load average 3.5-6): where each process's CPU
+ * per request goes, from `perf record -e cpu-clock -F 2999 -g` (every thread, kernel included; Node run with
+ * `--perf-basic-prof-only-functions`) of the built CLI and the bare translator under this bench's loader, 15,015
+ * requests a case after 5,000 of warm-up. Each sample is charged to its innermost JavaScript frame (a builtin
+ * or Node C++ frame to the JS frame above it) unless it is GC, JSON, llhttp, the JIT or the kernel. Shares
+ * from perf, scaled to the CPU per request measured without it in the same session (bare / gateway: 110 / 193
+ * µs JSON store:false, 121 / 224 stored, 267 / 496 SSE):
+ *
+ *                                              JSON store:false      JSON stored        SSE stored
+ *                                              bare   gateway        bare   gateway     bare   gateway
+ *   Node: http JS, streams, net, events, ticks,  64      83            71      88         127     169
+ *     C++ and libuv, llhttp (floor)
+ *   kernel: socket writes/reads, epoll (floor)   13      19            15      20          25      38
+ *   V8: JSON.stringify + JSON.parse (floor)       6       8             7      10          35      51
+ *   V8: GC, every thread (floor)                  4       3             5      11          13      34
+ *   V8: JIT, unattributed natives                19      21            20      23          24      44
+ *   the bare translator's own JS                  4       -             4       -          45       -
+ *   ours: turn (prepare, streamTurn, runner,      -      13             -      20           -      60
+ *     output meter)
+ *   ours: provider, upstream call, translation    -      19             -      18           -      48
+ *   ours: adapter, handler, middleware, nodeFetch -      14             -      18           -      24
+ *   ours: events writer, accumulator, encoder     -       8             -      10           -      14
+ *   ours: service, quota, limits, validation      -       5             -       4           -       8
+ *   ours: store and lru-cache                     -       -             -       2           -       6
+ *
+ * Ours is ~58 µs of a JSON store:false request (30%), ~72 stored, ~160 SSE. Node's own exchange costs the
+ * gateway ~30% more than the bare translator's (83 against 64 µs) though both make the same calls (strace: 2
+ * writev and 2 read a request each): the same optimized Node functions (clearBuffer, ClientRequest,
+ * _storeHeader, processTicksAndRejections, removeListener) take 1.6-3x the samples a request beside a turn, and
+ * reading `req.headers` builds Node's header object (matchKnownFields), which the bare server never reads. With
+ * Node at the bare server's cost, 1.5x (165 µs) would leave ours 59 µs; at the cost it runs at beside the turn
+ * (135 µs), ours would have to be ~30 µs, half of today's, for JSON store:false. In one process
+ * (`service.handle`, the Chat Completions provider over a canned in-memory fetch) a turn is 33 µs store:false
+ * and 45-49 µs stored, and allocates ~42-47 KB (new-space growth with a semi-space too large to collect; 50 KB
+ * on 71ef7f9), spread over ~40 sites none above 5 KB (the sampling heap profiler with collected objects
+ * included). Tried and dropped: a larger young generation (`--max-semi-space-size=32`: 1.02x / 1.00x), a
+ * `Map`-ordered LRU for the store (8.2-8.8 µs a write against lru-cache's 0.64-0.84: V8's ordered hash map
+ * walks the deleted slots at its front), one timer for the upstream call's idle and deadline bounds (0.4 µs).
+ */
 export async function run(): Promise<void> {
   const stub = await startStub();
   const here = path.dirname(fileURLToPath(import.meta.url));
