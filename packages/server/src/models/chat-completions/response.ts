@@ -141,12 +141,7 @@ export class ChunkTranslator {
     }
   }
 
-  private text(
-    kind: Kind,
-    delta: string,
-    out: ModelPart[],
-    logprobs?: LogProb[],
-  ): void {
+  private text(kind: Kind, delta: string, out: ModelPart[], logprobs?: LogProb[]): void {
     // Reasoning comes first; once the answer starts, the reasoning item is done.
     if (kind !== REASONING) this.end(REASONING, out);
     let id = this.open.get(kind);
