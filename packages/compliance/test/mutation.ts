@@ -4,7 +4,7 @@
 // Every injected bug is wire-visible (the mutants change only what a client can observe). Not part of npm test:
 // it runs the suite about a hundred times (about a minute).
 import WebSocket from 'ws';
-import { type SuiteReport, runSuite } from '@openresponses/compliance';
+import { type SuiteReport, runSuite } from '../src/index.js';
 import { MUTANT_API_KEY, MUTANTS, type Mutant, serve } from './mutants.js';
 
 const LIMIT_MS = 400;
