@@ -14,7 +14,8 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { validateResponseResource, validateStreamingEvent } from '@openresponses/types/validate';
+import { checkStream, decodeSSE } from '@openresponses/events';
+import { validateResponseResource } from '@openresponses/types/validate';
 import { load, median, WARM_REQUESTS, WARM_SECONDS } from './fixtures/load.js';
 import { startStub } from './fixtures/upstream-process.js';
 
@@ -64,7 +65,8 @@ function timeToFirstToken(url: string, body: string, headers: Record<string, str
 
 /**
  * Both servers must answer as the spec says before their costs are compared: a JSON answer must be a valid
- * `ResponseResource` and each streamed event a valid streaming event (a floor that sends less is not a gateway).
+ * `ResponseResource`, and a stream must pass the toolkit's stream checker (every event valid, in the spec's
+ * order, its terminal response matching what was streamed). A floor that sends less is not a gateway.
  */
 async function assertSpecAnswers(
   name: string,
@@ -77,16 +79,12 @@ async function assertSpecAnswers(
   const json: unknown = await (await post(false)).json();
   const verdict = validateResponseResource(json);
   if (!verdict.success) throw new Error(`${name}: its JSON answer is not a spec ResponseResource`, { cause: verdict });
-  const frames = (await (await post(true)).text()).split('\n\n');
-  let events = 0;
-  for (const frame of frames) {
-    const data = frame.split('\n').find((line) => line.startsWith('data: '));
-    if (!data || data === 'data: [DONE]') continue;
-    const event = validateStreamingEvent(JSON.parse(data.slice(6)));
-    if (!event.success) throw new Error(`${name}: a streamed event is not a spec event: ${data}`, { cause: event });
-    events++;
-  }
-  if (events < 3) throw new Error(`${name}: its stream carried ${events} events`);
+  const stream = decodeSSE((await post(true)).body!);
+  const events: unknown[] = [];
+  for await (const event of stream) events.push(event);
+  const violations = checkStream(events, { sawDone: stream.sawDone }).filter((v) => v.severity === 'error');
+  if (violations.length > 0 || events.length < 3)
+    throw new Error(`${name}: its stream of ${events.length} events breaks the spec`, { cause: violations });
 }
 
 /** Spawns a server and waits for the stdout line `urlOf` recognises; resolves to its base URL. */
