@@ -279,15 +279,18 @@ export function bearerAuthenticator(
   tenants: Readonly<Record<string, string>> = {},
   keyDigests: ReadonlyMap<string, string> = new Map(),
 ): Authenticator {
-  const names = Promise.all(
-    keys.map(async (key) => [key, tenants[key] ?? `key_${(await sha256Hex(key)).slice(0, 32)}`] as const),
-  ).then((pairs) => new Map<string, string>(pairs));
-  /** The accepted key a header carries, or undefined. */
-  const matchKey = (header: string | null): string | undefined => {
-    const token = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim() ?? '';
+  // Each key's tenant, in the order of `keys`; known once the digests are made (at start, before any request).
+  let names: readonly string[] | undefined;
+  const named = Promise.all(keys.map(async (key) => tenants[key] ?? `key_${(await sha256Hex(key)).slice(0, 32)}`)).then(
+    (list) => (names = list),
+  );
+  /** The index of the accepted key a header carries, or -1. */
+  const matchKey = (header: string | null): number => {
+    const token = bearerToken(header);
+    if (token === undefined) return -1;
     // Compare against every key so timing does not reveal which one matched.
-    let matched: string | undefined;
-    for (const key of keys) if (constantTimeEqual(token, key)) matched = key;
+    let matched = -1;
+    for (let i = 0; i < keys.length; i++) if (constantTimeEqual(token, keys[i]!)) matched = i;
     return matched;
   };
   const open = keys.length === 0 && keyDigests.size === 0;
@@ -297,14 +300,21 @@ export function bearerAuthenticator(
       if (open) return 'open';
       // Keys of the tenants file are known by their digest only (a lookup by digest reveals nothing of the key).
       if (keyDigests.size > 0) {
-        const token = /^Bearer\s+(.+)$/i.exec(header ?? '')?.[1]?.trim();
+        const token = bearerToken(header);
         const tenant = token ? keyDigests.get(await sha256Hex(token)) : undefined;
         if (tenant !== undefined) return tenant;
       }
-      const key = matchKey(header);
-      return key === undefined ? undefined : (await names).get(key);
+      const index = matchKey(header);
+      if (index < 0) return undefined;
+      return (names ?? (await named))[index];
     },
   };
+}
+
+/** The credential of `Authorization: Bearer <token>` (trimmed), or undefined. */
+function bearerToken(header: string | null): string | undefined {
+  if (header === null) return undefined;
+  return /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
 }
 
 /** Refuses requests without a valid key, except on public paths (health checks); sets `request.owner`. */
@@ -339,12 +349,15 @@ export function bodyLimit(maxBytes: number): Middleware {
   };
 }
 
-/** Compares secrets in time independent of where they differ. */
+/**
+ * Compares secrets in time independent of where they differ (it depends on their lengths only). Code unit by
+ * code unit: encoding both to UTF-8 first cost ~2 µs a request, more than the rest of authentication.
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  let difference = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) difference |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  let difference = a.length ^ b.length;
+  const length = Math.max(a.length, b.length);
+  // Past the end of the shorter one, charCodeAt is NaN, which `| 0` makes 0: no branch on the lengths.
+  for (let i = 0; i < length; i++) difference |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0);
   return difference === 0;
 }
 
