@@ -14,9 +14,11 @@ export interface InMemoryStoreOptions {
   /** Most responses kept; the least recently used goes first (default 10,000). */
   maxEntries?: number;
   /**
-   * Bytes kept: each response's JSON with its input (as UTF-8, or two bytes a character when short), plus
-   * its item index and bookkeeping; the least recently used go first to stay under it (default 256 MiB). A
-   * single response larger than this is not stored.
+   * Bytes kept: each response's JSON with its input (one byte a character when every character is
+   * Latin-1, else as UTF-8; two bytes a character when short), plus its item index and bookkeeping; the
+   * least recently used go first to stay under it (default 256 MiB). A single response larger than this is
+   * not stored. Latin-1 texts are kept as strings, inside the JavaScript heap: keep this well under the
+   * heap's limit (Node's default is half the memory of the machine or container, at most 4 GiB).
    */
   maxBytes?: number;
   /** How long a response is kept after it was last written or read, in ms (default one hour). */
@@ -37,22 +39,34 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * The longest JSON text kept as a string; a longer one is kept as UTF-8 bytes. A short string is counted
- * two bytes a character (the most V8 spends on it, whatever its form), and keeping it as it is spares a
- * TextEncoder pass and an off-heap allocation per write and a decoding per read: for a 1.3 KB entry, about
- * 2 µs of a 4 µs serialization. A long one is bytes: a JSON string with one character past Latin-1 is
- * stored two bytes a character (a 1 MiB input cost 2 MiB), and a large string is kept by V8 as a rope of
- * pieces spread over heap pages that eviction leaves fragmented. A byte array is one allocation outside the
- * heap, exactly as large as counted, freed whole (storing six times a 32 MiB budget grew RSS by 383 MiB
- * with strings, 170 MiB with bytes: test/store-budget.test.ts).
+ * The longest JSON text kept as a string whatever its characters; it is counted two bytes a character (the
+ * most V8 spends on it, whatever its form), and keeping it as it is spares a TextEncoder pass and an off-heap
+ * allocation per write and a decoding per read: for a 1.3 KB entry, about 2 µs of a 4 µs serialization.
  */
 const LONGEST_STRING = 8 * 1024;
+
+/**
+ * A character past Latin-1. A longer text without one is kept as the string it is, counted one byte a
+ * character: V8 keeps such a string one byte a character (`JSON.stringify` makes one whenever the strings
+ * it serializes are, and `JSON.parse` and the UTF-8 decoders make those whenever they can), and an
+ * expression that can match no Latin-1 character fails such a string at once, without reading it. The
+ * test also makes `JSON.stringify`'s rope of pieces one string, which is what is kept: a rope's pieces
+ * would be copied by the young generation's collections and spread over pages that eviction fragments.
+ * A text with such a character is kept as UTF-8 bytes, one allocation outside the heap, exactly as large as
+ * counted (as a string, mostly-ASCII text would cost two bytes a character). Storing a 1 MiB ASCII input
+ * costs one copy instead of the encoder's three passes (put: 1.9 ms -> 0.7 ms). Not seen here: a Latin-1
+ * text that V8 keeps two bytes a character (a slice of a wider one that left its wide characters out)
+ * costs twice what it is counted; the turn's JSON is made of parsed strings, which never are.
+ */
+const PAST_LATIN1 = /[^\x00-\xff]/;
 
 /** JSON text as the store keeps it. */
 type Kept = string | Uint8Array;
 
-const keep = (text: string): Kept => (text.length <= LONGEST_STRING ? text : encoder.encode(text));
-const keptBytes = (kept: Kept) => (typeof kept === 'string' ? 2 * kept.length : kept.byteLength);
+const keep = (text: string): Kept =>
+  text.length <= LONGEST_STRING || !PAST_LATIN1.test(text) ? text : encoder.encode(text);
+const keptBytes = (kept: Kept) =>
+  typeof kept !== 'string' ? kept.byteLength : kept.length <= LONGEST_STRING ? 2 * kept.length : kept.length;
 const textOf = (kept: Kept) => (typeof kept === 'string' ? kept : decoder.decode(kept));
 
 interface Entry {
