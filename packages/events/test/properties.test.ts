@@ -1,12 +1,15 @@
 // Property tests: any stream the writer builds passes the checker and accumulates to its terminal
-// response; every random mutation of such a stream is caught; the decoder yields the same events for
+// response, which an unwatched writer (no onEvent) given the same calls makes byte for byte without events;
+// every random mutation of such a stream is caught; the decoder yields the same events for
 // every chunking (and line-break style) of the same bytes.
+import type { ResponseResource } from '@openresponses/types';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { recordingWriter } from './__fixtures__/responses.js';
+import { countingWriter, recordingWriter } from './__fixtures__/responses.js';
 import { createAccumulator } from '../src/accumulator/accumulator.js';
 import { checkStream } from '../src/checker/checker.js';
 import type { AnyStreamingEvent } from '../src/events.js';
+import type { StreamWriter } from '../src/writer/writer.js';
 import { decodeSSE } from '../src/sse/decoder.js';
 import { encodeEvent, encodeEventJSON, SSE_DONE } from '../src/sse/encoder.js';
 
@@ -14,7 +17,7 @@ const chunks = fc.array(fc.string({ minLength: 1, maxLength: 6, unit: 'grapheme'
 const item = fc.oneof(
   fc.record({
     kind: fc.constant('message' as const),
-    parts: fc.array(fc.record({ refusal: fc.boolean(), chunks, annotate: fc.boolean() }), {
+    parts: fc.array(fc.record({ refusal: fc.boolean(), chunks, annotate: fc.boolean(), logprobs: fc.boolean() }), {
       minLength: 1,
       maxLength: 2,
     }),
@@ -27,15 +30,29 @@ const item = fc.oneof(
     encrypted: fc.boolean(),
   }),
 );
-const program = fc.record({
-  items: fc.array(item, { minLength: 1, maxLength: 4 }),
-  vendorEvents: fc.boolean(),
-  ending: fc.constantFrom('complete' as const, 'incomplete' as const, 'fail' as const),
+/** A vendor item (the spec-exact checker refuses its type: only the unwatched writer's test uses it). */
+const vendorItem = fc.record({
+  kind: fc.constant('vendor item' as const),
+  fields: fc.dictionary(fc.string(), fc.jsonValue()),
 });
-type Program = typeof program extends fc.Arbitrary<infer T> ? T : never;
+const programOf = <T>(items: fc.Arbitrary<T>) =>
+  fc.record({
+    items: fc.array(items, { minLength: 1, maxLength: 4 }),
+    vendorEvents: fc.boolean(),
+    ending: fc.constantFrom('complete' as const, 'incomplete' as const, 'fail' as const),
+  });
+const program = programOf(item);
+type Program = typeof programWithVendorItems extends fc.Arbitrary<infer T> ? T : never;
+const programWithVendorItems = programOf(fc.oneof(item, vendorItem));
 
 function build(p: Program, onEvent?: (event: AnyStreamingEvent) => void): AnyStreamingEvent[] {
   const { writer, events } = recordingWriter(onEvent);
+  drive(writer, p);
+  return events;
+}
+
+/** Makes the program's calls on `writer`; answers what the call that ended the response returned. */
+function drive(writer: StreamWriter, p: Program): ResponseResource {
   writer.start();
   p.items.forEach((spec, index) => {
     // The incomplete ending leaves the last item open, as a model cut off by max_output_tokens does.
@@ -45,7 +62,10 @@ function build(p: Program, onEvent?: (event: AnyStreamingEvent) => void): AnyStr
       const message = writer.addMessage();
       spec.parts.forEach((partSpec, partIndex) => {
         const part = partSpec.refusal ? message.addRefusal() : message.addOutputText();
-        for (const chunk of partSpec.chunks) part.append(chunk);
+        for (const chunk of partSpec.chunks)
+          if (partSpec.logprobs && !partSpec.refusal)
+            part.append(chunk, [{ token: chunk, logprob: -0.5, bytes: [1, 2], top_logprobs: [] }]);
+          else part.append(chunk);
         if (partSpec.annotate && !partSpec.refusal)
           part.annotate({
             type: 'url_citation',
@@ -61,6 +81,9 @@ function build(p: Program, onEvent?: (event: AnyStreamingEvent) => void): AnyStr
       const call = writer.addFunctionCall({ name: spec.name, call_id: `call_${index}` });
       for (const chunk of spec.chunks) call.appendArguments(chunk);
       if (!leaveOpen) call.done();
+    } else if (spec.kind === 'vendor item') {
+      const vendor = writer.addItem({ ...spec.fields, type: 'acme:search_result', id: `acme_${index}` });
+      if (!leaveOpen) vendor.done({ hits: index });
     } else {
       const reasoning = writer.addReasoning();
       for (const summary of spec.summaries) {
@@ -72,10 +95,18 @@ function build(p: Program, onEvent?: (event: AnyStreamingEvent) => void): AnyStr
       if (!leaveOpen) reasoning.done(spec.encrypted ? { encrypted_content: 'enc' } : {});
     }
   });
-  if (p.ending === 'complete') writer.complete();
-  else if (p.ending === 'incomplete') writer.incomplete('max_output_tokens');
-  else writer.fail({ type: 'model_error', code: 'model_failed', message: 'failed on request' });
-  return events;
+  const usage: Partial<ResponseResource> = {
+    usage: {
+      input_tokens: 3,
+      output_tokens: 5,
+      total_tokens: 8,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
+  };
+  if (p.ending === 'complete') return writer.complete(usage);
+  if (p.ending === 'incomplete') return writer.incomplete('max_output_tokens', usage);
+  return writer.fail({ type: 'model_error', code: 'model_failed', message: 'failed on request' }, usage);
 }
 
 const runs = { numRuns: 150, seed: 424242 };
@@ -89,6 +120,21 @@ describe('writer-built streams', () => {
         const accumulator = createAccumulator();
         for (const event of events) accumulator.push(event);
         expect(accumulator.response).toEqual((events.at(-1) as { response: unknown }).response);
+      }),
+      runs,
+    );
+  });
+
+  test('an unwatched writer makes the same final response, byte for byte, without events', () => {
+    fc.assert(
+      fc.property(programWithVendorItems, (p) => {
+        const watched = recordingWriter();
+        const unwatched = countingWriter();
+        const watchedEnd = JSON.stringify(drive(watched.writer, p));
+        const unwatchedEnd = JSON.stringify(drive(unwatched, p));
+        expect(unwatchedEnd).toBe(watchedEnd);
+        expect(JSON.stringify(unwatched.response)).toBe(JSON.stringify(watched.writer.response));
+        expect(JSON.stringify((watched.events.at(-1) as { response: unknown }).response)).toBe(watchedEnd);
       }),
       runs,
     );
@@ -224,7 +270,9 @@ describe('SSE decoder', () => {
 
   test('byte-by-byte delivery decodes the same events', async () => {
     const events = build({
-      items: [{ kind: 'message', parts: [{ refusal: false, chunks: ['日本', '😀 ok'], annotate: false }] }],
+      items: [
+        { kind: 'message', parts: [{ refusal: false, chunks: ['日本', '😀 ok'], annotate: false, logprobs: false }] },
+      ],
       vendorEvents: true,
       ending: 'complete',
     });

@@ -32,13 +32,13 @@ interface Snapshot {
 }
 
 /** A JSON object of the snapshot, edited in place whatever item or part type holds it (vendor items too). */
-type Mutable = Record<string, unknown>;
+export type Mutable = Record<string, unknown>;
 function mutable(value: unknown): Mutable | undefined {
   return typeof value === 'object' && value !== null ? (value as Mutable) : undefined;
 }
 const itemAt = (snapshot: Snapshot, index: number): Mutable | undefined => mutable(snapshot.response?.output[index]);
-/** The array at `owner[key]`, started when missing. */
-const listOf = (owner: Mutable | undefined, key: string): unknown[] | undefined => {
+/** The array at `owner[key]`, started when missing (the writer's unwatched mode starts parts with it too). */
+export const listOf = (owner: Mutable | undefined, key: string): unknown[] | undefined => {
   if (!owner) return undefined;
   const existing = owner[key];
   if (Array.isArray(existing)) return existing;

@@ -11,7 +11,7 @@ import type {
   StreamingEventByType,
   StreamingEventType,
 } from '@openresponses/types';
-import { createAccumulator, type Writable } from '../accumulator/accumulator.js';
+import { createAccumulator, listOf, type Mutable, type Writable } from '../accumulator/accumulator.js';
 import { isVendorType, type VendorEvent } from '../events.js';
 
 /** What the writer sends: spec events, and the vendor events given to `emitVendorEvent`. */
@@ -43,8 +43,12 @@ export class StreamOrderError extends Error {
 export interface StreamWriterOptions {
   /** The response as it starts (status `in_progress`, empty output); the writer owns it afterwards. */
   response: ResponseResource;
-  /** Receives every event, in order, with its sequence_number set, synchronously. Events are never changed after they are sent, and share unchanging parts (tools, metadata…) with each other: read them, do not mutate them. */
-  onEvent: (event: WrittenEvent) => void;
+  /**
+   * Receives every event, in order, with its sequence_number set, synchronously. Events are never changed after they are sent, and share unchanging parts (tools, metadata…) with each other: read them, do not mutate them.
+   * Without it (nobody watches: a server's JSON answer) the writer builds no events and applies each step to
+   * `response` directly; the final response is the same, field for field and in the same key order.
+   */
+  onEvent?: (event: WrittenEvent) => void;
   /** Id generators for new items (defaults: random `msg_`, `fc_`, `rs_` ids). */
   ids?: Partial<{
     /** A new message id. */
@@ -154,11 +158,16 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     ...options.ids,
   };
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
-  const accumulator = createAccumulator();
+  const { onEvent } = options;
+  // Unwatched (no onEvent), the writer edits `initial` in place with the values its events would carry,
+  // which the accumulator would have folded into a copy: no event objects, no copies of items.
+  const accumulator = onEvent ? createAccumulator() : undefined;
   let sequence = 0;
   let phase: Phase = 'new';
   // The writer owns the response it is given (see `StreamWriterOptions.response`): no copy.
   const initial: ResponseResource = options.response;
+  /** The unwatched writer's output items (`initial.output` once started), edited in place: vendor items too. */
+  let output: Mutable[] = [];
   /** Closes the open item (and its open part) as incomplete; set while an item is open. */
   let closeOpenItem: ((status: 'incomplete') => void) | undefined;
 
@@ -167,13 +176,13 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     draft.sequence_number = sequence++;
     // Numbered just above: the draft is now the event its type names.
     const event = draft as WrittenEvent;
-    accumulator.push(event);
+    accumulator!.push(event);
     writer.response = snapshot();
-    options.onEvent(event);
+    onEvent!(event);
   };
   /** Sends a spec event the writer built: the only way the writer's own events go out, so each is typed. */
   const emit: (draft: EventDraft) => void = send;
-  const snapshot = () => accumulator.response ?? initial;
+  const snapshot = () => accumulator?.response ?? initial;
   const requireStreaming = (what: string) => {
     if (phase === 'new') throw new StreamOrderError(`${what} before start()`);
     if (phase === 'ended') throw new StreamOrderError(`${what} after the response ended`);
@@ -184,15 +193,17 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     return snapshot().output.length;
   };
 
+  /** `target`: the part in the unwatched writer's response, whose text (and logprobs) it keeps current. */
   const textPart = (
     kind: 'output_text' | 'refusal' | 'summary',
     at: { item_id: string; output_index: number; index: number },
-    onClose: () => void,
+    target: Mutable | undefined,
   ) => {
     let text = '';
     let annotations = 0;
     let closed = false;
-    const logprobs: LogProb[] = [];
+    const logprobs: LogProb[] = target ? ((target.logprobs as LogProb[] | undefined) ?? []) : [];
+    const textKey = kind === 'refusal' ? 'refusal' : 'text';
     const content = { item_id: at.item_id, output_index: at.output_index, content_index: at.index };
     const guard = (what: string) => {
       if (closed) throw new StreamOrderError(`${what} after the part was done`);
@@ -202,6 +213,10 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         guard('append');
         text += delta;
         if (deltaLogprobs) logprobs.push(...deltaLogprobs);
+        if (target) {
+          target[textKey] = text;
+          return;
+        }
         // Spelled out rather than spread from `position`: this runs for every delta.
         if (kind === 'output_text')
           emit({
@@ -232,6 +247,10 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       annotate(annotation: Annotation) {
         guard('annotate');
         if (kind !== 'output_text') throw new StreamOrderError('only output text carries annotations');
+        if (target) {
+          (target.annotations as Annotation[])[annotations++] = cloneJson(annotation);
+          return;
+        }
         emit({
           type: 'response.output_text.annotation.added',
           ...content,
@@ -242,6 +261,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       done() {
         guard('done');
         closed = true;
+        if (target) return;
         if (kind === 'output_text') {
           emit({ type: 'response.output_text.done', ...content, text, logprobs });
           // The part as the accumulator built it, annotations and logprobs included. No copy needed: the
@@ -258,13 +278,40 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
           emit({ type: 'response.reasoning_summary_text.done', ...summary, text });
           emit({ type: 'response.reasoning_summary_part.done', ...summary, part: { type: 'summary_text', text } });
         }
-        onClose();
       },
     };
     return { writer, isClosed: () => closed };
   };
 
+  /** Starts the item at `outputIndex`: output_item.added, or (unwatched) the item itself in the output. */
+  const addItemAt = (outputIndex: number, item: OpaqueMember) => {
+    if (onEvent) send({ type: 'response.output_item.added', output_index: outputIndex, item });
+    else output[outputIndex] = item;
+  };
+  /** Starts a content (or summary) part: its `.added` event, or (unwatched) the part in its item; answers the latter. */
+  const addPartAt = (
+    outputIndex: number,
+    key: 'content' | 'summary',
+    index: number,
+    part: Mutable,
+    added: () => void,
+  ): Mutable | undefined => {
+    if (onEvent) {
+      added();
+      return undefined;
+    }
+    listOf(output[outputIndex], key)![index] = part;
+    return part;
+  };
+
   const finishItem = (outputIndex: number, status: 'completed' | 'incomplete', extra: Record<string, unknown> = {}) => {
+    if (!onEvent) {
+      // The fields the done event's item would carry, in the same order (extra ones last), on the item itself.
+      const item = Object.assign(output[outputIndex]!, extra);
+      if ('status' in item) item.status = status;
+      closeOpenItem = undefined;
+      return;
+    }
     // A shallow copy is enough: the accumulator replaces the snapshot's item with its own deep copy of this one.
     // Typed as what it may be: the writer's own items, or one passed through addItem.
     const item: OpaqueMember = Object.assign({}, snapshot().output[outputIndex], extra);
@@ -284,6 +331,10 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       // a 30-field response cost more than the rest of a short turn's events); the accumulator keeps its own.
       initial.status = 'in_progress';
       initial.output = [];
+      if (!onEvent) {
+        output = initial.output as unknown as Mutable[];
+        return;
+      }
       emit({ type: 'response.created', response: initial });
       emit({ type: 'response.in_progress', response: initial });
     },
@@ -291,17 +342,13 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     addMessage(init = {}) {
       const outputIndex = openItem('addMessage');
       const id = init.id ?? ids.message();
-      emit({
-        type: 'response.output_item.added',
-        output_index: outputIndex,
-        item: {
-          type: 'message',
-          id,
-          status: 'in_progress',
-          role: 'assistant',
-          content: [],
-          ...(init.phase ? { phase: init.phase } : {}),
-        },
+      addItemAt(outputIndex, {
+        type: 'message',
+        id,
+        status: 'in_progress',
+        role: 'assistant',
+        content: [],
+        ...(init.phase ? { phase: init.phase } : {}),
       });
       let parts = 0;
       let openPart: ReturnType<typeof textPart> | undefined;
@@ -310,17 +357,20 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         if (openPart && !openPart.isClosed())
           throw new StreamOrderError('another content part of this message is still open');
         const index = parts++;
-        emit({
-          type: 'response.content_part.added',
-          item_id: id,
-          output_index: outputIndex,
-          content_index: index,
-          part:
-            kind === 'output_text'
-              ? { type: 'output_text', text: '', annotations: [], logprobs: [] }
-              : { type: 'refusal', refusal: '' },
-        });
-        openPart = textPart(kind, { item_id: id, output_index: outputIndex, index }, () => {});
+        const part =
+          kind === 'output_text'
+            ? { type: 'output_text' as const, text: '', annotations: [], logprobs: [] }
+            : { type: 'refusal' as const, refusal: '' };
+        const target = addPartAt(outputIndex, 'content', index, part, () =>
+          emit({
+            type: 'response.content_part.added',
+            item_id: id,
+            output_index: outputIndex,
+            content_index: index,
+            part,
+          }),
+        );
+        openPart = textPart(kind, { item_id: id, output_index: outputIndex, index }, target);
         return openPart.writer;
       };
       const close = (status: 'completed' | 'incomplete') => {
@@ -345,26 +395,24 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     addFunctionCall(init) {
       const outputIndex = openItem('addFunctionCall');
       const id = init.id ?? ids.functionCall();
-      emit({
-        type: 'response.output_item.added',
-        output_index: outputIndex,
-        item: {
-          type: 'function_call',
-          id,
-          call_id: init.call_id,
-          name: init.name,
-          arguments: '',
-          status: 'in_progress',
-        },
-      });
+      const item = {
+        type: 'function_call' as const,
+        id,
+        call_id: init.call_id,
+        name: init.name,
+        arguments: '',
+        status: 'in_progress' as 'in_progress' | 'completed' | 'incomplete',
+      };
+      addItemAt(outputIndex, item);
       let args = '';
       const close = (status: 'completed' | 'incomplete') => {
-        emit({
-          type: 'response.function_call_arguments.done',
-          item_id: id,
-          output_index: outputIndex,
-          arguments: args,
-        });
+        if (onEvent)
+          emit({
+            type: 'response.function_call_arguments.done',
+            item_id: id,
+            output_index: outputIndex,
+            arguments: args,
+          });
         finishItem(outputIndex, status);
       };
       closeOpenItem = close;
@@ -374,7 +422,9 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         appendArguments(delta: string) {
           if (closeOpenItem !== close) throw new StreamOrderError('appendArguments after the function call was done');
           args += delta;
-          emit({ type: 'response.function_call_arguments.delta', item_id: id, output_index: outputIndex, delta });
+          if (onEvent)
+            emit({ type: 'response.function_call_arguments.delta', item_id: id, output_index: outputIndex, delta });
+          else item.arguments = args;
         },
         done() {
           if (closeOpenItem !== close) throw new StreamOrderError('the function call is already done');
@@ -393,13 +443,15 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         summary: [],
         status: 'in_progress',
       };
-      emit({ type: 'response.output_item.added', output_index: outputIndex, item });
+      addItemAt(outputIndex, item);
       let summaries = 0;
       let openPart: ReturnType<typeof textPart> | undefined;
       let content: string | undefined;
+      /** The unwatched writer's raw reasoning part. */
+      let contentPart: Mutable | undefined;
       // Raw reasoning is streamable content, which the spec says MUST be backed by a content part.
       const finishContent = () => {
-        if (content === undefined) return;
+        if (content === undefined || !onEvent) return;
         emit({
           type: 'response.reasoning.done',
           item_id: id,
@@ -434,28 +486,37 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
           if (closeOpenItem !== close) throw new StreamOrderError('the reasoning item is done');
           if (openPart && !openPart.isClosed()) throw new StreamOrderError('another summary part is still open');
           const index = summaries++;
-          emit({
-            type: 'response.reasoning_summary_part.added',
-            item_id: id,
-            output_index: outputIndex,
-            summary_index: index,
-            part: { type: 'summary_text', text: '' },
-          });
-          openPart = textPart('summary', { item_id: id, output_index: outputIndex, index }, () => {});
+          const part = { type: 'summary_text' as const, text: '' };
+          const target = addPartAt(outputIndex, 'summary', index, part, () =>
+            emit({
+              type: 'response.reasoning_summary_part.added',
+              item_id: id,
+              output_index: outputIndex,
+              summary_index: index,
+              part,
+            }),
+          );
+          openPart = textPart('summary', { item_id: id, output_index: outputIndex, index }, target);
           return openPart.writer;
         },
         appendContent(delta: string) {
           if (closeOpenItem !== close) throw new StreamOrderError('appendContent after the reasoning item was done');
-          if (content === undefined)
-            emit({
-              type: 'response.content_part.added',
-              item_id: id,
-              output_index: outputIndex,
-              content_index: 0,
-              part: { type: 'reasoning_text', text: '' },
-            });
+          if (content === undefined) {
+            const part = { type: 'reasoning_text' as const, text: '' };
+            contentPart = addPartAt(outputIndex, 'content', 0, part, () =>
+              emit({
+                type: 'response.content_part.added',
+                item_id: id,
+                output_index: outputIndex,
+                content_index: 0,
+                part,
+              }),
+            );
+          }
           content = (content ?? '') + delta;
-          emit({ type: 'response.reasoning.delta', item_id: id, output_index: outputIndex, content_index: 0, delta });
+          if (contentPart) contentPart.text = content;
+          else
+            emit({ type: 'response.reasoning.delta', item_id: id, output_index: outputIndex, content_index: 0, delta });
         },
         done(final) {
           if (closeOpenItem !== close) throw new StreamOrderError('the reasoning item is already done');
@@ -466,11 +527,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
 
     addItem(item) {
       const outputIndex = openItem('addItem');
-      send({
-        type: 'response.output_item.added',
-        output_index: outputIndex,
-        item: Object.assign(cloneJson(item), { status: 'in_progress' }),
-      });
+      addItemAt(outputIndex, Object.assign(cloneJson(item), { status: 'in_progress' }));
       const close = (status: 'completed' | 'incomplete', final: Record<string, unknown> = {}) =>
         finishItem(outputIndex, status, final);
       closeOpenItem = close;
@@ -487,7 +544,8 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       requireStreaming('emitVendorEvent');
       if (!isVendorType(event.type))
         throw new StreamOrderError(`vendor event types carry a slug prefix (acme:thing), got "${event.type}"`);
-      send(Object.assign({}, event));
+      // The writer's accumulator folds no vendor event: unwatched, one changes nothing.
+      if (onEvent) send(Object.assign({}, event));
     },
 
     complete(patch = {}) {
@@ -519,7 +577,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       // The open item ends first (incomplete), as on response.incomplete: a client that reads items only from
       // output_item.done (the Codex CLI) never holds an item that did not end.
       closeOpenItem?.('incomplete');
-      emit({ type: 'error', error: payload });
+      if (onEvent) emit({ type: 'error', error: payload });
       return end(
         'response.failed',
         Object.assign({}, patch, {
@@ -534,8 +592,10 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     type: 'response.completed' | 'response.incomplete' | 'response.failed',
     patch: Partial<ResponseResource>,
   ): ResponseResource => {
-    const response = Object.assign({}, snapshot(), patch, { output: snapshot().output });
     phase = 'ended';
+    // Unwatched: the terminal event's response, field for field, is the response itself.
+    if (!onEvent) return Object.assign(initial, patch, { output });
+    const response = Object.assign({}, snapshot(), patch, { output: snapshot().output });
     // The accumulator copies `output` into its new snapshot; this array is no longer mutated by anyone.
     emit({ type, response });
     return snapshot();

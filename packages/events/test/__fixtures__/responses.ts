@@ -14,17 +14,22 @@ export function recordingWriter(onEvent?: (event: AnyStreamingEvent) => void): {
   events: AnyStreamingEvent[];
 } {
   const events: AnyStreamingEvent[] = [];
+  const writer = countingWriter((event) => {
+    events.push(event);
+    onEvent?.(event);
+  });
+  return { writer, events };
+}
+
+/** A writer with counting ids and a fixed clock; unwatched (it builds no events) without `onEvent`. */
+export function countingWriter(onEvent?: (event: AnyStreamingEvent) => void): StreamWriter {
   let n = 0;
-  const writer = createStreamWriter({
+  return createStreamWriter({
     response: startingResponse(),
-    onEvent: (event) => {
-      events.push(event);
-      onEvent?.(event);
-    },
+    onEvent,
     ids: { message: () => `msg_${n++}`, functionCall: () => `fc_${n++}`, reasoning: () => `rs_${n++}` },
     now: () => 1_769_990_500,
   });
-  return { writer, events };
 }
 
 /** A message "Hello" (two deltas) at output_index 0, a function call at 1, response.completed. */

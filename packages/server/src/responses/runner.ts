@@ -198,24 +198,29 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       // A background turn stores its starting snapshot (so GET finds it at once); the final write waits for it.
       let starting: Promise<boolean> | undefined;
       const background = turnOptions.background;
+      // Nobody watches a JSON turn's events (no client, no background start to store): the writer makes none,
+      // and the response it answers is the one the events would have built (the checker has no stream to read).
+      const listening = onEvent !== undefined || background !== undefined;
       const result = await started.run(
-        stored
-          ? (event) => {
-              if (background && event.type === 'response.created') {
-                const snapshot = structuredClone((event as { response: ResponseResource }).response);
-                starting = target.put({ response: snapshot, input: prepared.input }, turnOptions.owner);
-                starting.then(
-                  () => background.stored(snapshot),
-                  (error: unknown) => {
-                    background.failed(error);
-                    turnOptions.cancellation?.cancel();
-                  },
-                );
+        !listening
+          ? undefined
+          : stored
+            ? (event) => {
+                if (background && event.type === 'response.created') {
+                  const snapshot = structuredClone((event as { response: ResponseResource }).response);
+                  starting = target.put({ response: snapshot, input: prepared.input }, turnOptions.owner);
+                  starting.then(
+                    () => background.stored(snapshot),
+                    (error: unknown) => {
+                      background.failed(error);
+                      turnOptions.cancellation?.cancel();
+                    },
+                  );
+                }
+                if (TERMINAL_EVENTS.has(event.type)) last = event;
+                else emit(event);
               }
-              if (TERMINAL_EVENTS.has(event.type)) last = event;
-              else emit(event);
-            }
-          : emit,
+            : emit,
         backpressure,
       );
       checkOutgoing(turnOptions.version, result.response);

@@ -58,7 +58,8 @@ export async function streamTurn(
 ): Promise<TurnResult> {
   const { request } = turn;
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
-  const writer = createStreamWriter({ response: initialResponse(turn, now()), onEvent: onEvent ?? (() => {}), now });
+  // Without a listener (a JSON answer) the writer builds no events: it edits the response in place.
+  const writer = createStreamWriter({ response: initialResponse(turn, now()), onEvent, now });
   writer.start();
   const maxCalls = request.maxToolCalls ?? Infinity;
   const { include } = request;
