@@ -77,9 +77,9 @@ describe('InMemoryResponseStore', () => {
     expect(await store.get('short', 'o')).toEqual(entry);
   });
 
-  test('behaves like a plain least-recently-used list for any sequence of puts, gets and deletes', async () => {
+  test('behaves like a plain least-recently-used list for any sequence of puts, gets, item lookups and deletes', async () => {
     const op = fc.record({
-      kind: fc.constantFrom('put' as const, 'get' as const, 'delete' as const),
+      kind: fc.constantFrom('put' as const, 'get' as const, 'item' as const, 'delete' as const),
       id: fc.integer({ min: 0, max: 12 }),
     });
     await fc.assert(
@@ -95,6 +95,10 @@ describe('InMemoryResponseStore', () => {
             if (model.length > 5) model.shift();
           } else if (kind === 'get') {
             expect(Boolean(await store.get(key, 'o'))).toBe(had);
+            if (had) model = [...model.filter((k) => k !== key), key];
+          } else if (kind === 'item') {
+            // Items are indexed at the first lookup after their write; evicted and deleted ones are gone.
+            expect((await store.getItem(`msg_in_${key}`, 'o'))?.id).toBe(had ? `msg_in_${key}` : undefined);
             if (had) model = [...model.filter((k) => k !== key), key];
           } else {
             expect(await store.delete(key, 'o')).toBe(had);
