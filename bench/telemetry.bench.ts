@@ -3,6 +3,9 @@
 // times) and without HTTP (three processes running `service.handle` turns). See fixtures/telemetry-overhead.ts;
 // first the SDK's own span path per span, stage by stage, against the API's no-op spans (fixtures/span-floor.ts),
 // then whole turns' spans stage by stage in one process (fixtures/span-stages-turns.ts).
+// First of all, "telemetry on" split by part against off in ONE process (fixtures/telemetry-split-turns.ts:
+// metrics only; traces only at 0/10/100% sampled at the head; both; an application's own SDK sampling each span
+// itself), for an embedded and a gateway JSON turn. TELEMETRY_SPLIT_ONLY=1 stops after it.
 //
 // Profile note (2026-11-28, issue 35 item 3, load 13-19 from other jobs). The processes of the rows below
 // differ by tens of points from one another with the same code, so the spans' cost was also taken in one
@@ -34,7 +37,12 @@
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSpanPaths } from './fixtures/span-floor.js';
-import { compareSpanStages, compareTelemetry, compareTurns } from './fixtures/telemetry-overhead.js';
+import {
+  compareSpanStages,
+  compareTelemetry,
+  compareTelemetrySplit,
+  compareTurns,
+} from './fixtures/telemetry-overhead.js';
 
 const embeddedJson = JSON.stringify({
   model: 'openresponses-deterministic',
@@ -63,6 +71,10 @@ export async function run(): Promise<void> {
   const sinks = await startOtlpSinks();
   const stub = await startStub();
   try {
+    // "Telemetry on" split by part, each setting against off in one process: the evidence per setting.
+    await compareTelemetrySplit(embedded.slice(0, 1), sinks);
+    await compareTelemetrySplit(gateway.slice(0, 1), sinks, stub.url);
+    if (process.env.TELEMETRY_SPLIT_ONLY === '1') return;
     await compareSpanPaths(sinks);
     await compareSpanStages(embedded, sinks);
     await compareSpanStages(gateway, sinks, stub.url);

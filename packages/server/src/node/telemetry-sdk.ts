@@ -2,8 +2,10 @@
 // until an SDK is registered, so an embedding app keeps control); the CLI registers the SDK when the
 // standard environment asks for it, and loads it only then. The SDK and its exporters are optional peer
 // dependencies (67 MB with gRPC): installed by whoever asks for telemetry, named when missing.
+import { ProxyTracerProvider, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
 import { recordOwnMetrics } from '../telemetry/aggregation.js';
+import { HEAD_SAMPLED, type HeadSampler, sampleAtHead } from '../telemetry/tracing.js';
 import { ownMetricProducer, readingOwnMetrics } from './own-metrics.js';
 
 /** Every optional OpenTelemetry package the CLI may load, for one install line. */
@@ -184,7 +186,7 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   if (!plan.traces && !plan.otlpMetrics && !plan.consoleMetrics && extra.length === 0)
     return { plan, started: false, shutdown: async () => {} };
   const purpose = plan.traces || plan.otlpMetrics || plan.consoleMetrics ? 'OTEL_* telemetry' : 'GET /metrics';
-  const [{ NodeSDK }, metricsSdk, resources] = await Promise.all([
+  const [{ NodeSDK, tracing: traceSdk }, metricsSdk, resources] = await Promise.all([
     loadOptional('@opentelemetry/sdk-node', purpose, () => import('@opentelemetry/sdk-node')),
     loadOptional('@opentelemetry/sdk-metrics', purpose, () => import('@opentelemetry/sdk-metrics')),
     loadOptional('@opentelemetry/resources', purpose, () => import('@opentelemetry/resources')),
@@ -204,6 +206,7 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   // Every reader reads the own aggregation (the extra ones when made by prometheusEndpoint): record into it.
   if (extra.every(readingOwnMetrics)) recordOwnMetrics();
   readers.push(...(extra as MetricReader[]));
+  const sampling = plan.traces ? traceSampling(env, traceSdk) : undefined;
   const named = isSet(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const sdk = new NodeSDK({
     serviceName: named ? undefined : (options.serviceName ?? 'openresponses-server'),
@@ -224,6 +227,8 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
     // Without a traces exporter asked for, no tracer provider is registered (spans stay no-ops), and no
     // propagator either.
     spanProcessors: plan.traces ? undefined : [],
+    // The environment's sampler, recording what the head sampler decided to record (see traceSampling).
+    sampler: sampling?.sampler,
     // Never a context manager: the server passes each span's parent explicitly (telemetry/tracing.ts), and
     // on Node 20 the SDK's default AsyncLocalStorage one taxes every promise (+60% CPU per SSE turn).
     // (The SDK reads null as "register none"; its type leaves null out.)
@@ -233,7 +238,11 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
     // The server writes its logs to stdout/stderr (see --log-format); no OpenTelemetry log exporter.
     logRecordProcessors: [],
   });
+  const before = registeredTracerProvider();
   sdk.start();
+  // The head sampler decides for the provider this SDK registered (not for one registered before it).
+  const registered = registeredTracerProvider();
+  if (sampling && registered !== before) sampleAtHead(registered, sampling.head);
   return {
     plan,
     started: true,
@@ -244,6 +253,63 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
         timer.unref?.();
       });
       return Promise.race([sdk.shutdown().catch(() => {}), late]).finally(() => clearTimeout(timer));
+    },
+  };
+}
+
+/** The tracer provider registered with the API (the one behind its proxy). */
+function registeredTracerProvider() {
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
+}
+
+type TraceSdk = typeof import('@opentelemetry/sdk-node')['tracing'];
+/** The SDK's `Sampler` (named through sdk-node, the optional peer dependency that carries it). */
+type Sampler = ConstructorParameters<TraceSdk['ParentBasedSampler']>[0]['root'];
+
+/**
+ * The sampling `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG` ask for (the SDK's names, in any case, and
+ * its defaults: `parentbased_always_on`, a ratio of 1), decided at the head of each trace (`HeadSampler`:
+ * a dropped trace never reaches the SDK), and the SDK sampler that goes with it: it records what the head
+ * decided to record (for a new trace the head draws its own chance, which the SDK's ratio on its new trace id
+ * would otherwise draw again) and samples any other span (an application's own) as the environment says.
+ * Undefined for a sampler the head cannot run (`jaeger_remote`): the SDK then decides alone, as before.
+ * `traceSdk`: the loaded `@opentelemetry/sdk-trace-base`.
+ */
+export function traceSampling(env: Env, traceSdk: TraceSdk): { head: HeadSampler; sampler: Sampler } | undefined {
+  const name = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() || 'parentbased_always_on';
+  const parentBased = name.startsWith('parentbased_');
+  const rule = parentBased ? name.slice('parentbased_'.length) : name;
+  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } =
+    traceSdk;
+  let root: Sampler;
+  let sampled: HeadSampler['sampled'];
+  if (rule === 'always_on') {
+    root = new AlwaysOnSampler();
+    sampled = () => true;
+  } else if (rule === 'always_off') {
+    root = new AlwaysOffSampler();
+    sampled = () => false;
+  } else if (rule === 'traceidratio') {
+    const text = env.OTEL_TRACES_SAMPLER_ARG;
+    const given = Number(text);
+    const ratio = isSet(text) && given >= 0 && given <= 1 ? given : 1;
+    const byTraceId = new TraceIdRatioBasedSampler(ratio);
+    root = byTraceId;
+    // A parent's trace id decides as the SDK's ratio sampler would (so every service keeps the same traces).
+    sampled = (traceId) =>
+      traceId === undefined
+        ? Math.random() < ratio
+        : byTraceId.shouldSample(ROOT_CONTEXT, traceId).decision === SamplingDecision.RECORD_AND_SAMPLED;
+  } else return undefined;
+  const fallback = parentBased ? new ParentBasedSampler({ root }) : root;
+  const recorded = { decision: SamplingDecision.RECORD_AND_SAMPLED };
+  return {
+    head: { parentBased, sampled },
+    sampler: {
+      shouldSample: (context, ...rest) =>
+        context.getValue(HEAD_SAMPLED) === true ? recorded : fallback.shouldSample(context, ...rest),
+      toString: () => `HeadSampled{${fallback.toString()}}`,
     },
   };
 }

@@ -11,14 +11,20 @@ import {
   type Attributes,
   type Context,
   context,
+  createContextKey,
+  INVALID_SPAN_CONTEXT,
   isSpanContextValid,
   propagation,
   ProxyTracerProvider,
   ROOT_CONTEXT,
   type Span,
+  type SpanContext,
   SpanKind,
   SpanStatusCode,
   type TextMapGetter,
+  TraceFlags,
+  type Tracer,
+  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 import {
@@ -49,7 +55,8 @@ import {
   type TurnFacts,
 } from './attributes.js';
 
-const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
+/** The API's tracer: used only while no registered provider has been seen (`tracerNow`). */
+const proxyTracer = trace.getTracer(INSTRUMENTATION_SCOPE);
 
 /**
  * False while no tracer provider is registered (the API's own proxy without a delegate): every `start…`
@@ -58,17 +65,61 @@ const tracer = trace.getTracer(INSTRUMENTATION_SCOPE);
  */
 export function tracing(): boolean {
   const provider = trace.getTracerProvider();
-  if (!(provider instanceof ProxyTracerProvider)) return true;
-  // Asked of the delegate once per registration: the SDK's getTracer builds a key and looks it up on each call.
-  const delegate = provider.getDelegate();
+  const proxy = provider instanceof ProxyTracerProvider;
+  const delegate = proxy ? provider.getDelegate() : provider;
+  // Asked of the provider once per registration: the SDK's getTracer builds a key and looks it up on each call.
   if (delegate !== checkedDelegate) {
     checkedDelegate = delegate;
-    delegateTraces = provider.getDelegateTracer(INSTRUMENTATION_SCOPE) !== undefined;
+    delegateTracer = proxy
+      ? provider.getDelegateTracer(INSTRUMENTATION_SCOPE)
+      : provider.getTracer(INSTRUMENTATION_SCOPE);
+    headSampler = headSamplers.get(delegate);
   }
-  return delegateTraces;
+  return delegateTracer !== undefined;
 }
 let checkedDelegate: unknown;
-let delegateTraces = false;
+/** The registered provider's tracer (not the API's proxy in front of it: one call less a span). */
+let delegateTracer: Tracer | undefined;
+/** The registered provider's head sampler, when it was registered with one (`sampleAtHead`). */
+let headSampler: HeadSampler | undefined;
+
+/** The registered provider's tracer, else the API's (a no-op). */
+const tracerNow = (): Tracer => (tracing() ? delegateTracer! : proxyTracer);
+
+/**
+ * A trace's sampling decided once, at its server span, before the SDK is asked: the standard samplers of
+ * `OTEL_TRACES_SAMPLER` need only the parent's sampled flag, its trace id and a ratio. A trace it drops
+ * costs the check alone: no SDK span, no ids, no clock, no attribute object (the SDK's sampler runs after
+ * making all of them). The caller's trace context still reaches the upstream unchanged.
+ */
+export interface HeadSampler {
+  /** Whether a parent's sampled flag decides (`parentbased_*`); else `sampled` decides every trace. */
+  readonly parentBased: boolean;
+  /** Whether a trace is recorded: `traceId` the parent's, or undefined for a new trace. */
+  sampled(traceId: string | undefined): boolean;
+}
+
+const headSamplers = new WeakMap<object, HeadSampler>();
+
+/**
+ * Decides the sampling of this server's traces with `sampler` while `provider` is the registered one (the
+ * Node entry's SDK registers its provider so). The provider's own sampler must record every span whose
+ * context carries `HEAD_SAMPLED` (the head decided it); children of a recording span are only ever made
+ * under it.
+ */
+export function sampleAtHead(provider: TracerProvider, sampler: HeadSampler): void {
+  headSamplers.set(provider, sampler);
+  checkedDelegate = undefined;
+}
+
+/** Marks the contexts of a trace the head sampler decided to record (read by the SDK's sampler, then inherited). */
+export const HEAD_SAMPLED = createContextKey('openresponses.head_sampled');
+
+/** The head sampler's decision for a trace whose parent is `parent` (undefined: a new trace). */
+function headDecision(sampler: HeadSampler, parent: SpanContext | undefined): boolean {
+  if (parent === undefined) return sampler.sampled(undefined);
+  return sampler.parentBased ? (parent.traceFlags & TraceFlags.SAMPLED) !== 0 : sampler.sampled(parent.traceId);
+}
 
 /** A started span and the context in which it is the current span (run children in it). */
 export interface SpanScope {
@@ -160,8 +211,38 @@ export function startServerSpan(
 ): SpanScope | undefined {
   if (!tracing()) return undefined;
   const active = context.active();
-  const parent = trace.getSpan(active) ? active : propagation.extract(active, header, headerGetter);
-  return scopeOf(tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent), parent);
+  let parent = trace.getSpan(active) ? active : propagation.extract(active, header, headerGetter);
+  const sampler = headSampler;
+  if (sampler !== undefined) {
+    const found = trace.getSpanContext(parent);
+    const caller = found !== undefined && isSpanContextValid(found) ? found : undefined;
+    if (!headDecision(sampler, caller)) return caller === undefined ? UNTRACED : passedOn(parent, caller);
+    parent = new ChildContext(parent, HEAD_SAMPLED, true);
+  }
+  return scopeOf(delegateTracer!.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent), parent);
+}
+
+/**
+ * A new trace the head sampler dropped: a span with no trace, so that what runs under it (the turn, its store
+ * and upstream calls) is sampled out too and propagates nothing. One for every such request.
+ */
+const UNTRACED: SpanScope = (() => {
+  const span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+  return { span, context: trace.setSpan(ROOT_CONTEXT, span) };
+})();
+
+/**
+ * A dropped trace's context as it goes on: the caller's span context in a span that records nothing, its
+ * sampled flag cleared (a non-parent-based sampler may drop what the caller sampled). What the propagator
+ * extracted already is that, and is passed on as it is.
+ */
+function passedOn(parent: Context, caller: SpanContext): SpanScope {
+  const span = trace.getSpan(parent)!;
+  if (!span.isRecording() && (caller.traceFlags & TraceFlags.SAMPLED) === 0) return { span, context: parent };
+  const dropped = trace.wrapSpanContext(
+    Object.assign({}, caller, { traceFlags: caller.traceFlags & ~TraceFlags.SAMPLED }),
+  );
+  return { span: dropped, context: withSpan(parent, dropped) };
 }
 
 /** A server span's name before its route is known: its method, `HTTP` for one the conventions do not name. */
@@ -214,7 +295,7 @@ export function startChildSpan(
 ): SpanScope | undefined {
   const active = parentOr(parent);
   if (!trace.getSpan(active) || sampledOut(active)) return undefined;
-  return scopeOf(tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active), active);
+  return scopeOf(tracerNow().startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active), active);
 }
 
 /** Ends a span, marking it failed with `error.type` when `error` is given. */
@@ -245,7 +326,7 @@ export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context
     if (facts.provider !== undefined) set[ATTR_GEN_AI_PROVIDER_NAME] = facts.provider;
     return set;
   });
-  const span = tracer.startSpan(
+  const span = delegateTracer!.startSpan(
     model ? `${GEN_AI_OPERATION_CHAT} ${model}` : GEN_AI_OPERATION_CHAT,
     { kind: SpanKind.INTERNAL, attributes },
     active,
@@ -289,7 +370,7 @@ export function startClientSpan(method: string, url: string, parent: Context | u
   if (!parentSpan) return undefined;
   if (!parentSpan.isRecording()) return { span: parentSpan, context: active };
   const attributes = clientAttributesOf(method, url);
-  return scopeOf(tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, active), active);
+  return scopeOf(tracerNow().startSpan(method, { kind: SpanKind.CLIENT, attributes }, active), active);
 }
 
 /** Client span attributes by method and URL, made once: providers call a few configured URLs, and parsing one costs µs. */
