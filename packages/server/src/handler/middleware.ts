@@ -266,6 +266,8 @@ export function cors(options: true | { origin: string }, allowHeaders: readonly 
 export interface Authenticator {
   /** The tenant of an `Authorization` header ('open' on a server without keys), or undefined when it carries no accepted key. */
   ownerOf(header: string | null): Promise<string | undefined>;
+  /** `ownerOf`'s answer without a promise when it is known at once (a key given on the command line, once its tenant's name is made). */
+  ownerNow(header: string | null): string | undefined | Promise<string | undefined>;
   /** True when no API keys are configured. */
   readonly open: boolean;
 }
@@ -294,21 +296,22 @@ export function bearerAuthenticator(
     return matched;
   };
   const open = keys.length === 0 && keyDigests.size === 0;
-  return {
-    open,
-    ownerOf: async (header) => {
-      if (open) return 'open';
-      // Keys of the tenants file are known by their digest only (a lookup by digest reveals nothing of the key).
-      if (keyDigests.size > 0) {
-        const token = bearerToken(header);
-        const tenant = token ? keyDigests.get(await sha256Hex(token)) : undefined;
-        if (tenant !== undefined) return tenant;
-      }
-      const index = matchKey(header);
-      if (index < 0) return undefined;
-      return (names ?? (await named))[index];
-    },
+  const ownerNow = (header: string | null): string | undefined | Promise<string | undefined> => {
+    if (open) return 'open';
+    // Keys of the tenants file are known by their digest only (a lookup by digest reveals nothing of the key).
+    if (keyDigests.size > 0) return ownerByDigest(header);
+    const index = matchKey(header);
+    if (index < 0) return undefined;
+    return names ? names[index] : named.then((list) => list[index]);
   };
+  const ownerByDigest = async (header: string | null): Promise<string | undefined> => {
+    const token = bearerToken(header);
+    const tenant = token ? keyDigests.get(await sha256Hex(token)) : undefined;
+    if (tenant !== undefined) return tenant;
+    const index = matchKey(header);
+    return index < 0 ? undefined : (names ?? (await named))[index];
+  };
+  return { open, ownerNow, ownerOf: async (header) => ownerNow(header) };
 }
 
 /** The credential of `Authorization: Bearer <token>` (trimmed), or undefined. */
@@ -328,13 +331,20 @@ export function authentication(
       if (!isPublic(request)) request.owner = 'open';
       return next(request);
     };
-  return async (request, next) => {
+  // Not an async function: a key known at once passes with no extra promise.
+  return (request, next) => {
     if (isPublic(request)) return next(request);
-    const owner = await authenticator.ownerOf(request.header('authorization'));
-    if (owner === undefined) throw unauthorized();
-    request.owner = owner;
-    return next(request);
+    const owner = authenticator.ownerNow(request.header('authorization'));
+    return owner instanceof Promise
+      ? owner.then((found) => authenticated(found, request, next))
+      : authenticated(owner, request, next);
   };
+}
+
+function authenticated(owner: string | undefined, request: ServiceRequest, next: ServiceHandler) {
+  if (owner === undefined) throw unauthorized();
+  request.owner = owner;
+  return next(request);
 }
 
 /**
@@ -375,30 +385,34 @@ export function unauthorized(): ResponsesError {
  * been written. Reads, deletes and cancels take none, so a tenant at its limit can always cancel its own work.
  */
 export function admission(admitted: Admission, takesTurn: (request: ServiceRequest) => boolean): Middleware {
-  return async (request, next) => {
+  // Not an async function: a request that takes no turn passes with no extra promise.
+  return (request, next) => {
     // Public routes (health checks) have no tenant and are never limited.
     const owner = request.owner;
     if (owner === undefined) return next(request);
     admitted.takeRate(owner);
-    if (!takesTurn(request)) return next(request);
-    const release = admitted.startTurn(owner);
-    let response: ServiceResponse;
-    try {
-      response = await next(request);
-    } catch (error) {
-      release();
-      throw error;
-    }
-    const body = response.body;
-    if (body === null || typeof body === 'string') {
-      release();
-      return response;
-    }
-    // A stream's turn runs while it is written: it counts until the stream has ended.
-    return Object.assign({}, response, {
-      body: {
-        pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(release),
-      },
-    });
+    return takesTurn(request) ? turnRequest(admitted.startTurn(owner), request, next) : next(request);
   };
+}
+
+/** A request that holds a turn slot until its answer, or its whole stream, has been written (`release`). */
+async function turnRequest(release: () => void, request: ServiceRequest, next: ServiceHandler) {
+  let response: ServiceResponse;
+  try {
+    response = await next(request);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const body = response.body;
+  if (body === null || typeof body === 'string') {
+    release();
+    return response;
+  }
+  // A stream's turn runs while it is written: it counts until the stream has ended.
+  return Object.assign({}, response, {
+    body: {
+      pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(release),
+    },
+  });
 }

@@ -3,22 +3,28 @@ import { json, type ServiceRequest, type ServiceResponse } from '../exchange.js'
 import type { TenantQuota } from '../tenant-quota.js';
 import type { UsageRow } from '../quota.js';
 import type { ModelPrice } from '../tenants.js';
-import { constantTimeEqual, type Middleware, unauthorized } from './middleware.js';
+import { constantTimeEqual, type Middleware, type ServiceHandler, unauthorized } from './middleware.js';
 
 /**
  * The tenant's requests-per-minute (runs after authentication, on every request of a tenant), and the
  * `x-ratelimit-*` headers on its answer: the requests ones from here, the tokens ones from its turn's admission.
  */
 export function tenantLimits(quota: TenantQuota): Middleware {
-  return async (request, next) => {
+  // Not an async function: a request of no tenant with limits passes with no extra promise.
+  return (request, next) => {
     const owner = request.owner;
     // Not a tenant of the tenants file: no limits, so no headers (its turns' admission adds none either).
     if (owner === undefined || quota.tenant(owner) === undefined) return next(request);
-    const headers = await quota.request(owner);
-    const response = await next(request);
-    Object.assign(response.headers, headers, request.turn?.headers);
-    return response;
+    return limitedRequest(quota, owner, request, next);
   };
+}
+
+/** A request of a tenant with limits: counted, and answered with the tenant's limit headers. */
+async function limitedRequest(quota: TenantQuota, owner: string, request: ServiceRequest, next: ServiceHandler) {
+  const headers = await quota.request(owner);
+  const response = await next(request);
+  Object.assign(response.headers, headers, request.turn?.headers);
+  return response;
 }
 
 /** `GET /v1/usage`: who may read it and where it comes from. */

@@ -218,6 +218,8 @@ function nodeRequest(req: IncomingMessage, cancellation: Cancellation): NodeRequ
     method: req.method ?? 'GET',
     path: query < 0 ? url : url.slice(0, query),
     query: query < 0 ? '' : url.slice(query + 1),
+    // Node's own header object: Node builds it for every HTTP/1.1 request before the handler runs (the bare
+    // server pays it too), so scanning `rawHeaders` instead would add work and save none.
     header: (name) => {
       const value = req.headers[name];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
