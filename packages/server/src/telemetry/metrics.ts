@@ -247,21 +247,44 @@ export function countTenantUsage(
 ): void {
   const meters = instruments();
   if (!meters) return;
-  meters.tenantTurns.add(
-    1,
-    tenantSets.get(tenant, undefined, undefined, undefined, () => ({ [TENANT_NAME]: tenant })),
-  );
+  const labels = tenantLabelsOf(tenant);
+  meters.tenantTurns.add(1, labels.turns);
   const tokens = meters.tenantTokens;
-  if (usage.inputTokens > 0) tokens.add(usage.inputTokens, tenantTokenSet(tenant, 'input'));
-  if (usage.cachedTokens > 0) tokens.add(usage.cachedTokens, tenantTokenSet(tenant, 'cached'));
-  if (usage.outputTokens > 0) tokens.add(usage.outputTokens, tenantTokenSet(tenant, 'output'));
-  if (usage.reasoningTokens > 0) tokens.add(usage.reasoningTokens, tenantTokenSet(tenant, 'reasoning'));
+  if (usage.inputTokens > 0) tokens.add(usage.inputTokens, labels.input);
+  if (usage.cachedTokens > 0) tokens.add(usage.cachedTokens, labels.cached);
+  if (usage.outputTokens > 0) tokens.add(usage.outputTokens, labels.output);
+  if (usage.reasoningTokens > 0) tokens.add(usage.reasoningTokens, labels.reasoning);
 }
 
-/** A tenant's label sets, found by the tenant and token type themselves (no key string built per turn). */
-const tenantSets = new AttributeSets();
-const tenantTokenSet = (tenant: string, type: string): Attributes =>
-  tenantSets.get(tenant, type, undefined, undefined, () => ({ [TENANT_NAME]: tenant, [ATTR_GEN_AI_TOKEN_TYPE]: type }));
+/** A tenant's label sets: its turns', and its tokens' by token type. */
+interface TenantLabels {
+  readonly turns: Attributes;
+  readonly input: Attributes;
+  readonly cached: Attributes;
+  readonly output: Attributes;
+  readonly reasoning: Attributes;
+}
+
+/** The tenants whose label sets are kept (tenants are the operator's: the tenants file and the key list). */
+const MAX_TENANT_LABELS = 2000;
+const tenantLabels = new Map<string, TenantLabels>();
+
+/** A tenant's label sets, made together at its first turn, so a turn finds all of them with one lookup. */
+function tenantLabelsOf(tenant: string): TenantLabels {
+  let labels = tenantLabels.get(tenant);
+  if (labels === undefined) {
+    const typed = (type: string) => Object.freeze({ [TENANT_NAME]: tenant, [ATTR_GEN_AI_TOKEN_TYPE]: type });
+    labels = {
+      turns: Object.freeze({ [TENANT_NAME]: tenant }),
+      input: typed('input'),
+      cached: typed('cached'),
+      output: typed('output'),
+      reasoning: typed('reasoning'),
+    };
+    if (tenantLabels.size < MAX_TENANT_LABELS) tenantLabels.set(tenant, labels);
+  }
+  return labels;
+}
 
 /**
  * Records `seconds` of one answered request in `histogram` (`http.server.request.duration`, or the overhead of a
