@@ -17,37 +17,56 @@ const heapMb = () => {
 };
 
 /*
- * Profile note (issue 35, main at 1492b9d, 2026-11-28): where the reference server's CPU per request goes,
- * from `perf record -F 4999 -g` (CPU-clock samples, every thread, kernel included) of a server process under
- * this bench's loader (32 keep-alive connections, `--perf-basic-prof-only-functions`), each sample charged to
- * its innermost JavaScript frame. The machine was shared (load average 7-8), which inflates every figure by
- * ~1.8x (the bare server cost 63 µs here, 33 µs idle); the shares are what carry over.
+ * Profile note (issue 35, fifth session, 2026-11-28 19:10 UTC, main at 0039436): the built CLI (`--api-key`,
+ * embedded model, stored JSON turn) and a bare `node:http` server sending the same bytes, each under this
+ * bench's loader (32 keep-alive connections, 8,000 requests of warm-up), `perf record -e cpu-clock -F 2999 -g`
+ * of the server process for 10 s (Node with `--perf-basic-prof-only-functions`). Each sample is charged to
+ * its innermost JavaScript frame unless it is kernel, GC, JSON or JIT; C++/libuv with no JS frame above it is
+ * Node's exchange. Load average 8.9-9.4 (idle on 774f300 the two cost 84 and 26 µs; the shares carry over):
  *
- *                                          stored (184 µs)   store: false (108 µs)   bare node:http (63 µs)
- *   Node's HTTP exchange (llhttp, streams,   40.6%  75 µs       41.9%  45 µs            86% of it   53 µs
- *     socket, writev and its wake-ups, ticks)
- *   the turn (route handler down: runner,    39.0%  72 µs       39.7%  43 µs            -
- *     model, writer, store, lru-cache)
- *   ours in front of it (adapter, middleware, 9.3%  17 µs       10.7%  12 µs            -
- *     router, body read, its JSON.parse)
- *   GC (all threads)                          5.0%   9 µs        2.5%   3 µs            2.8%         2 µs
- *   JIT left over at that load                4.8%   9 µs        3.7%   4 µs            8.4%         5 µs
+ *                                              reference (115 µs)      bare node:http (31 µs)
+ *   Node's HTTP exchange (http JS, streams,      40.5 µs  35%            22.8 µs  74%
+ *     llhttp, C++ and libuv, malloc)
+ *   kernel (writev, read, epoll)                 12.1 µs  11%             6.1 µs  20%
+ *   the turn (route handler down)                32.5 µs  28%             -
+ *   ours in front (adapter, middleware, router,  13.2 µs  12%             -
+ *     auth, limits, telemetry hooks, request id)
+ *   V8: JSON 6.8, GC 6.5, JIT 3.7                17.0 µs  15%             1.4 µs   5%
  *
- * Ours, per request idle (scaled): JSON.parse of the body ~1.5 µs (floor), the overhead header's `toFixed`
- * ~0.3 µs (telemetry), `Buffer.byteLength` of the answer ~0.3 µs, request id, admission and middleware layers
- * ~2 µs, the adapter's Cancellation and `close` listener ~0.5 µs; the body is now taken from the request's
- * buffer when it has arrived whole (no listeners, promise or flowing mode: Node's readable-stream share fell
- * from 3.6 to 1.6 µs a request). Node's exchange costs ~1.4x the bare server's own in the reference server:
- * the same code runs colder beside a turn, and each writev wakes a loader that was waiting (a CPU-bound
- * server pays that; the bare one, bounded by its loader, finds it running).
+ * Node's exchange with the kernel: 52.6 against 28.9 µs here; two pairs before this session's cuts gave 53.8
+ * against 51.2 (load 4.5-5) and 59.1 against 42.5 (load 9-10): beside our code it costs 1.05x-1.8x the bare
+ * server's per request. It makes the same calls (writeHead + end of one string: end -> clearBuffer ->
+ * doWrite -> StreamBase::Writev; `strace -c -f` of the CLI under this loader: 7,883 writev and 7,943 read for
+ * 7,883 requests, 411 epoll_pwait) and pays more for them: the kernel under writev 8.1 against 3.1 µs, of
+ * which waking the loader (sock_def_readable 1.1 against 0.2) and being switched out for it
+ * (finish_task_switch 1.2 against 0.0) are new, and the TCP path itself runs ~2x slower (tcp_rcv_established,
+ * tcp_sendmsg_locked: colder). That is what a CPU-bound server pays in a closed loop: its loader waits on
+ * every answer, while the bare server's loader is the bottleneck and is found running. It is not ours to
+ * remove, short of costing less CPU. What Node does per request for us that it does not for the bare server
+ * is small: `_storeHeader` of five headers instead of one (1.7 against 0.3 µs), `resOnFinish` with the
+ * adapter's `close` listener (0.7 against 0.1). `req.headers` is not one of them: Node builds that object for
+ * every HTTP/1.1 request before the handler runs (the bare server pays `matchKnownFields` too), so reading
+ * `rawHeaders` instead saves nothing. No timer, no AbortController (made only when a provider reads the
+ * signal) and no `Date` header beyond Node's own per-second cache is made per request.
  *
- * Why 0.8x of the bare server's requests/s is out of reach from the HTTP side (idle figures on 03a3ec7):
- * bare 15,405 req/s x 33 µs = 0.51 of a core, so the loader (~65 µs a request on the other core) bounds it;
- * the reference 8,582 req/s x 104 µs = 0.89 of a core, bound by its own CPU. 0.8x = 12,324 req/s asks for
- * <= ~81 µs a request. Node's exchange alone is 33 µs at best (~42 µs as it runs beside a turn), the turn
- * with its GC ~46 µs (`service.handle` in one process: 33-49 µs stored), ours ~10 µs with ~5 µs of it the
- * floor of any server (parse, headers, id): 33 + 46 + 5 = 84 µs even with Node's exchange at the bare
- * server's cost, so 0.8x needs the turn itself ~25% cheaper (to ~34 µs), not a cheaper adapter.
+ * Ours in front, cut this session (`service.handle` in one process, main's dist before the cuts vs after,
+ * interleaved rounds, CPU per request, load 6-8): the bearer key check encoded every key with a
+ * TextEncoder per request (`ownerOf` 3.2 -> 0.65 µs); authentication, admission and tenant limits were async
+ * functions returning `next(request)` (an extra promise and its resolution per layer). Stored turn 62.1 ->
+ * 58.2 µs, store:false 29.0 -> 26.0 (e2ab578 against these two commits alone); a GET through the whole chain
+ * (`/v1/models`) 8.5 -> 6.6 (e2ab578 against 0039436, with the other sessions' work). What is left
+ * in front is the floor of any server (JSON.parse of the body, the request id's random bytes, content type
+ * and length checks) plus the overhead header's clock reads and `toFixed`, the metrics hooks' provider
+ * lookup per request (`instruments()`), and four async layers that must act after the answer (metrics,
+ * request id, logging, error mapping): ~0.1 µs each.
+ *
+ * What 0.8x of the bare server's requests/s asks for (idle figures on 03a3ec7): bare 15,405 req/s x 33 µs =
+ * 0.51 of a core, so the loader (~65 µs a request on the other core) bounds it; 0.8x = 12,324 req/s asks a
+ * server bound by its own CPU for <= ~81 µs a request. Scaled to the idle 84 µs of 774f300 by the shares
+ * above: Node's exchange with the kernel ~39 µs (33 at the bare server's cost), ours in front ~10 (half of it
+ * the floor: parse, id, checks), the turn with its JSON, GC and JIT ~36. So ~3 µs less CPU a request,
+ * most of it the turn's, would meet it idle; on this shared machine the scheduler sets the req/s ratio
+ * (0.53x at 84 µs on 774f300, where CPU alone would give ~0.77x).
  */
 export async function run(): Promise<void> {
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
