@@ -135,12 +135,14 @@ function normalizeItem(item: Record<string, unknown>): ItemField {
                 : { type: 'input_text', text: item.content },
             ]
           : withAnnotations(item.content as Array<Record<string, unknown>>);
-      return Object.assign({}, item, {
-        id: (item.id as string | null) ?? randomId('msg'),
-        status: (item.status as string | null) ?? 'completed',
-        role,
-        content,
-      }) as unknown as ItemField;
+      // Assigned one by one rather than from a second object: the same fields in the same order, one
+      // allocation fewer per item.
+      const message = Object.assign({}, item);
+      message.id = (item.id as string | null) ?? randomId('msg');
+      message.status = (item.status as string | null) ?? 'completed';
+      message.role = role;
+      message.content = content;
+      return message as unknown as ItemField;
     }
     case 'function_call':
       return Object.assign({}, item, {
