@@ -205,6 +205,18 @@ export async function run(): Promise<void> {
  * Reading the body: a 1 MiB body of 16 chunks joined and decoded in 380-790 µs with `Buffer.concat`,
  * 240-390 µs in the adapter's kept scratch buffer (one process, load ~5); its page faults are gone from the
  * profile. What remains above the floor is the store's second copy, GC and the usage count: not the HTTP side.
+ *
+ * After the fifth session's cuts (main at 9b68392): the store keeps ASCII JSON as the string the turn made
+ * (its one remaining cost is flattening `JSON.stringify`'s rope, ~0.6 ms at load 7, which any use of that
+ * text pays), indexes items only when an item is looked up (0.9 ms a write at the store's bound), the word
+ * count sums per byte lane (1.8 -> 1.0 ms a MiB), a normalized message is one copy. The reference server
+ * of main without them against with them, side by side (CPU per turn from /proc, 7 alternating rounds,
+ * load 7.7): 15.8 ms -> 9.6 ms (0.46x-0.94x per round), 2.9x the floor measured beside it (3.4 ms).
+ * Profile over HTTP (`--cpu-prof` of this case, load 7.5), each cost as a multiple of the turn's own
+ * parse + stringify (1x, 22% of samples): GC 0.24x, the word count 0.21x, flattening the stored JSON 0.18x,
+ * reading and decoding the body 0.14x, writing the answer 0.12x, normalizing the input 0.09x, the depth
+ * scan 0.09x, the turn's preparation ~0.07x. Each is a pass over the MiB the floor does not make; none of
+ * them is larger than a quarter of the floor, so 3x holds with little margin on a loaded machine.
  */
 function largeInputBody(): string {
   const sentence = 'the quick brown fox jumps over the lazy dog and keeps running across the open field. ';
