@@ -140,6 +140,34 @@ async function startServerProcess(args: string[], urlOf: (line: string) => strin
  * `Map`-ordered LRU for the store (8.2-8.8 µs a write against lru-cache's 0.64-0.84: V8's ordered hash map
  * walks the deleted slots at its front), one timer for the upstream call's idle and deadline bounds (0.4 µs).
  */
+/*
+ * Profile note (issue 35, json-turn, 2026-11-28 19:20 UTC, load average 4-8): the JSON turn after its writer
+ * stopped building events nobody watches (the unwatched writer) and streamTurn became one object. The built
+ * CLI of this branch and of main without those two commits side by side (interleaved rounds, CPU from /proc,
+ * 11 rounds of 3 s): JSON store:false 223 -> 201 µs per request (0.90x), stored 259 -> 218 (0.84x), at load
+ * 7.7-8.8; in one process (`service.handle` over a canned fetch, 31 interleaved rounds) 54.7 -> 48.6 µs
+ * (0.89x) and 78.9 -> 65.8 (0.83x). `--cpu-prof` of the built CLI under this bench's loader (25,000 requests,
+ * self time by file, scaled to the 205 / 265 µs per request measured with the profiler on):
+ *
+ *                                               store:false   stored
+ *   writev (the kernel's socket writes, floor)        64         95
+ *   Node's http client, agent, server, streams,       55         58
+ *     events, microtasks (floor, and its extra)
+ *   V8: GC, JIT (floor)                               13         18
+ *   ours: JSON.stringify of the answer, JSON.parse    10         13   (the runner's one serialization for
+ *     of the upstream's (the floor's own work)                           store + wire is in "turn" when stored)
+ *   ours: turn (prepare, TurnStream, runner, echo)    13         24
+ *   ours: provider, upstream call, translation        10         11
+ *   ours: adapter, handler, middleware                 7          9
+ *   ours: writer, nodeFetch, service, quota,           9         12
+ *     telemetry, store
+ *
+ * Ours beyond the floor's own work is ~40 µs store:false, ~50 stored (at this load), spread over ~40
+ * functions none above ~1.5 µs: the turn's largest are the part loop, the output meter's jsonBytes of
+ * start/end/finish parts, prepareTurn, providerRequest and the 30-field starting response. If the 0.90x /
+ * 0.84x hold idle, against a83c13e's idle figures store:false would be ~131 µs against a 1.5x bound of 125
+ * (bare 83) and stored ~166 against 144 (bare 96): the lead's idle run on the final commit decides.
+ */
 export async function run(): Promise<void> {
   const stub = await startStub();
   const here = path.dirname(fileURLToPath(import.meta.url));
