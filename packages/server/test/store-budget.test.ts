@@ -139,3 +139,42 @@ test.each([
   },
   60_000,
 );
+
+test('long Latin-1 texts past maxHeapTextBytes are kept outside the heap, and leaving the store frees their share', async () => {
+  const store = new InMemoryResponseStore({ maxHeapTextBytes: 4 * MIB });
+  const put = async (turn: number) => {
+    const entry = sampleEntry({ text: 'the answer' });
+    entry.input = [
+      {
+        type: 'message',
+        id: `msg_${turn}`,
+        role: 'user',
+        content: [{ type: 'input_text', text: TEXTS.ASCII(turn, MIB) }],
+      },
+    ] as typeof entry.input;
+    await store.put(entry, 'o', { response: JSON.stringify(entry.response), input: JSON.stringify(entry.input) });
+    return entry.response.id;
+  };
+  const usage = () => {
+    collect();
+    const { heapUsed, arrayBuffers } = process.memoryUsage();
+    return { heapUsed, arrayBuffers };
+  };
+  const before = usage();
+  const ids: string[] = [];
+  for (let turn = 0; turn < 12; turn++) ids.push(await put(turn));
+  const full = usage();
+  // Three texts fit the 4 MiB share as strings; the other nine are bytes outside the heap.
+  expect(full.heapUsed - before.heapUsed, 'heap held by 12 MiB of ASCII texts').toBeLessThan(7 * MIB);
+  expect(full.arrayBuffers - before.arrayBuffers, 'bytes held outside the heap').toBeGreaterThan(8 * MIB);
+
+  for (const id of ids) expect(await store.delete(id, 'o')).toBe(true);
+  const emptied = usage();
+  for (let turn = 12; turn < 15; turn++) await put(turn);
+  const refilled = usage();
+  // The deleted entries gave their share back: the next three texts are strings again.
+  expect(refilled.arrayBuffers - emptied.arrayBuffers, 'bytes outside the heap after the share was freed').toBeLessThan(
+    MIB / 2,
+  );
+  expect(refilled.heapUsed - emptied.heapUsed, 'heap held by the next three texts').toBeGreaterThan(2.5 * MIB);
+});

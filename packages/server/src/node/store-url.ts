@@ -1,6 +1,14 @@
+import { getHeapStatistics } from 'node:v8';
 import { redactSecretShapes } from '../redaction.js';
 import type { ResponseStore } from '../stores/contract.js';
 import { InMemoryResponseStore } from '../stores/memory.js';
+
+/**
+ * An in-memory store for this process: long Latin-1 texts may take a quarter of the heap's limit as strings
+ * (the rest of the budget is kept outside the heap), so a full store never brings the heap to its fatal limit.
+ */
+const memoryStore = (maxBytes: number | undefined) =>
+  new InMemoryResponseStore({ maxBytes, maxHeapTextBytes: Math.floor(getHeapStatistics().heap_size_limit / 4) });
 
 /** The part of `@openresponses/store-redis` this module uses (it is an optional install). */
 interface RedisStoreModule {
@@ -20,8 +28,7 @@ export async function storeFromUrl(
 ): Promise<ResponseStore> {
   if (options.fallback !== undefined && options.fallback !== 'memory')
     throw new Error(`unsupported store fallback '${options.fallback}' (the only one is 'memory')`);
-  if (url === undefined || url === '' || url === 'memory' || url === 'memory://')
-    return new InMemoryResponseStore({ maxBytes: options.maxBytes });
+  if (url === undefined || url === '' || url === 'memory' || url === 'memory://') return memoryStore(options.maxBytes);
   if (!/^rediss?(\+cluster)?:\/\//.test(url))
     throw new Error(
       `unsupported store URL '${url.split('@').at(-1)}': use redis://host:port/db, redis+cluster://host:port or memory`,
@@ -43,7 +50,7 @@ export async function storeFromUrl(
     (options.warn ?? console.warn)(
       `WARNING: ${(error as Error).message}. Serving with the in-memory store instead (--store-fallback memory): responses are NOT shared with other instances and are lost on restart.`,
     );
-    return new InMemoryResponseStore({ maxBytes: options.maxBytes });
+    return memoryStore(options.maxBytes);
   }
 }
 

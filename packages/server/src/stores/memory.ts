@@ -17,10 +17,17 @@ export interface InMemoryStoreOptions {
    * Bytes kept: each response's JSON with its input (one byte a character when every character is
    * Latin-1, else as UTF-8; two bytes a character when short), plus its item index and bookkeeping; the
    * least recently used go first to stay under it (default 256 MiB). A single response larger than this is
-   * not stored. Latin-1 texts are kept as strings, inside the JavaScript heap: keep this well under the
-   * heap's limit (Node's default is half the memory of the machine or container, at most 4 GiB).
+   * not stored.
    */
   maxBytes?: number;
+  /**
+   * Of `maxBytes`, the most that long Latin-1 texts kept as strings may take inside the JavaScript heap
+   * (default 64 MiB); past it they are kept as UTF-8 bytes outside the heap, like any other text. The
+   * heap has a limit of its own (Node's is set from the memory of the machine or container, at most
+   * 4 GiB), which a process reaches fatally: the Node entry points (`storeFromUrl`, the CLI) raise this to a
+   * quarter of that limit.
+   */
+  maxHeapTextBytes?: number;
   /** How long a response is kept after it was last written or read, in ms (default one hour). */
   ttlMs?: number;
   /** The clock, in ms (tests). */
@@ -46,8 +53,8 @@ const decoder = new TextDecoder();
 const LONGEST_STRING = 8 * 1024;
 
 /**
- * A character past Latin-1. A longer text without one is kept as the string it is, counted one byte a
- * character: V8 keeps such a string one byte a character (`JSON.stringify` makes one whenever the strings
+ * A character past Latin-1. A longer text without one is kept as the string it is (while the strings kept
+ * so stay under `maxHeapTextBytes`), counted one byte a character: V8 keeps such a string one byte a character (`JSON.stringify` makes one whenever the strings
  * it serializes are, and `JSON.parse` and the UTF-8 decoders make those whenever they can), and an
  * expression that can match no Latin-1 character fails such a string at once, without reading it. The
  * test also makes `JSON.stringify`'s rope of pieces one string, which is what is kept: a rope's pieces
@@ -63,8 +70,6 @@ const PAST_LATIN1 = /[^\x00-\xff]/;
 /** JSON text as the store keeps it. */
 type Kept = string | Uint8Array;
 
-const keep = (text: string): Kept =>
-  text.length <= LONGEST_STRING || !PAST_LATIN1.test(text) ? text : encoder.encode(text);
 const keptBytes = (kept: Kept) =>
   typeof kept !== 'string' ? kept.byteLength : kept.length <= LONGEST_STRING ? 2 * kept.length : kept.length;
 const textOf = (kept: Kept) => (typeof kept === 'string' ? kept : decoder.decode(kept));
@@ -80,6 +85,8 @@ interface Entry {
   itemIds: string[];
   /** What the entry costs, counted once when it is written. */
   size: number;
+  /** Of `size`, the long texts kept as strings (see `maxHeapTextBytes`). */
+  heapTextBytes: number;
 }
 
 const parse = (entry: Entry): StoredResponse => ({
@@ -107,10 +114,14 @@ export class InMemoryResponseStore implements ResponseStore {
    */
   private readonly unindexed = new Set<Entry>();
   private readonly maxBytes: number;
+  private readonly maxHeapTextBytes: number;
+  /** Bytes of long texts kept as strings now (see `maxHeapTextBytes`). */
+  private heapTextBytes = 0;
 
   constructor(options: InMemoryStoreOptions = {}) {
     const now = options.now;
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+    this.maxHeapTextBytes = options.maxHeapTextBytes ?? 64 * 1024 * 1024;
     this.entries = new LRUCache<string, Entry>({
       max: options.maxEntries ?? 10_000,
       maxSize: this.maxBytes,
@@ -119,6 +130,7 @@ export class InMemoryResponseStore implements ResponseStore {
       updateAgeOnGet: true,
       ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
       dispose: (entry, id) => {
+        this.heapTextBytes -= entry.heapTextBytes;
         if (this.unindexed.delete(entry)) return;
         const owned = this.items.get(entry.owner);
         if (!owned) return;
@@ -227,6 +239,15 @@ export class InMemoryResponseStore implements ResponseStore {
       itemIds.push(itemId);
       size += ITEM_OVERHEAD + 2 * itemId.length;
     });
+    let heapTextBytes = 0;
+    const keep = (text: string): Kept => {
+      if (text.length <= LONGEST_STRING) return text;
+      if (this.heapTextBytes + heapTextBytes + text.length <= this.maxHeapTextBytes && !PAST_LATIN1.test(text)) {
+        heapTextBytes += text.length;
+        return text;
+      }
+      return encoder.encode(text);
+    };
     const response = keep(text?.response ?? JSON.stringify(entry.response));
     const input = keep(text?.input ?? JSON.stringify(entry.input));
     size += keptBytes(response) + keptBytes(input);
@@ -243,8 +264,10 @@ export class InMemoryResponseStore implements ResponseStore {
       status: entry.response.status,
       itemIds,
       size,
+      heapTextBytes,
     };
     this.entries.set(id, kept);
+    this.heapTextBytes += heapTextBytes;
     this.unindexed.add(kept);
   }
 
