@@ -1,7 +1,7 @@
 // The bearer key check of HTTP requests: which key a header carries (every near miss refused), and the
 // constant-time comparison it rests on (code unit by code unit, no encoding per request).
 import { expect, test } from 'vitest';
-import { bearerAuthenticator, constantTimeEqual } from '../src/handler/middleware.js';
+import { bearerAuthenticator, constantTimeEqual } from '../src/handler/authentication.js';
 
 test('constantTimeEqual is equality, whatever the lengths and characters', () => {
   const samples = [

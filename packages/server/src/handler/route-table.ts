@@ -14,7 +14,7 @@ import { json, jsonText, type ServiceRequest, type ServiceResponse } from '../ex
 import type { TurnFacts } from '../telemetry/attributes.js';
 import { eventStream } from './event-stream.js';
 import { readBody } from './body.js';
-import { unauthorized } from './middleware.js';
+import { unauthorized } from './authentication.js';
 import { serveUsage, type UsageRoute } from './tenant-limits.js';
 import { type Route as GenericRoute, type RouteHandler as Handler, withoutTrailingSlash } from './router.js';
 

@@ -3,7 +3,8 @@ import { json, type ServiceRequest, type ServiceResponse } from '../exchange.js'
 import type { TenantQuota } from '../tenant-quota.js';
 import type { UsageRow } from '../quota.js';
 import type { ModelPrice } from '../tenants.js';
-import { constantTimeEqual, type Middleware, type ServiceHandler, unauthorized } from './middleware.js';
+import { constantTimeEqual, unauthorized } from './authentication.js';
+import type { Middleware, ServiceHandler } from './middleware.js';
 
 /**
  * The tenant's requests-per-minute (runs after authentication, on every request of a tenant), and the

@@ -17,13 +17,11 @@ import {
   type SessionSocket,
 } from '../websocket/session.js';
 import type { ServiceRequest, ServiceResponse } from '../exchange.js';
+import { authentication, bearerAuthenticator, constantTimeEqual, unauthorized } from '../handler/authentication.js';
 import {
   admission,
-  authentication,
-  bearerAuthenticator,
   bodyLimit,
   compose,
-  constantTimeEqual,
   cors,
   errorMapping,
   httpMetrics,
@@ -32,7 +30,6 @@ import {
   type Middleware,
   type RequestLog,
   requestIds,
-  unauthorized,
 } from '../handler/middleware.js';
 import { toFetchHandler } from './fetch-adapter.js';
 import { admittedRunner } from './tenant-turns.js';
