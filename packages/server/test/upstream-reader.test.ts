@@ -270,6 +270,48 @@ describe('nodeFetch', () => {
     );
   });
 
+  test("the request head: the headers once each (last one of a name wins), host, the body's content-length, keep-alive", async () => {
+    const heads: string[][] = [];
+    const server = createHttpServer((request, response) => {
+      heads.push(request.rawHeaders);
+      request.resume();
+      request.on('end', () => response.end('ok'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://127.0.0.1:${port}/v1/chat/completions`;
+    const headers = {
+      'Content-Type': 'text/plain',
+      'content-type': 'application/json',
+      'Content-Length': '999',
+      'x-key': 'k',
+    };
+    try {
+      for (const body of ['{"a":"é"}', '{"b":"ééé"}'])
+        expect(await (await nodeFetch(url, { method: 'POST', headers, body })).text()).toBe('ok');
+      expect(await (await nodeFetch(url, { headers: { Host: 'upstream.example' } })).text()).toBe('ok');
+      const named = (head: string[]) =>
+        Object.fromEntries(
+          Array.from({ length: head.length / 2 }, (_, at) => [head[2 * at]!.toLowerCase(), head[2 * at + 1]]),
+        );
+      expect(heads.map((head) => head.length / 2)).toEqual([5, 5, 2]);
+      expect(named(heads[0]!)).toEqual({
+        host: `127.0.0.1:${port}`,
+        'content-type': 'application/json',
+        'x-key': 'k',
+        'content-length': '10',
+        connection: 'keep-alive',
+      });
+      expect(named(heads[1]!)['content-length']).toBe('14');
+      expect(named(heads[2]!)).toEqual({ host: 'upstream.example', connection: 'keep-alive' });
+      // A value Node refuses to send fails the call, before anything is sent.
+      await expect(nodeFetch(url, { headers: { 'x-key': 'a\nb' } })).rejects.toThrow(/Invalid character/);
+      expect(heads).toHaveLength(3);
+    } finally {
+      server.close();
+    }
+  });
+
   test('a pooled connection the upstream closed while idle is retried once on a fresh one', async () => {
     // Each connection answers its first request (keep-alive) and drops the next one unanswered, as an upstream
     // does when its idle timeout closes a pooled connection just as a request is sent on it.
