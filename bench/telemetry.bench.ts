@@ -34,6 +34,26 @@
 // nothing, +4.1 to +8.4 us; the SDK's spans without export +5 to +22; their export +3 to +19. At ~9-10 us an
 // exported span, +10% needs ~90-100 us of turn per span: 270-300 us for a stored embedded turn (3 spans),
 // 360-400 us for a gateway turn (4 spans). SSE rounds in process swing by +-50 us, more than the spans cost.
+//
+// Split note (2026-11-28, issue 35's fifth session, three runs at load 10-2.4; the first table, every setting
+// against off in one process). Head sampling (the CLI decides once per request, before the SDK) leaves a
+// sampled-out request within the rounds' spread (embedded JSON: -1.0 / +3.3 / +6.4 us; gateway JSON: -2 / +11
+// / +7 us), where an application's own SDK sampling each span costs +4.3 / +18 / +13 and +51 / +20 / +42 us.
+// Metrics' own calls are 0.83 us a turn measured alone. 10% sampled costs more than a tenth of 100% in most
+// runs: each sampled turn 5x, 5x and about 1x what it costs when all are sampled (embedded), 1.4x and 3.5x
+// (gateway). Ruled out: deoptimization (--trace-deopt: one a setting in the measured rounds). Not settled:
+// the batch size (51 spans at 10% cost what 512 did, in a short check outside the bench); --trace-gc put the
+// scavenges of 10% and 100% rounds at the same time (1,042 vs 1,054 ms against 648 off, 57,600 turns each),
+// which would fit spans kept alive across scavenges until exported, but the pauses are wall time on a loaded
+// machine.
+// A span path of our own (item 4) was not built. Arithmetic: the SDK's span costs 2.2-3.7 us started and ended,
+// its OTLP serialization 4.0-5.1 us, its export 8-12 us in all (span-floor). A record of our own with its ids
+// and time stamps would still cost ~0.7-1 us (ids 0.3, time stamps 0.35-0.58), a hand-written protobuf encoder
+// perhaps 1-1.5 us a span, the HTTP write per batch as now: ~3-4 us a span, 2.5-3x cheaper. An embedded JSON
+// turn (3 spans, 36-60 us) would still pay +9-12 us (+20-30%); a gateway JSON turn (4 spans, 144-294 us) +12-16
+// us (+5-10%). So it could meet the gateway rows at 100% sampling and no embedded row; and the tests it needs
+// (our protobuf bytes decoded by a real OTLP decoder) need the opentelemetry-proto definitions, which no
+// installed package ships (no .proto under node_modules/@opentelemetry).
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSpanPaths } from './fixtures/span-floor.js';
