@@ -41,11 +41,15 @@
 // / +7 us), where an application's own SDK sampling each span costs +4.3 / +18 / +13 and +51 / +20 / +42 us.
 // Metrics' own calls are 0.83 us a turn measured alone. 10% sampled costs more than a tenth of 100% in most
 // runs: each sampled turn 5x, 5x and about 1x what it costs when all are sampled (embedded), 1.4x and 3.5x
-// (gateway). Ruled out: deoptimization (--trace-deopt: one a setting in the measured rounds). Not settled:
-// the batch size (51 spans at 10% cost what 512 did, in a short check outside the bench); --trace-gc put the
-// scavenges of 10% and 100% rounds at the same time (1,042 vs 1,054 ms against 648 off, 57,600 turns each),
-// which would fit spans kept alive across scavenges until exported, but the pauses are wall time on a loaded
-// machine.
+// (gateway). Ruled out: deoptimization (--trace-deopt: one a setting in the measured rounds). Profiles of one
+// setting per process (--cpu-prof, 80,000 embedded JSON turns each, load 2.5-3.4) say where it goes: garbage
+// collection 7.1 us a turn off, 7.4 at 0%, 11.7 at 10%, 13.0 at 100%: at 10% GC adds 80% of what it adds at
+// 100%, as a sampled span lives until its batch of 512 is exported (10x longer at 10%: it is promoted to the
+// old generation instead of dying young); and each sampled span's SDK work costs ~3x per call at 10% (the
+// SDK's startSpan 2.9 us a call against 0.9 at 100%: code and data run a tenth as often, cold). A batch of 51
+// at 10% cost what 512 did in a short check outside the bench (not settled). So sampling saves less than its
+// share on cheap turns; what would save it is a span that does not live as an object graph until export (an
+// encoder writing each ended span at once), which is item 4 below.
 // A span path of our own (item 4) was not built. Arithmetic: the SDK's span costs 2.2-3.7 us started and ended,
 // its OTLP serialization 4.0-5.1 us, its export 8-12 us in all (span-floor). A record of our own with its ids
 // and time stamps would still cost ~0.7-1 us (ids 0.3, time stamps 0.35-0.58), a hand-written protobuf encoder
