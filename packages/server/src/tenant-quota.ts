@@ -10,7 +10,8 @@ import {
   type TurnUsage,
 } from './quota.js';
 import { MemoryQuota } from './memory-quota.js';
-import { countRejection, countTenantUsage } from './telemetry/metrics.js';
+import { countRejection } from './telemetry/metrics.js';
+import { countTenantUsage } from './telemetry/tenant-usage.js';
 import { modelAllowed, type Tenant, type TenantDirectory } from './tenants.js';
 
 /** What `TenantQuota` takes. */

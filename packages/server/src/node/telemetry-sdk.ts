@@ -5,7 +5,7 @@
 import { ProxyTracerProvider, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
 import { recordOwnMetrics } from '../telemetry/aggregation.js';
-import { HEAD_SAMPLED, type HeadSampler, sampleAtHead } from '../telemetry/tracing.js';
+import { HEAD_SAMPLED, type HeadSampler, sampleAtHead } from '../telemetry/head-sampling.js';
 import { ownMetricProducer, readingOwnMetrics } from './own-metrics.js';
 
 /** Every optional OpenTelemetry package the CLI may load, for one install line. */

@@ -24,7 +24,6 @@ import {
   endServerSpan,
   endSpan,
   endTurnSpan,
-  errorTypeOf,
   httpServerAttributes,
   httpSpanName,
   type SpanScope,
@@ -34,6 +33,7 @@ import {
   tracing,
   within,
 } from '../telemetry/tracing.js';
+import { errorTypeOf } from '../telemetry/failures.js';
 
 /** What the service's telemetry records beyond names and numbers. */
 export interface TelemetryOptions {

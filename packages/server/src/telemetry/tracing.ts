@@ -11,7 +11,6 @@ import {
   type Attributes,
   type Context,
   context,
-  createContextKey,
   INVALID_SPAN_CONTEXT,
   isSpanContextValid,
   propagation,
@@ -24,7 +23,6 @@ import {
   type TextMapGetter,
   TraceFlags,
   type Tracer,
-  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 import {
@@ -54,6 +52,8 @@ import {
   reportedName,
   type TurnFacts,
 } from './attributes.js';
+import { errorTypeOf, recordFailure } from './failures.js';
+import { HEAD_SAMPLED, type HeadSampler, headSamplerOf, headSamplers } from './head-sampling.js';
 
 /** The API's tracer: used only while no registered provider has been seen (`tracerNow`). */
 const proxyTracer = trace.getTracer(INSTRUMENTATION_SCOPE);
@@ -68,16 +68,18 @@ export function tracing(): boolean {
   const proxy = provider instanceof ProxyTracerProvider;
   const delegate = proxy ? provider.getDelegate() : provider;
   // Asked of the provider once per registration: the SDK's getTracer builds a key and looks it up on each call.
-  if (delegate !== checkedDelegate) {
+  if (delegate !== checkedDelegate || headSamplers !== checkedHeadSamplers) {
     checkedDelegate = delegate;
+    checkedHeadSamplers = headSamplers;
     delegateTracer = proxy
       ? provider.getDelegateTracer(INSTRUMENTATION_SCOPE)
       : provider.getTracer(INSTRUMENTATION_SCOPE);
-    headSampler = headSamplers.get(delegate);
+    headSampler = headSamplerOf(delegate);
   }
   return delegateTracer !== undefined;
 }
 let checkedDelegate: unknown;
+let checkedHeadSamplers: number | undefined;
 /** The registered provider's tracer (not the API's proxy in front of it: one call less a span). */
 let delegateTracer: Tracer | undefined;
 /** The registered provider's head sampler, when it was registered with one (`sampleAtHead`). */
@@ -85,35 +87,6 @@ let headSampler: HeadSampler | undefined;
 
 /** The registered provider's tracer, else the API's (a no-op). */
 const tracerNow = (): Tracer => (tracing() ? delegateTracer! : proxyTracer);
-
-/**
- * A trace's sampling decided once, at its server span, before the SDK is asked: the standard samplers of
- * `OTEL_TRACES_SAMPLER` need only the parent's sampled flag, its trace id and a ratio. A trace it drops
- * costs the check alone: no SDK span, no ids, no clock, no attribute object (the SDK's sampler runs after
- * making all of them). The caller's trace context still reaches the upstream unchanged.
- */
-export interface HeadSampler {
-  /** Whether a parent's sampled flag decides (`parentbased_*`); else `sampled` decides every trace. */
-  readonly parentBased: boolean;
-  /** Whether a trace is recorded: `traceId` the parent's, or undefined for a new trace. */
-  sampled(traceId: string | undefined): boolean;
-}
-
-const headSamplers = new WeakMap<object, HeadSampler>();
-
-/**
- * Decides the sampling of this server's traces with `sampler` while `provider` is the registered one (the
- * Node entry's SDK registers its provider so). The provider's own sampler must record every span whose
- * context carries `HEAD_SAMPLED` (the head decided it); children of a recording span are only ever made
- * under it.
- */
-export function sampleAtHead(provider: TracerProvider, sampler: HeadSampler): void {
-  headSamplers.set(provider, sampler);
-  checkedDelegate = undefined;
-}
-
-/** Marks the contexts of a trace the head sampler decided to record (read by the SDK's sampler, then inherited). */
-export const HEAD_SAMPLED = createContextKey('openresponses.head_sampled');
 
 /** The head sampler's decision for a trace whose parent is `parent` (undefined: a new trace). */
 function headDecision(sampler: HeadSampler, parent: SpanContext | undefined): boolean {
@@ -420,37 +393,4 @@ export function withTraceHeaders(scope: SpanScope, headers: Record<string, strin
 export function traceIdOf(parent: Context | undefined): string | undefined {
   const spanContext = trace.getSpan(parentOr(parent))?.spanContext();
   return spanContext && isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
-}
-
-/**
- * The exception event of a failure. An error's message may quote a prompt, a completion or an upstream's
- * words, so by default the event holds none of it: `exception.type` is its `error.type`, and
- * `exception.message` its spec error type and code (`model_error: tool_not_allowed`) or class and system code
- * (`TypeError ECONNREFUSED`), with no stack (whose first line is the message). `message` replaces that only
- * where the caller may record content (a turn's span with content capture on), already redacted.
- */
-export function recordFailure(span: Span, error: unknown, message?: string): void {
-  const type = errorTypeOf(error);
-  span.recordException({ name: type, message: message ?? contentFreeMessage(error, type) });
-}
-
-function contentFreeMessage(error: unknown, type: string): string {
-  if (!error || typeof error !== 'object') return type;
-  const { type: specType, code, name } = error as { type?: unknown; code?: unknown; name?: unknown };
-  if (typeof specType === 'string' && typeof code === 'string') return `${reportedName(specType)}: ${type}`;
-  const cause = (error as { cause?: { code?: unknown } }).cause?.code;
-  const systemCode = typeof code === 'string' ? code : typeof cause === 'string' ? cause : undefined;
-  const kind = typeof name === 'string' ? reportedName(name) : type;
-  return systemCode === undefined || systemCode === kind ? kind : `${kind} ${reportedName(systemCode)}`;
-}
-
-/** `error.type` of a failure: a spec error's code (`rate_limit_exceeded`, `upstream_unavailable`…), else its class name. */
-export function errorTypeOf(error: unknown): string {
-  if (error && typeof error === 'object') {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== '') return reportedName(code);
-    const name = (error as { name?: unknown }).name;
-    if (typeof name === 'string' && name !== '') return reportedName(name);
-  }
-  return '_OTHER';
 }
