@@ -7,6 +7,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AnthropicMessagesProvider } from '../src/models/anthropic-messages/index.js';
 import type { UpstreamFetch } from '../src/models/upstream.js';
+import { UpstreamCall } from '../src/models/upstream-call.js';
+import { DEFAULT_LIMITS } from '../src/limits.js';
+import { Redactor } from '../src/redaction.js';
 import { nodeFetch, type RunningServer } from '../src/node/index.js';
 import { type HostileExchange, type HostileUpstream, startHostileUpstream } from '../src/testing/index.js';
 import { post, startTestServer } from './harness.js';
@@ -307,6 +310,37 @@ describe('nodeFetch', () => {
       // A value Node refuses to send fails the call, before anything is sent.
       await expect(nodeFetch(url, { headers: { 'x-key': 'a\nb' } })).rejects.toThrow(/Invalid character/);
       expect(heads).toHaveLength(3);
+    } finally {
+      server.close();
+    }
+  });
+
+  test("an UpstreamCall reads a whole answer through nodeFetch's own read: its text, a bodiless 204 at once, a cut body upstream_response_cut", async () => {
+    const server = createHttpServer((request, response) => {
+      request.resume();
+      if (request.url === '/empty') response.writeHead(204).end();
+      else if (request.url === '/cut') {
+        response.writeHead(200, { 'content-length': '100' });
+        response.write('{"partial":');
+        setTimeout(() => response.destroy(), 20);
+      } else response.end(JSON.stringify({ text: 'é'.repeat(40_000) }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const read = async (path: string) => {
+      const call = new UpstreamCall('POST', {}, '{}', { ...DEFAULT_LIMITS, ...LIMITS }, new Redactor(), {});
+      try {
+        return await call.text(await call.send(nodeFetch, `${base}${path}`));
+      } finally {
+        call.close();
+      }
+    };
+    try {
+      expect(JSON.parse(await read('/whole'))).toEqual({ text: 'é'.repeat(40_000) });
+      const started = performance.now();
+      expect(await read('/empty')).toBe('');
+      expect(performance.now() - started).toBeLessThan(LIMITS.upstreamIdleMs);
+      await expect(read('/cut')).rejects.toMatchObject({ type: 'model_error', code: 'upstream_response_cut' });
     } finally {
       server.close();
     }

@@ -2,6 +2,23 @@
 import type { Cancellation } from '../cancellation.js';
 import type { UpstreamBodyReader } from './upstream.js';
 
+/** A whole body's text read within a byte bound: `over` (nothing kept, the answer dropped) past it. */
+export interface BoundedText {
+  text: string;
+  over: boolean;
+}
+
+/**
+ * Marks a fetch's answer that reads its whole body more cheaply than through `body.getReader()` (`nodeFetch`:
+ * one promise and the message's own events, not a promise and a microtask per read). Called at most once,
+ * instead of reading `body`; `onChunk` runs for each chunk kept. It rejects as a body reader's `read()` would
+ * (the connection broke, or the call was aborted).
+ */
+export const READ_WHOLE: unique symbol = Symbol('openresponses.readWhole');
+export interface WholeBodyReading {
+  [READ_WHOLE](maxBytes: number, onChunk: () => void): Promise<BoundedText>;
+}
+
 export async function cancelReader(reader: UpstreamBodyReader): Promise<void> {
   await reader.cancel?.().catch(() => {});
 }

@@ -6,7 +6,7 @@ import { parseUpstreamJson, type UpstreamLimits } from '../limits.js';
 import { errorText, type Redactor, upstreamRetryHeaders } from '../redaction.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
 import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
-import { cancelReader, joinText, letGo } from './upstream-body.js';
+import { type BoundedText, cancelReader, joinText, letGo, READ_WHOLE, type WholeBodyReading } from './upstream-body.js';
 import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
 
 /**
@@ -195,7 +195,10 @@ export class UpstreamCall implements UpstreamRequestInit {
    */
   async text(response: UpstreamResponse): Promise<string> {
     const max = this.limits.maxUpstreamBodyBytes;
-    const body = await this.read(response, max, false);
+    const body =
+      READ_WHOLE in response
+        ? await this.readWhole(response as WholeBodyReading, max)
+        : await this.read(response, max, false);
     this.answered();
     if (body.over) {
       this.abort.cancel();
@@ -249,12 +252,31 @@ export class UpstreamCall implements UpstreamRequestInit {
     }
   }
 
+  /** The whole body through the fetch's own bounded read (`READ_WHOLE`), its failures those of `read`. */
+  private async readWhole(response: WholeBodyReading, max: number): Promise<BoundedText> {
+    try {
+      return await response[READ_WHOLE](max, this.restartIdle);
+    } catch (error) {
+      throw this.readFailure(error);
+    }
+  }
+
+  private readonly restartIdle = () => {
+    this.idle.refresh();
+  };
+
+  /** A body read that failed: the call's own stop, or the connection broke before the answer ended. */
+  private readFailure(error: unknown): ResponsesError {
+    if (this.stopped || this.clientWent) return this.failed(this.failure(error));
+    return this.broken(
+      'upstream_response_cut',
+      'The upstream connection broke before its answer ended; the answer is incomplete.',
+      error,
+    );
+  }
+
   /** The body up to `max` bytes; past it reading stops (`over`), and what fit is kept only when `keepStart`. */
-  private async read(
-    response: UpstreamResponse,
-    max: number,
-    keepStart: boolean,
-  ): Promise<{ text: string; over: boolean }> {
+  private async read(response: UpstreamResponse, max: number, keepStart: boolean): Promise<BoundedText> {
     const reader = response.body?.getReader();
     if (!reader) return { text: '', over: false };
     const chunks: Uint8Array[] = [];
@@ -265,12 +287,7 @@ export class UpstreamCall implements UpstreamRequestInit {
         try {
           next = await reader.read();
         } catch (error) {
-          if (this.stopped || this.clientWent) throw this.failed(this.failure(error));
-          throw this.broken(
-            'upstream_response_cut',
-            'The upstream connection broke before its answer ended; the answer is incomplete.',
-            error,
-          );
+          throw this.readFailure(error);
         }
         if (next.done) break;
         bytes += next.value.byteLength;

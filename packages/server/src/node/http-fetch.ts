@@ -3,6 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { onAbort } from '../cancellation.js';
 import { DEFAULT_LIMITS, parseUpstreamJson } from '../limits.js';
 import type { UpstreamBodyReader, UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from '../models/upstream.js';
+import { type BoundedText, READ_WHOLE, type WholeBodyReading } from '../models/upstream-body.js';
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
 
@@ -156,7 +157,7 @@ function parsedUrl(text: string): ParsedUrl {
 }
 
 /** An upstream answer read straight from the `IncomingMessage`. */
-class NodeUpstreamResponse implements UpstreamResponse {
+class NodeUpstreamResponse implements UpstreamResponse, WholeBodyReading {
   readonly status: number;
   readonly headers: { get(name: string): string | null };
   readonly body: { getReader(): UpstreamBodyReader } | null;
@@ -177,25 +178,41 @@ class NodeUpstreamResponse implements UpstreamResponse {
   }
 
   /** The body, at most `maxBodyBytes` of it: past that the answer is dropped and this fails. */
-  text(): Promise<string> {
-    const message = this.message;
+  async text(): Promise<string> {
     const max = this.maxBodyBytes;
+    const body = await this[READ_WHOLE](max, noop);
+    if (body.over) throw new Error(`The upstream answer is larger than ${max} bytes.`);
+    return body.text;
+  }
+
+  /** The body from the message's own events, at most `max` bytes: past that the answer is dropped (`over`). */
+  [READ_WHOLE](max: number, onChunk: () => void): Promise<BoundedText> {
+    // An answer without a body (204, 205, 304) was let flow and may have ended already.
+    if (!this.body) return Promise.resolve({ text: '', over: false });
+    const message = this.message;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let bytes = 0;
+      let ended = false;
       message.on('data', (chunk: Buffer) => {
         bytes += chunk.byteLength;
-        if (bytes <= max) chunks.push(chunk);
-        else {
+        if (bytes <= max) {
+          chunks.push(chunk);
+          onChunk();
+        } else {
           chunks.length = 0;
           message.destroy();
-          reject(new Error(`The upstream answer is larger than ${max} bytes.`));
+          resolve({ text: '', over: true });
         }
       });
-      message.once('end', () => resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
+      message.once('end', () => {
+        ended = true;
+        resolve({ text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8'), over: false });
+      });
       message.once('error', reject);
+      // Closed before its end was read (cut, or dropped by an abort after the last byte came): never left waiting.
       message.once('close', () => {
-        if (!message.complete) reject(new Error('The upstream connection closed before the answer ended.'));
+        if (!ended) reject(new Error('The upstream connection closed before the answer ended.'));
       });
     });
   }
@@ -224,6 +241,8 @@ class MessageBody {
     return new MessageReader(this.message);
   }
 }
+
+const noop = () => {};
 
 const DONE: ReadableStreamReadResult<Uint8Array> = Object.freeze({ done: true, value: undefined });
 /** Bytes read ahead of the caller before the message is paused (Node's own readable high-water mark is 16 KiB). */
