@@ -1,6 +1,6 @@
 // What UpstreamCall does with a body's bytes: joins them into text, and lets go of the rest of an answer.
 import type { Cancellation } from '../cancellation.js';
-import type { UpstreamBodyReader } from './upstream.js';
+import type { UpstreamBodyReader, UpstreamResponse } from './upstream.js';
 
 /** A whole body's text read within a byte bound: `over` (nothing kept, the answer dropped) past it. */
 export interface BoundedText {
@@ -78,4 +78,48 @@ export function joinText(chunks: Uint8Array[]): string {
     at += chunk.byteLength;
   }
   return decode(all);
+}
+
+/**
+ * A body up to `max` bytes; past it reading stops (`over`), and what fit is kept only when `keepStart` (an
+ * error body shows its start). `onChunk` runs for each chunk kept; a failed read throws `failure(error)`.
+ */
+export async function readBounded(
+  response: UpstreamResponse,
+  max: number,
+  keepStart: boolean,
+  onChunk: () => void,
+  failure: (error: unknown) => Error,
+): Promise<BoundedText> {
+  const reader = response.body?.getReader();
+  if (!reader) return { text: '', over: false };
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        throw failure(error);
+      }
+      if (next.done) break;
+      bytes += next.value.byteLength;
+      if (bytes > max) {
+        await cancelReader(reader);
+        if (!keepStart) {
+          chunks.length = 0;
+          return { text: '', over: true };
+        }
+        const fits = next.value.byteLength - (bytes - max);
+        if (fits > 0) chunks.push(next.value.subarray(0, fits));
+        return { text: joinText(chunks), over: true };
+      }
+      chunks.push(next.value);
+      onChunk();
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return { text: joinText(chunks), over: false };
 }

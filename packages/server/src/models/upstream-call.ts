@@ -6,7 +6,7 @@ import { parseUpstreamJson, type UpstreamLimits } from '../limits.js';
 import { errorText, type Redactor, upstreamRetryHeaders } from '../redaction.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
 import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
-import { type BoundedText, cancelReader, joinText, letGo, READ_WHOLE, type WholeBodyReading } from './upstream-body.js';
+import { type BoundedText, letGo, READ_WHOLE, readBounded, type WholeBodyReading } from './upstream-body.js';
 import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
 
 /**
@@ -275,40 +275,9 @@ export class UpstreamCall implements UpstreamRequestInit {
     );
   }
 
-  /** The body up to `max` bytes; past it reading stops (`over`), and what fit is kept only when `keepStart`. */
-  private async read(response: UpstreamResponse, max: number, keepStart: boolean): Promise<BoundedText> {
-    const reader = response.body?.getReader();
-    if (!reader) return { text: '', over: false };
-    const chunks: Uint8Array[] = [];
-    let bytes = 0;
-    try {
-      for (;;) {
-        let next: ReadableStreamReadResult<Uint8Array>;
-        try {
-          next = await reader.read();
-        } catch (error) {
-          throw this.readFailure(error);
-        }
-        if (next.done) break;
-        bytes += next.value.byteLength;
-        if (bytes > max) {
-          await cancelReader(reader);
-          if (!keepStart) {
-            chunks.length = 0;
-            return { text: '', over: true };
-          }
-          // What fits (an error body shows its start), nothing past it.
-          const fits = next.value.byteLength - (bytes - max);
-          if (fits > 0) chunks.push(next.value.subarray(0, fits));
-          return { text: joinText(chunks), over: true };
-        }
-        chunks.push(next.value);
-        this.idle.refresh();
-      }
-    } finally {
-      reader.releaseLock();
-    }
-    return { text: joinText(chunks), over: false };
+  /** The body up to `max` bytes through the body's reader (`readBounded`), each chunk restarting the idle timer. */
+  private read(response: UpstreamResponse, max: number, keepStart: boolean): Promise<BoundedText> {
+    return readBounded(response, max, keepStart, this.restartIdle, (error) => this.readFailure(error));
   }
 
   /**

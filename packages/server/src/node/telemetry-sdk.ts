@@ -276,7 +276,7 @@ type Sampler = ConstructorParameters<TraceSdk['ParentBasedSampler']>[0]['root'];
  * Undefined for a sampler the head cannot run (`jaeger_remote`): the SDK then decides alone, as before.
  * `traceSdk`: the loaded `@opentelemetry/sdk-trace-base`.
  */
-export function traceSampling(env: Env, traceSdk: TraceSdk): { head: HeadSampler; sampler: Sampler } | undefined {
+function traceSampling(env: Env, traceSdk: TraceSdk): { head: HeadSampler; sampler: Sampler } | undefined {
   const name = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase() || 'parentbased_always_on';
   const parentBased = name.startsWith('parentbased_');
   const rule = parentBased ? name.slice('parentbased_'.length) : name;
