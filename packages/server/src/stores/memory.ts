@@ -70,6 +70,8 @@ const PAST_LATIN1 = /[^\x00-\xff]/;
 /** JSON text as the store keeps it. */
 type Kept = string | Uint8Array;
 
+/** What a kept text takes of the heap's share (`maxHeapTextBytes`): a long string's length. */
+const heapShare = (kept: Kept) => (typeof kept === 'string' && kept.length > LONGEST_STRING ? kept.length : 0);
 const keptBytes = (kept: Kept) =>
   typeof kept !== 'string' ? kept.byteLength : kept.length <= LONGEST_STRING ? 2 * kept.length : kept.length;
 const textOf = (kept: Kept) => (typeof kept === 'string' ? kept : decoder.decode(kept));
@@ -230,6 +232,16 @@ export class InMemoryResponseStore implements ResponseStore {
     return entry?.owner === owner ? entry : undefined;
   }
 
+  /**
+   * A JSON text as kept: a short one, or a long Latin-1 one while the heap's share has room beside `pending`
+   * bytes of this entry's, as the string it is; else its UTF-8 bytes.
+   */
+  private keep(text: string, pending: number): Kept {
+    if (text.length <= LONGEST_STRING) return text;
+    const fits = this.heapTextBytes + pending + text.length <= this.maxHeapTextBytes;
+    return fits && !PAST_LATIN1.test(text) ? text : encoder.encode(text);
+  }
+
   private write(entry: StoredResponse, owner: string, text?: StoredResponseText): void {
     const id = entry.response.id;
     const itemIds: string[] = [];
@@ -239,17 +251,9 @@ export class InMemoryResponseStore implements ResponseStore {
       itemIds.push(itemId);
       size += ITEM_OVERHEAD + 2 * itemId.length;
     });
-    let heapTextBytes = 0;
-    const keep = (text: string): Kept => {
-      if (text.length <= LONGEST_STRING) return text;
-      if (this.heapTextBytes + heapTextBytes + text.length <= this.maxHeapTextBytes && !PAST_LATIN1.test(text)) {
-        heapTextBytes += text.length;
-        return text;
-      }
-      return encoder.encode(text);
-    };
-    const response = keep(text?.response ?? JSON.stringify(entry.response));
-    const input = keep(text?.input ?? JSON.stringify(entry.input));
+    const response = this.keep(text?.response ?? JSON.stringify(entry.response), 0);
+    const input = this.keep(text?.input ?? JSON.stringify(entry.input), heapShare(response));
+    const heapTextBytes = heapShare(response) + heapShare(input);
     size += keptBytes(response) + keptBytes(input);
     if (size > this.maxBytes)
       throw new StoreEntryTooLargeError(
