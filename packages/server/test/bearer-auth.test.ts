@@ -57,6 +57,6 @@ test('without keys every request is the open tenant', async () => {
 test('a key given on the command line is told at once, without a promise, once its tenant is named', async () => {
   const auth = bearerAuthenticator(['key-of-a-0123'], { 'key-of-a-0123': 'tenant-a' });
   expect(await auth.ownerOf('Bearer key-of-a-0123')).toBe('tenant-a');
-  expect(auth.ownerNow('Bearer key-of-a-0123')).toBe('tenant-a');
-  expect(auth.ownerNow('Bearer key-of-a-0124')).toBeUndefined();
+  expect(auth.ownerOf('Bearer key-of-a-0123')).toBe('tenant-a');
+  expect(auth.ownerOf('Bearer key-of-a-0124')).toBeUndefined();
 });

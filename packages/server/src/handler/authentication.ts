@@ -7,10 +7,12 @@ import type { Middleware, ServiceHandler } from './middleware.js';
 
 /** Tells which tenant an `Authorization` header speaks for. */
 export interface Authenticator {
-  /** The tenant of an `Authorization` header ('open' on a server without keys), or undefined when it carries no accepted key. */
-  ownerOf(header: string | null): Promise<string | undefined>;
-  /** `ownerOf`'s answer without a promise when it is known at once (a key given on the command line, once its tenant's name is made). */
-  ownerNow(header: string | null): string | undefined | Promise<string | undefined>;
+  /**
+   * The tenant of an `Authorization` header ('open' on a server without keys), or undefined when it carries no
+   * accepted key; without a promise when it is known at once (a key given on the command line, once its
+   * tenant's name is made).
+   */
+  ownerOf(header: string | null): string | undefined | Promise<string | undefined>;
   /** True when no API keys are configured. */
   readonly open: boolean;
 }
@@ -39,7 +41,7 @@ export function bearerAuthenticator(
     return matched;
   };
   const open = keys.length === 0 && keyDigests.size === 0;
-  const ownerNow = (header: string | null): string | undefined | Promise<string | undefined> => {
+  const ownerOf = (header: string | null): string | undefined | Promise<string | undefined> => {
     if (open) return 'open';
     // Keys of the tenants file are known by their digest only (a lookup by digest reveals nothing of the key).
     if (keyDigests.size > 0) return ownerByDigest(header);
@@ -54,7 +56,7 @@ export function bearerAuthenticator(
     const index = matchKey(header);
     return index < 0 ? undefined : (names ?? (await named))[index];
   };
-  return { open, ownerNow, ownerOf: async (header) => ownerNow(header) };
+  return { open, ownerOf };
 }
 
 /** The credential of `Authorization: Bearer <token>` (trimmed), or undefined. */
@@ -77,7 +79,7 @@ export function authentication(
   // Not an async function: a key known at once passes with no extra promise.
   return (request, next) => {
     if (isPublic(request)) return next(request);
-    const owner = authenticator.ownerNow(request.header('authorization'));
+    const owner = authenticator.ownerOf(request.header('authorization'));
     return owner instanceof Promise
       ? owner.then((found) => authenticated(found, request, next))
       : authenticated(owner, request, next);

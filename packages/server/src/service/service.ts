@@ -277,7 +277,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
         ),
         {
           versionHeader: request.header('openresponses-version'),
-          owner: authenticator.ownerOf(request.header('authorization')),
+          owner: Promise.resolve(authenticator.ownerOf(request.header('authorization'))),
           admission: admitted,
           quota,
           state: connectionState,
