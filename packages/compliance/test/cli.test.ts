@@ -62,10 +62,11 @@ test('--websocket-connection-limit-ms waits for the limit and checks its error',
     const { status, stdout } = await run([...args, '--websocket-connection-limit-ms', '300']);
     expect(stdout).toMatch(/^✓ ws-connection-limit \(\d+ ms\)\n\n1 passed, 0 failed, 0 skipped\n$/);
     expect(status).toBe(0);
-    // Without the flag the test is skipped, and the reason names the flag.
+    // Without the flag the test is skipped, and the reason names the flag. The skip is timed like any test:
+    // a loaded machine (a GC pause, a busy core) can make even a test that stops at once read a few ms.
     const skipped = await run(args);
     expect(skipped.stdout).toMatch(
-      /^- ws-connection-limit \(0 ms\) skipped: pass the server's limit to wait for it: --websocket-connection-limit-ms MS/,
+      /^- ws-connection-limit \(\d+ ms\) skipped: pass the server's limit to wait for it: --websocket-connection-limit-ms MS/,
     );
     expect(skipped.status).toBe(0);
   } finally {
