@@ -77,6 +77,19 @@ describe('InMemoryResponseStore', () => {
     expect(await store.get('short', 'o')).toEqual(entry);
   });
 
+  test('a long Latin-1 text past the heap share is kept and counted one byte a character, and read back whole', async () => {
+    const store = new InMemoryResponseStore({ maxBytes: 1_000_000, maxHeapTextBytes: 0 });
+    // Characters 0x80-0xff (two bytes each in UTF-8), escapes and ASCII.
+    const text = `café "naïve" \\ ${'ÿ¡é'.repeat(10_000)} \u0001 end`;
+    const entry = sampleEntry({ id: 'latin1', text });
+    const json = { response: JSON.stringify(entry.response), input: JSON.stringify(entry.input) };
+    await store.put(entry, 'o', json);
+    // The input is short: a string, counted two bytes a character.
+    const data = json.response.length + 2 * json.input.length;
+    expect(store.bytes).toBeGreaterThan(data);
+    expect(store.bytes).toBeLessThan(data + 1_500);
+    expect(await store.get('latin1', 'o')).toEqual(entry);
+  });
   test('behaves like a plain least-recently-used list for any sequence of puts, gets, item lookups and deletes', async () => {
     const op = fc.record({
       kind: fc.constantFrom('put' as const, 'get' as const, 'item' as const, 'delete' as const),

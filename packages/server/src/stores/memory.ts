@@ -67,14 +67,33 @@ const LONGEST_STRING = 8 * 1024;
  */
 const PAST_LATIN1 = /[^\x00-\xff]/;
 
-/** JSON text as the store keeps it. */
-type Kept = string | Uint8Array;
+/**
+ * A long Latin-1 text past the heap's share, kept outside the heap one byte a character: copying a
+ * one-byte string's characters out is a `memcpy`, where the UTF-8 encoder transcodes them (1 MiB of
+ * ASCII: 0.16 ms against 0.65 ms, load 8.6), and reading it back is the same copy the other way. Where
+ * the runtime has no `Buffer`, such a text is kept as UTF-8.
+ */
+class Latin1Bytes {
+  constructor(readonly bytes: Latin1Buffer) {}
+}
+type Latin1Buffer = Uint8Array & { toString(encoding: 'latin1'): string };
+const NodeBuffer = (globalThis as { Buffer?: { from(text: string, encoding: 'latin1'): Latin1Buffer } }).Buffer;
+
+/** JSON text as the store keeps it: a string, Latin-1 bytes, or (with a character past Latin-1) UTF-8 bytes. */
+type Kept = string | Latin1Bytes | Uint8Array;
 
 /** What a kept text takes of the heap's share (`maxHeapTextBytes`): a long string's length. */
 const heapShare = (kept: Kept) => (typeof kept === 'string' && kept.length > LONGEST_STRING ? kept.length : 0);
 const keptBytes = (kept: Kept) =>
-  typeof kept !== 'string' ? kept.byteLength : kept.length <= LONGEST_STRING ? 2 * kept.length : kept.length;
-const textOf = (kept: Kept) => (typeof kept === 'string' ? kept : decoder.decode(kept));
+  typeof kept === 'string'
+    ? kept.length <= LONGEST_STRING
+      ? 2 * kept.length
+      : kept.length
+    : kept instanceof Latin1Bytes
+      ? kept.bytes.length
+      : kept.byteLength;
+const textOf = (kept: Kept) =>
+  typeof kept === 'string' ? kept : kept instanceof Latin1Bytes ? kept.bytes.toString('latin1') : decoder.decode(kept);
 
 interface Entry {
   id: string;
@@ -234,12 +253,13 @@ export class InMemoryResponseStore implements ResponseStore {
 
   /**
    * A JSON text as kept: a short one, or a long Latin-1 one while the heap's share has room beside `pending`
-   * bytes of this entry's, as the string it is; else its UTF-8 bytes.
+   * bytes of this entry's, as the string it is; else a Latin-1 one as its Latin-1 bytes, any other as UTF-8.
    */
   private keep(text: string, pending: number): Kept {
     if (text.length <= LONGEST_STRING) return text;
-    const fits = this.heapTextBytes + pending + text.length <= this.maxHeapTextBytes;
-    return fits && !PAST_LATIN1.test(text) ? text : encoder.encode(text);
+    if (PAST_LATIN1.test(text)) return encoder.encode(text);
+    if (this.heapTextBytes + pending + text.length <= this.maxHeapTextBytes) return text;
+    return NodeBuffer ? new Latin1Bytes(NodeBuffer.from(text, 'latin1')) : encoder.encode(text);
   }
 
   private write(entry: StoredResponse, owner: string, text?: StoredResponseText): void {
