@@ -2,7 +2,7 @@
 // of parts into ordered events (output budget, tool-call bound, ordering queue, cancellation) and the echo;
 // then the output budget through the gateway against the hostile upstream.
 import { ROOT_CONTEXT } from '@opentelemetry/api';
-import type { AnyStreamingEvent } from '@openresponses/events';
+import { type AnyStreamingEvent, startingResponse } from '@openresponses/events';
 import type { CreateResponseBody, ItemField, ResponseResource } from '@openresponses/types';
 import { LATEST_SPEC_VERSION } from '@openresponses/zod';
 import fc from 'fast-check';
@@ -266,6 +266,63 @@ describe('the echo', () => {
       strict: false,
     });
     expect([response.created_at, response.model, response.status]).toEqual([7, 'scripted', 'in_progress']);
+  });
+  test('a request that sets nothing starts from the spec defaults, field for field and in order, as startingResponse writes them', async () => {
+    const prepared = await prepareTurn(
+      { model: 'scripted', input: 'hi' },
+      LATEST_SPEC_VERSION,
+      depsWith(new ScriptedProvider(() => [finish])),
+    );
+    const response = initialResponse(prepared, 7);
+    const expected = startingResponse({ model: 'scripted', created_at: 7 });
+    expect(Object.keys(response)).toEqual(Object.keys(expected));
+    expect(JSON.stringify({ ...response, id: null })).toBe(JSON.stringify({ ...expected, id: null }));
+    expect(response.id).toMatch(/^resp_[0-9a-f]{32}$/);
+  });
+
+  test('every field a request sets is echoed, in the same order', async () => {
+    const prepared = await prepareTurn(
+      {
+        model: 'scripted',
+        input: 'hi',
+        tools: [tool('a')],
+        instructions: 'be brief',
+        truncation: 'auto',
+        parallel_tool_calls: false,
+        text: { verbosity: 'low' },
+        top_p: 0.5,
+        temperature: 0.2,
+        reasoning: { effort: 'low' },
+        max_output_tokens: 100,
+        max_tool_calls: 3,
+        store: false,
+        service_tier: 'auto',
+        metadata: { k: 'v' },
+        safety_identifier: 's',
+        prompt_cache_key: 'p',
+      },
+      LATEST_SPEC_VERSION,
+      depsWith(new ScriptedProvider(() => [finish])),
+    );
+    const response = initialResponse(prepared, 7);
+    expect(Object.keys(response)).toEqual(Object.keys(startingResponse({ model: 'scripted' })));
+    expect(response).toMatchObject({
+      instructions: 'be brief',
+      tools: [{ type: 'function', name: 'a', description: null, parameters: { type: 'object' }, strict: false }],
+      truncation: 'auto',
+      parallel_tool_calls: false,
+      text: { format: { type: 'text' }, verbosity: 'low' },
+      top_p: 0.5,
+      temperature: 0.2,
+      reasoning: { effort: 'low', summary: null },
+      max_output_tokens: 100,
+      max_tool_calls: 3,
+      store: false,
+      service_tier: 'default',
+      metadata: { k: 'v' },
+      safety_identifier: 's',
+      prompt_cache_key: 'p',
+    });
   });
 });
 
