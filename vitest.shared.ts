@@ -16,7 +16,9 @@ export default defineConfig({
     // extensionless imports only bundlers resolve: it, and the packages that import it (ai, @anthropic-ai/sdk),
     // go through vite like sources instead of Node's loader.
     server: { deps: { inline: [/@opentelemetry\/api/, /node_modules\/ai\//, /node_modules\/@anthropic-ai\/sdk\//] } },
-    testTimeout: 30_000,
+    // A hang guard, not a time bound: ten times the slowest idle test that sets none of its own (the compliance
+    // CLI's usage test starts seven child processes, ~5.5 s; at load 8 it crossed 30 s).
+    testTimeout: 60_000,
     hookTimeout: 60_000,
   },
 });
