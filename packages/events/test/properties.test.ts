@@ -210,6 +210,60 @@ describe('writer-built streams', () => {
   });
 });
 
+describe('accumulator', () => {
+  // output_text.delta takes a fast path (named loads); the rule it must keep is the general one that the
+  // other deltas use: append to the part at output[output_index].content[content_index] when that is an
+  // object, start `content` as [] on an item without an array there, and skip everything else.
+  test('text deltas change the snapshot as the general rule does, whatever shape the output has', () => {
+    const part = fc.oneof(
+      fc.record({ type: fc.constant('output_text'), text: fc.string() }),
+      fc.record({ type: fc.constant('output_text') }),
+      fc.record({ text: fc.oneof(fc.constant(null), fc.integer()) }),
+      fc.constant(null),
+      fc.string(),
+      fc.integer(),
+    );
+    const outputItem = fc.oneof(
+      fc.record({ type: fc.constant('message'), content: fc.array(part, { maxLength: 3 }) }),
+      fc.record({ type: fc.constant('message') }),
+      fc.record({ type: fc.constant('message'), content: fc.oneof(fc.string(), fc.constant(null)) }),
+      fc.constant(null),
+      fc.integer(),
+    );
+    const delta = fc.record({
+      output_index: fc.nat(3),
+      content_index: fc.nat(3),
+      delta: fc.string(),
+      logprobs: fc.option(
+        fc.array(fc.record({ token: fc.string(), logprob: fc.double({ noNaN: true }) }), { maxLength: 2 }),
+        { nil: undefined },
+      ),
+    });
+    fc.assert(
+      fc.property(fc.array(outputItem, { maxLength: 3 }), fc.array(delta, { maxLength: 12 }), (output, deltas) => {
+        const accumulator = createAccumulator();
+        accumulator.push({ type: 'response.created', sequence_number: 0, response: { id: 'r', output } } as never);
+        const expected = structuredClone(output) as unknown[];
+        for (const [i, d] of deltas.entries()) {
+          accumulator.push({ type: 'response.output_text.delta', sequence_number: i + 1, item_id: 'm', ...d } as never);
+          const item = expected[d.output_index];
+          if (typeof item !== 'object' || item === null) continue;
+          const owner = item as Record<string, unknown>;
+          if (!Array.isArray(owner.content)) owner.content = [];
+          const target = (owner.content as unknown[])[d.content_index];
+          if (typeof target !== 'object' || target === null) continue;
+          const text = target as Record<string, unknown>;
+          text.text = `${text.text ?? ''}${d.delta}`;
+          if (d.logprobs?.length)
+            text.logprobs = [...(Array.isArray(text.logprobs) ? text.logprobs : []), ...d.logprobs];
+        }
+        expect(accumulator.response?.output).toEqual(expected);
+      }),
+      runs,
+    );
+  });
+});
+
 describe('SSE encoder', () => {
   test("an event's JSON made already frames as the event does; a type with a line break is refused", () => {
     fc.assert(

@@ -139,9 +139,17 @@ const APPLY: EventTable<Snapshot> = {
   'response.content_part.added': setContentPart,
   'response.content_part.done': setContentPart,
   'response.output_text.delta': (event, snapshot) => {
-    const target = partAt(snapshot, event.output_index, 'content', event.content_index);
+    // The most frequent event of a stream: the part is reached by named loads (`content`, `text`), which
+    // stay monomorphic, instead of partAt's and append's loads keyed by a variable name.
+    const item = snapshot.response?.output[event.output_index] as { content?: unknown } | undefined;
+    const parts = typeof item === 'object' && item !== null ? item.content : undefined;
+    const part = Array.isArray(parts) ? (parts[event.content_index] as { text?: unknown } | undefined) : undefined;
+    const target =
+      typeof part === 'object' && part !== null
+        ? (part as Mutable)
+        : partAt(snapshot, event.output_index, 'content', event.content_index);
     if (!target) return;
-    append(target, 'text', event.delta);
+    target.text = `${target.text ?? ''}${event.delta}`;
     if (event.logprobs?.length)
       target.logprobs = [...(Array.isArray(target.logprobs) ? target.logprobs : []), ...event.logprobs];
   },
