@@ -106,15 +106,18 @@ describe('countTokens', () => {
     }
     expect(disagreements).toEqual([]);
   });
-  test('counts long text (ASCII four bytes at a time, chunk by chunk) as /\\S+/g does, wherever the words and a non-ASCII character fall', () => {
-    // Lengths around the 64-unit threshold, 4-byte groups, the 255-group sums and the 16 Ki chunks; every ASCII control.
+  test('counts long text (ASCII sixteen bytes at a time, chunk by chunk) as /\\S+/g does, wherever the words and a non-ASCII character fall', () => {
+    // Lengths around the 64-unit threshold, 16-byte groups, the 255-group sums and the 32 Ki chunks; every ASCII control.
     const ascii = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
     const piece = fc.oneof(
       { weight: 6, arbitrary: fc.constantFrom('a', 'word', ' ', '  ', '\t', '\n', '\r\n', '\v', '\f') },
       { weight: 2, arbitrary: fc.constantFrom(...ascii) },
       { weight: 1, arbitrary: fc.constantFrom('é', '日', '\u00a0', '\u3000', '😀', '\ud800') },
     );
-    const length = fc.constantFrom(63, 64, 65, 67, 1_019, 1_020, 1_021, 16_383, 16_384, 16_385, 32_769, 50_000);
+    const length = fc.constantFrom(
+      ...[63, 64, 65, 67, 79, 80, 81, 1_019, 1_020, 1_021, 4_079, 4_080, 4_081, 16_385],
+      ...[32_767, 32_768, 32_769, 65_535, 65_536, 65_537, 100_000],
+    );
     fc.assert(
       fc.property(
         length,
@@ -134,8 +137,8 @@ describe('countTokens', () => {
       { numRuns: 300, seed: 13 },
     );
     // ASCII chunks before a chunk that is not: the count goes on from that chunk, word state carried.
-    const words = 'lorem ipsum  dolor\tsit amet\n'.repeat(2_000);
-    for (const at of [255, 1_020, 16_383, 16_384, 16_385, 20_000, 32_768, 40_000])
+    const words = 'lorem ipsum  dolor\tsit amet\n'.repeat(3_000);
+    for (const at of [255, 1_020, 4_080, 16_384, 32_767, 32_768, 32_769, 40_000, 65_536])
       for (const char of ['é', '\u00a0', ' ', '😀'])
         for (const text of [words.slice(0, at) + char + words.slice(at), `${words.slice(0, at - 1)} x${char}y`]) {
           expect(countTokens(text)).toBe(regexCount(text));
