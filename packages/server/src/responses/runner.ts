@@ -21,7 +21,7 @@ import { liftEvents, liftResponse } from './turn/superset-egress.js';
 import type { IngressProfile } from './turn/superset.js';
 import { startTurn } from './turn.js';
 import type { TurnResult } from './turn/stream.js';
-import { prepareTurn, type TurnDependencies } from './turn/prepare.js';
+import { type PreparedTurn, prepareTurn, type TurnDependencies } from './turn/prepare.js';
 import { validatorFor } from './validation.js';
 
 export interface TurnOptions {
@@ -153,7 +153,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     );
     let started: Awaited<ReturnType<typeof startTurn>>;
     try {
-      started = await startTurn(
+      const starting = startTurn(
         prepared,
         deps,
         {
@@ -164,45 +164,25 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         },
         meter,
       );
+      started = starting instanceof Promise ? await starting : starting;
     } catch (error) {
       meter?.ended(errorTypeOf(error));
       throw error;
     }
     if (started.upstream && turnOptions.facts) turnOptions.facts.upstream = started.upstream;
     const run: Awaited<ReturnType<TurnRunner['begin']>> = async (onEvent, backpressure = turnOptions.backpressure) => {
-      const checker = validateOutgoing
-        ? (registry?.createStreamChecker() ?? createStreamChecker({ specVersion: turnOptions.version }))
-        : undefined;
-      const rename = options.compatibility === 'openai' ? openAIEventNames() : undefined;
-      // The turn runs and is checked and stored in spec shapes; a superset turn's events are lifted last.
-      const lift = prepared.superset ? liftEvents(prepared.superset) : undefined;
-      const answerOf = (result: TurnResult) =>
-        prepared.superset ? liftResponse(result.response, prepared.superset) : result.response;
-      const send = (event: AnyStreamingEvent, json?: string) => {
-        const outgoing = rename ? rename(event) : event;
-        if (outgoing) onEvent!(outgoing, outgoing === event ? json : undefined);
-      };
-      const emit = (event: AnyStreamingEvent, json?: string) => {
-        if (checker) {
-          const violations = checker.push(event).filter((v) => v.severity === 'error');
-          if (violations.length > 0)
-            throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
-        }
-        if (!onEvent) return;
-        if (lift) for (const lifted of lift(event)) send(lifted);
-        else send(event, json);
-      };
+      // Nobody watches a JSON turn's events (no client, no background start to store): the writer makes none,
+      // and the response it answers is the one the events would have built (the checker has no stream to read).
+      const background = turnOptions.background;
+      const listening = onEvent !== undefined || background !== undefined;
+      const emit = listening ? emitter(onEvent, prepared, turnOptions.version, options) : undefined;
       // A stored turn's last event waits until the response is stored: a client never sees a response end
       // that a later GET or continuation cannot find.
       let last: AnyStreamingEvent | undefined;
       // A background turn stores its starting snapshot (so GET finds it at once); the final write waits for it.
       let starting: Promise<boolean> | undefined;
-      const background = turnOptions.background;
-      // Nobody watches a JSON turn's events (no client, no background start to store): the writer makes none,
-      // and the response it answers is the one the events would have built (the checker has no stream to read).
-      const listening = onEvent !== undefined || background !== undefined;
       const result = await started.run(
-        !listening
+        !emit
           ? undefined
           : stored
             ? (event) => {
@@ -235,7 +215,12 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           { response: failedResponse(result.response, failure), input: prepared.input },
           startError,
         );
-        return { response: result.response, error: result.error, input: prepared.input, answer: answerOf(result) };
+        return {
+          response: result.response,
+          error: result.error,
+          input: prepared.input,
+          answer: answerOf(prepared, result),
+        };
       }
       let json: StoredResponseText | undefined;
       if (stored) {
@@ -245,7 +230,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           await target.put({ response: result.response, input: prepared.input }, turnOptions.owner, json);
         } catch (error) {
           const failure = asResponsesError(error);
-          if (last) for (const event of failedInstead(last, failure)) emit(event);
+          if (last) for (const event of failedInstead(last, failure)) emit!(event);
           // The client is told `failed`; a write that lands late must not leave it `completed`.
           void keepFailed(
             target,
@@ -256,9 +241,15 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           throw failure;
         }
         // Its JSON only for a client that reads events in spec shapes (a lifted event is another object).
-        if (last) emit(last, onEvent && !lift ? terminalEventJson(last, json.response) : undefined);
+        if (last) emit!(last, onEvent && !prepared.superset ? terminalEventJson(last, json.response) : undefined);
       }
-      return { response: result.response, error: result.error, input: prepared.input, answer: answerOf(result), json };
+      return {
+        response: result.response,
+        error: result.error,
+        input: prepared.input,
+        answer: answerOf(prepared, result),
+        json,
+      };
     };
     return meter ? metered(run, meter) : run;
   };
@@ -271,6 +262,42 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     store,
     limits,
     providers: options.providers,
+  };
+}
+
+/** The response in the client's shapes: lifted for an OpenAI-superset turn. */
+const answerOf = (prepared: PreparedTurn, result: TurnResult): ResponseResource =>
+  prepared.superset ? liftResponse(result.response, prepared.superset) : result.response;
+
+/**
+ * Where a watched turn's events go: checked (with `validateOutgoing`), renamed (`compatibility: 'openai'`) or
+ * lifted to superset shapes, then to `onEvent`. Made only for a turn someone listens to.
+ */
+function emitter(
+  onEvent: TurnEventSink | undefined,
+  prepared: PreparedTurn,
+  version: SpecVersion,
+  options: { validateOutgoing?: boolean; registry?: Registry; compatibility?: 'openai' },
+): (event: AnyStreamingEvent, json?: string) => void {
+  const checker = options.validateOutgoing
+    ? (options.registry?.createStreamChecker() ?? createStreamChecker({ specVersion: version }))
+    : undefined;
+  const rename = options.compatibility === 'openai' ? openAIEventNames() : undefined;
+  // The turn runs and is checked and stored in spec shapes; a superset turn's events are lifted last.
+  const lift = prepared.superset ? liftEvents(prepared.superset) : undefined;
+  const send = (event: AnyStreamingEvent, json?: string) => {
+    const outgoing = rename ? rename(event) : event;
+    if (outgoing) onEvent!(outgoing, outgoing === event ? json : undefined);
+  };
+  return (event, json) => {
+    if (checker) {
+      const violations = checker.push(event).filter((v) => v.severity === 'error');
+      if (violations.length > 0)
+        throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
+    }
+    if (!onEvent) return;
+    if (lift) for (const lifted of lift(event)) send(lifted);
+    else send(event, json);
   };
 }
 

@@ -22,14 +22,15 @@ export interface StartedTurn {
 /**
  * Starts the model on a prepared turn and waits for its first part, so that a provider failing before
  * it produced anything (an upstream's 429 with `Retry-After`, a refused key) is answered as a plain
- * error (thrown here) instead of a response that starts and then fails.
+ * error (thrown here) instead of a response that starts and then fails. A provider whose first part is
+ * there at once (the embedded model) gets its turn back at once, without a promise.
  */
-export async function startTurn(
+export function startTurn(
   turn: PreparedTurn,
   deps: Pick<TurnDependencies, 'sealer' | 'limits'>,
   options: Omit<RunOptions, 'onEvent'> = {},
   meter?: TurnMeter,
-): Promise<StartedTurn> {
+): StartedTurn | Promise<StartedTurn> {
   const request = providerRequest(
     turn.request,
     options.cancellation,
@@ -40,19 +41,37 @@ export async function startTurn(
   );
   const parts = readParts(turn.provider.generate(request));
   const iterator = meter ? metered(parts, meter) : parts;
-  let first: IteratorResult<ModelPart> | Error;
+  const started = (first: IteratorResult<ModelPart> | Error): StartedTurn =>
+    new Started(turn, deps, options, iterator, first, request.upstream);
+  let pending: ReturnType<PartIterator['next']>;
   try {
-    const pending = iterator.next();
-    first = pending instanceof Promise ? await pending : pending;
+    pending = iterator.next();
   } catch (error) {
     if (error instanceof ResponsesError) throw error;
-    first = error as Error;
+    return started(error as Error);
   }
-  return {
-    upstream: request.upstream,
-    run: (onEvent, backpressure) =>
-      streamTurn(turn, deps, options, onEvent, iterator, first, backpressure ?? options.backpressure),
-  };
+  if (!(pending instanceof Promise)) return started(pending);
+  return pending.then(started, (error: unknown) => {
+    if (error instanceof ResponsesError) throw error;
+    return started(error as Error);
+  });
+}
+
+/** A started turn (a class: `run` is on the prototype, not a closure made per turn). */
+class Started implements StartedTurn {
+  constructor(
+    private readonly turn: PreparedTurn,
+    private readonly deps: Pick<TurnDependencies, 'sealer' | 'limits'>,
+    private readonly options: Omit<RunOptions, 'onEvent'>,
+    private readonly iterator: PartIterator,
+    private readonly first: IteratorResult<ModelPart> | Error,
+    readonly upstream: string | undefined,
+  ) {}
+
+  run(onEvent?: (event: AnyStreamingEvent) => void, backpressure?: Backpressure): Promise<TurnResult> {
+    const { turn, deps, options } = this;
+    return streamTurn(turn, deps, options, onEvent, this.iterator, this.first, backpressure ?? options.backpressure);
+  }
 }
 
 /**
