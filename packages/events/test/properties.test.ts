@@ -10,7 +10,8 @@ import { createAccumulator } from '../src/accumulator/accumulator.js';
 import { checkStream } from '../src/checker/checker.js';
 import type { AnyStreamingEvent } from '../src/events.js';
 import type { StreamWriter } from '../src/writer/writer.js';
-import { decodeSSE } from '../src/sse/decoder.js';
+import { decodeSSE, SSEDecodeError, type StreamWarning } from '../src/sse/decoder.js';
+import { createSSEFrameDecoder } from '../src/sse/frames.js';
 import { encodeEvent, encodeEventJSON, SSE_DONE } from '../src/sse/encoder.js';
 
 const chunks = fc.array(fc.string({ minLength: 1, maxLength: 6, unit: 'grapheme' }), { minLength: 1, maxLength: 4 });
@@ -319,6 +320,92 @@ describe('SSE decoder', () => {
         },
       ),
       { ...runs, numRuns: 100 },
+    );
+  });
+
+  // decodeSSE finds a block whose name it expects (the previous event's spec type) by one search and hands
+  // that name out as the same string; the frames must be those the generic decoder splits, named as there.
+  test('events, warnings and errors are those of the generic frames checked one by one (random names)', async () => {
+    const type = fc.constantFrom(
+      'response.output_text.delta',
+      'response.output_text.deltb',
+      'response.output_text.delta2',
+      'response.in_progress',
+      'acme:progress',
+    );
+    const block = fc.record({
+      type,
+      name: fc.oneof(fc.constant('its type'), fc.constant('none'), type),
+      extra: fc.constantFrom('', 'id: 7\n', ': keep\n', 'retry: 1\n'),
+      extraBetween: fc.boolean(),
+      text: fc.string({ maxLength: 4, unit: 'grapheme' }),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(block, { maxLength: 24 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.constantFrom('spec' as const, 'lenient' as const),
+        async (blocks, cuts, profile) => {
+          const text =
+            blocks
+              .map((b) => {
+                const name = b.name === 'its type' ? b.type : b.name === 'none' ? undefined : b.name;
+                const nameLine = name === undefined ? '' : `event: ${name}\n`;
+                const data = `data: ${JSON.stringify({ type: b.type, text: b.text })}\n\n`;
+                return b.extraBetween ? nameLine + b.extra + data : b.extra + nameLine + data;
+              })
+              .join('') + SSE_DONE;
+          const bytes = new TextEncoder().encode(text);
+          const points = [...new Set(cuts.map((c) => c % bytes.length))].sort((a, b) => a - b);
+          const pieces = [0, ...points, bytes.length]
+            .slice(1)
+            .map((end, k, all) => bytes.slice(k === 0 ? 0 : all[k - 1]!, end));
+          // The oracle: the generic decoder's frames, each name compared with its body's type.
+          const expected: unknown[] = [];
+          const expectedWarnings: Array<Pick<StreamWarning, 'code' | 'eventIndex' | 'byteOffset'>> = [];
+          let expectedError: Pick<SSEDecodeError, 'code' | 'eventIndex' | 'byteOffset'> | undefined;
+          let named = true;
+          for (const frame of createSSEFrameDecoder().decode(bytes)) {
+            if (frame.data === '[DONE]') break;
+            const event = JSON.parse(frame.data) as { type: string };
+            const at = { eventIndex: expected.length, byteOffset: frame.byteOffset };
+            if (frame.event !== undefined && frame.event !== event.type) {
+              if (profile === 'spec') {
+                expectedError = { code: 'event_type_mismatch', ...at };
+                break;
+              }
+              expectedWarnings.push({ code: 'event_type_mismatch', ...at });
+            } else if (frame.event === undefined && named) {
+              named = false;
+              expectedWarnings.push({ code: 'missing_event_field', ...at });
+            }
+            expected.push(event);
+          }
+          const decoded: unknown[] = [];
+          const warnings: typeof expectedWarnings = [];
+          let error: typeof expectedError;
+          try {
+            for await (const event of decodeSSE(
+              (async function* () {
+                yield* pieces;
+              })(),
+              {
+                profile,
+                onWarning: ({ code, eventIndex, byteOffset }) => warnings.push({ code, eventIndex, byteOffset }),
+              },
+            ))
+              decoded.push(event);
+          } catch (caught) {
+            if (!(caught instanceof SSEDecodeError)) throw caught;
+            error = { code: caught.code, eventIndex: caught.eventIndex, byteOffset: caught.byteOffset };
+          }
+          expect(error).toEqual(expectedError);
+          expect(warnings).toEqual(expectedWarnings);
+          expect(decoded).toEqual(expected.slice(0, decoded.length));
+          if (!expectedError) expect(decoded).toEqual(expected);
+        },
+      ),
+      { ...runs, numRuns: 300 },
     );
   });
 

@@ -272,13 +272,13 @@ class EventParser {
     // hash: every lookup by type after this one (the accumulator's and the checker's handler maps, the
     // validators' switch) compares pointers instead of hashing and comparing a freshly parsed string. Streams
     // send runs of one type, so the previous event's constant is tried first.
-    if (type === this.lastSpecType) (event as { type: string }).type = this.lastSpecType;
-    else {
-      const specType = SPEC_TYPES.get(type);
-      if (specType !== undefined) (event as { type: string }).type = this.lastSpecType = specType;
-    }
+    let specType: string | undefined = this.lastSpecType;
+    if (type !== specType) specType = SPEC_TYPES.get(type);
+    if (specType !== undefined) (event as { type: string }).type = this.lastSpecType = specType;
     if (name !== undefined) {
-      if (name !== type)
+      // The frame decoder hands out the name it was told to expect as that very string: a pointer comparison.
+      if (name === specType) this.frames.expectName(specType);
+      else if (name !== type)
         this.problem('event_type_mismatch', `"event: ${name}" does not match the body's type "${type}"`, byteOffset);
     } else if (!this.warnedMissingName) {
       // Many peers send data-only events; the spec wants `event:` to name the type. Once per stream, never fatal.
