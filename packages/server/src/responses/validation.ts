@@ -45,17 +45,19 @@ export function validatorFor<T = unknown>(
       return { success: false, issue: result.issues[0]!, issues: result.issues };
     };
   }
-  const key = `${version} ${shape}`;
-  let checker = cache.get(key);
+  // By version, then shape: a key made of the two was a new string to hash on every turn.
+  let byShape = cache.get(version);
+  if (byShape === undefined) cache.set(version, (byShape = new Map()));
+  let checker = byShape.get(shape);
   if (checker === undefined) {
     const check = (standalone[version].exact as unknown as Record<string, Validator | undefined>)[`validate${shape}`];
     checker = check ? standaloneChecker(check) : null;
-    cache.set(key, checker);
+    byShape.set(shape, checker);
   }
   return (checker ?? undefined) as ((value: unknown) => Checked<T>) | undefined;
 }
 
-const cache = new Map<string, ((value: unknown) => Checked<unknown>) | null>();
+const cache = new Map<SpecVersion, Map<CheckedShape, ((value: unknown) => Checked<unknown>) | null>>();
 
 function standaloneChecker(check: Validator): (value: unknown) => Checked<unknown> {
   return (value) => {
