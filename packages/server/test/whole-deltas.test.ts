@@ -186,4 +186,38 @@ describe('contextTokens', () => {
     expect(contextTokens({ items, instructions: null })).toBe(5);
     expect(contextTokens({ items, instructions: null, inputTokens: 42 })).toBe(42);
   });
+  test('is the sum of countTokens over the texts, for contexts past a chunk of mixed, long and non-ASCII texts', () => {
+    const regexCount = (text: string) => (text.match(/\S+/g) ?? []).length;
+    const words = 'lorem ipsum  dolor\tsit amet\n'.repeat(2_500);
+    const text = fc.oneof(
+      fc.constantFrom('', ' ', 'a', 'one two', ' lead', 'trail ', '日本 語', '\u00a0x\u3000y'),
+      fc.tuple(fc.nat(70_000), fc.nat(70_000)).map(([from, to]) => words.slice(from, to)),
+      fc
+        .tuple(fc.nat(3_000), fc.constantFrom('é', '\u2003', '😀'))
+        .map(([at, char]) => `${words.slice(0, at)}${char}x y`),
+    );
+    const item = fc.tuple(text, fc.boolean()).map(([value, message]) =>
+      message
+        ? {
+            type: 'message',
+            role: 'user',
+            content: [
+              { type: 'input_text', text: value },
+              { type: 'input_text', text: value },
+            ],
+          }
+        : { type: 'function_call_output', call_id: 'c', output: value },
+    );
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 40 }), text, (list, instructions) => {
+        const items = list as unknown as Parameters<typeof contextTokens>[0]['items'];
+        const texts = [
+          instructions,
+          ...list.flatMap((i) => ('output' in i ? [i.output] : i.content.map((p) => p.text))),
+        ];
+        expect(contextTokens({ items, instructions })).toBe(texts.reduce((n, t) => n + regexCount(t), 0));
+      }),
+      { numRuns: 300, seed: 17 },
+    );
+  });
 });
