@@ -68,6 +68,53 @@ const heapMb = () => {
  * most of it the turn's, would meet it idle; on this shared machine the scheduler sets the req/s ratio
  * (0.53x at 84 µs on 774f300, where CPU alone would give ~0.77x).
  */
+/*
+ * Profile note (issue 35, sixth session, 2026-11-28 22:10 UTC, main at 0f58580): what remains of the stored
+ * JSON turn, in one process (`service.handle` of the built server, 32 turns in flight, this bench's request
+ * and store) and over HTTP under this loader.
+ *
+ * Cut this session: the starting response is one literal (`initialResponse` 914 -> 297 ns a call), `startTurn`
+ * answers without a promise when the provider's first part is there, the runner makes its event emitter only
+ * for a turn someone watches, `validatorFor` finds a checker without making a key string (200 -> 22 ns). Heap
+ * allocated a turn (sampling heap profile, 20,000 turns): 28.6 -> 27.2 KB. Together about 1 µs of CPU a turn,
+ * below what this machine resolves for a whole turn (11-21 interleaved rounds at load 4-6 swing 0.66x-1.35x).
+ *
+ * One process (`--cpu-prof` through the inspector, 100,000 turns after 40,000, load 6.3: 50 µs of CPU a turn
+ * unprofiled, 78 µs of samples profiled), shares of the samples:
+ *   JSON.stringify of the response and its input (samples in the runner's run itself)   27%
+ *   V8: GC (scavenges)                                                                     19%
+ *   ours otherwise: the turn's stream, writer and output meter ~11%, handler, middleware and the body's
+ *     parse ~8%, the memory store with lru-cache ~5%, the embedded model ~4%, preparation, validation,
+ *     quota accounting, service and the rest ~14%                                           ~42%
+ *   (program), the inspector, Node                                                        ~12%
+ * Our functions above 0.3 µs of samples: runner run 21.3 (the JSON), lru-cache get/set 3.0, httpMetrics 2.4,
+ * TurnStream.run 2.1, jsonBytes 1.6, providerRequest 1.5, the model's parts 1.5, prepareTurn 1.5, parseJson
+ * 1.3, runner begin 1.0; 0.3-0.9 each: TurnStream.handle, the store's write, createResponse, the tenant-turns
+ * wrapper (two frames), Started.run, readBody, the model's answer and plan, unixSeconds, the writer's
+ * complete, end and addPart, normalizeInput, randomId, the quota's settle and call, openNext, closed,
+ * initialResponse. No single one is a tenth of the 10-15 µs that 0.8x asks for.
+ * The JSON: `JSON.stringify` of the 1,070-byte response timed inside the live turn (60,000 turns) takes 12-18 µs
+ * of wall time, a `JSON.parse`d copy of it just as long, against 5-7 µs in a tight loop over 2,000 such
+ * responses: not the objects' shape (all fast properties, no deopts) but a serializer run cold between turns.
+ * A JavaScript serializer was 25% faster than `JSON.stringify` in a tight loop on one object and 22% slower on
+ * the live responses with the byte count the wire needs (7.4 against 6.0 µs): not taken.
+ * GC: a scavenge every ~550 turns (15 MB of young generation), 4.2 ms each at load 8, ~2 KB promoted a turn:
+ * the stored entries (the store keeps 1,000 here). Keeping their short texts as bytes off the heap instead of
+ * strings changed nothing (35.8 against 35.8 µs, medians of 7 rounds). Promises: 43 a turn (async_hooks,
+ * throwaway ones included); an async layer costs ~0.18 µs at load 9.
+ *
+ * Over HTTP (this loader, 32 connections, the server's `--cpu-prof`, load 5.2), samples a request:
+ *                                              reference            bare node:http
+ *   Node's exchange (node: JS and native)      81 µs  43%           16.8 µs  81%
+ *     of which in writev                       46 µs  24%            5.5 µs  26%
+ *   ours (with lru-cache)                      80 µs  42%            -
+ *   V8: GC and (program)                       26 µs  14%            3.5 µs  17%
+ * The writev samples are wall time: the sampler charges the syscall with the time the server is switched out
+ * while it wakes the loader (the fifth session's `perf`: finish_task_switch), 8x the bare server's. What
+ * would move the row: about a third of ours beside the JSON and the GC (~20 µs idle) in ~30 functions of
+ * under 1.5 µs each, or a faster `JSON.stringify` (Node 20's V8 has no fast path; later V8s do). Neither
+ * is one cut.
+ */
 export async function run(): Promise<void> {
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
   const reference = await startServer({ store, warn: () => {} });
