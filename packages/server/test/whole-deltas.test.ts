@@ -215,7 +215,7 @@ describe('contextTokens', () => {
           instructions,
           ...list.flatMap((i) => ('output' in i ? [i.output] : i.content.map((p) => p.text))),
         ];
-        expect(contextTokens({ items, instructions })).toBe(texts.reduce((n, t) => n + regexCount(t), 0));
+        expect(contextTokens({ items, instructions })).toBe(texts.reduce((n, t) => n + regexCount(t ?? ''), 0));
       }),
       { numRuns: 300, seed: 17 },
     );
