@@ -244,18 +244,27 @@ function nodeRequest(req: IncomingMessage, cancellation: Cancellation): NodeRequ
 /**
  * The whole body when all of it has already arrived (most JSON requests come in one packet): every byte its
  * `content-length` declares is in the request's buffer, taken at once, without listeners, a promise or a
- * switch to flowing mode. Undefined while some of it is still to come, or without a declared length. Node
+ * switch to flowing mode. Undefined while some of it is still to come, without a declared length, or past
+ * ONE_READ_BYTES: taking a longer one joins its chunks into a fresh buffer, where `readCapped` and the
+ * kept scratch buffer save the allocation (a 1 MiB body of sixteen chunks: 0.69 -> 0.59 ms). Node
  * marks the request `complete` only once its parser has gone past the body, which may be after the answer (a
  * turn that awaits nothing but promises runs in between): the request's `bodyReadWhole` says that it was read
  * (a WeakSet of requests cost more than the rest of the read).
  */
 function arrivedBody(req: IncomingMessage): Buffer | undefined {
   const declared = req.headers['content-length'];
-  if (declared === undefined || req.readableFlowing !== null || req.readableLength !== Number(declared))
+  if (
+    declared === undefined ||
+    req.readableFlowing !== null ||
+    req.readableLength !== Number(declared) ||
+    req.readableLength > ONE_READ_BYTES
+  )
     return undefined;
   return (req.read() as Buffer | null) ?? EMPTY_BODY;
 }
 const EMPTY_BODY = Buffer.alloc(0);
+/** What one socket read brings at most (Node reads 64 KiB at a time). */
+const ONE_READ_BYTES = 64 * 1024;
 
 /**
  * The body's chunks, or its first chunks past `keep` bytes (`size` is then over `keep`): reading stops as soon
