@@ -195,11 +195,19 @@ for (const [alias, type] of Object.entries(PEER_EVENT_ALIASES)) {
  */
 export function createAccumulator(options: AccumulatorOptions = {}): Accumulator {
   const snapshot: Snapshot = { response: undefined, errors: [] };
+  let lastType: string | undefined;
+  let lastApply: ReturnType<typeof APPLY_BY_TYPE.get>;
   // Data properties kept current by push(), not getters: on Node 20 an object literal with accessors
   // costs a fresh hidden class per instance, which the garbage collector then chases.
   const accumulator: Writable<Accumulator> = {
     push(event) {
-      const apply = APPLY_BY_TYPE.get(event.type);
+      // Streams send runs of one type (interned by decodeSSE): the last handler is reused on a pointer match.
+      const type = event.type;
+      if (type !== lastType) {
+        lastApply = APPLY_BY_TYPE.get(type);
+        lastType = type;
+      }
+      const apply = lastApply;
       // A spec type (its fields are the peer's: the handlers skip what is missing rather than throw).
       if (apply) apply(event as StreamingEvent, snapshot);
       else if (snapshot.response) options.folds?.[event.type]?.(snapshot.response, event);
