@@ -264,6 +264,29 @@ export async function run(): Promise<void> {
  * reading and decoding the body 0.14x, writing the answer 0.12x, normalizing the input 0.09x, the depth
  * scan 0.09x, the turn's preparation ~0.07x. Each is a pass over the MiB the floor does not make; none of
  * them is larger than a quarter of the floor, so 3x holds with little margin on a loaded machine.
+ *
+ * Sixth session (issue 35, 2026-11-28 22:15 UTC), four cuts, each measured in one process against 403d080,
+ * interleaved: the memory store keeps a long Latin-1 text past `maxHeapTextBytes` as Latin-1 bytes (a copy)
+ * instead of UTF-8 (stringify + put 4.85 -> 4.15 ms; once the 64 MiB share is full, three in four of this
+ * case's writes take that path); the word count runs sixteen bytes at a time in WebAssembly SIMD (the
+ * context 1.03 -> 0.42 ms; the rest is `encodeInto`'s call per text: one call of the module per chunk of
+ * several texts measured the same); the nesting bound is a walk over the parsed containers instead of a
+ * scan of the text (parse + check 2.28 -> 2.13 ms); a body past 64 KiB that arrived whole is copied into
+ * the adapter's scratch buffer instead of joined by `req.read()` into a fresh one (0.69 -> 0.59 ms). Over
+ * HTTP, two server processes (403d080 and these) under the same loader, alternating rounds, CPU per turn
+ * from /proc (loads 5-8): 15.4 -> 14.2, 13.2 -> 12.6, 15.7 -> 14.1 ms (7, 11 and 21 rounds; medians of the
+ * per-round ratio 0.86, 1.01, 0.95): 5-10% of the turn, about what the cuts sum to.
+ * Profile over HTTP after them (`--cpu-prof` of the server under this loader, load 8.9), as multiples of the
+ * turn's own parse + stringify (1x: `parseJson` and the runner's frame, where the stringify is charged):
+ * GC 0.23x (a scavenge per ~6 turns, ~4 ms each under load, and a mark-compact per ~35: old space grows by
+ * the stored texts); keeping the input's JSON 0.17x, of which flattening `JSON.stringify`'s rope is 0.13x
+ * (any extraction of its characters, `Buffer.from`, `encodeInto`, a regular expression, flattens first) and
+ * the Latin-1 copy 0.03x; the kernel under the answer's `writev` 0.15x (1.4 KB answers: loopback delivery);
+ * reading and decoding the body 0.12x; normalizing the input 0.09x; the word count 0.09x; the turn's
+ * preparation 0.03x; the depth walk 0.03x. What could still move: the flatten, only by not making one string
+ * of the input's JSON at all (the store writing each item's JSON into its bytes, which needs the runner to
+ * hand it the items instead of the text); GC, only by holding less of the parsed body across the turn.
+ * Neither brings 3x within reach of these cuts alone on this machine.
  */
 function largeInputBody(): string {
   const sentence = 'the quick brown fox jumps over the lazy dog and keeps running across the open field. ';
