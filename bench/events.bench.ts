@@ -12,21 +12,25 @@
 // the delta events in encodeEvent (twice as fast as JSON.stringify, no gain once the string is flattened for the
 // socket), reusing the response's JSON across response.created and response.in_progress (1-5% of encoding).
 //
-// Profile of what remains (issue 35's last session, 28 November 2026, dist on Node 20.20, --cpu-prof of the
-// per-event pipeline over 16 KiB chunks, 15 s, load 6-8; shares of the samples): V8's floor ~75% — JSON.parse
-// 56.6%, the garbage collector 6.2% (the parsed events), TextDecoder 2.9% (UTF-8 of the chunks), the `event:`
-// name compared with the body's type 3.5% (a cut string compared by content takes V8's runtime path, ~55 ns;
-// the check is the spec's), the per-event await ~0.10 of a JSON.parse (measured below: for await over resolved
-// promises against a loop, the same gap as per event against batches()). Ours ~17% — the frame split 7.2%
-// (feedFields, wholeBlock), the decoder's layer 3.4% (onFrame, the type checks, interning), the accumulator
-// 3.8%, the generated validator 1.3%, the iterators and the body's reads ~1.3%. Tried and dropped: handing out
-// a repeated `event:` name as the previous string so that the check compares pointers (the char-by-char
-// comparison that finds the repeat cost 6.5%, twice the 3.5% it saved); startsWith or Map lookups on the cut
-// name (slower than the compare); joining a line's few pieces with + instead of Array#join (4% of the 61-byte
-// profile, no change measured: 0.999x). Moved this session: the body read without an async generator and UTF-8
-// decoded by TextDecoder#decode (61-byte chunks 1.36x; Node 20.20's decode is as fast as Buffer on 16 KiB and
-// 2.5x faster on 61 bytes), lines ending in a later chunk not recounted (1.10x); the client and the compliance
-// suite read batches() (client finalResponse() 1.50x).
+// Profile of what remains (issue 35's sixth session, 28 November 2026, dist on Node 20.20, --cpu-prof of the
+// per-event pipeline over 16 KiB chunks, 20 s, load 7-8; shares of the samples after start-up, and in units
+// of the JSON.parse inside the pipeline). V8's and Node's floor, 83%: JSON.parse 65.2% (1.000), for await
+// per event 8.3% (0.128: the async function's resumption and the microtask of one resolved promise per
+// event; the bench's own floor line below measures 0.10-0.12), UTF-8 decoding by TextDecoder 3.1% (0.048),
+// the garbage collector 1.9% (0.029), the web stream's reads 1.2% (0.018). Ours, 15%: the frame split 12.7%
+// (0.195: the sticky match of the expected block start ~3%, the data line's end found by indexOf ~1.5%, the
+// data slice, offsets and the sink call; decodeSSE's per-frame layer is inlined there), the accumulator 2.0%
+// (0.031), decodeSSE's checks, interning and batches 1.9% (0.030), the iterator's next() 0.7% (0.010); the
+// generated validator 2.0% (0.030). In all ~1.53 JSON.parse per event (0.65x). Moved this session, each
+// measured in one process against the previous commit (sources, interleaved CPU slices, 41 rounds): a block
+// named like the previous event's spec type taken by one anchored match of `event: <type>` LF `data: `
+// and handed out as that very string, so the name/type check compares pointers (the slice of the name and
+// its comparison, which V8 runs in its runtime for a sliced string at ~50 ns, were 3% of the samples):
+// per event 0.932x of the CPU, decode alone 0.921x; output_text.delta applied by named loads in the
+// accumulator (0.737x of its cost) and the last type's handler reused (0.9x). Tried: lastIndexOf for the
+// block start (the same speed as the sticky match in situ, 0.98-0.99x, but a miss searched backwards, so it
+// needed bookkeeping to stay linear); a char-by-char comparison of the name (4 ns a character on Node 20,
+// slower than V8's runtime call), String#startsWith (slower still: it cuts a substring).
 import { loadavg } from 'node:os';
 import { createClient } from '@openresponses/client';
 import type { StreamingEvent } from '@openresponses/types';

@@ -282,6 +282,12 @@ describe('SSE encoder', () => {
   });
 });
 
+/** `bytes` cut at the given points (taken modulo its length), as a body would deliver them. */
+function cutAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
+  const points = [...new Set(cuts.map((c) => c % bytes.length))].sort((a, b) => a - b);
+  return [0, ...points, bytes.length].slice(1).map((end, k, all) => bytes.slice(k === 0 ? 0 : all[k - 1]!, end));
+}
+
 describe('SSE decoder', () => {
   test('yields the same events for every chunking and line-break style of the same stream', async () => {
     await fc.assert(
@@ -293,10 +299,7 @@ describe('SSE decoder', () => {
           const events = build(p);
           const text = (events.map(encodeEvent).join('') + SSE_DONE).replace(/\n/g, newline);
           const bytes = new TextEncoder().encode(text);
-          const points = [...new Set(cuts.map((c) => c % bytes.length))].sort((a, b) => a - b);
-          const pieces = [0, ...points, bytes.length]
-            .slice(1)
-            .map((end, k, all) => bytes.slice(k === 0 ? 0 : all[k - 1]!, end));
+          const pieces = cutAt(bytes, cuts);
           const decoded: unknown[] = [];
           const stream = decodeSSE(
             (async function* () {
@@ -323,7 +326,7 @@ describe('SSE decoder', () => {
     );
   });
 
-  // decodeSSE finds a block whose name it expects (the previous event's spec type) by one search and hands
+  // decodeSSE takes a block whose name it expects (the previous event's spec type) by one match and hands
   // that name out as the same string; the frames must be those the generic decoder splits, named as there.
   test('events, warnings and errors are those of the generic frames checked one by one (random names)', async () => {
     const type = fc.constantFrom(
@@ -362,10 +365,7 @@ describe('SSE decoder', () => {
               })
               .join('') + SSE_DONE;
           const bytes = new TextEncoder().encode(text);
-          const points = [...new Set(cuts.map((c) => c % bytes.length))].sort((a, b) => a - b);
-          const pieces = [0, ...points, bytes.length]
-            .slice(1)
-            .map((end, k, all) => bytes.slice(k === 0 ? 0 : all[k - 1]!, end));
+          const pieces = cutAt(bytes, cuts);
           // The oracle: the generic decoder's frames, each name compared with its body's type.
           const expected: unknown[] = [];
           const expectedWarnings: Array<Pick<StreamWarning, 'code' | 'eventIndex' | 'byteOffset'>> = [];
