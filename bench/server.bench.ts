@@ -77,7 +77,10 @@ const heapMb = () => {
  * answers without a promise when the provider's first part is there, the runner makes its event emitter only
  * for a turn someone watches, `validatorFor` finds a checker without making a key string (200 -> 22 ns). Heap
  * allocated a turn (sampling heap profile, 20,000 turns): 28.6 -> 27.2 KB. Together about 1 µs of CPU a turn,
- * below what this machine resolves for a whole turn (11-21 interleaved rounds at load 4-6 swing 0.66x-1.35x).
+ * near what this machine resolves for a whole turn: `service.handle` of main before (403d080) and after
+ * (12e1e3b, with the other sessions' work), 21 interleaved rounds of 10,000 turns, load 3.8: 31.8 -> 30.9 µs
+ * median, median ratio 0.95 (rounds 0.72-1.71). This bench on 12e1e3b at load 3.2: 0.66x req/s (7,008
+ * against 11,138), CPU per request 115 against 47 µs (0.39x).
  *
  * One process (`--cpu-prof` through the inspector, 100,000 turns after 40,000, load 6.3: 50 µs of CPU a turn
  * unprofiled, 78 µs of samples profiled), shares of the samples:
