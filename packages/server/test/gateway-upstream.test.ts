@@ -569,6 +569,26 @@ describe('streaming is incremental and cancellable', () => {
     upstream.release();
   });
 
+  test('a JSON answer: a client that goes away before the upstream answers aborts the upstream request', async () => {
+    // Timeouts far past the test's own: only the client's leaving can abort this call.
+    const provider = new ChatCompletionsProvider({ baseUrl: upstream.baseUrl, fetch: nodeFetch, timeoutMs: 60_000 });
+    const client = new AbortController();
+    const parts = provider.generate(modelRequest({ model: 'hang', signal: client.signal }));
+    const first = parts.next();
+    for (let attempt = 0; attempt < 100 && upstream.received.length === 0; attempt++)
+      await new Promise((r) => setTimeout(r, 20));
+    const record = lastSent();
+    expect(record.body).toMatchObject({ model: 'hang' });
+    expect(record.aborted).toBe(false);
+    client.abort();
+    await expect(first).rejects.toMatchObject({ type: 'server_error' });
+    for (let attempt = 0; attempt < 100 && !record.aborted; attempt++) await new Promise((r) => setTimeout(r, 20));
+    expect(record.aborted).toBe(true);
+    // The failed exchange is over: reading on ends at once, and so does letting it go.
+    expect(await parts.next()).toEqual({ done: true, value: undefined });
+    expect(await parts.return!()).toEqual({ done: true, value: undefined });
+  });
+
   test.each([
     ['nodeFetch', nodeFetch],
     ['the global fetch', undefined],

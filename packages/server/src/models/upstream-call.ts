@@ -191,26 +191,27 @@ export class UpstreamCall implements UpstreamRequestInit {
 
   /**
    * The whole body as text, at most `maxUpstreamBodyBytes` (each chunk restarts the idle timer). Past the
-   * bound the connection is dropped and the call fails with `upstream_response_too_large`.
+   * bound the connection is dropped and the call fails with `upstream_response_too_large`. Promises chained
+   * rather than async functions nested: each layer was a promise and a microtask more per JSON turn.
    */
-  async text(response: UpstreamResponse): Promise<string> {
+  text(response: UpstreamResponse): Promise<string> {
     const max = this.limits.maxUpstreamBodyBytes;
-    const body =
-      READ_WHOLE in response
-        ? await this.readWhole(response as WholeBodyReading, max)
-        : await this.read(response, max, false);
-    this.answered();
-    if (body.over) {
-      this.abort.cancel();
-      throw this.failed(
-        new ResponsesError(
-          'model_error',
-          'upstream_response_too_large',
-          `The upstream answer is larger than this server's limit of ${max} bytes for one upstream body; it was not read further.`,
-        ),
-      );
-    }
-    return body.text;
+    const reading =
+      READ_WHOLE in response ? this.readWhole(response as WholeBodyReading, max) : this.read(response, max, false);
+    return reading.then((body) => {
+      this.answered();
+      if (body.over) {
+        this.abort.cancel();
+        throw this.failed(
+          new ResponsesError(
+            'model_error',
+            'upstream_response_too_large',
+            `The upstream answer is larger than this server's limit of ${max} bytes for one upstream body; it was not read further.`,
+          ),
+        );
+      }
+      return body.text;
+    });
   }
 
   /**
@@ -253,12 +254,16 @@ export class UpstreamCall implements UpstreamRequestInit {
   }
 
   /** The whole body through the fetch's own bounded read (`READ_WHOLE`), its failures those of `read`. */
-  private async readWhole(response: WholeBodyReading, max: number): Promise<BoundedText> {
+  private readWhole(response: WholeBodyReading, max: number): Promise<BoundedText> {
+    let reading: Promise<BoundedText>;
     try {
-      return await response[READ_WHOLE](max, this.restartIdle);
+      reading = response[READ_WHOLE](max, this.restartIdle);
     } catch (error) {
-      throw this.readFailure(error);
+      return Promise.reject(this.readFailure(error));
     }
+    return reading.then(undefined, (error: unknown) => {
+      throw this.readFailure(error);
+    });
   }
 
   private readonly restartIdle = () => {

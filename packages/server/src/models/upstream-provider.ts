@@ -125,26 +125,40 @@ export abstract class UpstreamModelProvider implements ModelProvider {
     request: ModelRequest,
     prepare: () => UpstreamExchange | Promise<UpstreamExchange>,
   ): AsyncIterableIterator<ModelPart> {
-    return new ExchangeParts(this.batches(request, prepare));
+    return new ExchangeParts(() => this.open(request, prepare));
   }
 
-  /** The exchange's parts, a batch per read of the answer (non-empty; the whole answer's in one). */
-  private async *batches(
+  /**
+   * The exchange's first batch: a whole answer's parts (the call already closed), or a stream's batches to
+   * come. A whole answer is read by this one async function, not an async generator: a generator's
+   * `next()`, its `yield` (which awaits the batch) and its resumption to end were ~10% of the provider's
+   * own CPU per JSON turn.
+   */
+  private async open(
     request: ModelRequest,
     prepare: () => UpstreamExchange | Promise<UpstreamExchange>,
-  ): AsyncGenerator<ModelPart[], void> {
+  ): Promise<OpenedExchange> {
     const prepared = prepare();
     const exchange = prepared instanceof Promise ? await prepared : prepared;
+    if (exchange.stream) return { parts: NO_PARTS, rest: this.streamed(request, exchange) };
     const call = new UpstreamCall('POST', this.headers, exchange.body, this.limits, this.redactor, request);
     try {
       const response = await call.send(this.fetch, exchange.url);
       if (!response.ok) throw await exchange.httpError(response, call);
-      if (!exchange.stream) {
-        const parts = exchange.answerParts(await call.text(response), call);
-        call.finished = true;
-        if (parts.length > 0) yield parts;
-        return;
-      }
+      const parts = exchange.answerParts(await call.text(response), call);
+      call.finished = true;
+      return { parts, rest: undefined };
+    } finally {
+      call.close();
+    }
+  }
+
+  /** A streamed answer's parts, a batch per read of the answer (each non-empty). */
+  private async *streamed(request: ModelRequest, exchange: UpstreamExchange): AsyncGenerator<ModelPart[], void> {
+    const call = new UpstreamCall('POST', this.headers, exchange.body, this.limits, this.redactor, request);
+    try {
+      const response = await call.send(this.fetch, exchange.url);
+      if (!response.ok) throw await exchange.httpError(response, call);
       const events = exchange.events(call);
       let parts: ModelPart[] = [];
       let broken: ResponsesError | undefined;
@@ -219,17 +233,28 @@ export interface PartReader {
 const NO_PARTS: ModelPart[] = [];
 const ENDED: IteratorResult<ModelPart> = Object.freeze({ done: true, value: undefined });
 
+/** What `open` answers: the first batch, and a stream's batches after it (undefined for a whole answer). */
+interface OpenedExchange {
+  parts: ModelPart[];
+  rest: AsyncGenerator<ModelPart[], void> | undefined;
+}
+
 /**
- * An exchange's parts, one at a time, from its batches (a read of the answer each). As an async iterator
- * every `next()` is a promise; the turn reads it through `READ_PARTS`, which answers the parts of a batch
- * already read without one: an async generator yielding part by part cost a promise and a microtask per
- * part (the provider's own frames were ~5% of an in-process JSON gateway turn).
+ * An exchange's parts, one at a time: the first batch once the exchange is open (a whole answer's parts),
+ * then a stream's batches (a read of the answer each). As an async iterator every `next()` is a promise; the
+ * turn reads it through `READ_PARTS`, which answers the parts of a batch already read without one: an async
+ * generator yielding part by part cost a promise and a microtask per part (the provider's own frames were
+ * ~5% of an in-process JSON gateway turn). The exchange opens at the first read, as a generator would start.
  */
 class ExchangeParts implements AsyncIterableIterator<ModelPart> {
   private batch = NO_PARTS;
   private at = 0;
+  /** Opening (at the first read), then open. */
+  private opening: Promise<OpenedExchange> | undefined;
+  /** A stream's batches to come; undefined before it is open and once there is nothing more to read. */
+  private rest: AsyncGenerator<ModelPart[], void> | undefined;
 
-  constructor(private readonly batches: AsyncGenerator<ModelPart[], void>) {}
+  constructor(private readonly openExchange: () => Promise<OpenedExchange>) {}
 
   [Symbol.asyncIterator](): this {
     return this;
@@ -241,7 +266,13 @@ class ExchangeParts implements AsyncIterableIterator<ModelPart> {
 
   async return(): Promise<IteratorResult<ModelPart>> {
     this.batch = NO_PARTS;
-    await this.batches.return();
+    const opening = this.opening;
+    // Never opened: nothing was sent. Opening: a whole answer closes its call itself; a stream is let go.
+    this.opening ??= Promise.resolve({ parts: NO_PARTS, rest: undefined });
+    if (opening) await opening.then(undefined, () => undefined);
+    const rest = this.rest;
+    this.rest = undefined;
+    await rest?.return();
     return ENDED;
   }
 
@@ -251,14 +282,29 @@ class ExchangeParts implements AsyncIterableIterator<ModelPart> {
 
   private read(): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>> {
     if (this.at < this.batch.length) return { done: false, value: this.batch[this.at++]! };
-    return this.batches.next().then((result) => {
+    if (!this.opening)
+      return (this.opening = this.openExchange()).then((opened) => {
+        this.rest = opened.rest;
+        return this.take(opened.parts);
+      });
+    const rest = this.rest;
+    if (!rest) {
+      this.batch = NO_PARTS;
+      return ENDED;
+    }
+    return rest.next().then((result) => {
       if (result.done) {
+        this.rest = undefined;
         this.batch = NO_PARTS;
         return ENDED;
       }
-      this.batch = result.value;
-      this.at = 0;
-      return this.read();
+      return this.take(result.value);
     });
+  }
+
+  private take(batch: ModelPart[]): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>> {
+    this.batch = batch;
+    this.at = 0;
+    return this.read();
   }
 }
