@@ -10,6 +10,8 @@ import { ChatCompletionsProvider } from '../src/index.js';
 import { nodeFetch, type RunningServer } from '../src/node/index.js';
 import { API_KEY, post, startTestServer, stream } from './harness.js';
 import { modelRequest } from './model-request.js';
+import { toChatRequest } from '../src/models/chat-completions/request.js';
+import type { ItemField } from '@openresponses/types';
 
 /** Per model name: the JSON answer (an object) or the SSE chunks (an array, `[DONE]` added). */
 const ANSWERS: Record<string, unknown> = {};
@@ -200,5 +202,37 @@ describe('an answer the upstream sends at once', () => {
       if (part.delta === 'a') setImmediate(() => (turned = true));
     }
     expect(seen).toEqual(['a before the turn', 'b after the turn', 'c after the turn']);
+  });
+});
+
+describe('the request sent upstream', () => {
+  const user = (content: unknown) => ({ type: 'message', id: 'msg_1', status: 'completed', role: 'user', content });
+  test.each([
+    ['a string', 'Hi there', 'Hi there'],
+    ['one input_text part', [{ type: 'input_text', text: 'Hi there' }], 'Hi there'],
+    [
+      'several text parts, joined',
+      [
+        { type: 'input_text', text: 'Hi ' },
+        { type: 'input_text', text: 'there' },
+      ],
+      'Hi there',
+    ],
+  ])('a user message with %s is a user message of that text', (_, content, text) => {
+    const body = toChatRequest(modelRequest({ items: [user(content)] as ItemField[] }), { upstreamModel: 'up' });
+    expect(body).toEqual({ model: 'up', messages: [{ role: 'user', content: text }] });
+  });
+
+  test("a route's defaults come first; the turn's own fields win", () => {
+    const body = toChatRequest(modelRequest({ temperature: 0.5 }), {
+      upstreamModel: 'up',
+      defaults: { temperature: 0.1, stop: ['END'], model: 'never' },
+    });
+    expect(body).toEqual({
+      temperature: 0.5,
+      stop: ['END'],
+      model: 'up',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
   });
 });
