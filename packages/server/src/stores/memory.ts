@@ -1,5 +1,4 @@
 import type { ItemField } from '@openresponses/types';
-import { LRUCache } from 'lru-cache';
 import {
   forEachItem,
   StoreEntryTooLargeError,
@@ -8,6 +7,7 @@ import {
   type StoredResponse,
   type StoredResponseText,
 } from './contract.js';
+import { UseOrder, type UseOrderEntry } from './use-order.js';
 
 /** What `new InMemoryResponseStore(options)` takes. */
 export interface InMemoryStoreOptions {
@@ -95,7 +95,7 @@ const keptBytes = (kept: Kept) =>
 const textOf = (kept: Kept) =>
   typeof kept === 'string' ? kept : kept instanceof Latin1Bytes ? kept.bytes.toString('latin1') : decoder.decode(kept);
 
-interface Entry {
+interface Entry extends UseOrderEntry {
   id: string;
   owner: string;
   /** The snapshot's response and input as JSON (see `LONGEST_STRING`): reads parse a fresh copy. */
@@ -117,11 +117,10 @@ const parse = (entry: Entry): StoredResponse => ({
 
 /**
  * The default store, in this process's memory: bounded by entry count and by approximate bytes (least
- * recently used evicted first), with entries unused for `ttlMs` expiring. Built on `lru-cache`, which
- * measured as fast as our own use-order queue (bench/store.bench.ts) and brings byte budgets with it.
+ * recently used evicted first), with entries unused for `ttlMs` expiring (see `UseOrder`).
  */
 export class InMemoryResponseStore implements ResponseStore {
-  private readonly entries: LRUCache<string, Entry>;
+  private readonly entries: UseOrder<Entry>;
   /**
    * Owner -> item id -> the response that holds it (for `item_reference`). Scoped by owner: input items
    * keep the ids clients give them, so two tenants can store the same id.
@@ -140,22 +139,19 @@ export class InMemoryResponseStore implements ResponseStore {
   private heapTextBytes = 0;
 
   constructor(options: InMemoryStoreOptions = {}) {
-    const now = options.now;
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
     this.maxHeapTextBytes = options.maxHeapTextBytes ?? 64 * 1024 * 1024;
-    this.entries = new LRUCache<string, Entry>({
-      max: options.maxEntries ?? 10_000,
-      maxSize: this.maxBytes,
-      sizeCalculation: (entry) => entry.size,
-      ttl: options.ttlMs ?? 60 * 60 * 1000,
-      updateAgeOnGet: true,
-      ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
-      dispose: (entry, id) => {
+    this.entries = new UseOrder<Entry>({
+      maxEntries: options.maxEntries ?? 10_000,
+      maxBytes: this.maxBytes,
+      ttlMs: options.ttlMs ?? 60 * 60 * 1000,
+      now: options.now ?? (() => performance.now()),
+      dropped: (entry) => {
         this.heapTextBytes -= entry.heapTextBytes;
         if (this.unindexed.delete(entry)) return;
         const owned = this.items.get(entry.owner);
         if (!owned) return;
-        for (const itemId of entry.itemIds) if (owned.get(itemId) === id) owned.delete(itemId);
+        for (const itemId of entry.itemIds) if (owned.get(itemId) === entry.id) owned.delete(itemId);
         if (owned.size === 0) this.items.delete(entry.owner);
       },
     });
@@ -168,7 +164,7 @@ export class InMemoryResponseStore implements ResponseStore {
 
   /** Bytes held now, as counted against `maxBytes`. */
   get bytes(): number {
-    return this.entries.calculatedSize;
+    return this.entries.bytes;
   }
 
   /** The stored response `id` of `owner`, or undefined. */
@@ -219,7 +215,7 @@ export class InMemoryResponseStore implements ResponseStore {
 
   async put(entry: StoredResponse, owner: string, text?: StoredResponseText): Promise<boolean> {
     const id = entry.response.id;
-    const current = this.entries.get(id, { updateAgeOnGet: false });
+    const current = this.entries.get(id, false);
     if (current && (current.owner !== owner || current.status === 'cancelled')) return false;
     this.write(entry, owner, text);
     return true;
@@ -236,7 +232,7 @@ export class InMemoryResponseStore implements ResponseStore {
     const next = change(parse(entry));
     if (!next) return parse(entry);
     this.write(next, owner);
-    const written = this.entries.get(id, { updateAgeOnGet: false });
+    const written = this.entries.get(id, false);
     return written && parse(written);
   }
 
@@ -289,8 +285,11 @@ export class InMemoryResponseStore implements ResponseStore {
       itemIds,
       size,
       heapTextBytes,
+      used: 0,
+      older: undefined,
+      newer: undefined,
     };
-    this.entries.set(id, kept);
+    this.entries.set(kept);
     this.heapTextBytes += heapTextBytes;
     this.unindexed.add(kept);
   }
