@@ -168,6 +168,42 @@ async function startServerProcess(args: string[], urlOf: (line: string) => strin
  * 0.84x hold idle, against a83c13e's idle figures store:false would be ~131 µs against a 1.5x bound of 125
  * (bare 83) and stored ~166 against 144 (bare 96): the lead's idle run on the final commit decides.
  */
+/*
+ * Profile note (issue 35, seventh session, 2026-11-29 00:15-01:30 UTC, load average 4-19 from the other
+ * sessions' work). `--cpu-prof` of the built CLI on aa9b58b under this bench's loader (35,015 JSON store:false
+ * requests, load 4.4), self time a request with the profiler on (~600 µs a request profiled against ~280
+ * unprofiled: shares carry over, µs do not). The provider's and the upstream call's files together:
+ * node/http-fetch 9.4, models/upstream-provider 5.1, chat-completions/request 4.6, chat-completions/provider
+ * 4.2, models/upstream-call 3.2, chat-completions/response 2.8, responses/context 1.6: ~31 µs profiled, ~5% of
+ * the request, ~15 µs unprofiled. At zero they would not take 1.49x (283 against 190 µs idle) to 1.35x (256
+ * µs): that needs ~27 µs. The largest single frames are the floor's own work, run cold beside a turn: the
+ * answer's JSON.stringify (16 µs profiled; 6-9 µs for the same 1,050-byte object in a tight loop at that
+ * load) and JSON.parse of the 330-byte completion (parseUpstreamJson 8-9 µs; 2.6-3.0 µs in a tight loop),
+ * then Node's http client (addRequest, ClientRequest, socketOnData, the agent's free listener: ~30 µs).
+ *
+ * Cuts of this session, each measured in one process against aa9b58b's build, interleaved rounds:
+ * - The JSON exchange in one async function instead of an async generator, and the whole-body read as chained
+ *   promises (UpstreamModelProvider.open, UpstreamCall.text): provider.generate over a canned completion,
+ *   11.50 -> 10.52 µs a call (median per-round 0.926, 15 rounds, load 11.4); whole service.handle turns over
+ *   the same canned answer 33.9 -> 31.8 µs (0.958, 21 rounds, load 10.8).
+ * - nodeFetch's header list: `concat` took V8's generic path (1.25-1.76 µs); a slice and a push 0.31-0.50.
+ * - toChatRequest without route defaults as one literal, one-part text as its string: 168 -> 51 ns a call.
+ * The provider with the first and third (canned fetch, 21 rounds, load 17.4): 7.97 -> 6.94 µs a call,
+ * median per-round 0.858 (0.58-1.38). Callgrind of the same loop (instrumentation switched on for 5,000 or
+ * 20,000 calls) read 52-95 thousand instructions a call for either build, run to run: V8's background
+ * threads and the switching cost more than the difference, so no instruction figure is given.
+ * Over HTTP (both built CLIs in front of one stub, 15 interleaved rounds of 2 s) the rounds spread 0.52x-1.50x
+ * at load 15-19: no figure; the lead's idle run decides.
+ * Measured and not done: one timer for the call's idle and deadline bounds (the two timers are ~1.0 of the
+ * ~1.4 µs an UpstreamCall lives in a tight loop; one saves ~0.5 µs but needs a clock read and a deadline check
+ * per event); `on` instead of `once` for the body's listeners (no difference); completionParts without the
+ * chunk translator (0.6 µs a call in all).
+ * The 1 MiB stored turn's rope (server.bench.ts): the input's JSON made item by item, so that no rope is
+ * flattened, costs more than the flatten it saves (945 items, one process, load 6.4: JSON.stringify of the
+ * array 3.37 ms, + the Latin-1 test that flattens it 4.24, + the Latin-1 copy 5.10; per item, stringify and
+ * test 5.93, into one Latin-1 buffer 7.16): a JSON.stringify call per item costs more than one pass over
+ * its bytes. Not done.
+ */
 export async function run(): Promise<void> {
   const stub = await startStub();
   const here = path.dirname(fileURLToPath(import.meta.url));
