@@ -192,8 +192,10 @@ async function startServerProcess(args: string[], urlOf: (line: string) => strin
  * median per-round 0.858 (0.58-1.38). Callgrind of the same loop (instrumentation switched on for 5,000 or
  * 20,000 calls) read 52-95 thousand instructions a call for either build, run to run: V8's background
  * threads and the switching cost more than the difference, so no instruction figure is given.
- * Over HTTP (both built CLIs in front of one stub, 15 interleaved rounds of 2 s) the rounds spread 0.52x-1.50x
- * at load 15-19: no figure; the lead's idle run decides.
+ * Over HTTP (aa9b58b's built CLI and this session's in front of one stub, interleaved rounds of 2 s, CPU from
+ * /proc, load 15-19): JSON store:false medians of the per-round ratio 0.82 and 0.90 (15 and 11 rounds; rounds
+ * 0.52-1.50), stored 1.02 (11 rounds, 0.56-1.83; with ref-server's store change beside): more than the cuts
+ * sum to one way and less the other, so the machine, not the code: the lead's idle run decides.
  * Measured and not done: one timer for the call's idle and deadline bounds (the two timers are ~1.0 of the
  * ~1.4 µs an UpstreamCall lives in a tight loop; one saves ~0.5 µs but needs a clock read and a deadline check
  * per event); `on` instead of `once` for the body's listeners (no difference); completionParts without the
