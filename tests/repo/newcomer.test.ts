@@ -29,7 +29,10 @@ afterAll(() => spawn('rm', ['-rf', work], { detached: true, stdio: 'ignore' }).u
  * The environment of a newcomer's shell (a consumer's: none of the variables npm, turbo and vitest set for
  * this test). The clone's builds use this checkout's turbo cache: `npm test` has built every package of this
  * commit before this test (they are its devDependencies), and the same inputs build the same outputs; a cold
- * build of every package adds about 4 minutes on a loaded 2-core machine.
+ * build of every package adds about 4 minutes on a loaded 2-core machine. That needs the same task hashes in
+ * the clone, which has generated its code and synced its documents by then, as in `npm test`, which hashed
+ * every task before writing either: turbo.json keys them by what determines them (the manifest's sha256s and
+ * the generator, through `//#generate`), never by the files themselves.
  */
 const env: NodeJS.ProcessEnv = { ...consumerEnv, TURBO_CACHE_DIR: turboCache() };
 
@@ -55,6 +58,17 @@ function run(step: string, command: string, cwd = clone): string {
   } finally {
     timings[step] = Math.round(performance.now() - started);
   }
+}
+
+/**
+ * Each task `npm run build` would run in the clone, with the hash turbo keys its cache by. Turbo hashes every
+ * task's inputs before it runs any: a file that the run itself writes (generated code, synced documents) must
+ * not be an input, or the hashes `npm test` computed on its fresh checkout are never those of a later build.
+ */
+function buildHashes(step: string): Record<string, string> {
+  const plan = run(step, 'npx turbo run build --dry=json');
+  const { tasks } = JSON.parse(plan.slice(plan.indexOf('{'))) as { tasks: Array<{ taskId: string; hash: string }> };
+  return Object.fromEntries(tasks.map((task) => [task.taskId, task.hash]));
 }
 
 /** `npm start` in its own process group, until the demo's last line; answers the output so far and a stop. */
@@ -118,6 +132,7 @@ test('a newcomer runs the README as written: clone, npm ci, the CLIs, npm start,
   run('npm ci', 'npm ci --prefer-offline --no-audit --no-fund');
   // Right after npm ci, before any build: the bin shims run the sources (generating what they need first).
   expect(existsSync(path.join(clone, 'packages/server/dist'))).toBe(false);
+  const freshHashes = buildHashes('turbo run build --dry=json (fresh clone)');
   expect(run('npx openresponses-server --version (sources)', 'npx openresponses-server --version').trim()).toBe(
     version,
   );
@@ -154,6 +169,9 @@ test('a newcomer runs the README as written: clone, npm ci, the CLIs, npm start,
     started.stop();
   }
 
+  // The clone has generated its code and synced its documents by now (npm start): the builds' hashes are still
+  // those of the fresh clone, so the builds of `npm test` serve this one.
+  expect(buildHashes('turbo run build --dry=json (after npm start)')).toEqual(freshHashes);
   const packed = run('npm run pack (build, then pack)', 'npm run pack');
   expect(run('npx openresponses-server --version (built)', 'npx openresponses-server --version').trim()).toBe(version);
   const zodLine = new RegExp(`^ {4}(npm install \\S*openresponses-zod-${version}\\.tgz .*)$`, 'm').exec(packed)?.[1];
