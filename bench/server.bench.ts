@@ -118,6 +118,50 @@ const heapMb = () => {
  * under 1.5 µs each, or a faster `JSON.stringify` (Node 20's V8 has no fast path; later V8s do). Neither
  * is one cut.
  */
+/*
+ * Profile note (issue 35, seventh session, 2026-11-29 00:15-01:20 UTC, main at aa9b58b, load 5-19 from four
+ * sessions at once): what the exchange costs, counted rather than sampled. The built reference server and a
+ * bare `node:http` server (this bench's, sending the reference's 1,070 bytes) each in a process of its own
+ * under this bench's loader.
+ *
+ * Syscalls (`strace -f -c` of each server, 3 s under 32 connections): bare 12,373 writev and 12,452 read for
+ * 12,373 requests, reference 5,947 writev and 5,995 read for 5,947: one read and one writev a request each,
+ * no other write, no timer syscall; epoll_pwait 0.36 a request (bare) against 0.08 (the busier reference
+ * server finds more sockets ready per wake-up). Voluntary context switches a request (/proc): bare
+ * 0.53-0.67, reference 0.12-0.20. The answers differ only in their head: the reference sends four headers of
+ * its own (content-type, x-request-id, the overhead header, content-length) beside Node's Date, Connection
+ * and Keep-Alive; the bare one content-type and a chunked body. Both go out in the one writev.
+ *
+ * User-space instructions a response (callgrind, steady state: instrumented for 30 s in the middle of one
+ * loader run of 8 connections, responses counted by `StreamBase::Writev` calls; JIT frames named through
+ * `--perf-basic-prof`'s map): bare 69.6k; bare plus what our adapter does around the exchange without a turn
+ * (an async handler, a `close` listener, an x-request-id of 16 random bytes, the overhead and length
+ * headers, `JSON.parse` of the body) 90.0k; reference 231k-235k. So Node's exchange costs the reference
+ * server about what it costs the bare one (the extra ~20k is the work the bare server skips), and ~145k a
+ * request (62%) is ours. The sixth note's "81 against 17 µs, writev 46 against 5.5" was the CPU profiler's
+ * wall time: a sample taken while the server is switched out in `writev` is charged to it.
+ *
+ * Where the reference's 235k go (self instructions, a response): `JSON.stringify` of the response and its
+ * input 57.8k (25%: two calls; `SerializeString` 29k of it, 47 strings at ~380 instructions each, ~19 a
+ * character, then per object a `toJSON` lookup and per property `FastPropertyAt`: V8 11.3's serializer has
+ * no fast path, later V8s do); `Object.assign` 8.3k (the provider request's copy 5.7k: cut, 0.68 -> 0.05 µs);
+ * promise machinery ~11k (microtasks, fulfil, then, await); GC on the main thread 8.4k (more on V8's
+ * threads); the output meter's `jsonBytes` 6.6k (three parts); `randomId` ~4k (17 string additions an id)
+ * and flattening those ropes 2.8k; the header checks' two regular expressions 2.4k (Node validates every
+ * header given to `writeHead`); lru-cache ~1k (replaced by the store's own use order: 2.28 -> 1.92 µs a put
+ * at the bound, 0.91x, load 14.6); Node's HTTP JavaScript ~10k; the rest under 1.5k a function.
+ * In one process (`service.handle`, stored JSON turn, 5,000 turns after 20,000, callgrind main thread):
+ * aa9b58b 179.5k, with the store's own use order 159.1k, with the provider request's copy 159.0k (lru-cache's
+ * cached clock re-arms a timer whenever a millisecond has passed, which under callgrind's slowness is every
+ * call, so the 20k overstates what it saves at full speed). Over HTTP after both (14961d4, same method, a
+ * window that caught a mark-compact, so only per function): `Object.assign` 8.3k -> 2.7k, the store's use
+ * order 0.4k against lru-cache's 1.0k, `JSON.stringify` unchanged at 57.8k.
+ *
+ * What 0.8x asks (idle: ~81 µs a request against ~98): ~17 µs, ~47k instructions less a request. Only
+ * `JSON.stringify` is that large; the rest is ~30 pieces under 2.5% each. A serializer of our own was 22%
+ * slower on the live responses in the sixth session; one specialised to `ResponseResource`'s known keys
+ * (key literals without escape checks, values checked by one native regular expression) was not tried here.
+ */
 export async function run(): Promise<void> {
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
   const reference = await startServer({ store, warn: () => {} });
