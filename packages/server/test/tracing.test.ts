@@ -31,6 +31,8 @@ async function startTracedCli(receiver: OtlpReceiver, env: Record<string, string
   const cli = await startCli(['--port', '0', '--api-key', KEY, '--chat-completions-url', upstream.baseUrl, ...args], {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    // Spans in the default protocol, through the CLI's own exporter (node/otlp-span-export.ts); metrics in JSON.
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
     OTEL_SERVICE_NAME: 'tracing-test',
     OPENRESPONSES_CHAT_COMPLETIONS_API_KEY: UPSTREAM_KEY,
     ...env,
@@ -72,7 +74,7 @@ const only = (spans: ReceivedSpan[], predicate: (span: ReceivedSpan) => boolean)
   return found[0]!;
 };
 
-describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
+describe("traces from the CLI over OTLP/HTTP (http/protobuf, the CLI's own exporter)", () => {
   let receiver: OtlpReceiver;
   let spans: ReceivedSpan[];
   let stdout: string;
@@ -148,6 +150,9 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     socket.close();
     await stop(cli.child);
     spans = receiver.spans();
+    expect(new Set(receiver.requests.filter((r) => r.path === '/v1/traces').map((r) => r.contentType))).toEqual(
+      new Set(['application/x-protobuf']),
+    );
     stdout = cli.stdout();
     expect(stdout).toContain(`OpenTelemetry: spans and metrics over OTLP http/json to ${receiver.url}`);
   });
@@ -311,7 +316,7 @@ describe('traces from the CLI over OTLP/HTTP (http/json)', () => {
     // The prompt words, the tool output, the keys.
     for (const secret of [SECRET_WORD, 'temperature', KEY, UPSTREAM_KEY]) expect(exported).not.toContain(secret);
     // Failures are still told: the exception event names the spec error type and code, not its words.
-    const messages = [...exported.matchAll(/"exception\.message","value":\{"stringValue":"([^"]*)"/g)].map((m) => m[1]);
+    const messages = spans.flatMap((span) => span.events.map((event) => event.attributes['exception.message']));
     expect(messages).toContain('invalid_request: upstream_rejected_request');
     for (const span of spans)
       expect(Object.keys(span.attributes).filter((name) => /messages|instructions/.test(name))).toEqual([]);
@@ -380,10 +385,12 @@ describe('the same environment, other settings', () => {
 
   test('content capture opted in: the prompt, the instructions and the completion are on the GenAI span; text log lines hold none of it', async () => {
     receiver.requests.length = 0;
-    const cli = await startTracedCli(receiver, { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' }, [
-      '--log-format',
-      'text',
-    ]);
+    // Spans over http/json: the SDK's exporter, as before the CLI's own (which the other tests use).
+    const env = {
+      OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+    };
+    const cli = await startTracedCli(receiver, env, ['--log-format', 'text']);
     const answer = await post(cli.url, {
       model: 'openresponses-deterministic',
       instructions: 'Be brief.',
@@ -391,6 +398,7 @@ describe('the same environment, other settings', () => {
     });
     const { output } = (await answer.json()) as { output: Array<{ content: Array<{ text: string }> }> };
     await stop(cli.child);
+    expect(receiver.requests.find((r) => r.path === '/v1/traces')?.contentType).toBe('application/json');
     const turn = only(receiver.spans(), (s) => s.name === 'chat openresponses-deterministic');
     expect(JSON.parse(String(turn.attributes['gen_ai.system_instructions']))).toEqual([
       { type: 'text', content: 'Be brief.' },

@@ -20,4 +20,11 @@ export {
   telemetryEnvironmentProblem,
   type TelemetryOptions as TelemetrySdkOptions,
 } from './telemetry-sdk.js';
+export {
+  OtlpSpanExport,
+  ownSpanExportSettings,
+  type SpanExportCounts,
+  type SpanExportSettings,
+} from './otlp-span-export.js';
+export { type EndedSpans, OwnTracerProvider, type SpanSampler } from './own-tracer.js';
 export { readTenantsFile } from './tenants-file.js';

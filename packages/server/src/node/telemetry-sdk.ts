@@ -1,11 +1,14 @@
 // The OpenTelemetry Node SDK for the CLI. The library itself depends only on @opentelemetry/api (a no-op
 // until an SDK is registered, so an embedding app keeps control); the CLI registers the SDK when the
 // standard environment asks for it, and loads it only then. The SDK and its exporters are optional peer
-// dependencies (67 MB with gRPC): installed by whoever asks for telemetry, named when missing.
+// dependencies (67 MB with gRPC): installed by whoever asks for telemetry, named when missing. Spans over
+// OTLP http/protobuf (the default) go through our own processor and encoder (./otlp-span-export.ts).
 import { ProxyTracerProvider, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
 import { recordOwnMetrics } from '../telemetry/aggregation.js';
 import { HEAD_SAMPLED, type HeadSampler, sampleAtHead } from '../telemetry/head-sampling.js';
+import { OwnTracerProvider, ownTracerAllowed } from './own-tracer.js';
+import { OtlpSpanExport, ownSpanExportSettings, type SpanExportCounts } from './otlp-span-export.js';
 import { ownMetricProducer, readingOwnMetrics } from './own-metrics.js';
 
 /** Every optional OpenTelemetry package the CLI may load, for one install line. */
@@ -169,6 +172,11 @@ export interface Telemetry {
   readonly plan: TelemetryPlan;
   /** True when an SDK was registered (spans or metrics go somewhere). */
   readonly started: boolean;
+  /**
+   * What the CLI's own span export has sent, dropped and lost so far (see `ownSpanExportSettings`); undefined
+   * when the SDK's exporter sends the spans (another protocol or setting) or no spans are exported.
+   */
+  spanExport(): SpanExportCounts | undefined;
   /** Exports what is buffered and stops (at most `timeoutMs`, default 5 s: a dead collector never holds up an exit). */
   shutdown(timeoutMs?: number): Promise<void>;
 }
@@ -184,7 +192,7 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   const plan = telemetryPlan(env);
   const extra = plan.disabled ? [] : (options.metricReaders ?? []);
   if (!plan.traces && !plan.otlpMetrics && !plan.consoleMetrics && extra.length === 0)
-    return { plan, started: false, shutdown: async () => {} };
+    return { plan, started: false, spanExport: () => undefined, shutdown: async () => {} };
   const purpose = plan.traces || plan.otlpMetrics || plan.consoleMetrics ? 'OTEL_* telemetry' : 'GET /metrics';
   const [{ NodeSDK, tracing: traceSdk }, metricsSdk, resources] = await Promise.all([
     loadOptional('@opentelemetry/sdk-node', purpose, () => import('@opentelemetry/sdk-node')),
@@ -207,26 +215,49 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   if (extra.every(readingOwnMetrics)) recordOwnMetrics();
   readers.push(...(extra as MetricReader[]));
   const sampling = plan.traces ? traceSampling(env, traceSdk) : undefined;
+  // OTLP http/protobuf spans through our own processor (each span encoded as it ends), else the SDK's.
+  const spanSettings = plan.traces ? ownSpanExportSettings(env) : undefined;
+  const spanExport =
+    spanSettings && new OtlpSpanExport(spanSettings, (message) => console.warn(`openresponses-server: ${message}`));
   const named = isSet(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+  const serviceName = named ? undefined : (options.serviceName ?? 'openresponses-server');
+  // Not the SDK's process detector: its process.command_args would export the command line, keys included
+  // (--api-key). The process's id and runtime instead; OTEL_NODE_RESOURCE_DETECTORS still chooses when set.
+  const ownDetection = !isSet(env.OTEL_NODE_RESOURCE_DETECTORS);
+  const resourceDetectors = [resources.envDetector, resources.hostDetector];
+  const resource = resources.defaultResource().merge(
+    resources.resourceFromAttributes({
+      'process.pid': process.pid,
+      'process.runtime.name': 'nodejs',
+      'process.runtime.version': process.versions.node,
+    }),
+  );
+  // Spans through the own tracer too (./own-tracer.ts) when nothing asks for what only the SDK's does.
+  const ownTracer =
+    spanExport && sampling && ownDetection && ownTracerAllowed(env)
+      ? new OwnTracerProvider(
+          spanExport,
+          // The resource as the SDK builds its own (below): detected, then service.name.
+          resource
+            .merge(resources.detectResources({ detectors: resourceDetectors }))
+            .merge(
+              serviceName === undefined ? null : resources.resourceFromAttributes({ 'service.name': serviceName }),
+            ),
+          sampling.sampler,
+        )
+      : undefined;
   const sdk = new NodeSDK({
-    serviceName: named ? undefined : (options.serviceName ?? 'openresponses-server'),
-    // Not the SDK's process detector: its process.command_args would export the command line, keys included
-    // (--api-key). The process's id and runtime instead; OTEL_NODE_RESOURCE_DETECTORS still chooses when set.
-    ...(isSet(env.OTEL_NODE_RESOURCE_DETECTORS)
-      ? {}
-      : {
-          resourceDetectors: [resources.envDetector, resources.hostDetector],
-          resource: resources.defaultResource().merge(
-            resources.resourceFromAttributes({
-              'process.pid': process.pid,
-              'process.runtime.name': 'nodejs',
-              'process.runtime.version': process.versions.node,
-            }),
-          ),
-        }),
+    serviceName,
+    ...(ownDetection ? { resourceDetectors, resource } : {}),
     // Without a traces exporter asked for, no tracer provider is registered (spans stay no-ops), and no
-    // propagator either.
-    spanProcessors: plan.traces ? undefined : [],
+    // propagator either. With the own tracer, the SDK registers none: the own one is registered below.
+    spanProcessors: plan.traces
+      ? ownTracer
+        ? []
+        : spanExport
+          ? [spanExport as unknown as SpanProcessor]
+          : undefined
+      : [],
     // The environment's sampler, recording what the head sampler decided to record (see traceSampling).
     sampler: sampling?.sampler,
     // Never a context manager: the server passes each span's parent explicitly (telemetry/tracing.ts), and
@@ -240,19 +271,22 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   });
   const before = registeredTracerProvider();
   sdk.start();
+  if (ownTracer) trace.setGlobalTracerProvider(ownTracer);
   // The head sampler decides for the provider this SDK registered (not for one registered before it).
   const registered = registeredTracerProvider();
   if (sampling && registered !== before) sampleAtHead(registered, sampling.head);
   return {
     plan,
     started: true,
+    spanExport: () => spanExport?.counted(),
     shutdown: (timeoutMs = 5000) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, timeoutMs);
         timer.unref?.();
       });
-      return Promise.race([sdk.shutdown().catch(() => {}), late]).finally(() => clearTimeout(timer));
+      const stopped = Promise.all([sdk.shutdown().catch(() => {}), ownTracer?.shutdown().catch(() => {})]);
+      return Promise.race([stopped.then(() => {}), late]).finally(() => clearTimeout(timer));
     },
   };
 }
@@ -264,6 +298,7 @@ function registeredTracerProvider() {
 }
 
 type TraceSdk = typeof import('@opentelemetry/sdk-node')['tracing'];
+type SpanProcessor = InstanceType<TraceSdk['BatchSpanProcessor']>;
 /** The SDK's `Sampler` (named through sdk-node, the optional peer dependency that carries it). */
 type Sampler = ConstructorParameters<TraceSdk['ParentBasedSampler']>[0]['root'];
 

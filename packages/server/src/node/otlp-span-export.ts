@@ -1,0 +1,251 @@
+// The CLI's span export over OTLP http/protobuf (the default protocol), in place of the SDK's batch processor
+// and exporter: a span processor that encodes each sampled span as it ends (telemetry/otlp-protobuf.ts) and
+// POSTs a batch every OTEL_BSP_MAX_EXPORT_BATCH_SIZE spans or OTEL_BSP_SCHEDULE_DELAY ms. Bounded: at most
+// OTEL_BSP_MAX_QUEUE_SIZE spans and MAX_QUEUE_BYTES waiting, one export in flight, each within its timeout;
+// past that spans are dropped and counted. A turn never waits for it, and nothing it meets fails one.
+// Settings it does not implement (compression, client certificates, another protocol or exporter) keep the
+// SDK's path (`ownSpanExportSettings`). Measured in bench/telemetry.bench.ts (profile note).
+import { request as httpRequest, Agent as HttpAgent } from 'node:http';
+import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import { TraceFlags } from '@opentelemetry/api';
+import { type EncodableSpan, SpanBatch } from '../telemetry/otlp-protobuf.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where and how spans are sent; from the environment by `ownSpanExportSettings`. */
+export interface SpanExportSettings {
+  /** The OTLP traces endpoint (`…/v1/traces`). */
+  url: URL;
+  headers: Readonly<Record<string, string>>;
+  /** Each export's whole exchange, in ms. */
+  timeoutMs: number;
+  /** Spans waiting at most (the batch being written and those waiting to be sent). */
+  maxQueueSpans: number;
+  /** Encoded bytes waiting at most. */
+  maxQueueBytes: number;
+  /** Spans per export request at most. */
+  maxBatchSpans: number;
+  /** How long a batch waits for more spans before it is sent, in ms. */
+  scheduleDelayMs: number;
+}
+
+/** Bytes of encoded spans waiting at most (a span with captured content can be large): 16 MiB. */
+export const MAX_QUEUE_BYTES = 16 * 1024 * 1024;
+/** Bytes of one request body at most: 4 MiB (a collector's common limit); a batch is sent when it reaches it. */
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+/** Bytes of a collector's answer read at most (its body is not used). */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+const isSet = (text: string | undefined): text is string => text !== undefined && text.trim() !== '';
+const positive = (text: string | undefined, otherwise: number): number => {
+  const value = Number(text);
+  return isSet(text) && Number.isFinite(value) && value > 0 ? value : otherwise;
+};
+/** `key=value,…` with URL-encoded parts, as the SDK reads OTEL_EXPORTER_OTLP_HEADERS. */
+const headersOf = (text: string | undefined): Record<string, string> => {
+  const headers: Record<string, string> = {};
+  for (const entry of (text ?? '').split(',')) {
+    const equals = entry.indexOf('=');
+    if (equals <= 0) continue;
+    try {
+      const key = decodeURIComponent(entry.slice(0, equals).trim());
+      const value = decodeURIComponent(entry.slice(equals + 1).trim());
+      if (key && value) headers[key] = value;
+    } catch {
+      // The SDK skips an entry it cannot decode; so do we.
+    }
+  }
+  return headers;
+};
+
+/**
+ * The settings of our own span export when the environment asks for OTLP traces over http/protobuf with
+ * nothing it does not implement; undefined to keep the SDK's exporter: another protocol (http/json, grpc),
+ * another exporter beside or instead of `otlp`, compression, client certificates, or
+ * `OPENRESPONSES_OTEL_SPAN_EXPORT=sdk`. Reads the SDK's variables with its defaults.
+ */
+export function ownSpanExportSettings(env: Env): SpanExportSettings | undefined {
+  if (env.OPENRESPONSES_OTEL_SPAN_EXPORT?.trim().toLowerCase() === 'sdk') return undefined;
+  const exporters = env.OTEL_TRACES_EXPORTER?.split(',').map((name) => name.trim().toLowerCase());
+  if (exporters !== undefined && exporters.join(',') !== 'otlp' && exporters.join(',') !== '') return undefined;
+  const either = (name: string) => {
+    const own = env[`OTEL_EXPORTER_OTLP_TRACES_${name}`];
+    return isSet(own) ? own.trim() : env[`OTEL_EXPORTER_OTLP_${name}`]?.trim() || undefined;
+  };
+  if ((either('PROTOCOL') ?? 'http/protobuf').toLowerCase() !== 'http/protobuf') return undefined;
+  const compression = either('COMPRESSION')?.toLowerCase();
+  if (compression !== undefined && compression !== 'none') return undefined;
+  if (either('CERTIFICATE') || either('CLIENT_KEY') || either('CLIENT_CERTIFICATE')) return undefined;
+  const own = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const general = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const endpoint = own || (general ? `${general.endsWith('/') ? general : `${general}/`}v1/traces` : undefined);
+  if (endpoint !== undefined && !URL.canParse(endpoint)) return undefined;
+  const url = new URL(endpoint ?? 'http://localhost:4318/v1/traces');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const maxQueueSpans = positive(env.OTEL_BSP_MAX_QUEUE_SIZE, 2048);
+  return {
+    url,
+    headers: { ...headersOf(env.OTEL_EXPORTER_OTLP_HEADERS), ...headersOf(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) },
+    timeoutMs: Math.min(positive(either('TIMEOUT'), 10_000), positive(env.OTEL_BSP_EXPORT_TIMEOUT, 30_000)),
+    maxQueueSpans,
+    maxQueueBytes: MAX_QUEUE_BYTES,
+    // The SDK's rule: a batch never larger than the queue.
+    maxBatchSpans: Math.min(positive(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 512), maxQueueSpans),
+    scheduleDelayMs: positive(env.OTEL_BSP_SCHEDULE_DELAY, 5000),
+  };
+}
+
+/** What the export has done so far, in spans. */
+export interface SpanExportCounts {
+  /** Sent and answered with a 2xx. */
+  exported: number;
+  /** Dropped at the queue's bounds (spans or bytes) before any export. */
+  dropped: number;
+  /** Lost in an export that failed (no answer in time, refused, not 2xx, or its connection gone). */
+  failed: number;
+  /** Waiting to be sent. */
+  queued: number;
+}
+
+/**
+ * A span processor (the SDK's `SpanProcessor` contract, typed here without it) exporting sampled spans as
+ * OTLP http/protobuf. `onProblem` hears the first failure after a success (no more until one succeeds again).
+ */
+export class OtlpSpanExport {
+  private batch = new SpanBatch();
+  private readonly waiting: SpanBatch[] = [];
+  private queuedSpans = 0;
+  private queuedBytes = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private sending: Promise<void> | undefined;
+  private stopped = false;
+  private failing = false;
+  private readonly counts = { exported: 0, dropped: 0, failed: 0 };
+  private readonly agent: HttpAgent;
+
+  constructor(
+    /** Where and how it sends (`ownSpanExportSettings`). */
+    readonly settings: SpanExportSettings,
+    private readonly onProblem: (message: string) => void = () => {},
+  ) {
+    const options = { keepAlive: true, maxSockets: 1 };
+    this.agent = settings.url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+  }
+
+  /** Nothing: a span is encoded when it ends. */
+  onStart(): void {}
+
+  /** Encodes a sampled span into the batch being written (or drops and counts it past the bounds); never throws. */
+  onEnd(span: EncodableSpan): void {
+    if (this.stopped || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+    if (this.queuedSpans >= this.settings.maxQueueSpans || this.queuedBytes >= this.settings.maxQueueBytes) {
+      this.counts.dropped++;
+      return;
+    }
+    this.queuedBytes += this.batch.add(span);
+    this.queuedSpans++;
+    if (this.batch.spans >= this.settings.maxBatchSpans || this.batch.bytes >= MAX_BATCH_BYTES) this.seal();
+    else if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.seal(), this.settings.scheduleDelayMs);
+      this.timer.unref();
+    }
+  }
+
+  /** What it has sent, dropped and lost so far, and what waits. */
+  counted(): SpanExportCounts {
+    return { ...this.counts, queued: this.queuedSpans };
+  }
+
+  /** Sends every span ended so far; settles when each export has been answered or has failed. */
+  async forceFlush(): Promise<void> {
+    this.seal();
+    while (this.sending) await this.sending;
+  }
+
+  /** Sends what waits, then takes no more spans and closes its connection. */
+  async shutdown(): Promise<void> {
+    await this.forceFlush();
+    this.stopped = true;
+    this.agent.destroy();
+  }
+
+  /** Moves the batch being written to the ones waiting, and starts sending if nothing is in flight. */
+  private seal(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.batch.spans > 0) {
+      this.waiting.push(this.batch);
+      this.batch = new SpanBatch();
+    }
+    if (this.sending === undefined && this.waiting.length > 0) this.sending = this.sendWaiting();
+  }
+
+  private async sendWaiting(): Promise<void> {
+    for (let batch = this.waiting.shift(); batch !== undefined; batch = this.waiting.shift()) {
+      let sent = false;
+      try {
+        // A resource's detectors may still be settling (the SDK's batch processor waits for them too).
+        for (const resource of batch.resources()) {
+          const pending = resource as { asyncAttributesPending?: boolean; waitForAsyncAttributes?(): Promise<void> };
+          if (pending.asyncAttributesPending) await pending.waitForAsyncAttributes?.();
+        }
+        await this.post(batch.request());
+        sent = true;
+      } catch (error) {
+        if (!this.failing)
+          this.onProblem(
+            `OTLP span export to ${this.settings.url.origin} failed (${(error as Error).message}); spans are dropped and counted until it answers.`,
+          );
+        this.failing = true;
+      }
+      this.queuedSpans -= batch.spans;
+      this.queuedBytes -= batch.bytes;
+      if (sent) {
+        this.counts.exported += batch.spans;
+        this.failing = false;
+      } else this.counts.failed += batch.spans;
+    }
+    this.sending = undefined;
+  }
+
+  /** One POST of `body`, settled when a 2xx answer has been read (bounded) or rejected within the timeout. */
+  private post(body: Uint8Array): Promise<void> {
+    const { url, headers, timeoutMs } = this.settings;
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<void>((resolve, reject) => {
+      const exchange = send(url, {
+        method: 'POST',
+        agent: this.agent,
+        headers: { ...headers, 'content-type': 'application/x-protobuf', 'content-length': body.length },
+      });
+      const settle = (error?: Error) => {
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve();
+      };
+      const timer = setTimeout(() => {
+        const late = new Error(`no answer within ${timeoutMs} ms`);
+        exchange.destroy(late);
+        settle(late);
+      }, timeoutMs);
+      timer.unref();
+      exchange.on('error', settle);
+      exchange.on('response', (answer) => {
+        let read = 0;
+        answer.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES) exchange.destroy(new Error(`an answer over ${MAX_ANSWER_BYTES} bytes`));
+        });
+        answer.on('error', settle);
+        answer.on('close', () => {
+          if (!answer.complete) settle(new Error('the connection closed before the answer ended'));
+        });
+        answer.on('end', () => {
+          const status = answer.statusCode ?? 0;
+          settle(status >= 200 && status < 300 ? undefined : new Error(`HTTP ${status}`));
+        });
+      });
+      exchange.end(body);
+    });
+  }
+}

@@ -1,0 +1,171 @@
+// A growing protobuf buffer (the wire format's varints, fixed-width numbers, strings and nested messages)
+// for the OTLP encoder beside it (./otlp-protobuf.ts).
+import type { HrTime } from '@opentelemetry/api';
+
+const textEncoder = new TextEncoder();
+/** A growing protobuf buffer: nested messages reserve one byte for their length and move when it needs more. */
+export class ProtobufBuffer {
+  bytes: Uint8Array;
+  pos = 0;
+  private view: DataView;
+
+  constructor(size = 4096) {
+    this.bytes = new Uint8Array(size);
+    this.view = new DataView(this.bytes.buffer);
+  }
+
+  private room(more: number): void {
+    if (this.pos + more <= this.bytes.length) return;
+    let size = this.bytes.length * 2;
+    while (size < this.pos + more) size *= 2;
+    const grown = new Uint8Array(size);
+    grown.set(this.bytes.subarray(0, this.pos));
+    this.bytes = grown;
+    this.view = new DataView(grown.buffer);
+  }
+
+  tag(field: number, wireType: number): void {
+    this.varint((field << 3) | wireType);
+  }
+
+  /** An unsigned varint below 2^32. */
+  varint(value: number): void {
+    this.room(5);
+    let rest = value >>> 0;
+    while (rest > 0x7f) {
+      this.bytes[this.pos++] = (rest & 0x7f) | 0x80;
+      rest >>>= 7;
+    }
+    this.bytes[this.pos++] = rest;
+  }
+
+  /** An int64 varint of an integral number (negative ones in ten bytes, two's complement). */
+  int64(value: number): void {
+    if (value >= 0 && value <= 0xffffffff) {
+      this.varint(value);
+      return;
+    }
+    const magnitude = Math.abs(value);
+    let low = magnitude >>> 0;
+    let high = Math.floor(magnitude / 0x100000000) >>> 0;
+    if (value < 0) {
+      low = (~low + 1) >>> 0;
+      high = (~high + (low === 0 ? 1 : 0)) >>> 0;
+    }
+    this.room(10);
+    while (high > 0 || low > 0x7f) {
+      this.bytes[this.pos++] = (low & 0x7f) | 0x80;
+      low = ((low >>> 7) | (high << 25)) >>> 0;
+      high >>>= 7;
+    }
+    this.bytes[this.pos++] = low;
+  }
+
+  fixed32(value: number): void {
+    this.room(4);
+    this.view.setUint32(this.pos, value >>> 0, true);
+    this.pos += 4;
+  }
+
+  double(value: number): void {
+    this.room(8);
+    this.view.setFloat64(this.pos, value, true);
+    this.pos += 8;
+  }
+
+  /** A time stamp `[seconds, nanoseconds]` as fixed64 nanoseconds, exact past 2^53 (low and high words apart). */
+  time([seconds, nanos]: HrTime): void {
+    // seconds * 1e9 + nanos, with seconds split at 2^16 so that every product stays below 2^53.
+    const low16 = (seconds & 0xffff) * 1e9;
+    const high16 = Math.floor(seconds / 0x10000) * 1e9;
+    const lowWord = (low16 % 0x100000000) + (high16 % 0x10000) * 0x10000 + nanos;
+    const highWord = Math.floor(low16 / 0x100000000) + Math.floor(high16 / 0x10000) + Math.floor(lowWord / 0x100000000);
+    this.room(8);
+    this.view.setUint32(this.pos, lowWord >>> 0, true);
+    this.view.setUint32(this.pos + 4, highWord >>> 0, true);
+    this.pos += 8;
+  }
+
+  string(text: string): void {
+    const length = text.length;
+    let ascii = true;
+    for (let i = 0; i < length; i++)
+      if (text.charCodeAt(i) > 0x7f) {
+        ascii = false;
+        break;
+      }
+    if (!ascii) {
+      this.raw(textEncoder.encode(text));
+      return;
+    }
+    this.varint(length);
+    this.room(length);
+    for (let i = 0; i < length; i++) this.bytes[this.pos++] = text.charCodeAt(i);
+  }
+
+  /** Length-delimited bytes. */
+  raw(bytes: Uint8Array): void {
+    this.varint(bytes.length);
+    this.room(bytes.length);
+    this.bytes.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
+  /** Bytes given in hex (trace and span ids), length-delimited. */
+  hex(text: string): void {
+    const length = text.length >>> 1;
+    this.varint(length);
+    this.room(length);
+    for (let i = 0; i < length; i++)
+      this.bytes[this.pos++] = HEX_PAIRS[((text.charCodeAt(2 * i) & 0x7f) << 7) | (text.charCodeAt(2 * i + 1) & 0x7f)]!;
+  }
+
+  /** Opens a nested message under `field`; `close` with what this returns. */
+  open(field: number): number {
+    this.tag(field, 2);
+    this.room(1);
+    return this.pos++;
+  }
+
+  close(at: number): void {
+    const length = this.pos - at - 1;
+    if (length < 0x80) {
+      this.bytes[at] = length;
+      return;
+    }
+    let size = 1;
+    for (let rest = length; rest > 0x7f; rest >>>= 7) size++;
+    this.room(size - 1);
+    this.bytes.copyWithin(at + size, at + 1, this.pos);
+    this.pos += size - 1;
+    let rest = length;
+    let write = at;
+    while (rest > 0x7f) {
+      this.bytes[write++] = (rest & 0x7f) | 0x80;
+      rest >>>= 7;
+    }
+    this.bytes[write] = rest;
+  }
+
+  /** Bytes already encoded (no length prefix). */
+  append(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.bytes.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
+  /** What was written (a view, not a copy). */
+  written(): Uint8Array {
+    return this.bytes.subarray(0, this.pos);
+  }
+}
+
+/** The byte of two hex digits by their character codes (7 bits each): one lookup a byte of an id. */
+const HEX_PAIRS = (() => {
+  const table = new Uint8Array(1 << 14);
+  const digits = '0123456789abcdefABCDEF';
+  const value = (digit: string) => Number.parseInt(digit, 16);
+  for (const high of digits)
+    for (const low of digits) table[(high.charCodeAt(0) << 7) | low.charCodeAt(0)] = (value(high) << 4) | value(low);
+  return table;
+})();
