@@ -16,6 +16,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 export interface SpanExportSettings {
   /** The OTLP traces endpoint (`…/v1/traces`). */
   url: URL;
+  /** Headers sent with each export (OTEL_EXPORTER_OTLP_HEADERS, then the traces' own). */
   headers: Readonly<Record<string, string>>;
   /** Each export's whole exchange, in ms. */
   timeoutMs: number;

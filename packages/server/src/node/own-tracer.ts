@@ -43,7 +43,10 @@ export interface SpanSampler {
     kind: SpanKind,
     attributes: Attributes,
     links: Link[],
-  ): { decision: number };
+  ): {
+    /** The SDK's `SamplingDecision`: 2 records and samples the span, anything else drops it. */
+    decision: number;
+  };
 }
 const RECORD_AND_SAMPLED = 2;
 
