@@ -179,6 +179,43 @@ describe('faults: nothing thrown, batches lost and counted, later spans get thro
     await exporter.shutdown();
   });
 
+  test('a keep-alive connection the collector closes as it is reused: the batch goes again on a new one', async () => {
+    // Each connection answers its first request and closes on its second without a word.
+    const sockets = new Set<Socket>();
+    const server = createTcpServer((socket) => {
+      sockets.add(socket);
+      let requests = 0;
+      socket.on('error', () => {});
+      socket.on('data', (chunk) => {
+        if (!chunk.includes('POST')) return;
+        if (++requests === 1) socket.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: keep-alive\r\n\r\n');
+        else socket.destroy();
+      });
+    });
+    servers.push(
+      Object.assign(server, {
+        closeAllConnections: () => {
+          for (const socket of sockets) socket.destroy();
+        },
+      }) as never,
+    );
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const problems: string[] = [];
+    const exporter = new OtlpSpanExport(
+      settingsFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+      (m) => problems.push(m),
+    );
+    for (let i = 0; i < 2; i++) {
+      exporter.onEnd(endedSpan());
+      await exporter.forceFlush();
+    }
+    expect(exporter.counted()).toEqual({ exported: 2, dropped: 0, failed: 0, queued: 0 });
+    expect(sockets.size).toBe(2);
+    expect(problems).toEqual([]);
+    await exporter.shutdown();
+  });
+
   test('after a failure, the next export to a receiver that answers again gets through', async () => {
     let fail = true;
     const url = await receiverAnswering((req, res) =>

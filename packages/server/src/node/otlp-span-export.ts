@@ -190,7 +190,13 @@ export class OtlpSpanExport {
           const pending = resource as { asyncAttributesPending?: boolean; waitForAsyncAttributes?(): Promise<void> };
           if (pending.asyncAttributesPending) await pending.waitForAsyncAttributes?.();
         }
-        await this.post(batch.request());
+        const body = batch.request();
+        // A collector may close an idle keep-alive connection just as it is reused (Node's servers do after 5 s):
+        // that request never reached it, so it goes once more, on a new connection.
+        await this.post(body).catch((error: Error & { unsent?: boolean }) => {
+          if (!error.unsent) throw error;
+          return this.post(body);
+        });
         sent = true;
       } catch (error) {
         if (!this.failing)
@@ -230,8 +236,13 @@ export class OtlpSpanExport {
         settle(late);
       }, timeoutMs);
       timer.unref();
-      exchange.on('error', settle);
+      exchange.on('error', (error: Error & { unsent?: boolean }) => {
+        error.unsent = exchange.reusedSocket && !answered;
+        settle(error);
+      });
+      let answered = false;
       exchange.on('response', (answer) => {
+        answered = true;
         let read = 0;
         answer.on('data', (chunk: Buffer) => {
           read += chunk.length;
