@@ -50,14 +50,37 @@
 // at 10% cost what 512 did in a short check outside the bench (not settled). So sampling saves less than its
 // share on cheap turns; what would save it is a span that does not live as an object graph until export (an
 // encoder writing each ended span at once), which is item 4 below.
-// A span path of our own (item 4) was not built. Arithmetic: the SDK's span costs 2.2-3.7 us started and ended,
-// its OTLP serialization 4.0-5.1 us, its export 8-12 us in all (span-floor). A record of our own with its ids
-// and time stamps would still cost ~0.7-1 us (ids 0.3, time stamps 0.35-0.58), a hand-written protobuf encoder
-// perhaps 1-1.5 us a span, the HTTP write per batch as now: ~3-4 us a span, 2.5-3x cheaper. An embedded JSON
-// turn (3 spans, 36-60 us) would still pay +9-12 us (+20-30%); a gateway JSON turn (4 spans, 144-294 us) +12-16
-// us (+5-10%). So it could meet the gateway rows at 100% sampling and no embedded row; and the tests it needs
-// (our protobuf bytes decoded by a real OTLP decoder) need the opentelemetry-proto definitions, which no
-// installed package ships (no .proto under node_modules/@opentelemetry).
+// A span path of our own (item 4) was not built in the sixth session (its arithmetic: ~3-4 us a span, 2.5-3x
+// cheaper). Own span path note (2026-11-29, issue 35's seventh session, load 9-16 throughout: figures are
+// relative, same process, interleaved). Built and made the CLI's default for OTLP http/protobuf:
+// telemetry/otlp-protobuf.ts encodes each span into its batch's buffer as it ends (byte-equal to the SDK's
+// ProtobufTraceSerializer, test/otlp-protobuf.test.ts), node/otlp-span-export.ts POSTs the batches (bounded,
+// drops counted), node/own-tracer.ts replaces the SDK's tracer behind the API (pooled random ids, one
+// performance.now() a start and an end, starting attribute sets kept as given and, frozen, encoded once).
+// span-floor (three spans of a stored turn, 9 rotating rounds, load 13.1), CPU us per span, median (lowest):
+// the SDK's span alone 2.62 (2.54); the SDK's spans + its OTLP http/protobuf export 9.89 (8.99); the SDK's spans
+// + our export 6.31 (5.27); our spans + our export 3.90 (3.66): the whole span path 2.5x cheaper, the export
+// alone (minus the SDK's span) 7.3 against 3.7 us, 2.0x. Encoding alone (a scratch loop over the same spans,
+// load 9-12): ours 2.6-3.3 us a span, the SDK's serializer 5.2-7.5. A profile of our path alone (load ~13):
+// the batches' writev to the socket is the largest frame (~12% of the CPU: ~0.5 us a span, the kernel's copy
+// of ~130 KB a batch), then hex ids, the attribute encoding, performance.now (2 a span); GC ~3%. Whole turns
+// in one process under callgrind (instructions per embedded JSON turn, counters zeroed after 800 warm turns,
+// 1,600 turns; the OTLP sink in another process): off 861k, the SDK's spans and export 2,013k (+134%), ours
+// 1,407k (+63%): the spans' added instructions cut 2.1x. The split table of `npm run bench -- telemetry` (load
+// 13.8): traces 100% sampled +13.4 us (+39.5%) on a 38.7 us embedded JSON turn, both +22.4 us; the idle runs on
+// b6a1ea3 (the SDK's path) read +30.8 / +39.4 and +30.2 / +44.9. The SDK's path stays for http/json, grpc,
+// compression, certificates, other exporters (OPENRESPONSES_OTEL_SPAN_EXPORT=sdk brings it back), and its
+// tracer for span limits (OPENRESPONSES_OTEL_TRACER=sdk).
+// What remains against +10%, per row, at 100% sampling: our span costs ~3.7-3.9 us (ids 0.2-0.5, clock 0.4,
+// encoding 1-1.5, its share of the HTTP write ~0.5-1, the span object and attributes the rest), plus the
+// server's own span glue (+4-8 us a turn, its contexts, attribute sets and traceparent, unchanged here). A
+// stored embedded JSON turn (3 spans, 38-60 us) pays ~15-20 us: +30-50%, and +10% would need the whole span
+// path under ~1.3 us a turn per span including the glue: not on Node (two clock reads, two ids and one socket
+// write share alone are ~1 us). SSE embedded (2 spans, 280-540 us): ~12 us, +2-4%, met. Gateway JSON (4
+// spans, 160-300 us): ~20-24 us, +7-15%: at the edge, met on the slower turns. Gateway SSE (4 spans, ~465 us):
+// ~5%, met. Over HTTP the same microseconds ride on the CLI's dearer requests (embedded JSON ~100-130 us:
+// +12-20%; gateway ~250-330 us: +6-10%). Sampling is the lever for the embedded JSON rows: a trace sampled out
+// at the head costs the check alone.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSpanPaths } from './fixtures/span-floor.js';
