@@ -66,7 +66,11 @@
 // of ~130 KB a batch), then hex ids, the attribute encoding, performance.now (2 a span); GC ~3%. Whole turns
 // in one process under callgrind (instructions per embedded JSON turn, counters zeroed after 800 warm turns,
 // 1,600 turns; the OTLP sink in another process): off 861k, the SDK's spans and export 2,013k (+134%), ours
-// 1,407k (+63%): the spans' added instructions cut 2.1x. The split table of `npm run bench -- telemetry` (load
+// 1,407k (+63%): the spans' added instructions cut 2.1x; with spans that cost nothing (span-stages' `own`
+// stage: the server's own span work alone) 1,262k (+47%), so of the +546k our tracer and export are 145k and
+// the server's span glue (telemetry/tracing.ts, service/telemetry.ts: contexts, attribute sets, traceparent,
+// end-of-turn attributes) 401k, now the larger part (the SDK's tracer and export were 751k). Under callgrind
+// the glue may include V8 still compiling the traced paths after 800 warm turns; the next cut is there. The split table of `npm run bench -- telemetry` (load
 // 13.8): traces 100% sampled +13.4 us (+39.5%) on a 38.7 us embedded JSON turn, both +22.4 us; the idle runs on
 // b6a1ea3 (the SDK's path) read +30.8 / +39.4 and +30.2 / +44.9. The SDK's path stays for http/json, grpc,
 // compression, certificates, other exporters (OPENRESPONSES_OTEL_SPAN_EXPORT=sdk brings it back), and its
