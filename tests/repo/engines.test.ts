@@ -30,7 +30,7 @@ test('what a published package installs supports every release of the lowest Nod
 
 test("a published package's closure in the real lock file holds its workspace and registry dependencies", () => {
   const server = runtimeClosure(lock, 'packages/server');
-  expect(server).toEqual(expect.arrayContaining(['packages/events', 'packages/types', 'node_modules/lru-cache']));
+  expect(server).toEqual(expect.arrayContaining(['packages/events', 'packages/types', 'node_modules/ws']));
   expect(server).not.toContain('node_modules/@opentelemetry/sdk-node');
 });
 
