@@ -22,7 +22,7 @@ export {
   STREAMING_EVENT_TYPES,
   TERMINAL_EVENT_TYPES,
 } from './events.js';
-export { randomId } from './writer/ids.js';
+export { randomHex, randomId } from './writer/ids.js';
 export { on, onEvery, type EventHandlers, type ExhaustiveEventHandlers } from './dispatch.js';
 export { encodeEvent, encodeEventJSON, createSSEEncoderStream, SSE_DONE } from './sse/encoder.js';
 export {

@@ -5,7 +5,6 @@
 // Sampling is the environment's (the SDK's sampler object, as telemetry-sdk.ts builds it). Why, and what it
 // saves against the SDK's tracer: bench/telemetry.bench.ts's profile note. Span limits it does not implement
 // (OTEL_SPAN_*/OTEL_ATTRIBUTE_* set) keep the SDK's tracer (`ownTracerAllowed`).
-import { randomFillSync } from 'node:crypto';
 import {
   type Attributes,
   type AttributeValue,
@@ -28,6 +27,7 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { randomHex } from '@openresponses/events';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
 import type { EncodableSpan, SpanEvent, SpanResource, SpanScopeName } from '../telemetry/otlp-protobuf.js';
 
@@ -65,20 +65,6 @@ export const ownTracerAllowed = (env: Env): boolean =>
   !Object.keys(env).some(
     (name) => /^OTEL_(SPAN|EVENT|LINK|ATTRIBUTE)_\w*LIMIT$/.test(name) && (env[name] ?? '').trim() !== '',
   ) && env.OPENRESPONSES_OTEL_TRACER?.trim().toLowerCase() !== 'sdk';
-
-/** Random ids from a pooled buffer: one `randomFillSync` every 512 span ids. */
-const pool = Buffer.alloc(4096);
-let poolAt = pool.length;
-function randomHex(bytes: number): string {
-  if (poolAt + bytes > pool.length) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
-  const hex = pool.toString('hex', poolAt, poolAt + bytes);
-  poolAt += bytes;
-  // An all-zero id is invalid: draw again (once in 2^64).
-  return /^0+$/.test(hex) ? randomHex(bytes) : hex;
-}
 
 /**
  * Wall-clock ms of a `performance.now()` reading: the time origin corrected by how far `Date.now()` has moved
