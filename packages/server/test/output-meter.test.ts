@@ -9,6 +9,7 @@ import type { ModelPart, ModelProvider } from '../src/models/provider.js';
 import type { RunningServer } from '../src/node/index.js';
 import { jsonBytes, MIN_PART_BYTES, outputBytesOf } from '../src/responses/turn/output-budget.js';
 import { clientBytesBound } from '../src/testing/index.js';
+import { utf8Length } from '../src/limits.js';
 import { post, startTestServer } from './harness.js';
 
 const BUDGET = 4 * 1024;
@@ -106,6 +107,38 @@ test('jsonBytes is the UTF-8 length of JSON.stringify for any value (the meter c
     [undefined, () => 1],
   ])
     expect(jsonBytes({ value })).toBe(exact({ value }));
+});
+
+test('utf8Length is the UTF-8 length of any well-formed text, on both sides of its ASCII fast path', () => {
+  const exact = (text: string) => new TextEncoder().encode(text).length;
+  const ascii = fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)) });
+  const anyText = fc.string({ unit: 'binary' });
+  // Lengths around 32 and 4,096 units (where the fast path starts and ends), ASCII with a non-ASCII unit anywhere.
+  const lengths = fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 4090, max: 4100 }));
+  const mixed = fc
+    .tuple(lengths, fc.nat(), fc.constantFrom('é', '€', '𝄞', '\u007f', '\u0080'))
+    .map(([length, at, unit]) => {
+      const text = 'a'.repeat(length);
+      const index = length === 0 ? 0 : at % length;
+      return text.slice(0, index) + unit + text.slice(index);
+    });
+  fc.assert(
+    fc.property(
+      fc.oneof(
+        ascii,
+        anyText,
+        mixed,
+        lengths.map((length) => 'x'.repeat(length)),
+      ),
+      (text) => {
+        expect(utf8Length(text)).toBe(exact(text));
+      },
+    ),
+    { numRuns: 2000 },
+  );
+  // A lone surrogate counts as its two bytes of old, whichever path (TextEncoder would write U+FFFD's three).
+  expect(utf8Length(`${'a'.repeat(40)}\ud800`)).toBe(42);
+  expect(utf8Length('\ud800')).toBe(2);
 });
 
 test('for any parts, a streaming client receives at most clientBytesBound(maxOutputBytes)', async () => {

@@ -31,8 +31,20 @@ export function outputBytesOf(part: ModelPart): number {
     case 'reasoning-summary-delta':
     case 'function-call-delta':
       return Math.max(MIN_PART_BYTES, utf8Length(part.delta));
+    // Named here so that the commonest parts skip the suffix test below (`endsWith` cost as much as their count).
+    case 'text-start':
+    case 'message-part-start':
+    case 'refusal-start':
+    case 'reasoning-start':
+    case 'reasoning-summary-start':
+    case 'function-call-start':
+    case 'item':
+      return jsonBytes(part) + ITEM_BYTES;
+    case 'text-end':
+    case 'finish':
+      return jsonBytes(part);
     default:
-      return jsonBytes(part) + (part.type.endsWith('-start') || part.type === 'item' ? ITEM_BYTES : 0);
+      return jsonBytes(part) + ((part as { type: string }).type.endsWith('-start') ? ITEM_BYTES : 0);
   }
 }
 
