@@ -93,17 +93,29 @@ export class TenantQuota {
   /**
    * Admits a turn for `model`: the tenant may use the model, has a turn slot, and has tokens in its rate and
    * budgets for `maxOutputTokens` (or the file's default reservation) plus `estimateInput()` (called only for a
-   * tenant with token limits). Throws the 404, 429 or 503.
+   * tenant with token limits). Rejects with the 404, 429 or 503. A key that is not a tenant of the tenants file
+   * is admitted at once, without a promise.
    */
-  async startTurn(
+  startTurn(
     owner: string,
     model: string,
     maxOutputTokens: number | undefined,
     estimateInput: () => number = () => 0,
-  ): Promise<AdmittedTurn> {
+  ): AdmittedTurn | Promise<AdmittedTurn> {
     const tenant = this.tenant(owner);
     // Not a tenant of the tenants file: every model, no lease, no reservation; only its usage is accounted.
     if (tenant === undefined) return this.accounted(owner);
+    return this.limitedTurn(owner, tenant, model, maxOutputTokens, estimateInput);
+  }
+
+  /** `startTurn` for a tenant of the tenants file. */
+  private async limitedTurn(
+    owner: string,
+    tenant: Tenant,
+    model: string,
+    maxOutputTokens: number | undefined,
+    estimateInput: () => number,
+  ): Promise<AdmittedTurn> {
     const limits = tenant.limits;
     if (!modelAllowed(tenant, model))
       throw new ResponsesError(

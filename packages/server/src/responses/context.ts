@@ -39,12 +39,13 @@ export function acceptClientShapes(body: unknown): unknown {
  * The turn's input as output-shaped items with ids: strings become user messages, string contents
  * become text parts, item references are resolved, and our own compaction items expand into the
  * window they summarise. Earlier turns' reasoning items are accepted as they are, with or without ids.
+ * Answers at once (no promise) unless an item needs the store or the sealer: a string or plain items.
  */
-export async function normalizeInput(
+export function normalizeInput(
   input: CreateResponseBody['input'],
   lookupItem: LookupItem,
   sealer: Sealer,
-): Promise<{ input: ItemField[]; expanded: ItemField[] }> {
+): NormalizedInput | Promise<NormalizedInput> {
   if (input === undefined || input === null) return { input: [], expanded: [] };
   if (typeof input === 'string') {
     const message = userMessage(input);
@@ -53,6 +54,35 @@ export async function normalizeInput(
   const out: ItemField[] = [];
   const expanded: ItemField[] = [];
   for (let index = 0; index < input.length; index++) {
+    const item = input[index] as ItemParam & Record<string, unknown>;
+    if (waitsFor(item)) return normalizeFrom(index, input, out, expanded, lookupItem, sealer);
+    const normalized = plainItem(item, `input[${index}]`);
+    out.push(normalized);
+    expanded.push(normalized);
+  }
+  return { input: out, expanded };
+}
+
+type NormalizedInput = { input: ItemField[]; expanded: ItemField[] };
+
+/** An item resolved from the store (a reference), or opened by the sealer (compaction, reasoning sent back). */
+const waitsFor = (item: Record<string, unknown>): boolean =>
+  item.type === 'item_reference' ||
+  item.type === undefined ||
+  item.type === null ||
+  item.type === 'compaction' ||
+  (item.type === 'reasoning' && typeof item.encrypted_content === 'string');
+
+/** `normalizeInput` from the item at `from` on, into `out` and `expanded`, waiting where an item needs it. */
+async function normalizeFrom(
+  from: number,
+  input: Exclude<CreateResponseBody['input'], string | null | undefined>,
+  out: ItemField[],
+  expanded: ItemField[],
+  lookupItem: LookupItem,
+  sealer: Sealer,
+): Promise<NormalizedInput> {
+  for (let index = from; index < input.length; index++) {
     const item = input[index] as ItemParam & Record<string, unknown>;
     const param = `input[${index}]`;
     if (item.type === 'item_reference' || item.type === undefined || item.type === null) {
@@ -84,12 +114,17 @@ export async function normalizeInput(
     // Reasoning sent back must be reasoning this server encrypted, unaltered.
     if (item.type === 'reasoning' && typeof item.encrypted_content === 'string')
       await openOrReject(sealer, item.encrypted_content, 'reasoning', param);
-    if (item.type === 'message' && Array.isArray(item.content)) rejectMalformedDataUrls(item.content, param);
-    const normalized = normalizeItem(item);
+    const normalized = plainItem(item, param);
     out.push(normalized);
     expanded.push(normalized);
   }
   return { input: out, expanded };
+}
+
+/** An item that needs nothing resolved: its data URLs checked, its shape made output-like. */
+function plainItem(item: Record<string, unknown>, param: string): ItemField {
+  if (item.type === 'message' && Array.isArray(item.content)) rejectMalformedDataUrls(item.content, param);
+  return normalizeItem(item);
 }
 
 /** The data URLs of a message's parts (images, files) are read before any family sees them: a malformed one is a 400 naming it. */

@@ -141,7 +141,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     const startedAt = performance.now();
     const target = storeSpans(turnOptions.store ?? store, turnOptions.traceContext);
     const deps = depsFor(turnOptions.owner, target);
-    const prepared = await prepareTurn(raw, turnOptions.version, deps, turnOptions.schema);
+    const preparing = prepareTurn(raw, turnOptions.version, deps, turnOptions.schema);
+    const prepared = preparing instanceof Promise ? await preparing : preparing;
     const stored = prepared.body.store !== false;
     // Undefined while no metrics SDK is registered.
     const meter = meterTurn(

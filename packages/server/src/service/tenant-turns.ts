@@ -23,7 +23,8 @@ export function admittedRunner(runner: TurnRunner, quota: TenantQuota, defaultMo
       body.max_output_tokens > 0
         ? body.max_output_tokens
         : undefined;
-    const admitted = await quota.startTurn(options.owner, model, maxOutput, () => estimateInput(body));
+    const admitting = quota.startTurn(options.owner, model, maxOutput, () => estimateInput(body));
+    const admitted = admitting instanceof Promise ? await admitting : admitting;
     if (options.facts) options.facts.headers = admitted.headers;
     let run: Awaited<ReturnType<TurnRunner['begin']>>;
     try {

@@ -43,13 +43,17 @@ export interface PreparedTurn {
   superset?: SupersetTurn;
 }
 
-/** Validates and resolves a create request; every failure is a ResponsesError naming its `param`. */
-export async function prepareTurn(
+/**
+ * Validates and resolves a create request; every failure is a ResponsesError naming its `param` (thrown, or
+ * the promise's rejection). Answers at once, without a promise, when nothing is read from the store or
+ * opened by the sealer (no `previous_response_id`, input without references or sealed items).
+ */
+export function prepareTurn(
   raw: unknown,
   version: SpecVersion,
   deps: TurnDependencies,
   schema: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema' = 'CreateResponseBodySchema',
-): Promise<PreparedTurn> {
+): PreparedTurn | Promise<PreparedTurn> {
   checkRequestBudgets(raw, deps.limits ?? DEFAULT_LIMITS);
   // Superset shapes become spec shapes first, so everything below (and every family) sees only the spec's.
   const lowered = deps.ingress === 'spec' ? { body: raw, superset: undefined } : lowerSuperset(raw);
@@ -97,11 +101,47 @@ export async function prepareTurn(
 
   const tools = (body.tools ?? []).filter((t): t is FunctionToolParam => t.type === 'function');
   const hostedTools = ((body.tools ?? []) as Array<{ type: string }>).filter((t) => t.type !== 'function');
-  const toolPolicy = toolPolicyOf(body, tools);
-  const history = body.previous_response_id
-    ? await historyOf(body.previous_response_id, deps.loadChain, deps.sealer)
-    : [];
-  const { input, expanded } = await normalizeInput(body.input, deps.lookupItem, deps.sealer);
+  const checked: CheckedRequest = {
+    body,
+    model,
+    provider,
+    tools,
+    hostedTools,
+    toolPolicy: toolPolicyOf(body, tools),
+    superset: lowered.superset,
+  };
+  if (body.previous_response_id) return withHistory(checked, body.previous_response_id, deps);
+  const normalized = normalizeInput(body.input, deps.lookupItem, deps.sealer);
+  return normalized instanceof Promise
+    ? normalized.then((input) => resolved(checked, NO_HISTORY, input))
+    : resolved(checked, NO_HISTORY, normalized);
+}
+
+/** A valid request with its model, provider and tools, before its context is read. */
+interface CheckedRequest {
+  body: CreateResponseBody;
+  model: string;
+  provider: ModelProvider;
+  tools: FunctionToolParam[];
+  hostedTools: Array<{ type: string }>;
+  toolPolicy: ReturnType<typeof toolPolicyOf>;
+  superset: SupersetTurn | undefined;
+}
+
+const NO_HISTORY: ItemField[] = [];
+
+async function withHistory(checked: CheckedRequest, previous: string, deps: TurnDependencies): Promise<PreparedTurn> {
+  const history = await historyOf(previous, deps.loadChain, deps.sealer);
+  return resolved(checked, history, await normalizeInput(checked.body.input, deps.lookupItem, deps.sealer));
+}
+
+/** The turn, given its history and its normalized input: orphan outputs refused, the window fitted, the model's request. */
+function resolved(
+  checked: CheckedRequest,
+  history: ItemField[],
+  { input, expanded }: { input: ItemField[]; expanded: ItemField[] },
+): PreparedTurn {
+  const { body, model, provider, tools, hostedTools, toolPolicy } = checked;
   rejectOrphanToolOutputs(body.input, history, expanded);
   const context = history.length === 0 ? expanded : history.concat(expanded);
   const { items, inputTokens } = fitToWindow(
@@ -111,7 +151,7 @@ export async function prepareTurn(
     body.truncation ?? 'disabled',
   );
   const request = modelRequestOf(body, { model, items, inputTokens, tools, hostedTools, toolPolicy });
-  return new Prepared(body, model, provider, input, request, lowered.superset);
+  return new Prepared(body, model, provider, input, request, checked.superset);
 }
 
 /** A prepared turn (a class: its getter is on the prototype, not made per turn). */
