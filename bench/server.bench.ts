@@ -162,6 +162,31 @@ const heapMb = () => {
  * slower on the live responses in the sixth session; one specialised to `ResponseResource`'s known keys
  * (key literals without escape checks, values checked by one native regular expression) was not tried here.
  */
+/*
+ * Profile note (issue 35, eighth session, 2026-11-29 03:10-04:05 UTC, main at a4b2795, load 4-10 from four
+ * sessions at once): the turn's serializations, counted, then cut.
+ *
+ * Counted (`JSON.stringify` wrapped, one turn of this bench's request through `service.handle`): a stored turn
+ * serializes twice, its response (1,070 bytes: the store, the wire's answer and a stream's last event share
+ * the text) and its input (182 bytes, for the store); a `store: false` turn once, its answer. Nothing is
+ * serialized twice; the output meter counts its parts without making text (`jsonBytes`).
+ *
+ * Cut: those three are made by `src/response-json.ts`, a serializer of the objects the server itself builds
+ * (the response, its output messages and their text parts, usage, input messages): keys written as literals
+ * in the spec's order, a run of fields at the spec's defaults one constant text, the short strings (ids,
+ * enumerated values, the model) checked for escapes by one regular expression at the end, free text one by one;
+ * any object with other keys, another order, a `toJSON` or another constructor, and any shape it does not know,
+ * goes to `JSON.stringify` (test/response-json.test.ts: byte-equal on random and edited values). Its text is
+ * a rope of its pieces, read once so that V8 flattens it: kept unflattened in the store, the stored turn cost
+ * more than before (GC copying the pieces). With ids still ropes (before b4f437d made them one string) the
+ * stored turn was +4% (the store kept ids the serializer no longer flattened in passing: GC 8.2k -> 28.9k).
+ * Instructions a turn (callgrind, `service.handle`, 16 in flight, 6,000 turns after 20,000, every thread):
+ * stored 208.8k -> 187.8k (-10%: `JSON.stringify` -36.2k, our JavaScript +10.1k, string adds and flattening
+ * +11.1k, GC unchanged), `store: false` 185.5k -> 168.4k (-9%). CPU a turn, one process, 21 interleaved
+ * rounds of 4,000 turns, load 9.6: stored 44.7 -> 41.5 µs (median ratio 0.92), `store: false` 25.8 -> 24.3 µs
+ * (0.91). Of the serialization, per response and input in a tight loop with the wire's byte count: 60.6k ->
+ * 45.5k instructions. What is left of it is V8's string work (the adds and the flatten, ~10k) and the checks.
+ */
 export async function run(): Promise<void> {
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
   const reference = await startServer({ store, warn: () => {} });

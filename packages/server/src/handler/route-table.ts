@@ -11,6 +11,7 @@ import { serveChatCompletions } from './chat-completions.js';
 import { listModels } from './models.js';
 import { playgroundAsset } from './playground.js';
 import { json, jsonText, type ServiceRequest, type ServiceResponse } from '../exchange.js';
+import { responseJson } from '../response-json.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
 import { eventStream } from './event-stream.js';
 import { readBody } from './body.js';
@@ -160,7 +161,7 @@ async function createResponse(request: ServiceRequest, context: RouteContext, ve
     // A stored turn's answer in spec shapes is the response it serialized for the store.
     return result.json && result.answer === result.response
       ? jsonText(200, result.json.response, headers)
-      : json(200, result.answer, headers);
+      : jsonText(200, responseJson(result.answer), headers);
   }
   return eventStream(
     async (write, backpressure) => {

@@ -3,6 +3,7 @@ import type { Registry } from '@openresponses/extensions';
 import type { ItemField, ResponseResource } from '@openresponses/types';
 import type { SpecVersion } from '@openresponses/zod';
 import { asResponsesError, ResponsesError } from '../errors.js';
+import { itemsJson, responseJson } from '../response-json.js';
 import type { Backpressure } from '../exchange.js';
 import type { ServerLimits } from '../limits.js';
 import type { ModelProvider } from '../models/provider.js';
@@ -226,7 +227,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       let json: StoredResponseText | undefined;
       if (stored) {
         // Serialized once, for the store, the wire's answer or last event, and a connection's cache.
-        json = { response: JSON.stringify(result.response), input: JSON.stringify(prepared.input) };
+        json = { response: responseJson(result.response), input: itemsJson(prepared.input) };
         try {
           await target.put({ response: result.response, input: prepared.input }, turnOptions.owner, json);
         } catch (error) {
