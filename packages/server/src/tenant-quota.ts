@@ -181,10 +181,11 @@ export class TenantQuota {
     let ended = false;
     return {
       headers: NO_HEADERS,
-      end: async (result) => {
-        if (ended) return;
+      // The settlement's own promise (settle is async: nothing throws before it), not one more around it.
+      end: (result) => {
+        if (ended) return SETTLED;
         ended = true;
-        await this.settle(owner, result, 0, NO_TOKEN_LIMITS);
+        return this.settle(owner, result, 0, NO_TOKEN_LIMITS);
       },
     };
   }
@@ -255,6 +256,7 @@ export class TenantQuota {
 /** The headers of a turn without limits (shared: readers copy from it). */
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const NO_TOKEN_LIMITS: TokenLimits = Object.freeze({});
+const SETTLED: Promise<void> = Promise.resolve();
 
 function tooManyConnections(max: number) {
   return tooManyRequests(

@@ -41,11 +41,11 @@ export function admittedRunner(runner: TurnRunner, quota: TenantQuota, defaultMo
         return outcome;
       } finally {
         // The account is written before the turn's answer is complete, so usage read after it includes it.
-        await admitted
-          .end(response && { model: response.model, usage: usageOf(response) })
-          .catch((error: unknown) =>
-            console.warn(`WARNING: a turn's usage could not be accounted: ${(error as Error).message}`),
-          );
+        try {
+          await admitted.end(response && { model: response.model, usage: usageOf(response) });
+        } catch (error) {
+          console.warn(`WARNING: a turn's usage could not be accounted: ${(error as Error).message}`);
+        }
       }
     };
   };
