@@ -32,8 +32,7 @@ function take(bytes: number): number {
 export function randomHex(bytes: number): string {
   if (!Number.isInteger(bytes) || bytes < 1 || bytes > pool.length)
     throw new RangeError(`randomHex takes 1 to ${pool.length} bytes, not ${bytes}`);
-  if (bytes === 16) return hex16();
-  if (bytes === 8) return hex8();
+  if (bytes === 16 || bytes === 8) return unrolledHex(bytes);
   for (;;) {
     const at = take(bytes);
     let hex = '';
@@ -47,9 +46,10 @@ export function randomHex(bytes: number): string {
   }
 }
 
-function hex16(): string {
+/** 8 or 16 bytes, each read into a local and written in one call: no loop, no intermediate string. */
+function unrolledHex(bytes: 8 | 16): string {
   const p = pool;
-  const n = take(16);
+  const n = take(bytes);
   const a = p[n]!;
   const b = p[n + 1]!;
   const c = p[n + 2]!;
@@ -58,6 +58,15 @@ function hex16(): string {
   const f = p[n + 5]!;
   const g = p[n + 6]!;
   const h = p[n + 7]!;
+  const first = a | b | c | d | e | f | g | h;
+  if (bytes === 8) {
+    if (first === 0) return unrolledHex(8);
+    // biome-ignore format: one pair of digits a byte
+    return String.fromCharCode(
+      HIGH[a]!, LOW[a]!, HIGH[b]!, LOW[b]!, HIGH[c]!, LOW[c]!, HIGH[d]!, LOW[d]!,
+      HIGH[e]!, LOW[e]!, HIGH[f]!, LOW[f]!, HIGH[g]!, LOW[g]!, HIGH[h]!, LOW[h]!,
+    );
+  }
   const i = p[n + 8]!;
   const j = p[n + 9]!;
   const k = p[n + 10]!;
@@ -66,7 +75,7 @@ function hex16(): string {
   const o = p[n + 13]!;
   const q = p[n + 14]!;
   const r = p[n + 15]!;
-  if ((a | b | c | d | e | f | g | h | i | j | k | l | m | o | q | r) === 0) return hex16();
+  if ((first | i | j | k | l | m | o | q | r) === 0) return unrolledHex(16);
   // biome-ignore format: one pair of digits a byte
   return String.fromCharCode(
     HIGH[a]!, LOW[a]!, HIGH[b]!, LOW[b]!, HIGH[c]!, LOW[c]!, HIGH[d]!, LOW[d]!,
@@ -76,26 +85,7 @@ function hex16(): string {
   );
 }
 
-function hex8(): string {
-  const p = pool;
-  const n = take(8);
-  const a = p[n]!;
-  const b = p[n + 1]!;
-  const c = p[n + 2]!;
-  const d = p[n + 3]!;
-  const e = p[n + 4]!;
-  const f = p[n + 5]!;
-  const g = p[n + 6]!;
-  const h = p[n + 7]!;
-  if ((a | b | c | d | e | f | g | h) === 0) return hex8();
-  // biome-ignore format: one pair of digits a byte
-  return String.fromCharCode(
-    HIGH[a]!, LOW[a]!, HIGH[b]!, LOW[b]!, HIGH[c]!, LOW[c]!, HIGH[d]!, LOW[d]!,
-    HIGH[e]!, LOW[e]!, HIGH[f]!, LOW[f]!, HIGH[g]!, LOW[g]!, HIGH[h]!, LOW[h]!,
-  );
-}
-
 /** A fresh id such as `msg_` + 32 hex digits (128 random bits, `randomHex(16)`). */
 export function randomId(prefix: string): string {
-  return `${prefix}_${hex16()}`;
+  return `${prefix}_${unrolledHex(16)}`;
 }
