@@ -47,10 +47,10 @@ export interface TelemetryOptions {
 
 /** The outermost middleware: one server span per request, ended when the answer (or its whole stream) has been written. */
 export function serverSpans(): Middleware {
-  // Not an async function: while nothing is registered a request passes with no extra promise.
-  return (request, next) => (tracing() ? tracedRequest(request, next) : next(request));
+  return tracedRequest;
 }
 
+// Not an async function: while nothing is registered (no scope) a request passes with no extra promise.
 const tracedRequest: Middleware = (request, next) => {
   const scope = startServerSpan(
     httpSpanName(request.method),
@@ -183,7 +183,8 @@ export function instrumentRunner(
     const provider = settings.providers.find((p) => p.supports(requestModel));
     if (provider) facts.provider = genAiProviderOf(provider);
     const scope = startTurnSpan(facts, watched, options.traceContext);
-    const inTurn = scope ? Object.assign({}, options, { traceContext: scope.context }) : options;
+    // A spread, not Object.assign: V8 copies the options' shape at once rather than property by property.
+    const inTurn = scope ? { ...options, traceContext: scope.context } : options;
     const fail = (error: unknown): never => {
       failed(facts, error);
       if (scope) endTurnSpan(scope.span, facts, error, exceptionMessage(error));
@@ -193,7 +194,7 @@ export function instrumentRunner(
       ended(facts, outcome);
       if (scope) {
         if (scope.span.isRecording()) {
-          scope.span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [finishReasonOf(outcome.response)]);
+          scope.span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, finishReasonsOf(outcome.response));
           if (capture) scope.span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, JSON.stringify(outputMessages(outcome)));
         }
         endTurnSpan(scope.span, facts);
@@ -265,7 +266,16 @@ function noteOutcome(facts: TurnFacts, response: ResponseResource): void {
     facts.errorType = (response.error as { code?: string } | null | undefined)?.code ?? 'failed';
 }
 
-/** `gen_ai.response.finish_reasons` of a response: stop, tool_calls, length, content_filter, error. */
+/** `gen_ai.response.finish_reasons` of a response, the usual ones made once (an attribute value is never written to). */
+function finishReasonsOf(response: ResponseResource): string[] {
+  const reason = finishReasonOf(response);
+  return FINISH_REASONS.get(reason) ?? [reason];
+}
+const FINISH_REASONS = new Map(
+  ['stop', 'tool_calls', 'length', 'error'].map((reason) => [reason, Object.freeze([reason]) as string[]]),
+);
+
+/** The finish reason of a response: stop, tool_calls, length, content_filter, error. */
 function finishReasonOf(response: ResponseResource): string {
   if (response.status === 'failed') return 'error';
   if (response.status === 'incomplete') {

@@ -62,26 +62,27 @@ export function attributeSet(key: string, make: () => Attributes): Attributes {
 /**
  * Attribute sets by up to four parts (a provider, a model, …), made once and frozen, like `attributeSet` but
  * found through nested maps by the parts themselves: no key string is built and hashed per lookup (a metric
- * value's labels are looked up several times a turn). Bounded as `attributeSet` is.
+ * value's labels are looked up several times a turn). Bounded as `attributeSet` is. `T`: an attribute set, or
+ * an object holding one with what else is made once with it (a span's name).
  */
-export class AttributeSets {
-  private readonly root = new Map<unknown, Map<unknown, Map<unknown, Map<unknown, Attributes>>>>();
+export class AttributeSets<T extends object = Attributes> {
+  private readonly root = new Map<unknown, Map<unknown, Map<unknown, Map<unknown, T>>>>();
   private size = 0;
 
-  get(a: unknown, b: unknown, c: unknown, d: unknown, make: () => Attributes): Attributes {
-    let byB = this.root.get(a);
-    if (byB === undefined) this.root.set(a, (byB = new Map()));
-    let byC = byB.get(b);
-    if (byC === undefined) byB.set(b, (byC = new Map()));
-    let byD = byC.get(c);
-    if (byD === undefined) byC.set(c, (byD = new Map()));
-    let set = byD.get(d);
-    if (set === undefined) {
-      set = Object.freeze(make());
-      if (this.size < MAX_ATTRIBUTE_SETS) {
-        byD.set(d, set);
-        this.size++;
-      }
+  get(a: unknown, b: unknown, c: unknown, d: unknown, make: () => T): T {
+    const found = this.root.get(a)?.get(b)?.get(c)?.get(d);
+    if (found !== undefined) return found;
+    const set = Object.freeze(make());
+    // Past the bound a set is made each time and nothing is kept, not even the maps on its way.
+    if (this.size < MAX_ATTRIBUTE_SETS) {
+      let byB = this.root.get(a);
+      if (byB === undefined) this.root.set(a, (byB = new Map()));
+      let byC = byB.get(b);
+      if (byC === undefined) byB.set(b, (byC = new Map()));
+      let byD = byC.get(c);
+      if (byD === undefined) byC.set(c, (byD = new Map()));
+      byD.set(d, set);
+      this.size++;
     }
     return set;
   }

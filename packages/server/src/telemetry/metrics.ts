@@ -274,14 +274,14 @@ export interface TurnMeter {
 
 /** The attributes of a turn's GenAI metrics (`error.type` when it failed, `gen_ai.token.type` for token usage). */
 const genAiSets = new AttributeSets();
-const genAiAttributes = (provider: string, model: string, extra?: readonly [string, string]) =>
-  genAiSets.get(provider, model, extra?.[0], extra?.[1], () => {
+const genAiAttributes = (provider: string, model: string, extraKey?: string, extraValue?: string) =>
+  genAiSets.get(provider, model, extraKey, extraValue, () => {
     const set: Attributes = {
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
       [ATTR_GEN_AI_PROVIDER_NAME]: provider,
       [ATTR_GEN_AI_REQUEST_MODEL]: reportedName(model),
     };
-    if (extra) set[extra[0]] = reportedName(extra[1]);
+    if (extraKey !== undefined) set[extraKey] = reportedName(extraValue!);
     return set;
   });
 
@@ -305,53 +305,69 @@ export function meterTurn(
   if (!meters) return undefined;
   // Asked now, read when the turn ends: the first turns usually find the names listed by then.
   labels?.refresh();
-  let model = requestedModel;
-  const callStartedAt = performance.now();
-  const upstream = providerName !== GEN_AI_PROVIDERS.openresponses;
-  let firstAt: number | undefined;
-  let finishedAt: number | undefined;
-  let outputTokens = 0;
-  let inputTokens = 0;
-  let done = false;
-  return {
-    firstOutput() {
-      firstAt ??= performance.now();
-    },
-    finished(input, output) {
-      finishedAt ??= performance.now();
-      inputTokens = input;
-      outputTokens = output;
-    },
-    ended(errorType) {
-      if (done) return;
-      done = true;
-      if (labels) model = labels.label(requestedModel);
-      const endedAt = performance.now();
-      const attributes = genAiAttributes(providerName, model);
-      const failed =
-        errorType === undefined ? attributes : genAiAttributes(providerName, model, [ATTR_ERROR_TYPE, errorType]);
-      meters.serverRequestDuration.record((endedAt - startedAt) / 1000, failed);
-      // Time to first token and per output token: of successful responses only.
-      if (errorType === undefined && firstAt !== undefined) {
-        meters.serverTimeToFirstToken.record((firstAt - startedAt) / 1000, attributes);
-        if (outputTokens > 1)
-          meters.serverTimePerOutputToken.record((endedAt - firstAt) / 1000 / (outputTokens - 1), attributes);
-      }
-      if (!upstream) return;
-      meters.clientOperationDuration.record(((finishedAt ?? endedAt) - callStartedAt) / 1000, failed);
-      if (streaming && firstAt !== undefined)
-        meters.clientTimeToFirstChunk.record((firstAt - callStartedAt) / 1000, attributes);
-      if (finishedAt !== undefined) {
-        const type = ATTR_GEN_AI_TOKEN_TYPE;
-        meters.clientTokenUsage.record(
-          inputTokens,
-          genAiAttributes(providerName, model, [type, GEN_AI_TOKEN_TYPES.input]),
-        );
-        meters.clientTokenUsage.record(
-          outputTokens,
-          genAiAttributes(providerName, model, [type, GEN_AI_TOKEN_TYPES.output]),
-        );
-      }
-    },
-  };
+  return new MeteredTurn(meters, startedAt, requestedModel, providerName, streaming, labels);
+}
+
+/** One turn's meter: one object a turn (not a closure per method over a context of its own). */
+class MeteredTurn implements TurnMeter {
+  private readonly callStartedAt = performance.now();
+  private firstAt: number | undefined;
+  private finishedAt: number | undefined;
+  private inputTokens = 0;
+  private outputTokens = 0;
+  private done = false;
+
+  constructor(
+    private readonly meters: Instruments,
+    private readonly startedAt: number,
+    private readonly requestedModel: string,
+    private readonly providerName: string,
+    private readonly streaming: boolean,
+    private readonly labels: ModelLabels | undefined,
+  ) {}
+
+  firstOutput(): void {
+    this.firstAt ??= performance.now();
+  }
+
+  finished(input: number, output: number): void {
+    this.finishedAt ??= performance.now();
+    this.inputTokens = input;
+    this.outputTokens = output;
+  }
+
+  ended(errorType?: string): void {
+    if (this.done) return;
+    this.done = true;
+    const { meters, startedAt, firstAt, finishedAt, providerName, outputTokens } = this;
+    const model = this.labels ? this.labels.label(this.requestedModel) : this.requestedModel;
+    const endedAt = performance.now();
+    const attributes = genAiAttributes(providerName, model);
+    const failed =
+      errorType === undefined ? attributes : genAiAttributes(providerName, model, ATTR_ERROR_TYPE, errorType);
+    meters.serverRequestDuration.record((endedAt - startedAt) / 1000, failed);
+    // Time to first token and per output token: of successful responses only.
+    if (errorType === undefined && firstAt !== undefined) {
+      meters.serverTimeToFirstToken.record((firstAt - startedAt) / 1000, attributes);
+      if (outputTokens > 1)
+        meters.serverTimePerOutputToken.record((endedAt - firstAt) / 1000 / (outputTokens - 1), attributes);
+    }
+    // A turn of this server's own models is no client operation toward an upstream.
+    if (providerName === GEN_AI_PROVIDERS.openresponses) return;
+    const callStartedAt = this.callStartedAt;
+    meters.clientOperationDuration.record(((finishedAt ?? endedAt) - callStartedAt) / 1000, failed);
+    if (this.streaming && firstAt !== undefined)
+      meters.clientTimeToFirstChunk.record((firstAt - callStartedAt) / 1000, attributes);
+    if (finishedAt !== undefined) {
+      const type = ATTR_GEN_AI_TOKEN_TYPE;
+      meters.clientTokenUsage.record(
+        this.inputTokens,
+        genAiAttributes(providerName, model, type, GEN_AI_TOKEN_TYPES.input),
+      );
+      meters.clientTokenUsage.record(
+        outputTokens,
+        genAiAttributes(providerName, model, type, GEN_AI_TOKEN_TYPES.output),
+      );
+    }
+  }
 }

@@ -53,9 +53,12 @@ import {
   type TurnFacts,
 } from './attributes.js';
 import { errorTypeOf, recordFailure } from './failures.js';
+import { ChildContext, type SpanScope, tracerIn, withSpan } from './span-scope.js';
+
+export { type SpanScope, within } from './span-scope.js';
 import { HEAD_SAMPLED, type HeadSampler, headSamplerOf, headSamplers } from './head-sampling.js';
 
-/** The API's tracer: used only while no registered provider has been seen (`tracerNow`). */
+/** The API's tracer: used only while no registered provider has been seen (`tracerUnder`). */
 const proxyTracer = trace.getTracer(INSTRUMENTATION_SCOPE);
 
 /**
@@ -85,8 +88,13 @@ let delegateTracer: Tracer | undefined;
 /** The registered provider's head sampler, when it was registered with one (`sampleAtHead`). */
 let headSampler: HeadSampler | undefined;
 
-/** The registered provider's tracer, else the API's (a no-op). */
-const tracerNow = (): Tracer => (tracing() ? delegateTracer! : proxyTracer);
+/**
+ * The tracer that started the span current in `active` (kept in the contexts we make: a child needs no
+ * lookup of the registered provider), else the registered provider's, else undefined.
+ */
+function tracerUnder(active: Context): Tracer | undefined {
+  return tracerIn(active) ?? (tracing() ? delegateTracer : undefined);
+}
 
 /** The head sampler's decision for a trace whose parent is `parent` (undefined: a new trace). */
 function headDecision(sampler: HeadSampler, parent: SpanContext | undefined): boolean {
@@ -94,67 +102,19 @@ function headDecision(sampler: HeadSampler, parent: SpanContext | undefined): bo
   return sampler.parentBased ? (parent.traceFlags & TraceFlags.SAMPLED) !== 0 : sampler.sampled(parent.traceId);
 }
 
-/** A started span and the context in which it is the current span (run children in it). */
-export interface SpanScope {
-  readonly span: Span;
-  readonly context: Context;
-}
-
-/**
- * Runs `run` with `scope` current (or as it is, without a scope). Only for other libraries' instrumentation
- * under an application's context manager (without one it is a plain call): our spans take their parent
- * explicitly.
- */
-export function within<T>(scope: SpanScope | undefined, run: () => T): T {
-  return scope ? context.with(scope.context, run) : run();
-}
-
 const headerGetter: TextMapGetter<(name: string) => string | null> = {
   get: (header, key) => header(key) ?? undefined,
   keys: () => [],
 };
 
-/** A started scope, or undefined when the span records nothing and carries no trace to propagate (no SDK). */
-function scopeOf(span: Span, parent: Context): SpanScope | undefined {
-  if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return undefined;
-  return { span, context: withSpan(parent, span) };
-}
-
-/** The API's key of the current span in a context (its `createContextKey` is `Symbol.for` of the description). */
-const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
-
 /**
- * A context with one value more than its parent, found along the chain: what `trace.setSpan` answers, without
- * the copy of the parent's map and the three closures the API's context makes each time (three or four a
- * traced turn). A deleted key reads as undefined, as in the API's contexts.
+ * A started scope (its context keeping `tracer` for the span's children), or undefined when the span records
+ * nothing and carries no trace to propagate (no SDK).
  */
-class ChildContext implements Context {
-  constructor(
-    private readonly parent: Context,
-    private readonly key: symbol,
-    private readonly value: unknown,
-  ) {}
-
-  getValue(key: symbol): unknown {
-    return key === this.key ? this.value : this.parent.getValue(key);
-  }
-
-  setValue(key: symbol, value: unknown): Context {
-    return new ChildContext(this, key, value);
-  }
-
-  deleteValue(key: symbol): Context {
-    return new ChildContext(this, key, undefined);
-  }
+function scopeOf(span: Span, parent: Context, tracer: Tracer): SpanScope | undefined {
+  if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return undefined;
+  return { span, context: withSpan(parent, span, tracer) };
 }
-
-/** `parent` with `span` current; the API's own way should its span key ever differ from the one above. */
-const withSpan: (parent: Context, span: Span) => Context = (() => {
-  const probe = trace.wrapSpanContext({ traceId: '1'.repeat(32), spanId: '1'.repeat(16), traceFlags: 0 });
-  return trace.getSpan(new ChildContext(ROOT_CONTEXT, SPAN_KEY, probe)) === probe
-    ? (parent, span) => new ChildContext(parent, SPAN_KEY, span)
-    : (parent, span) => trace.setSpan(parent, span);
-})();
 
 /** The parent given, else the active context (an application's context manager; without one, the root). */
 const parentOr = (parent: Context | undefined): Context => parent ?? context.active();
@@ -192,7 +152,8 @@ export function startServerSpan(
     if (!headDecision(sampler, caller)) return caller === undefined ? UNTRACED : passedOn(parent, caller);
     parent = new ChildContext(parent, HEAD_SAMPLED, true);
   }
-  return scopeOf(delegateTracer!.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent), parent);
+  const tracer = delegateTracer!;
+  return scopeOf(tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent), parent, tracer);
 }
 
 /**
@@ -237,6 +198,9 @@ export const httpServerAttributes = (method: string, path: string): Attributes =
   });
 const serverSets = new AttributeSets();
 
+/** A server span's name by method and route (`{method} {route}`), made once. */
+const routeNames = new AttributeSets<{ readonly name: string }>();
+
 /** Ends a server span: `{method} {route}` as its name, the status (5xx an error, as the HTTP conventions say for servers). */
 export function endServerSpan(
   span: Span,
@@ -247,7 +211,9 @@ export function endServerSpan(
 ): void {
   if (span.isRecording()) {
     if (route !== undefined) {
-      span.updateName(`${httpSpanName(method)} ${route}`);
+      span.updateName(
+        routeNames.get(method, route, undefined, undefined, () => ({ name: `${httpSpanName(method)} ${route}` })).name,
+      );
       span.setAttribute(ATTR_HTTP_ROUTE, route);
     }
     span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
@@ -267,8 +233,9 @@ export function startChildSpan(
   attributes?: Attributes,
 ): SpanScope | undefined {
   const active = parentOr(parent);
-  if (!trace.getSpan(active) || sampledOut(active)) return undefined;
-  return scopeOf(tracerNow().startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active), active);
+  if (trace.getSpan(active)?.isRecording() !== true) return undefined;
+  const tracer = tracerUnder(active) ?? proxyTracer;
+  return scopeOf(tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active), active, tracer);
 }
 
 /** Ends a span, marking it failed with `error.type` when `error` is given. */
@@ -286,30 +253,32 @@ export function endSpan(span: Span, error?: unknown): void {
  * `facts` as known when it starts (the model asked for, the provider).
  */
 export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context | undefined): SpanScope | undefined {
-  if (!tracing()) return undefined;
   const active = parentOr(parent);
   if (sampledOut(active)) return undefined;
+  const tracer = tracerUnder(active);
+  if (tracer === undefined) return undefined;
   const model = facts.requestModel === undefined ? undefined : reportedName(facts.requestModel);
-  const attributes = turnSets.get(model, facts.provider, stream, undefined, () => {
-    const set: Attributes = {
+  const start = turnStarts.get(model, facts.provider, stream, undefined, () => {
+    const attributes: Attributes = {
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
       [ATTR_GEN_AI_REQUEST_STREAM]: stream,
     };
-    if (model !== undefined) set[ATTR_GEN_AI_REQUEST_MODEL] = model;
-    if (facts.provider !== undefined) set[ATTR_GEN_AI_PROVIDER_NAME] = facts.provider;
-    return set;
+    if (model !== undefined) attributes[ATTR_GEN_AI_REQUEST_MODEL] = model;
+    if (facts.provider !== undefined) attributes[ATTR_GEN_AI_PROVIDER_NAME] = facts.provider;
+    return {
+      name: model ? `${GEN_AI_OPERATION_CHAT} ${model}` : GEN_AI_OPERATION_CHAT,
+      attributes: Object.freeze(attributes),
+    };
   });
-  const span = delegateTracer!.startSpan(
-    model ? `${GEN_AI_OPERATION_CHAT} ${model}` : GEN_AI_OPERATION_CHAT,
-    { kind: SpanKind.INTERNAL, attributes },
-    active,
-  );
-  if (facts.previousResponseId !== undefined && span.isRecording())
-    span.setAttribute(ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID, reportedName(facts.previousResponseId));
-  return scopeOf(span, active);
+  // One attribute object for the start, the continued turn's id in it (not set on the span afterwards).
+  const attributes =
+    facts.previousResponseId === undefined
+      ? start.attributes
+      : { ...start.attributes, [ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID]: reportedName(facts.previousResponseId) };
+  return scopeOf(tracer.startSpan(start.name, { kind: SpanKind.INTERNAL, attributes }, active), active, tracer);
 }
-/** A turn span's starting attributes by model, provider and streaming, made once (the sampler sees them too). */
-const turnSets = new AttributeSets();
+/** A turn span's name and starting attributes by model, provider and streaming, made once (the sampler sees them too). */
+const turnStarts = new AttributeSets<{ readonly name: string; readonly attributes: Attributes }>();
 
 /**
  * Ends a turn's span with what the turn told (`facts`), an error when it failed; `exceptionMessage` is the
@@ -343,7 +312,8 @@ export function startClientSpan(method: string, url: string, parent: Context | u
   if (!parentSpan) return undefined;
   if (!parentSpan.isRecording()) return { span: parentSpan, context: active };
   const attributes = clientAttributesOf(method, url);
-  return scopeOf(tracerNow().startSpan(method, { kind: SpanKind.CLIENT, attributes }, active), active);
+  const tracer = tracerUnder(active) ?? proxyTracer;
+  return scopeOf(tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, active), active, tracer);
 }
 
 /** Client span attributes by method and URL, made once: providers call a few configured URLs, and parsing one costs µs. */
