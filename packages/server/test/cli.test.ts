@@ -309,6 +309,17 @@ describe('configuration fails closed, at start, in one line (issue 32)', () => {
     expect(output).not.toMatch(/s3cret|otlp-secret/);
   });
 
+  test("the banner names each signal's own protocol (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) before the general one", async () => {
+    const { output } = await startCli(['--port', '0', '--api-key', 'k'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc',
+    });
+    expect(output).toContain(
+      'OpenTelemetry: spans over OTLP grpc and metrics over OTLP http/json to http://127.0.0.1:9',
+    );
+  });
+
   test("a client's malformed data URL is a 400 invalid_value with param on the real CLI, not a 500", async () => {
     const { url } = await startCli(['--port', '0', '--api-key', 'k']);
     for (const [part, field] of [

@@ -210,7 +210,7 @@ describe('faults: nothing thrown, batches lost and counted, later spans get thro
   test('after a failure, the next export to a receiver that answers again gets through', async () => {
     let fail = true;
     const url = await receiverAnswering((req, res) =>
-      req.resume().on('end', () => res.writeHead(fail ? 503 : 200).end()),
+      req.resume().on('end', () => res.writeHead(fail ? 500 : 200).end()),
     );
     const exporter = new OtlpSpanExport(settingsFor(url));
     exporter.onEnd(endedSpan());
@@ -219,6 +219,119 @@ describe('faults: nothing thrown, batches lost and counted, later spans get thro
     exporter.onEnd(endedSpan());
     await exporter.forceFlush();
     expect(exporter.counted()).toEqual({ exported: 1, dropped: 0, failed: 1, queued: 0 });
+    await exporter.shutdown();
+  });
+});
+
+describe('retries, as the SDK exporter makes them: 429, 502, 503, 504 and network failures, within the timeout', () => {
+  /** A receiver answering its requests in turn with `answers` (status and headers), then 200; what it was sent. */
+  async function receiverAnsweringInTurn(answers: Array<[number, Record<string, string>?]>) {
+    const bodies: Buffer[] = [];
+    const times: number[] = [];
+    const url = await receiverAnswering((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks));
+        times.push(performance.now());
+        const [status, headers] = answers.shift() ?? [200];
+        res.writeHead(status, headers).end();
+      });
+    });
+    return { url, bodies, times };
+  }
+
+  test('503 then 200: the same batch is sent again after a pause of about a second, and counted once', async () => {
+    const receiver = await receiverAnsweringInTurn([[503]]);
+    const problems: string[] = [];
+    const exporter = new OtlpSpanExport(settingsFor(receiver.url), (m) => problems.push(m));
+    exporter.onEnd(endedSpan());
+    exporter.onEnd(endedSpan());
+    await exporter.forceFlush();
+    expect(exporter.counted()).toEqual({ exported: 2, dropped: 0, failed: 0, queued: 0 });
+    expect(receiver.bodies).toHaveLength(2);
+    expect(receiver.bodies[1]).toEqual(receiver.bodies[0]);
+    // The first pause: 1 s with ±20% jitter.
+    expect(receiver.times[1]! - receiver.times[0]!).toBeGreaterThanOrEqual(790);
+    expect(problems).toEqual([]);
+    await exporter.shutdown();
+  });
+
+  test('429 with Retry-After: 0 goes again at once; 502 and 504 are retried too; 500 and 400 are not', async () => {
+    const retried = await receiverAnsweringInTurn([
+      [429, { 'retry-after': '0' }],
+      [502, { 'retry-after': '0' }],
+      [504, { 'retry-after': '0' }],
+    ]);
+    const exporter = new OtlpSpanExport(settingsFor(retried.url));
+    exporter.onEnd(endedSpan());
+    await exporter.forceFlush();
+    expect(exporter.counted()).toMatchObject({ exported: 1, failed: 0 });
+    expect(retried.bodies).toHaveLength(4);
+    expect(retried.times[3]! - retried.times[0]!).toBeLessThan(750);
+    await exporter.shutdown();
+    for (const status of [500, 400]) {
+      const refused = await receiverAnsweringInTurn([[status, { 'retry-after': '0' }]]);
+      const once = new OtlpSpanExport(settingsFor(refused.url));
+      once.onEnd(endedSpan());
+      await once.forceFlush();
+      expect(once.counted()).toMatchObject({ exported: 0, failed: 1 });
+      expect(refused.bodies).toHaveLength(1);
+      await once.shutdown();
+    }
+  });
+
+  test('a Retry-After past the timeout, or retries that would end past it: the batch fails within the timeout', async () => {
+    const later = await receiverAnsweringInTurn([[503, { 'retry-after': '60' }]]);
+    const exporter = new OtlpSpanExport(settingsFor(later.url, { timeoutMs: 2000 }));
+    exporter.onEnd(endedSpan());
+    await exporter.forceFlush();
+    expect(exporter.counted()).toMatchObject({ exported: 0, failed: 1 });
+    expect(later.bodies).toHaveLength(1);
+    await exporter.shutdown();
+    // Always 503: tries at 0, ~1 s, ~2.5 s; a fourth (~4.75 s) would end past 3 s.
+    const always = await receiverAnsweringInTurn(Array.from({ length: 10 }, () => [503] as [number]));
+    const bounded = new OtlpSpanExport(settingsFor(always.url, { timeoutMs: 3000 }));
+    const started = performance.now();
+    bounded.onEnd(endedSpan());
+    await bounded.forceFlush();
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(bounded.counted()).toMatchObject({ exported: 0, failed: 1 });
+    expect(always.bodies.length).toBeGreaterThanOrEqual(2);
+    expect(always.bodies.length).toBeLessThanOrEqual(3);
+    await bounded.shutdown();
+  });
+
+  test('while a batch waits to be tried again, spans are taken at once up to the queue bound, the rest dropped and counted', async () => {
+    const receiver = await receiverAnsweringInTurn([[503, { 'retry-after': '1' }]]);
+    const exporter = new OtlpSpanExport(settingsFor(receiver.url, { maxBatchSpans: 2, maxQueueSpans: 4 }));
+    exporter.onEnd(endedSpan());
+    exporter.onEnd(endedSpan());
+    await expect.poll(() => receiver.bodies.length).toBe(1);
+    const started = performance.now();
+    for (let i = 0; i < 5; i++) exporter.onEnd(endedSpan());
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(exporter.counted()).toEqual({ exported: 0, dropped: 3, failed: 0, queued: 4 });
+    await exporter.forceFlush();
+    expect(exporter.counted()).toEqual({ exported: 4, dropped: 3, failed: 0, queued: 0 });
+    await exporter.shutdown();
+  });
+
+  test('a connection reset before any answer is tried again on a new connection', async () => {
+    let connections = 0;
+    const url = await tcpReceiver((socket) => {
+      const first = ++connections === 1;
+      socket.on('data', (chunk) => {
+        if (!chunk.includes('POST')) return;
+        if (first) socket.resetAndDestroy();
+        else socket.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      });
+    });
+    const exporter = new OtlpSpanExport(settingsFor(url));
+    exporter.onEnd(endedSpan());
+    await exporter.forceFlush();
+    expect(exporter.counted()).toMatchObject({ exported: 1, failed: 0 });
+    expect(connections).toBe(2);
     await exporter.shutdown();
   });
 });
@@ -289,6 +402,8 @@ test('the CLI with its collector gone: every turn answers, one line on stderr sa
     OTEL_EXPORTER_OTLP_ENDPOINT: dead,
     OTEL_METRICS_EXPORTER: 'none',
     OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '3',
+    // A refused connection is tried again while the export's timeout allows (twice in 2 s).
+    OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
   });
   let stderr = '';
   cli.child.stderr!.on('data', (chunk: Buffer) => {

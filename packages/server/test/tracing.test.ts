@@ -154,7 +154,10 @@ describe("traces from the CLI over OTLP/HTTP (http/protobuf, the CLI's own expor
       new Set(['application/x-protobuf']),
     );
     stdout = cli.stdout();
-    expect(stdout).toContain(`OpenTelemetry: spans and metrics over OTLP http/json to ${receiver.url}`);
+    // Spans over the traces' own protocol, metrics over the general one.
+    expect(stdout).toContain(
+      `OpenTelemetry: spans over OTLP http/protobuf and metrics over OTLP http/json to ${receiver.url}`,
+    );
   });
   afterAll(() => receiver.close());
 

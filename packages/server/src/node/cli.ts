@@ -33,7 +33,12 @@ import { InMemoryResponseStore } from '../stores/memory.js';
 import { describeStoreUrl, storeFromUrl, withoutCredentials } from './store-url.js';
 import { prometheusEndpoint } from './prometheus.js';
 import { failureLogger, type LogFormat, requestLogger } from './request-log.js';
-import { MissingTelemetryPackageError, startTelemetry, telemetryEnvironmentProblem } from './telemetry-sdk.js';
+import {
+  MissingTelemetryPackageError,
+  otlpBannerLine,
+  startTelemetry,
+  telemetryEnvironmentProblem,
+} from './telemetry-sdk.js';
 
 const name = 'openresponses-server';
 if (process.argv[2] === 'usage')
@@ -341,14 +346,8 @@ if (tenantDirectory)
     `Tenants: ${tenantDirectory.tenants.size} from ${values.tenants} (limits ${/^rediss?(\+cluster)?:/.test(values.store) && !fellBack ? 'shared through the store' : 'in this process'})${values.adminKey ? `; usage at ${running.url}/v1/usage for the admin key` : ''}`,
   );
 for (const route of modelRoutes(values)) console.log(`Model route: ${route}`);
-const exported = [telemetry.plan.traces && 'spans', telemetry.plan.otlpMetrics && 'metrics'].filter(Boolean);
-if (exported.length > 0) {
-  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-  const protocol = process.env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || 'http/protobuf';
-  console.log(
-    `OpenTelemetry: ${exported.join(' and ')} over OTLP ${protocol}${endpoint ? ` to ${withoutCredentials(endpoint)}` : ''}`,
-  );
-}
+const otlpLine = otlpBannerLine(telemetry.plan, process.env);
+if (otlpLine) console.log(otlpLine);
 if (metricsServed)
   console.log(
     `Metrics: ${running.url}/metrics (Prometheus text format; ${

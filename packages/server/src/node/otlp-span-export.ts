@@ -1,8 +1,10 @@
 // The CLI's span export over OTLP http/protobuf (the default protocol), in place of the SDK's batch processor
 // and exporter: a span processor that encodes each sampled span as it ends (telemetry/otlp-protobuf.ts) and
 // POSTs a batch every OTEL_BSP_MAX_EXPORT_BATCH_SIZE spans or OTEL_BSP_SCHEDULE_DELAY ms. Bounded: at most
-// OTEL_BSP_MAX_QUEUE_SIZE spans and MAX_QUEUE_BYTES waiting, one export in flight, each within its timeout;
-// past that spans are dropped and counted. A turn never waits for it, and nothing it meets fails one.
+// OTEL_BSP_MAX_QUEUE_SIZE spans and MAX_QUEUE_BYTES waiting, one export in flight, each within its timeout
+// (its retries included: a collector answering 429, 502, 503 or 504, or a connection refused or reset, is
+// asked again after a growing pause or its Retry-After, as the SDK's exporter does); past that spans are
+// dropped and counted. A turn never waits for it, and nothing it meets fails one.
 // Settings it does not implement (compression, client certificates, another protocol or exporter) keep the
 // SDK's path (`ownSpanExportSettings`). Measured in bench/telemetry.bench.ts (profile note).
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
@@ -36,6 +38,59 @@ export const MAX_QUEUE_BYTES = 16 * 1024 * 1024;
 const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 /** Bytes of a collector's answer read at most (its body is not used). */
 const MAX_ANSWER_BYTES = 64 * 1024;
+
+// Retries, as the SDK's OTLP exporter makes them (@opentelemetry/otlp-exporter-base's retrying transport): at
+// most 5 after the first try, the pause 1 s growing 1.5x to at most 5 s, ±20% jitter, a collector's
+// Retry-After in its place; none that would end past the export's timeout.
+const MAX_RETRIES = 5;
+const FIRST_PAUSE_MS = 1000;
+const MAX_PAUSE_MS = 5000;
+const PAUSE_GROWTH = 1.5;
+const JITTER = 0.2;
+/** Answers a collector gives when it may take the batch later. */
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+/** Network failures worth another try (the SDK's list). */
+const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+]);
+
+/** An export that failed: what the collector answered, if it did, and when it asked to be tried again. */
+interface ExportFailure extends Error {
+  /** The request never reached the collector (its reused keep-alive connection was closed under it). */
+  unsent?: boolean;
+  /** The collector's HTTP status. */
+  status?: number;
+  /** The collector's Retry-After, in ms. */
+  retryAfterMs?: number;
+  /** A network error's code (`ECONNREFUSED`, …). */
+  code?: string;
+}
+
+/** A Retry-After value in ms (seconds, or an HTTP date), as the SDK reads it; undefined when absent or unreadable. */
+function retryAfterMsOf(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const seconds = Number.parseInt(header, 10);
+  if (Number.isInteger(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** How long to wait before trying `failure` again (`pause`: the backoff's turn), or undefined when it is not worth one. */
+function retryDelayOf(failure: ExportFailure, pause: number): number | undefined {
+  const retryable =
+    failure.status !== undefined
+      ? RETRYABLE_STATUSES.has(failure.status)
+      : failure.code !== undefined && RETRYABLE_NETWORK_CODES.has(failure.code);
+  if (!retryable) return undefined;
+  return failure.retryAfterMs ?? Math.min(pause * (1 + (Math.random() * 2 - 1) * JITTER), MAX_PAUSE_MS);
+}
 
 const isSet = (text: string | undefined): text is string => text !== undefined && text.trim() !== '';
 const positive = (text: string | undefined, otherwise: number): number => {
@@ -190,13 +245,7 @@ export class OtlpSpanExport {
           const pending = resource as { asyncAttributesPending?: boolean; waitForAsyncAttributes?(): Promise<void> };
           if (pending.asyncAttributesPending) await pending.waitForAsyncAttributes?.();
         }
-        const body = batch.request();
-        // A collector may close an idle keep-alive connection just as it is reused (Node's servers do after 5 s):
-        // that request never reached it, so it goes once more, on a new connection.
-        await this.post(body).catch((error: Error & { unsent?: boolean }) => {
-          if (!error.unsent) throw error;
-          return this.post(body);
-        });
+        await this.export(batch.request());
         sent = true;
       } catch (error) {
         if (!this.failing)
@@ -215,9 +264,35 @@ export class OtlpSpanExport {
     this.sending = undefined;
   }
 
-  /** One POST of `body`, settled when a 2xx answer has been read (bounded) or rejected within the timeout. */
-  private post(body: Uint8Array): Promise<void> {
-    const { url, headers, timeoutMs } = this.settings;
+  /**
+   * Sends `body`, trying again after a retryable failure (see MAX_RETRIES) while the export's timeout allows;
+   * rejects with the last failure.
+   */
+  private async export(body: Uint8Array): Promise<void> {
+    const deadline = performance.now() + this.settings.timeoutMs;
+    let pause = FIRST_PAUSE_MS;
+    for (let retries = 0; ; retries++) {
+      try {
+        // A collector may close an idle keep-alive connection just as it is reused (Node's servers do after 5 s):
+        // that request never reached it, so it goes once more at once, on a new connection.
+        await this.post(body, deadline - performance.now()).catch((error: ExportFailure) => {
+          if (!error.unsent) throw error;
+          return this.post(body, deadline - performance.now());
+        });
+        return;
+      } catch (error) {
+        const wait = retries < MAX_RETRIES ? retryDelayOf(error as ExportFailure, pause) : undefined;
+        if (wait === undefined || this.stopped || wait >= deadline - performance.now()) throw error;
+        pause *= PAUSE_GROWTH;
+        await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
+      }
+    }
+  }
+
+  /** One POST of `body`, settled when a 2xx answer has been read (bounded) or rejected within `timeoutMs`. */
+  private post(body: Uint8Array, timeLeftMs: number): Promise<void> {
+    const { url, headers } = this.settings;
+    const timeoutMs = Math.max(1, Math.round(timeLeftMs));
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<void>((resolve, reject) => {
       const exchange = send(url, {
@@ -236,7 +311,7 @@ export class OtlpSpanExport {
         settle(late);
       }, timeoutMs);
       timer.unref();
-      exchange.on('error', (error: Error & { unsent?: boolean }) => {
+      exchange.on('error', (error: ExportFailure) => {
         error.unsent = exchange.reusedSocket && !answered;
         settle(error);
       });
@@ -254,7 +329,11 @@ export class OtlpSpanExport {
         });
         answer.on('end', () => {
           const status = answer.statusCode ?? 0;
-          settle(status >= 200 && status < 300 ? undefined : new Error(`HTTP ${status}`));
+          if (status >= 200 && status < 300) return settle();
+          const failure: ExportFailure = new Error(`HTTP ${status}`);
+          failure.status = status;
+          failure.retryAfterMs = retryAfterMsOf(answer.headers['retry-after']);
+          settle(failure);
         });
       });
       exchange.end(body);

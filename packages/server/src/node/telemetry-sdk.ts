@@ -10,6 +10,7 @@ import { HEAD_SAMPLED, type HeadSampler, sampleAtHead } from '../telemetry/head-
 import { OwnTracerProvider, ownTracerAllowed } from './own-tracer.js';
 import { OtlpSpanExport, ownSpanExportSettings, type SpanExportCounts } from './otlp-span-export.js';
 import { ownMetricProducer, readingOwnMetrics } from './own-metrics.js';
+import { withoutCredentials } from './store-url.js';
 
 /** Every optional OpenTelemetry package the CLI may load, for one install line. */
 export const TELEMETRY_PACKAGES = [
@@ -156,6 +157,26 @@ export function telemetryPlan(env: Env): TelemetryPlan {
       : endpoint || isSet(env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT),
     consoleMetrics: metricExporters?.includes('console') ?? false,
   };
+}
+
+/**
+ * The startup banner's line of what goes out over OTLP (`OpenTelemetry: spans and metrics over OTLP
+ * http/protobuf to …`, the endpoint without credentials), each signal by its own protocol variable
+ * (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, …) before the general one; undefined when nothing does.
+ */
+export function otlpBannerLine(plan: TelemetryPlan, env: Env): string | undefined {
+  const protocolOf = (signal: 'TRACES' | 'METRICS') =>
+    env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`]?.trim() || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || 'http/protobuf';
+  const signals = [
+    plan.traces && { name: 'spans', protocol: protocolOf('TRACES') },
+    plan.otlpMetrics && { name: 'metrics', protocol: protocolOf('METRICS') },
+  ].filter((signal) => signal !== false);
+  if (signals.length === 0) return undefined;
+  const what = signals.every((signal) => signal.protocol === signals[0]!.protocol)
+    ? `${signals.map((signal) => signal.name).join(' and ')} over OTLP ${signals[0]!.protocol}`
+    : signals.map((signal) => `${signal.name} over OTLP ${signal.protocol}`).join(' and ');
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  return `OpenTelemetry: ${what}${endpoint ? ` to ${withoutCredentials(endpoint)}` : ''}`;
 }
 
 /** What `startTelemetry` takes besides the environment. */
