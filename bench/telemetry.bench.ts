@@ -85,6 +85,31 @@
 // ~5%, met. Over HTTP the same microseconds ride on the CLI's dearer requests (embedded JSON ~100-130 us:
 // +12-20%; gateway ~250-330 us: +6-10%). Sampling is the lever for the embedded JSON rows: a trace sampled out
 // at the head costs the check alone.
+// Glue note (2026-11-29, issue 35's eighth session, load 1.7-10). The server's own span work re-profiled under
+// callgrind with 12,000 warm embedded JSON turns (service.handle, main thread, JIT frames named through
+// --perf-basic-prof's map; base 182663b): off 164.0k instructions a turn, spans that cost nothing 186.4k
+// (+22.4k, +13.7%; the earlier +401k counted V8 still compiling after 800 turns). Of the +22.4k: the API's
+// context.with and global lookups per scope ~3.5k (megamorphic keyed loads in getGlobal), the runner building
+// its dependencies again on every traced turn (the store-span wrapper is a new store each turn, so depsFor's
+// cache misses) with sealerFor's getter literal on V8's slow path ~2.7k+, Object.assign of the turn options
+// 1.4k, then closures, promises and their GC. Cut (eeb2419): within() skips context.with without a registered
+// context manager, children take their tracer from the parent's context, span names and start attributes
+// made once, the sealer a class, the options spread, the metric meter one object. One process, base and
+// after interleaved, 11 rounds of 3,200 turns (load 7.9 and 9.8: lowest rounds): spans that cost nothing
+// +3.9/+3.4 -> +2.0/+3.7 us over off (medians +6.1 -> +1.7); the CLI's own spans and export +10.7/+10.6 ->
+// +7.7/+7.6 us on a ~27 us turn; metrics alone +2-6 us either way (noise). Callgrind could not give the
+// after-figures: under valgrind V8 leaves 85-124 functions at the baseline tier after 12k turns (360 with the
+// own export on), so one build read 186k-213k; with --single-threaded the counts include compilation (500k).
+// Left in the glue, outside telemetry/: storeSpans' per-turn wrapper (six closures) and the depsFor miss it
+// causes (responses/runner.ts could key its cache by owner and take the traced store apart), and the
+// middlewares' per-request closures. What remains against +10%, at 100% sampling: an embedded JSON turn of
+// ~27-40 us pays ~7.6 us for 3 spans (~2.5 us a span with its glue) plus metrics 2-5 us: +25-45%; +10% needs
+// under ~1 us a span all in, below two clock reads, two ids, an encoding (~1 us) and a share of the export's
+// write. Gateway JSON in process (the same A/B, 7 rounds of 1,600 turns, load 9, rounds swinging 125-590 us;
+// lowest rounds): off 145 -> 127 us, spans that cost nothing +29 -> +33, the CLI's spans and export +69 -> +84
+// us: +50-65%, far more than 4 spans at ~2.5 us; the per-span arithmetic of the seventh note (+7-15%) does
+// not hold for the gateway, whose excess (GC of spans and scopes that outlive the upstream wait, the client
+// span's traceparent) was not profiled here. SSE embedded (2 spans, 280-540 us) ~2-3%: met.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSpanPaths } from './fixtures/span-floor.js';
