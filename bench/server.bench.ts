@@ -198,6 +198,28 @@ const heapMb = () => {
  * the serializer alone cannot reach it. Joining the pieces with `Array.prototype.join` instead of templates
  * measured no cheaper (a 400-byte response with the byte count: 0.54-0.60 against 0.53-0.88 µs).
  */
+/*
+ * Profile note (issue 35, eighth session, ref-turn, 2026-11-29 03:10-04:15 UTC, from 182663b, load 5-10): the
+ * turn's other per-turn costs. Callgrind of `service.handle` (stored JSON turn, this bench's request, 32 in
+ * flight, 5,000 turns after 20,000; counters zeroed after the warm-up by `callgrind_control -z`; the same
+ * build counted twice agreed to 0.05%), instructions a turn, main thread / every thread:
+ *   182663b                                                            154.3k / 169.2k
+ *   ids made by one String.fromCharCode from a 16 KiB pool (b4f437d)   149.1k / 163.8k
+ *   the meter's ASCII count by encodeInto, no endsWith (a4b2795)       147.2k / 162.3k
+ *   prepare and admit without a promise (e0a1331)                      145.7k / 159.0k
+ *   usage settled through two promises fewer (7934d77)                 144.3k / 158.5k
+ *   with ref-json's serializer too (12412bd)                           121.8k / 133.7k
+ * Promises a turn (async_hooks init): 45 -> 36; promise machinery on the main thread 11.2k -> 9.0k. What is
+ * left of them: four middleware layers that act after the answer, the route handler, the body read, the
+ * runner's two phases, TurnStream.run (async for the providers that wait; the embedded model never does),
+ * the store's put and the usage settlement (TenantQuota -> QuotaBackend, a Promise-returning interface that
+ * the Redis store implements too): each a layer of its own, ~0.25k instructions a promise. Heap allocated a
+ * turn (sampling profiler): 24.4 KB, of which the serialization ~5.5 KB, the route handler and body ~3.4 KB,
+ * the embedded model ~2.4 KB, the tenant-turns wrapper ~1.4 KB. The output meter is now ~1.5k a turn (the
+ * three non-delta parts' `jsonBytes`: a prototype and `toJSON` check and a `for in` an object, which keep it
+ * exact for any part a family sends). In-process CPU rounds at load 9-10 swung 0.70-1.49 between two builds
+ * of the same turn: callgrind is the figure here.
+ */
 export async function run(): Promise<void> {
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
   const reference = await startServer({ store, warn: () => {} });
