@@ -31,6 +31,25 @@
 // block start (the same speed as the sticky match in situ, 0.98-0.99x, but a miss searched backwards, so it
 // needed bookkeeping to stay linear); a char-by-char comparison of the name (4 ns a character on Node 20,
 // slower than V8's runtime call), String#startsWith (slower still: it cuts a substring).
+//
+// Instruction profile (issue 35's eighth session, 29 November 2026): callgrind over the dist on Node 20.20
+// with --predictable (repeatable to 0.05%), per event as the difference between 80 and 20 runs of this
+// stream in 16 KiB chunks, JIT code named from --perf-basic-prof. JSON.parse of each payload 9,087; the
+// per-event pipeline 13,518 (0.67x by instructions, 0.58-0.62x in CPU time: our part runs at a lower IPC
+// than the parser). The 4,400 that are not the parse: the frame split ~1,150 (the sticky match ~400, a
+// quarter of it V8's write barrier for the match record that keeps the young chunk text; the data line's
+// indexOf ~200; the rest inlined glue: takeBlock, decodeSSE's onFrame and parseEvent), the for await
+// machinery ~500 (await, microtasks, promise then and fulfil, resumption), megamorphic `type` reads and
+// the interning store ~270 (decodeSSE, the validator, the accumulator), UTF-8 decoding by TextDecoder
+// ~250, the accumulator ~200, the validator ~150, late TurboFan compilations ~400 (warm-up; gone in long
+// runs). Moved: each chunk's events pushed into an array made with object elements (an empty literal
+// changed kind at its first push, so every push was a builtin call) and the block end's charCodeAt kept in
+// bounds (one read past a chunk's end made V8 recompile it as a call): 13,518 -> 13,421 per event
+// (0.993x), through batches() 13,270 -> 13,163 (0.992x); in CPU time within the noise. Tried and dropped: splitting a chunk's frames first and parsing the
+// payloads after (+1.2% instructions; CPU 0.95-1.0x, within the noise at load 5-12); the iterator result
+// from an array iterator, whose map lets Promise.resolve skip the `then` lookup (1.09x the cost); the
+// block start by startsWith, indexOf or a char loop (4x, 1.7x, 5x the sticky match). What is left of ours
+// is ~0.15 of a parse (split and decoding); the rest is V8's per-event floor for an async iterator.
 import { loadavg } from 'node:os';
 import { createClient } from '@openresponses/client';
 import type { StreamingEvent } from '@openresponses/types';

@@ -354,7 +354,8 @@ export class FrameDecoder implements SSEFrameDecoder {
     const dataEnd = text.indexOf('\n', end + 7);
     // The data line goes on in the next chunk: searching the text for a line break again would be in vain.
     if (dataEnd < 0) return UNFINISHED;
-    if (text.charCodeAt(dataEnd + 1) !== 10) return -1;
+    // Bounds first: a read past the end makes V8 recompile every charCodeAt here as a call of the builtin.
+    if (dataEnd + 1 === text.length || text.charCodeAt(dataEnd + 1) !== 10) return -1;
     const dataBytes = this.ascii ? dataEnd - (end + 7) : utf8Length(text, end + 7, dataEnd);
     if (dataBytes + 1 > this.maxBytes || end - from > this.maxBytes) return -1;
     const at = this.offset;
