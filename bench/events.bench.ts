@@ -45,7 +45,9 @@
 // runs). Moved: each chunk's events pushed into an array made with object elements (an empty literal
 // changed kind at its first push, so every push was a builtin call) and the block end's charCodeAt kept in
 // bounds (one read past a chunk's end made V8 recompile it as a call): 13,518 -> 13,421 per event
-// (0.993x), through batches() 13,270 -> 13,163 (0.992x); in CPU time within the noise. Tried and dropped: splitting a chunk's frames first and parsing the
+// (0.993x), through batches() 13,270 -> 13,163 (0.992x); CPU time in one process (interleaved slices, 61
+// rounds, load 1.1) 0.958x per event (0.607x -> 0.637x of JSON.parse) and 0.986x through batches() (0.671x
+// -> 0.686x), within the noise at load 9. Tried and dropped: splitting a chunk's frames first and parsing the
 // payloads after (+1.2% instructions; CPU 0.95-1.0x, within the noise at load 5-12); the iterator result
 // from an array iterator, whose map lets Promise.resolve skip the `then` lookup (1.09x the cost); the
 // block start by startsWith, indexOf or a char loop (4x, 1.7x, 5x the sticky match). What is left of ours
