@@ -110,6 +110,36 @@
 // us: +50-65%, far more than 4 spans at ~2.5 us; the per-span arithmetic of the seventh note (+7-15%) does
 // not hold for the gateway, whose excess (GC of spans and scopes that outlive the upstream wait, the client
 // span's traceparent) was not profiled here. SSE embedded (2 spans, 280-540 us) ~2-3%: met.
+// Gateway profile note (2026-11-29, issue 35's eighth session, load 4-5.5 with CI beside it; main 133dfec,
+// built dist). A stored gateway JSON turn (Chat Completions stub in another process, the OTLP sink in a third)
+// through `service.handle`, 16 at a time, the span-stages way (one process, one switching provider, W3C
+// propagators): 6 x 3,200 warm turns of off / spans that cost nothing / the CLI's own spans and export, then
+// twice 1,600 turns of each, counters zeroed and dumped around each (callgrind, --predictable, JIT frames named
+// through --perf-basic-prof's map). Instructions a turn: off 338k / 310k; spans that cost nothing 349k / 350k
+// (+11k / +40k, +3-13%); the CLI's spans and export 432k (+94k, +28%) / 624k, where an incremental
+// mark-compact fell in the window (GC 179k a turn, write barriers in marking mode; without GC +147k). Keep-alive
+// is not lost: 16 connections established to the stub in every setting, none in TIME-WAIT (nodeFetch's one
+// keep-alive Agent whatever the tracing), one export POST per 512 spans. GC (--trace-gc, 16,000 turns a round,
+// three rounds): scavenges off 54, spans that cost nothing 59-60, the CLI's 63; mark-compacts ~1 per 16-48k
+// turns in every setting. Where the +94k goes: the encoding, 58k (writeSpan inclusive, 14.4k a span: the
+// gateway's spans carry ~11 attributes each, not in frozen sets): the ids' hex to bytes 10.3k (11 calls a turn,
+// ~940 instructions each, ~125 ns a call in a loop outside: two charCodeAt, a table lookup and a typed array store
+// through `this.bytes[this.pos++]` a byte), attribute strings 13k (writeValue and string; the same
+// `this.bytes[this.pos++]` loop: a 44-character value ~500 ns, ~115-215 with locals, noisy), Object.hasOwn in
+// writeAttributes' for-in 5.7k (44 keys a turn), tags, opens, varints and times ~9k, the batch buffer doubling
+// from 16 KiB to 256 KiB in every batch and copied again by request() ~9k (memset and memcpy; callgrind counts
+// rep-string steps, less in CPU); our tracer's start and end ~6k, ids 1.3k. The server's glue (+11-40k): the
+// W3C propagator's inject (isValidHex 1.3k, inject 0.6k, the carrier's keyed stores), the traced headers'
+// copy, which misses nodeFetch's header-list cache, so that list is rebuilt a call (headerListOf, flat,
+// toLowerCase, Map ~4-5k, Node validating the longer list ~1k), slow global lookups (LookupIterator,
+// Runtime_GetProperty ~3.6k), the runner's deps rebuilt (+0.8k). The cuts this points to (not made): span and
+// trace ids kept as the pool's bytes and written as bytes (hex only when a context is read; a turn's 4 spans
+// share one trace id), ProtobufBuffer's loops on local copies of bytes and pos, writeAttributes over own keys
+// without Object.hasOwn, a batch buffer that starts at the last batch's size (or is reused) and is not copied
+// again, and the client span's traceparent appended to the cached header list (written from our own span's
+// ids, not through the composite propagator). Estimated together ~25-35k of the 94k: the gateway JSON turn
+// stays at ~+18-20% in instructions; +10% of ~310-340k allows ~8k a span with its glue, below this encoder's
+// cost for spans of this size.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSpanPaths } from './fixtures/span-floor.js';
