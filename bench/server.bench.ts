@@ -2,9 +2,10 @@
 // returns the same precomputed bytes (the ceiling): requests/s, p50/p99 latency, streamed events/s, and
 // heap across 10,000 requests with the in-memory store at its bound; and a stored turn with a 1 MiB input
 // against JSON.parse + JSON.stringify of its request and response (issue 35).
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
-import { load, median, rps, type LoadResult } from './fixtures/load.js';
+import { load, median, pinServerAndLoader, rps, type LoadResult } from './fixtures/load.js';
 import type { AddressInfo } from 'node:net';
 import { startServer } from '@openresponses/server/node';
 import { DeterministicModel, InMemoryResponseStore } from '@openresponses/server';
@@ -220,6 +221,31 @@ const heapMb = () => {
  * exact for any part a family sends). In-process CPU rounds at load 9-10 swung 0.70-1.49 between two builds
  * of the same turn: callgrind is the figure here.
  */
+/*
+ * Profile note (issue 35, ninth session, ref-http, 2026-11-29 06:05-07:20 UTC, main at bcd3e33, load 5-11 from
+ * four sessions at once): why the req/s rounds were bimodal, and the placement that ends it.
+ *
+ * Two idle runs on 949ee85 gave per-round ratios 0.57 0.87 0.82 0.87 0.48 and 0.47-1.22. Each round starts a
+ * loader process of its own, which the scheduler puts on the server's core or on the other one; the pair then
+ * stays put for the round (the server's thread migrated 0-4 times in a round of 1.5-2 s, /proc/self/sched).
+ * Sampled every 50 ms (the CPU each of the two last ran on), the reference server's thread and its loader
+ * shared a core in every sample of three rounds of four (ratios 0.45, 0.41, 0.58) and in 11% of the fourth
+ * (0.83), load 6. On one core the two take turns, so their CPU per request adds up. Idle, apart, the bare
+ * server is bound by its loader (~65 µs a request: ~15,400 req/s) and the reference by its own thread
+ * (~12,600-13,400: 0.82-0.87, the idle rounds of 0.82-0.87); the reference together with its loader pays
+ * ~99 + 65 µs a request (~6,100 req/s: ~0.4, the rounds of 0.47-0.57 moved part of the way), the bare server
+ * together with its loader ~36 + 65 (~9,900: a reference round apart then reads ~1.2-1.3, the 1.22). Which
+ * of these a round gets is the scheduler's choice at the loader's start: the median of five was a coin flip.
+ *
+ * Now the bench's thread (which serves both servers, one loaded at a time) runs on CPU 0 and every loader on
+ * CPU 1 (`taskset`: `pinServerAndLoader` in fixtures/load.ts; V8's and libuv's threads, already started,
+ * keep both CPUs), warm-up included, for both servers alike; 7 alternating rounds of 1.5 s instead of 5 of 2
+ * s; and each round's wait of the server's thread for a CPU (schedstat) is printed, so that rounds slowed by
+ * another process show. The same request, answer, concurrency and loader as before. Its first run here (load
+ * 6.6, other sessions' tests and callgrind on both CPUs): rounds 0.12-1.83, the server's thread waiting 293 µs
+ * (bare) and 607 µs (reference) a request for CPU 0: on a loaded machine no placement helps, and the printed
+ * wait says so. Idle, every round gets the apart placement, the one of the idle rounds of 0.82-0.87.
+ */
 export async function run(): Promise<void> {
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
   const reference = await startServer({ store, warn: () => {} });
@@ -239,27 +265,36 @@ export async function run(): Promise<void> {
   const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/v1/responses`;
 
   const concurrency = 32;
+  const roundCount = 7;
+  const roundSeconds = 1.5;
+  // The same placement for every round of both servers (see the ninth session's note above).
+  const pinned = pinServerAndLoader();
+  const loaderCpu = pinned?.loaderCpu;
   for (let i = 0; i < 2; i++) {
-    await load(bareUrl, BODY, concurrency, 0.5);
-    await load(`${reference.url}/v1/responses`, BODY, concurrency, 0.5);
+    await load(bareUrl, BODY, concurrency, 0.5, Infinity, {}, loaderCpu);
+    await load(`${reference.url}/v1/responses`, BODY, concurrency, 0.5, Infinity, {}, loaderCpu);
   }
   // Alternating rounds, so a noisy neighbour or a GC-heavy moment hits both servers alike; the median
-  // round is reported (single 3 s runs on a 2-core machine varied by up to 2x).
-  // Each round also records this process's CPU per request (both servers run here, one loaded at a time):
-  // on a shared machine the ratio of CPU per request moves much less with the load than req/s.
+  // round is reported. Each round also records this process's CPU per request (both servers run here, one
+  // loaded at a time): on a shared machine the ratio of CPU per request moves much less with the load than
+  // req/s. And the time the server's thread waited for a CPU while runnable (/proc's schedstat): near 0 on
+  // an idle machine, so a round with much of it was slowed by something else running.
   const withCpu = async (url: string) => {
+    const waitedBefore = runQueueWaitMicros();
     const before = process.cpuUsage();
-    const result = await load(url, BODY, concurrency, 2);
+    const result = await load(url, BODY, concurrency, roundSeconds, Infinity, {}, loaderCpu);
     const cpu = process.cpuUsage(before);
-    return Object.assign(result, { cpuPerRequest: (cpu.user + cpu.system) / result.requests });
+    return Object.assign(result, {
+      cpuPerRequest: (cpu.user + cpu.system) / result.requests,
+      waitPerRequest: (runQueueWaitMicros() - waitedBefore) / result.requests,
+    });
   };
-  const rounds: Array<{
-    bare: LoadResult & { cpuPerRequest: number };
-    reference: LoadResult & { cpuPerRequest: number };
-  }> = [];
-  for (let round = 0; round < 5; round++) {
+  type Round = LoadResult & { cpuPerRequest: number; waitPerRequest: number };
+  const rounds: Array<{ bare: Round; reference: Round }> = [];
+  for (let round = 0; round < roundCount; round++) {
     rounds.push({ bare: await withCpu(bareUrl), reference: await withCpu(`${reference.url}/v1/responses`) });
   }
+  pinned?.unpin();
   const ratios = rounds.map((r) => rps(r.reference) / rps(r.bare));
   const bareResult = median(
     rounds.map((r) => r.bare),
@@ -270,7 +305,7 @@ export async function run(): Promise<void> {
     rps,
   );
   console.log(
-    `\nNon-streaming POST /v1/responses, ${concurrency} concurrent keep-alive connections from a separate loader process, 5 alternating rounds of 2 s (${precomputed.length} bytes per answer); median round; load average ${loadavg()[0]!.toFixed(1)}`,
+    `\nNon-streaming POST /v1/responses, ${concurrency} concurrent keep-alive connections from a separate loader process, ${roundCount} alternating rounds of ${roundSeconds} s (${precomputed.length} bytes per answer); median round; ${pinned ? `server thread on CPU 0, loader on CPU ${loaderCpu} (taskset)` : 'not pinned (no taskset or one CPU)'}; load average ${loadavg()[0]!.toFixed(1)}`,
   );
   console.log(`${'server'.padEnd(34)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}`);
   for (const [name, r] of [
@@ -285,16 +320,16 @@ export async function run(): Promise<void> {
     `ratio per round: ${ratios.map((r) => r.toFixed(2)).join(' ')}; median ${median(ratios, (r) => r).toFixed(2)}x of the bare server (target >= 0.80x)`,
   );
   const cpuRatios = rounds.map((r) => r.bare.cpuPerRequest / r.reference.cpuPerRequest);
+  const medianOf = (values: number[]) => median(values, (x) => x);
   console.log(
-    `server CPU per request: bare ${median(
-      rounds.map((r) => r.bare.cpuPerRequest),
-      (x) => x,
-    ).toFixed(0)} µs, reference ${median(
+    `server CPU per request: bare ${medianOf(rounds.map((r) => r.bare.cpuPerRequest)).toFixed(0)} µs, reference ${medianOf(
       rounds.map((r) => r.reference.cpuPerRequest),
-      (x) => x,
     ).toFixed(
       0,
-    )} µs; bare / reference per round ${cpuRatios.map((r) => r.toFixed(2)).join(' ')}; median ${median(cpuRatios, (r) => r).toFixed(2)}x (the req/s ratio a CPU-bound server would reach)`,
+    )} µs; bare / reference per round ${cpuRatios.map((r) => r.toFixed(2)).join(' ')}; median ${medianOf(cpuRatios).toFixed(2)}x (the req/s ratio a CPU-bound server would reach)`,
+  );
+  console.log(
+    `server thread waiting for a CPU per request (median): bare ${medianOf(rounds.map((r) => r.bare.waitPerRequest)).toFixed(1)} µs, reference ${medianOf(rounds.map((r) => r.reference.waitPerRequest)).toFixed(1)} µs (near 0 when nothing else runs on its CPU)`,
   );
 
   const streamBody = JSON.stringify({
@@ -393,6 +428,15 @@ export async function run(): Promise<void> {
  * hand it the items instead of the text); GC, only by holding less of the parsed body across the turn.
  * Neither brings 3x within reach of these cuts alone on this machine.
  */
+/** Microseconds this thread has waited on a run queue while runnable (Linux; NaN elsewhere). */
+function runQueueWaitMicros(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]) / 1000;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function largeInputBody(): string {
   const sentence = 'the quick brown fox jumps over the lazy dog and keeps running across the open field. ';
   const input: unknown[] = [];
