@@ -5,7 +5,7 @@ import { Agent, createServer, request as httpRequest, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkStream, decodeSSE, type AnyStreamingEvent } from '@openresponses/events';
-import { createResponsesHandler, type ModelProvider } from '../src/index.js';
+import { createResponsesHandler, type Cancellation, type ModelProvider } from '../src/index.js';
 import { toNodeListener, type RunningServer } from '../src/node/index.js';
 import { API_KEY, startTestServer } from './harness.js';
 
@@ -276,6 +276,49 @@ describe('the Node entry', () => {
       }
     } finally {
       agent.destroy();
+    }
+  });
+
+  test('a handler that only polls its cancellation sees the client leave; one told after that is told at once', async () => {
+    let report: (seen: { polled: boolean; told: boolean; aborted: boolean }) => void;
+    const seen = new Promise<{ polled: boolean; told: boolean; aborted: boolean }>((resolve) => (report = resolve));
+    let answered: Cancellation | undefined;
+    const own: Server = createServer(
+      toNodeListener({
+        handle: async (request) => {
+          const cancellation = request.cancellation!;
+          if (request.path === '/answer') {
+            answered = cancellation;
+            return { status: 200, headers: {}, body: 'answered' };
+          }
+          for (let wait = 0; wait < 500 && !cancellation.cancelled; wait++)
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          const polled = cancellation.cancelled;
+          let told = false;
+          cancellation.onCancel(() => {
+            told = true;
+          });
+          report({ polled, told, aborted: cancellation.signal.aborted });
+          return { status: 200, headers: {}, body: 'too late' };
+        },
+      }),
+    );
+    await new Promise<void>((resolve) => own.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
+    try {
+      // An answered request was not cancelled, though Node marks its response destroyed once it has finished.
+      expect(await (await fetch(`${base}/answer`)).text()).toBe('answered');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(answered?.cancelled).toBe(false);
+      const abort = new AbortController();
+      const leaving = fetch(`${base}/wait`, { signal: abort.signal }).catch(() => 'left');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      abort.abort();
+      expect(await leaving).toBe('left');
+      expect(await seen).toEqual({ polled: true, told: true, aborted: true });
+    } finally {
+      own.closeAllConnections();
+      await new Promise((resolve) => own.close(resolve));
     }
   });
 

@@ -26,10 +26,7 @@ export function toNodeListener(target: NodeListenerTarget, options: { limits?: P
     Object.assign({}, typeof target === 'function' ? undefined : target.limits, options.limits),
   );
   return async (req: IncomingMessage, res: ServerResponse) => {
-    const cancellation = new Cancellation();
-    res.on('close', () => {
-      if (!res.writableFinished) cancellation.cancel();
-    });
+    const cancellation = new ResponseCancellation(res);
     let response: ServiceResponse;
     let request: NodeRequest | undefined;
     try {
@@ -72,6 +69,48 @@ export function toNodeListener(target: NodeListenerTarget, options: { limits?: P
     }
   };
 }
+
+/**
+ * A request's cancellation: the client went away when its response closed before it was finished. Polled
+ * (`cancelled`, what a turn of the embedded model reads), it reads the response's state; a `close` listener
+ * is added only once something asks to be told (`onCancel`, `signal`: upstream calls). A listener on every
+ * response made Node's `resOnFinish` cost 0.7 µs a request instead of 0.1.
+ */
+class ResponseCancellation extends Cancellation {
+  #listening = false;
+
+  constructor(private readonly res: ServerResponse) {
+    super();
+  }
+
+  override get cancelled(): boolean {
+    if (!super.cancelled && clientGone(this.res)) this.cancel();
+    return super.cancelled;
+  }
+
+  override get signal(): AbortSignal {
+    this.#listen();
+    return super.signal;
+  }
+
+  override onCancel(listener: () => void): () => void {
+    this.#listen();
+    return super.onCancel(listener);
+  }
+
+  #listen(): void {
+    if (this.#listening) return;
+    this.#listening = true;
+    if (clientGone(this.res)) this.cancel();
+    else
+      this.res.once('close', () => {
+        if (!this.res.writableFinished) this.cancel();
+      });
+  }
+}
+
+/** Node marks a response `destroyed` when its socket closes (or it is destroyed); finished, it was answered. */
+const clientGone = (res: ServerResponse) => res.destroyed && !res.writableFinished;
 
 /**
  * Writes the events of one burst (what one upstream read or one model step yields) as one chunk of the
