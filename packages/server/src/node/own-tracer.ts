@@ -1,5 +1,5 @@
 // The CLI's tracer of its own behind the OpenTelemetry API's `Tracer` and `Span` (telemetry/tracing.ts and the
-// server's span calls are unchanged): ids from a pooled random buffer, one `performance.now()` a start and an
+// server's span calls are unchanged): ids kept as bytes of a pooled random buffer (hex only when read), one `performance.now()` a start and an
 // end, the starting attributes kept as given (the server's frozen attribute sets, whose encoding is then
 // reused), each span handed at its end to the OTLP export (./otlp-span-export.ts), which encodes it at once.
 // Sampling is the environment's (the SDK's sampler object, as telemetry-sdk.ts builds it). Why, and what it
@@ -27,9 +27,9 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import { randomHex } from '@openresponses/events';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
 import type { EncodableSpan, SpanEvent, SpanResource, SpanScopeName } from '../telemetry/otlp-protobuf.js';
+import { SpanIds } from '../telemetry/span-ids.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -272,25 +272,18 @@ class OwnTracer implements Tracer {
     const parentSpan = options.root ? undefined : trace.getSpan(parentContext);
     const found = parentSpan?.spanContext();
     // Our own spans' ids are valid as made; others' are checked (the API's hex checks cost a regex each).
-    const parent =
-      found !== undefined && (parentSpan instanceof OwnSpan || isSpanContextValid(found)) ? found : undefined;
-    const traceId = parent?.traceId ?? randomHex(16);
-    const spanId = randomHex(8);
+    const parent = found !== undefined && (found instanceof SpanIds || isSpanContextValid(found)) ? found : undefined;
     const kind = options.kind ?? SpanKind.INTERNAL;
     const attributes = options.attributes ?? EMPTY;
     const { provider } = this;
     // The head decided for the server's traces; the environment's sampler for any other span.
+    const spanContext = new SpanIds(parent, TraceFlags.NONE, parent?.traceState);
     const sampled =
       parentContext.getValue(HEAD_SAMPLED) === true ||
-      provider.sampler.shouldSample(parentContext, traceId, name, kind, attributes, options.links ?? []).decision ===
-        RECORD_AND_SAMPLED;
-    const spanContext: SpanContext = {
-      traceId,
-      spanId,
-      traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
-      traceState: parent?.traceState,
-    };
+      provider.sampler.shouldSample(parentContext, spanContext.traceId, name, kind, attributes, options.links ?? [])
+        .decision === RECORD_AND_SAMPLED;
     if (!sampled) return trace.wrapSpanContext(spanContext);
+    spanContext.traceFlags = TraceFlags.SAMPLED;
     return new OwnSpan(
       provider.ended,
       name,

@@ -6,6 +6,7 @@
 // (test/otlp-protobuf.test.ts holds it). Why our own: bench/telemetry.bench.ts's profile note.
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
 import { ProtobufBuffer } from './protobuf-buffer.js';
+import { SpanIds } from './span-ids.js';
 
 export { ProtobufBuffer };
 
@@ -173,6 +174,18 @@ function writeSpanAttributes(out: ProtobufBuffer, initial: Attributes, added: At
   if (added !== undefined) writeAttributes(out, 9, added);
 }
 
+/** A trace id, as bytes when the context keeps them (the own tracer's), else from its hex. */
+function writeTraceId(out: ProtobufBuffer, context: SpanContext): void {
+  if (context instanceof SpanIds && context.traceBytes !== undefined) out.raw16(context.traceBytes, context.traceAt);
+  else out.hex(context.traceId);
+}
+
+/** A span id, as bytes when the context keeps them (the own tracer's), else from its hex. */
+function writeSpanId(out: ProtobufBuffer, context: SpanContext): void {
+  if (context instanceof SpanIds) out.raw8(context.spanBytes, context.spanAt);
+  else out.hex(context.spanId);
+}
+
 const flagsOf = (traceFlags: number, remote: boolean | undefined): number =>
   (traceFlags & 0xff) | FLAGS_HAS_IS_REMOTE | (remote ? FLAGS_IS_REMOTE : 0);
 
@@ -181,18 +194,18 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
   const at = out.open(field);
   const context = span.spanContext();
   out.tag(1, 2);
-  out.hex(context.traceId);
+  writeTraceId(out, context);
   out.tag(2, 2);
-  out.hex(context.spanId);
+  writeSpanId(out, context);
   const traceState = context.traceState?.serialize();
   if (traceState) {
     out.tag(3, 2);
     out.string(traceState);
   }
   const parent = span.parentSpanContext;
-  if (parent?.spanId) {
+  if (parent instanceof SpanIds || parent?.spanId) {
     out.tag(4, 2);
-    out.hex(parent.spanId);
+    writeSpanId(out, parent);
   }
   out.tag(5, 2);
   out.string(span.name);
@@ -223,9 +236,9 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
   for (const link of span.links) {
     const entry = out.open(13);
     out.tag(1, 2);
-    out.hex(link.context.traceId);
+    writeTraceId(out, link.context);
     out.tag(2, 2);
-    out.hex(link.context.spanId);
+    writeSpanId(out, link.context);
     const linkState = link.context.traceState?.serialize();
     if (linkState) {
       out.tag(3, 2);

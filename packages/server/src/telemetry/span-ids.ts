@@ -1,0 +1,93 @@
+// Span and trace ids kept as random bytes (the CLI's own tracer, node/own-tracer.ts): the OTLP encoder
+// (./otlp-protobuf.ts) copies them as they are, and their hex is made only when someone reads it. Written as
+// hex and read back, a traced gateway turn's 11 ids cost ~10k instructions (bench/telemetry.bench.ts's
+// gateway profile note).
+import type { SpanContext, TraceState } from '@opentelemetry/api';
+
+// A 16 KiB pool filled by one `crypto.getRandomValues` call; a full pool is replaced, never refilled, because
+// the ids taken from it keep pointing into it.
+const POOL_BYTES = 16_384;
+let pool = new Uint8Array(0);
+let next = 0;
+
+/** `length` fresh random bytes, never all zeros (W3C trace context refuses an all-zero id): their pool offset in `idPool()`. */
+function take(length: number): number {
+  for (;;) {
+    if (next + length > pool.length) {
+      pool = crypto.getRandomValues(new Uint8Array(POOL_BYTES));
+      next = 0;
+    }
+    const at = next;
+    next += length;
+    let any = 0;
+    for (let i = at; i < at + length; i++) any |= pool[i]!;
+    if (any !== 0) return at;
+  }
+}
+
+// The character codes of each byte's two lower-case hex digits.
+const HIGH = new Uint16Array(256);
+const LOW = new Uint16Array(256);
+for (let byte = 0; byte < 256; byte++) {
+  const hex = byte.toString(16).padStart(2, '0');
+  HIGH[byte] = hex.charCodeAt(0);
+  LOW[byte] = hex.charCodeAt(1);
+}
+const digits = new Uint16Array(32);
+/** `length` bytes of `bytes` from `at`, as lower-case hex. */
+function hexOf(bytes: Uint8Array, at: number, length: number): string {
+  for (let i = 0; i < length; i++) {
+    const byte = bytes[at + i]!;
+    digits[2 * i] = HIGH[byte]!;
+    digits[2 * i + 1] = LOW[byte]!;
+  }
+  return String.fromCharCode.apply(null, digits.subarray(0, 2 * length) as unknown as number[]);
+}
+
+/**
+ * A span context whose ids are bytes in a random pool: the trace id 16 bytes of `traceBytes` from `traceAt`
+ * (shared by every span of a trace started here), the span id 8 bytes of `spanBytes` from `spanAt`. `traceId`
+ * and `spanId` are made on first read and kept. A trace continued from elsewhere keeps its hex trace id
+ * (`traceBytes` undefined).
+ */
+export class SpanIds implements SpanContext {
+  private traceHex: string | undefined;
+  private spanHex: string | undefined;
+  readonly traceBytes: Uint8Array | undefined;
+  readonly traceAt: number;
+  readonly spanBytes: Uint8Array;
+  readonly spanAt: number;
+
+  constructor(
+    /** The parent's context (its trace id is kept), or undefined for a new trace. */
+    parent: SpanContext | undefined,
+    /** Set once, by the tracer that decides sampling with the trace id (before the context is handed out). */
+    public traceFlags: number,
+    readonly traceState: TraceState | undefined,
+  ) {
+    if (parent === undefined) {
+      this.traceAt = take(16);
+      this.traceBytes = pool;
+    } else if (parent instanceof SpanIds) {
+      this.traceBytes = parent.traceBytes;
+      this.traceAt = parent.traceAt;
+      this.traceHex = parent.traceHex;
+    } else {
+      this.traceBytes = undefined;
+      this.traceAt = 0;
+      this.traceHex = parent.traceId;
+    }
+    this.spanAt = take(8);
+    this.spanBytes = pool;
+  }
+
+  get traceId(): string {
+    this.traceHex ??= hexOf(this.traceBytes!, this.traceAt, 16);
+    return this.traceHex;
+  }
+
+  get spanId(): string {
+    this.spanHex ??= hexOf(this.spanBytes, this.spanAt, 8);
+    return this.spanHex;
+  }
+}

@@ -1,0 +1,93 @@
+// The CLI's own tracer's ids (node/own-tracer.ts, kept as bytes by telemetry/span-ids.ts): W3C trace
+// context's format (lower-case hex, 32 and 16 digits, never all zeros, even from a random source that gives
+// zeros), one trace id for a trace's spans, the parent's span id on its children, a caller's trace continued,
+// the same hex on every read, and the encoded ids equal to their hex (decoded back from the OTLP bytes).
+import { context, ROOT_CONTEXT, type SpanContext, TraceFlags, trace } from '@opentelemetry/api';
+import { afterEach, expect, test, vi } from 'vitest';
+import { OwnTracerProvider } from '../src/node/own-tracer.js';
+import { type EncodableSpan, SpanBatch } from '../src/telemetry/otlp-protobuf.js';
+
+const ended: EncodableSpan[] = [];
+const provider = new OwnTracerProvider(
+  { onEnd: (span) => void ended.push(span), forceFlush: async () => {}, shutdown: async () => {} },
+  { attributes: { 'service.name': 'ids' } },
+  // Every span sampled (the SDK's AlwaysOnSampler's decision, RECORD_AND_SAMPLED).
+  { shouldSample: () => ({ decision: 2 }) },
+);
+const tracer = provider.getTracer('@openresponses/server');
+afterEach(() => {
+  ended.length = 0;
+  vi.restoreAllMocks();
+});
+
+const TRACE_ID = /^[0-9a-f]{32}$/;
+const SPAN_ID = /^[0-9a-f]{16}$/;
+
+test('ids are W3C hex and never all zeros, even when the random source gives a pool of zeros', () => {
+  const real = crypto.getRandomValues.bind(crypto);
+  let calls = 0;
+  vi.spyOn(crypto, 'getRandomValues').mockImplementation(<T extends ArrayBufferView | null>(array: T): T => {
+    calls++;
+    // The first pool is all zeros: every id drawn from it would be refused.
+    return calls === 1 ? array : real(array as never);
+  });
+  const contexts: SpanContext[] = [];
+  // More spans than one 16 KiB pool holds (24 bytes a root span): at least one pool is drawn after the zeros.
+  for (let i = 0; i < 1500; i++) contexts.push(tracer.startSpan(`root ${i}`, {}, ROOT_CONTEXT).spanContext());
+  expect(calls).toBeGreaterThanOrEqual(2);
+  for (const { traceId, spanId } of contexts) {
+    expect(traceId).toMatch(TRACE_ID);
+    expect(spanId).toMatch(SPAN_ID);
+    expect(traceId).not.toBe('0'.repeat(32));
+    expect(spanId).not.toBe('0'.repeat(16));
+  }
+  expect(new Set(contexts.map(({ traceId }) => traceId)).size).toBe(contexts.length);
+  expect(new Set(contexts.map(({ spanId }) => spanId)).size).toBe(contexts.length);
+});
+
+test("a trace's spans share its trace id; a child names its parent; hex reads are stable", () => {
+  const root = tracer.startSpan('root', {}, ROOT_CONTEXT);
+  const child = tracer.startSpan('child', {}, trace.setSpan(ROOT_CONTEXT, root));
+  const grandchild = tracer.startSpan('grandchild', {}, trace.setSpan(ROOT_CONTEXT, child));
+  for (const span of [grandchild, child, root]) span.end();
+  const [g, c, r] = ended as [EncodableSpan, EncodableSpan, EncodableSpan];
+  expect(c.spanContext().traceId).toBe(r.spanContext().traceId);
+  expect(g.spanContext().traceId).toBe(r.spanContext().traceId);
+  expect(c.parentSpanContext?.spanId).toBe(r.spanContext().spanId);
+  expect(g.parentSpanContext?.spanId).toBe(c.spanContext().spanId);
+  expect(r.parentSpanContext).toBeUndefined();
+  expect(new Set([r, c, g].map((span) => span.spanContext().spanId)).size).toBe(3);
+  expect(r.spanContext().traceFlags).toBe(TraceFlags.SAMPLED);
+  // The same strings each read (made once).
+  expect(root.spanContext().traceId).toBe(root.spanContext().traceId);
+  expect(root.spanContext().spanId).toBe(root.spanContext().spanId);
+});
+
+test("a caller's trace (hex ids) is continued, and every id is encoded as the bytes of its hex", () => {
+  const caller: SpanContext = {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    traceFlags: TraceFlags.SAMPLED,
+    isRemote: true,
+  };
+  const parent = trace.setSpanContext(context.active(), caller);
+  const server = tracer.startSpan('server', {}, parent);
+  const inner = tracer.startSpan('inner', {}, trace.setSpan(parent, server));
+  inner.end();
+  server.end();
+  const fresh = tracer.startSpan('fresh', {}, ROOT_CONTEXT);
+  fresh.end();
+  expect(server.spanContext().traceId).toBe(caller.traceId);
+  expect(inner.spanContext().traceId).toBe(caller.traceId);
+  expect((ended[1] as EncodableSpan).parentSpanContext?.spanId).toBe(caller.spanId);
+  // Each span's ids as encoded: Span.trace_id (field 1), span_id (2), parent_span_id (4), in order.
+  for (const span of ended) {
+    const batch = new SpanBatch();
+    batch.add(span);
+    const hex = Buffer.from(batch.request()).toString('hex');
+    const { traceId, spanId } = span.spanContext();
+    const parentId = span.parentSpanContext?.spanId;
+    // tag 1 (0x0a) length 16, tag 2 (0x12) length 8, tag 4 (0x22) length 8.
+    expect(hex).toContain(`0a10${traceId}1208${spanId}${parentId ? `2208${parentId}` : '2a'}`);
+  }
+});
