@@ -256,7 +256,8 @@ const heapMb = () => {
  * `String` (230). The body is one `read()` when it arrived whole (no listener, no join) and the router
  * matches a literal path with one map lookup: nothing left there above ~0.1 µs. Over HTTP, callgrind of one
  * built server (main thread, 1,000 requests after 3,000) did not resolve the listener's cut: 248.9k against
- * 249.2k instructions a request, within the window's JIT work.
+ * 249.2k instructions a request, where the same build counted twice gave 249.2k and 260.8k (the window's JIT
+ * work; longer windows broke on a reset connection under valgrind at load 11-12).
  */
 export async function run(): Promise<void> {
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
