@@ -7,6 +7,34 @@
 // metrics only; traces only at 0/10/100% sampled at the head; both; an application's own SDK sampling each span
 // itself), for an embedded and a gateway JSON turn. TELEMETRY_SPLIT_ONLY=1 stops after it.
 //
+// Measure note (2026-11-29, issue 35's ninth session, load 5.7-9 from three callgrinds of other sessions).
+// Why "the same without HTTP" (four processes) swung by 40-250 points a round: (1) warm-up. Each process ran
+// 1,600 turns before its rounds, and the rounds were sized from the cheapest process at that point, which
+// still cost ~180-270 us a turn (V8 compiling): 2,720 turns a round, ~75 ms of CPU at the steady ~27 us, not
+// 0.5 s; and the measured rounds were still compiling (off read 80, 99, 46, 50, 41, 28, 26, 27 us over eight
+// rounds; process CPU up to 2x its main thread's, the difference V8's compiler threads). Steady needs tens of
+// thousands of turns. (2) CPU spent between rounds (the metric exporter's timer, span batches' export, the
+// scrape: up to 35 us a turn in a round's terms) was not counted, or fell into whichever round it hit.
+// (3) the machine's other work changes by the second, and a setting's round ran seconds after another's.
+// Now: each process warmed for 3 s of its own CPU (chunks of ~0.25 s, interleaved), rounds of ~0.6 s at the
+// steady cost (26,624 embedded JSON turns), each cut into 8 slices interleaved across the four processes,
+// every microsecond a process spends charged to its next round (since its previous answer), the main
+// thread's CPU beside the process's (from /proc/<pid>/task/<pid>/stat), 10 rounds, the lowest round too
+// (other work only adds). Embedded JSON, per-round spread of "both on" against off: 150 points with the old
+// warm-up (load 5.7: -44% to +106%), 57 points now at load 8.3 (+16% to +73%; 10% sampled 60, metrics 45
+// points); medians off 27.5 us (main thread 23.7), metrics +10.9% (lowest rounds +5.8%), both +35.0% (lowest
+// +38.4%), 10% sampled +44.4% (lowest +35.1%). The one-process tables (split, stages) warm their settings
+// together for 6 s of CPU the same way. Over HTTP: each CLI is warmed by 20,000 requests of each case (was
+// 5,000), 7 rounds (was 5), and CPU between rounds is charged to the server's next round; at load 11-12 its
+// rounds still swung by 350 points (off 349 us a request, 3.5x an idle run): over HTTP needs an idle machine.
+// 10% sampled against 100%: with the steady measure a 0% sampled process costs what metrics alone cost (the
+// sampled-out path is a check: startServerSpan's extract and decision, one shared UNTRACED scope), yet 10%
+// costs 60-100% of what 100% costs, in four processes and in one. No deoptimization in the measured rounds
+// (--trace-deopt: 0 in each of zero/10%/100% after 100k turns); a CPU profile of 10% against 0% spreads the
+// difference over the turn's own functions (response-json's fastText, the middleware, parseJson, the
+// deterministic model's parts, createStreamWriter as a frame of its own, i.e. not inlined: +0.4-1.2 us each),
+// not over the span code. Likely (not proven here) the 10% process's compiled code serving two shapes of turn,
+// traced and not, where 0% and 100% serve one; a sampled request's context is now of the same class either way.
 // Profile note (2026-11-28, issue 35 item 3, load 13-19 from other jobs). The processes of the rows below
 // differ by tens of points from one another with the same code, so the spans' cost was also taken in one
 // process: the SDK registered, then trace.disable() and re-registering its provider in alternating rounds
