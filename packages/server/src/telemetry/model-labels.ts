@@ -50,9 +50,11 @@ export class ModelLabels {
     });
   }
 
-  /** `model` when the providers list it, else `_OTHER`. */
+  /**
+   * `model` when the providers list it, else `_OTHER`. It does not ask the providers again: a turn's meter
+   * asks when the turn starts (`refresh`, one clock read a turn rather than two).
+   */
   label(model: string): string {
-    this.refresh();
     return this.#known.has(model) ? reportedName(model) : OTHER;
   }
 }

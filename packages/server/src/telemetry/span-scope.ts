@@ -23,12 +23,20 @@ export function within<T>(scope: SpanScope | undefined, run: () => T): T {
 const API_REGISTRY = Symbol.for('opentelemetry.js.api.1');
 
 /**
+ * What the API's registry holds now (its tracer provider proxy, meter provider, context manager), read
+ * without the API's version check: for telling, by identity, that nothing was registered again since the
+ * API was last asked (each registration after `disable()` puts a new object there).
+ */
+export const apiRegistry = (): { trace?: unknown; metrics?: unknown; context?: unknown } | undefined =>
+  (globalThis as { [API_REGISTRY]?: { trace?: unknown; metrics?: unknown; context?: unknown } })[API_REGISTRY];
+
+/**
  * Whether an application may have registered a context manager: the API's registry holds one (or is not
  * where this API version keeps it, when `context.with` is asked anyway). test/span-context.test.ts holds
  * that an application's manager still sees our spans current.
  */
 const contextManaged = (): boolean => {
-  const registry = (globalThis as { [API_REGISTRY]?: { context?: unknown } })[API_REGISTRY];
+  const registry = apiRegistry();
   return registry === undefined || registry.context !== undefined;
 };
 

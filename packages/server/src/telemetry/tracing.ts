@@ -53,7 +53,7 @@ import {
   type TurnFacts,
 } from './attributes.js';
 import { errorTypeOf, recordFailure } from './failures.js';
-import { ChildContext, type SpanScope, tracerIn, withSpan } from './span-scope.js';
+import { apiRegistry, ChildContext, type SpanScope, tracerIn, withSpan } from './span-scope.js';
 
 export { type SpanScope, within } from './span-scope.js';
 import { HEAD_SAMPLED, type HeadSampler, headSamplerOf, headSamplers } from './head-sampling.js';
@@ -67,6 +67,11 @@ const proxyTracer = trace.getTracer(INSTRUMENTATION_SCOPE);
  * another copy of the API is not this one's proxy, and counts as registered.
  */
 export function tracing(): boolean {
+  // The API is asked again only when its registry holds another provider (the API's lookup checks versions
+  // on each call; a turn asks a few times).
+  const registered = apiRegistry()?.trace;
+  if (registered === checkedRegistered && headSamplers === checkedHeadSamplers) return delegateTracer !== undefined;
+  checkedRegistered = registered;
   const provider = trace.getTracerProvider();
   const proxy = provider instanceof ProxyTracerProvider;
   const delegate = proxy ? provider.getDelegate() : provider;
@@ -81,6 +86,8 @@ export function tracing(): boolean {
   }
   return delegateTracer !== undefined;
 }
+/** The registry's tracer provider when the API was last asked (`tracing`). */
+let checkedRegistered: unknown;
 let checkedDelegate: unknown;
 let checkedHeadSamplers: number | undefined;
 /** The registered provider's tracer (not the API's proxy in front of it: one call less a span). */
@@ -162,7 +169,9 @@ export function startServerSpan(
  */
 const UNTRACED: SpanScope = (() => {
   const span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
-  return { span, context: trace.setSpan(ROOT_CONTEXT, span) };
+  // A context of the same class as a recorded request's (withSpan), so that what reads a request's context
+  // sees one shape whether its trace was sampled or not.
+  return { span, context: withSpan(ROOT_CONTEXT, span) };
 })();
 
 /**
