@@ -17,20 +17,73 @@ export type ServiceHandler = (request: ServiceRequest) => Promise<ServiceRespons
  */
 export type Middleware = (request: ServiceRequest, next: ServiceHandler) => Promise<ServiceResponse>;
 
-/** `first` runs first; its `next` is the second, and so on down to `handler`. */
-export function compose(middleware: readonly Middleware[], handler: ServiceHandler): ServiceHandler {
-  return middleware.reduceRight<ServiceHandler>((next, layer) => (request) => layer(request, next), handler);
+/**
+ * A layer that acts on every answer and never answers in the chain's place (request ids, metrics, the request
+ * log, CORS headers, the error mapping). `compose` runs a run of neighbouring stages in one async frame, so a
+ * request awaits once for all of them rather than once a layer; what each sees is what it would see as a
+ * layer of its own.
+ */
+export interface AnswerStage {
+  /** Before the inner chain runs, outermost stage first (what inner layers read: the request id). */
+  before?(request: ServiceRequest): void;
+  /** The inner chain's answer, changed or replaced, innermost stage first; `started` is when the run of stages began. */
+  answered(request: ServiceRequest, response: ServiceResponse, started: number): ServiceResponse;
+  /** What the inner chain threw, as an answer (the error mapping); a stage without it lets the error pass, as a layer that awaits would. */
+  failed?(request: ServiceRequest, error: unknown): ServiceResponse;
+}
+
+/** `first` runs first; its `next` is the second, and so on down to `handler` (neighbouring stages share one frame). */
+export function compose(layers: readonly (Middleware | AnswerStage)[], handler: ServiceHandler): ServiceHandler {
+  let next = handler;
+  for (let end = layers.length; end > 0; ) {
+    const layer = layers[end - 1]!;
+    if (typeof layer === 'function') {
+      const inner = next;
+      next = (request) => layer(request, inner);
+      end--;
+      continue;
+    }
+    let start = end - 1;
+    while (start > 0 && typeof layers[start - 1] !== 'function') start--;
+    next = staged(layers.slice(start, end) as AnswerStage[], next);
+    end = start;
+  }
+  return next;
+}
+
+/** One async frame for `stages` around `next`. */
+function staged(stages: readonly AnswerStage[], next: ServiceHandler): ServiceHandler {
+  return async (request) => {
+    const started = performance.now();
+    for (const stage of stages) stage.before?.(request);
+    let response: ServiceResponse | undefined;
+    let error: unknown;
+    try {
+      response = await next(request);
+    } catch (thrown) {
+      error = thrown;
+    }
+    for (let i = stages.length - 1; i >= 0; i--) {
+      const stage = stages[i]!;
+      if (response !== undefined) response = stage.answered(request, response, started);
+      else if (stage.failed) response = stage.failed(request, error);
+    }
+    if (response === undefined) throw error;
+    return response;
+  };
 }
 
 /** Every answer carries `x-request-id` (clients put it in their errors; logs name it). */
-export function requestIds(): Middleware {
-  return async (request, next) => {
+export function requestIds(): AnswerStage {
+  return {
     // Known before the request is served, so logs and spans inside can name it.
-    const id = request.header('x-request-id') ?? randomId('req');
-    request.id = id;
-    const response = await next(request);
-    response.headers['x-request-id'] = id;
-    return response;
+    before: (request) => {
+      request.id = request.header('x-request-id') ?? randomId('req');
+    },
+    answered: (request, response) => {
+      response.headers['x-request-id'] = request.id!;
+      return response;
+    },
   };
 }
 
@@ -89,7 +142,7 @@ export interface FailedTurnsFilter {
  * usage), and once more for a background turn the request started, when that turn has ended; only for the
  * failed turns it asks for when it carries `failedTurns` (see `FailedTurnsFilter`).
  */
-export function logging(onRequest: ((entry: RequestLog) => void) & FailedTurnsFilter): Middleware {
+export function logging(onRequest: ((entry: RequestLog) => void) & FailedTurnsFilter): AnswerStage {
   const log = (request: ServiceRequest, status: number, started: number) => {
     if (hears(onRequest, request.turn)) onRequest(logEntry(request, status, started, request.turn));
     const background = request.backgroundTurn;
@@ -104,21 +157,21 @@ export function logging(onRequest: ((entry: RequestLog) => void) & FailedTurnsFi
         })
         .catch((error: unknown) => console.error(error));
   };
-  return async (request, next) => {
-    const started = performance.now();
-    const response = await next(request);
-    const body = response.body;
-    if (body === null || typeof body === 'string') {
-      log(request, response.status, started);
-      return response;
-    }
-    const status = response.status;
-    return Object.assign({}, response, {
-      body: {
-        pipe: (...args: Parameters<typeof body.pipe>) =>
-          body.pipe(...args).finally(() => log(request, status, started)),
-      },
-    });
+  return {
+    answered: (request, response, started) => {
+      const body = response.body;
+      if (body === null || typeof body === 'string') {
+        log(request, response.status, started);
+        return response;
+      }
+      const status = response.status;
+      return Object.assign({}, response, {
+        body: {
+          pipe: (...args: Parameters<typeof body.pipe>) =>
+            body.pipe(...args).finally(() => log(request, status, started)),
+        },
+      });
+    },
   };
 }
 
@@ -201,64 +254,78 @@ export const OVERHEAD_HEADER = 'openresponses-overhead-duration-ms';
  * (`openresponses.server.overhead.duration`) and `http.server.request.duration` of every request, by method,
  * route template and status (an event stream when it has ended).
  */
-export function httpMetrics(): Middleware {
-  return async (request, next) => {
-    const meters = instruments();
-    const started = performance.now();
-    const response = await next(request);
-    const facts = request.turn;
-    if (facts !== undefined) {
-      const overheadMs = Math.max(0, performance.now() - started - (facts.upstreamMs ?? 0));
-      response.headers[OVERHEAD_HEADER] = overheadMs.toFixed(3);
-      if (meters)
-        recordHttpRequest(meters.overheadDuration, request.method, request.route, response.status, overheadMs / 1000);
-    }
-    if (!meters) return response;
-    const body = response.body;
-    const record = () =>
-      recordHttpRequest(
-        meters.httpServerRequestDuration,
-        request.method,
-        request.route,
-        response.status,
-        (performance.now() - started) / 1000,
-      );
-    if (body === null || typeof body === 'string') {
-      record();
-      return response;
-    }
-    return Object.assign({}, response, {
-      body: { pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(record) },
-    });
+export function httpMetrics(): AnswerStage {
+  return {
+    answered: (request, response, started) => {
+      const meters = instruments();
+      const facts = request.turn;
+      if (facts !== undefined) {
+        const overheadMs = Math.max(0, performance.now() - started - (facts.upstreamMs ?? 0));
+        response.headers[OVERHEAD_HEADER] = overheadMs.toFixed(3);
+        if (meters)
+          recordHttpRequest(meters.overheadDuration, request.method, request.route, response.status, overheadMs / 1000);
+      }
+      if (!meters) return response;
+      const body = response.body;
+      const record = () =>
+        recordHttpRequest(
+          meters.httpServerRequestDuration,
+          request.method,
+          request.route,
+          response.status,
+          (performance.now() - started) / 1000,
+        );
+      if (body === null || typeof body === 'string') {
+        record();
+        return response;
+      }
+      return Object.assign({}, response, {
+        body: { pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(record) },
+      });
+    },
   };
 }
 
 /** Anything thrown becomes the spec's error object; what is not a ResponsesError is a server bug and is logged. */
-export function errorMapping(onUnexpected: (error: unknown) => void = console.error): Middleware {
-  return async (request, next) => {
-    try {
-      return await next(request);
-    } catch (error) {
+export function errorMapping(onUnexpected: (error: unknown) => void = (error) => console.error(error)): AnswerStage {
+  return {
+    answered: (_request, response) => response,
+    failed: (_request, error) => {
       if (!(error instanceof ResponsesError)) onUnexpected(error);
       return errorResponse(error);
-    }
+    },
   };
 }
 
-/** Answers preflights (before authentication: browsers send no credentials there) and marks every answer. */
-export function cors(options: true | { origin: string }, allowHeaders: readonly string[]): Middleware {
-  const headers: Record<string, string> = {
+/** The CORS headers every answer carries: `corsHeaders` marks answers, `corsPreflight` answers preflights. */
+export function corsHeaderValues(
+  options: true | { origin: string },
+  allowHeaders: readonly string[],
+): Record<string, string> {
+  return {
     'access-control-allow-origin': options === true ? '*' : options.origin,
     'access-control-allow-headers': allowHeaders.join(', '),
     'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
     'access-control-expose-headers': `x-request-id, retry-after, ${OVERHEAD_HEADER}`,
   };
-  return async (request, next) => {
-    if (request.method === 'OPTIONS') return { status: 204, headers: { ...headers }, body: null };
-    const response = await next(request);
-    Object.assign(response.headers, headers);
-    return response;
+}
+
+/** Marks every answer, errors and preflights included, with the CORS headers. */
+export function corsHeaders(headers: Readonly<Record<string, string>>): AnswerStage {
+  return {
+    answered: (_request, response) => {
+      Object.assign(response.headers, headers);
+      return response;
+    },
   };
+}
+
+/** Answers preflights (before the origin check and authentication: browsers send no credentials there). */
+export function corsPreflight(headers: Readonly<Record<string, string>>): Middleware {
+  return (request, next) =>
+    request.method === 'OPTIONS'
+      ? Promise.resolve({ status: 204, headers: { ...headers }, body: null })
+      : next(request);
 }
 
 /**

@@ -22,11 +22,14 @@ import {
   admission,
   bodyLimit,
   compose,
-  cors,
+  corsHeaders,
+  corsHeaderValues,
+  corsPreflight,
   errorMapping,
   httpMetrics,
   logging,
   turnLogging,
+  type AnswerStage,
   type Middleware,
   type RequestLog,
   requestIds,
@@ -230,14 +233,17 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
     maxBytes: Math.max(1, limits.maxWebSocketStateBytes),
     maxEntries: Math.max(1, limits.maxWebSocketConnections) * 32,
   });
-  // Outermost first: every answer (errors included) gets a request id, is logged and carries CORS headers.
-  const middleware: Middleware[] = [
+  const corsValues = options.cors ? corsHeaderValues(options.cors, CORS_ALLOWED_HEADERS) : undefined;
+  // Outermost first: every answer (errors included) gets a request id, is logged and carries CORS headers;
+  // the stages from `httpMetrics` to `errorMapping` run in one async frame.
+  const middleware: Array<Middleware | AnswerStage> = [
     serverSpans(),
     httpMetrics(),
     requestIds(),
     ...(options.onRequest ? [logging(options.onRequest)] : []),
-    ...(options.cors ? [cors(options.cors, CORS_ALLOWED_HEADERS)] : []),
+    ...(corsValues ? [corsHeaders(corsValues)] : []),
     errorMapping(),
+    ...(corsValues ? [corsPreflight(corsValues)] : []),
     originCheck(options.cors),
     authentication(authenticator, router.isPublic),
     admission(admitted, router.takesTurn),
