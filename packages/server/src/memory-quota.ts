@@ -93,7 +93,16 @@ export class MemoryQuota implements QuotaBackend {
     return { allowed: true, window, retryAfterMs: 0 };
   }
 
-  async settle(tenant: string, { reserved, usage, model, period, limits }: Settlement): Promise<void> {
+  async settle(tenant: string, settlement: Settlement): Promise<void> {
+    this.settleNow(tenant, settlement);
+  }
+
+  /**
+   * `settle` without its promise: this process's memory waits for nothing, so `TenantQuota` settles a turn's
+   * usage here at once when this is its backend.
+   * @internal
+   */
+  settleNow(tenant: string, { reserved, usage, model, period, limits }: Settlement): void {
     this.prune(period);
     const now = this.now();
     const used = usage.inputTokens + usage.outputTokens;

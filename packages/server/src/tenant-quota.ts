@@ -7,6 +7,7 @@ import {
   rateLimitExceeded,
   type TokenLimits,
   rateLimitHeaders,
+  type Settlement,
   type TurnUsage,
 } from './quota.js';
 import { MemoryQuota } from './memory-quota.js';
@@ -35,8 +36,11 @@ export interface TenantQuotaOptions {
 /** A turn that was admitted: the headers its answer carries, and what ends it with its response's usage. */
 export interface AdmittedTurn {
   headers: Record<string, string>;
-  /** Gives back the lease and reservation and accounts the usage (`usage` undefined: the turn produced no response). */
-  end(usage: { model: string; usage: TurnUsage } | undefined): Promise<void>;
+  /**
+   * Gives back the lease and reservation and accounts the usage (`usage` undefined: the turn produced no
+   * response); undefined when that was done at once (nothing leased or reserved, in this process's memory).
+   */
+  end(usage: { model: string; usage: TurnUsage } | undefined): Promise<void> | undefined;
 }
 
 /**
@@ -181,33 +185,39 @@ export class TenantQuota {
     let ended = false;
     return {
       headers: NO_HEADERS,
-      // The settlement's own promise (settle is async: nothing throws before it), not one more around it.
       end: (result) => {
-        if (ended) return SETTLED;
+        if (ended) return undefined;
         ended = true;
         return this.settle(owner, result, 0, NO_TOKEN_LIMITS);
       },
     };
   }
 
-  /** Counts a turn's usage and settles it with the backend, its reservation corrected to what was used. */
-  private async settle(
+  /**
+   * Counts a turn's usage and settles it with the backend, its reservation corrected to what was used: at once
+   * (undefined) when the backend is this process's memory, else through the backend's promise.
+   */
+  private settle(
     owner: string,
     result: Parameters<AdmittedTurn['end']>[0],
     reserved: number,
     limits: TokenLimits,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     if (result) countTenantUsage(owner, result.usage);
-    if (!result && reserved === 0) return;
-    await this.call((backend) =>
-      backend.settle(owner, {
-        reserved,
-        usage: result?.usage ?? { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 },
-        model: result?.model,
-        period: periodOf(this.now()),
-        limits,
-      }),
-    );
+    if (!result && reserved === 0) return undefined;
+    const settlement: Settlement = {
+      reserved,
+      usage: result?.usage ?? { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 },
+      model: result?.model,
+      period: periodOf(this.now()),
+      limits,
+    };
+    const backend = this.backend;
+    if (backend instanceof MemoryQuota && backend.settle === MemoryQuota.prototype.settle) {
+      backend.settleNow(owner, settlement);
+      return undefined;
+    }
+    return this.call((to) => to.settle(owner, settlement));
   }
 
   /** The usage accounts of `tenants` for days `from` to `to`. */
@@ -256,7 +266,6 @@ export class TenantQuota {
 /** The headers of a turn without limits (shared: readers copy from it). */
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const NO_TOKEN_LIMITS: TokenLimits = Object.freeze({});
-const SETTLED: Promise<void> = Promise.resolve();
 
 function tooManyConnections(max: number) {
   return tooManyRequests(

@@ -1,4 +1,4 @@
-import { type AnyStreamingEvent, createStreamChecker, TERMINAL_EVENT_TYPES } from '@openresponses/events';
+import { type AnyStreamingEvent, TERMINAL_EVENT_TYPES } from '@openresponses/events';
 import type { Registry } from '@openresponses/extensions';
 import type { ItemField, ResponseResource } from '@openresponses/types';
 import type { SpecVersion } from '@openresponses/zod';
@@ -10,15 +10,16 @@ import type { ModelProvider } from '../models/provider.js';
 import type { Context } from '@opentelemetry/api';
 import type { ResponseStore, StoredResponseText } from '../stores/contract.js';
 import { storeSpans } from '../stores/store-spans.js';
+import { putAtOnce } from '../stores/memory.js';
 import type { Cancellation } from '../cancellation.js';
 import { listedModelNames } from '../models/model-list.js';
 import { meterTurn, type TurnMeter } from '../telemetry/metrics.js';
 import { ModelLabels } from '../telemetry/model-labels.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
-import { openAIEventNames } from './compat.js';
 import { type Sealer, sealerFor } from './sealed.js';
 import { failedResponse, keepFailed } from './store-failure.js';
-import { liftEvents, liftResponse } from './turn/superset-egress.js';
+import { liftResponse } from './turn/superset-egress.js';
+import { emitter, failedInstead, terminalEventJson } from './turn-events.js';
 import type { IngressProfile } from './turn/superset.js';
 import { startTurn } from './turn.js';
 import type { TurnResult } from './turn/stream.js';
@@ -40,6 +41,12 @@ export interface TurnOptions {
   schema?: 'CreateResponseBodySchema' | 'WebSocketResponseCreateEventSchema';
   /** Where the turn's instrumentation (service/) notes its model, provider and usage for the request log and metrics. */
   facts?: TurnFacts;
+  /**
+   * Called once when the turn has ended, before its caller hears of it, with its response, or undefined when
+   * it produced none (it failed before its model answered, or its response could not be stored): the usage
+   * account (service/tenant-turns.ts). What it returns is awaited.
+   */
+  ended?: (response: ResponseResource | undefined) => Promise<void> | undefined;
   /**
    * The OpenTelemetry context the turn runs in: the request's server span, which the instrumentation
    * replaces with the turn's own span; the runner makes its store calls and the provider's upstream calls
@@ -139,98 +146,68 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   };
 
   const begin: TurnRunner['begin'] = async (raw, turnOptions, watched) => {
-    const startedAt = performance.now();
-    const target = storeSpans(turnOptions.store ?? store, turnOptions.traceContext);
-    const deps = depsFor(turnOptions.owner, target);
-    const preparing = prepareTurn(raw, turnOptions.version, deps, turnOptions.schema);
-    const prepared = preparing instanceof Promise ? await preparing : preparing;
-    const stored = prepared.body.store !== false;
-    // Undefined while no metrics SDK is registered.
-    const meter = meterTurn(
-      startedAt,
-      prepared.model,
-      prepared.provider.genAiProvider ?? prepared.provider.name,
-      watched,
-      modelLabels,
-    );
-    let started: Awaited<ReturnType<typeof startTurn>>;
     try {
-      const starting = startTurn(
-        prepared,
-        deps,
-        {
-          cancellation: turnOptions.cancellation,
-          wholeDeltas: !watched,
-          traceContext: turnOptions.traceContext,
-          facts: turnOptions.facts,
-        },
-        meter,
+      const startedAt = performance.now();
+      const target = storeSpans(turnOptions.store ?? store, turnOptions.traceContext);
+      const deps = depsFor(turnOptions.owner, target);
+      const preparing = prepareTurn(raw, turnOptions.version, deps, turnOptions.schema);
+      const prepared = preparing instanceof Promise ? await preparing : preparing;
+      const stored = prepared.body.store !== false;
+      // Undefined while no metrics SDK is registered.
+      const meter = meterTurn(
+        startedAt,
+        prepared.model,
+        prepared.provider.genAiProvider ?? prepared.provider.name,
+        watched,
+        modelLabels,
       );
-      started = starting instanceof Promise ? await starting : starting;
-    } catch (error) {
-      meter?.ended(errorTypeOf(error));
-      throw error;
-    }
-    if (started.upstream && turnOptions.facts) turnOptions.facts.upstream = started.upstream;
-    const run: Awaited<ReturnType<TurnRunner['begin']>> = async (onEvent, backpressure = turnOptions.backpressure) => {
-      // Nobody watches a JSON turn's events (no client, no background start to store): the writer makes none,
-      // and the response it answers is the one the events would have built (the checker has no stream to read).
-      const background = turnOptions.background;
-      const listening = onEvent !== undefined || background !== undefined;
-      const emit = listening ? emitter(onEvent, prepared, turnOptions.version, options) : undefined;
-      // A stored turn's last event waits until the response is stored: a client never sees a response end
-      // that a later GET or continuation cannot find.
-      let last: AnyStreamingEvent | undefined;
-      // A background turn stores its starting snapshot (so GET finds it at once); the final write waits for it.
-      let starting: Promise<boolean> | undefined;
-      const result = await started.run(
-        !emit
-          ? undefined
-          : stored
-            ? (event) => {
-                if (background && event.type === 'response.created') {
-                  const snapshot = structuredClone((event as { response: ResponseResource }).response);
-                  starting = target.put({ response: snapshot, input: prepared.input }, turnOptions.owner);
-                  starting.then(
-                    () => background.stored(snapshot),
-                    (error: unknown) => {
-                      background.failed(error);
-                      turnOptions.cancellation?.cancel();
-                    },
-                  );
-                }
-                if (TERMINAL_EVENTS.has(event.type)) last = event;
-                else emit(event);
-              }
-            : emit,
-        backpressure,
-      );
-      checkOutgoing(turnOptions.version, result.response);
-      let startError: unknown;
-      if (starting && !(await starting.catch((error: unknown) => ((startError = error), false)))) {
-        // Never announced (its start could not be stored): nothing more to store, but a start that lands
-        // late must not stay `in_progress`.
-        const failure = asResponsesError(startError);
-        void keepFailed(
-          target,
-          turnOptions.owner,
-          { response: failedResponse(result.response, failure), input: prepared.input },
-          startError,
+      let started: Awaited<ReturnType<typeof startTurn>>;
+      try {
+        const starting = startTurn(
+          prepared,
+          deps,
+          {
+            cancellation: turnOptions.cancellation,
+            wholeDeltas: !watched,
+            traceContext: turnOptions.traceContext,
+            facts: turnOptions.facts,
+          },
+          meter,
         );
-        return {
-          response: result.response,
-          error: result.error,
-          input: prepared.input,
-          answer: answerOf(prepared, result),
-        };
+        started = starting instanceof Promise ? await starting : starting;
+      } catch (error) {
+        meter?.ended(errorTypeOf(error));
+        throw error;
       }
-      let json: StoredResponseText | undefined;
-      if (stored) {
-        // Serialized once, for the store, the wire's answer or last event, and a connection's cache.
-        json = { response: responseJson(result.response), input: itemsJson(prepared.input) };
-        try {
-          await target.put({ response: result.response, input: prepared.input }, turnOptions.owner, json);
-        } catch (error) {
+      if (started.upstream && turnOptions.facts) turnOptions.facts.upstream = started.upstream;
+      const outcomeOf = (result: TurnResult, json?: StoredResponseText): TurnOutcome => ({
+        response: result.response,
+        error: result.error,
+        input: prepared.input,
+        answer: answerOf(prepared, result),
+        json,
+      });
+      // Synchronous while nothing waits (the embedded model's turn into the memory store): one promise a turn.
+      const runStarted = (
+        onEvent: TurnEventSink | undefined,
+        backpressure: Backpressure | undefined,
+      ): TurnOutcome | Promise<TurnOutcome> => {
+        // Nobody watches a JSON turn's events (no client, no background start to store): the writer makes none,
+        // and the response it answers is the one the events would have built (the checker has no stream to read).
+        const background = turnOptions.background;
+        const listening = onEvent !== undefined || background !== undefined;
+        const emit = listening ? emitter(onEvent, prepared, turnOptions.version, options) : undefined;
+        // A stored turn's last event waits until the response is stored: a client never sees a response end
+        // that a later GET or continuation cannot find.
+        let last: AnyStreamingEvent | undefined;
+        // A background turn stores its starting snapshot (so GET finds it at once); the final write waits for it.
+        let starting: Promise<boolean> | undefined;
+        const announce = (result: TurnResult, json: StoredResponseText): TurnOutcome => {
+          // Its JSON only for a client that reads events in spec shapes (a lifted event is another object).
+          if (last) emit!(last, onEvent && !prepared.superset ? terminalEventJson(last, json.response) : undefined);
+          return outcomeOf(result, json);
+        };
+        const notStored = (result: TurnResult, error: unknown): never => {
           const failure = asResponsesError(error);
           if (last) for (const event of failedInstead(last, failure)) emit!(event);
           // The client is told `failed`; a write that lands late must not leave it `completed`.
@@ -241,19 +218,81 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
             error,
           );
           throw failure;
-        }
-        // Its JSON only for a client that reads events in spec shapes (a lifted event is another object).
-        if (last) emit!(last, onEvent && !prepared.superset ? terminalEventJson(last, json.response) : undefined);
-      }
-      return {
-        response: result.response,
-        error: result.error,
-        input: prepared.input,
-        answer: answerOf(prepared, result),
-        json,
+        };
+        const store = (result: TurnResult): TurnOutcome | Promise<TurnOutcome> => {
+          if (!stored) return outcomeOf(result);
+          // Serialized once, for the store, the wire's answer or last event, and a connection's cache.
+          const json = { response: responseJson(result.response), input: itemsJson(prepared.input) };
+          let putting: boolean | Promise<boolean>;
+          try {
+            putting = putAtOnce(target, { response: result.response, input: prepared.input }, turnOptions.owner, json);
+          } catch (error) {
+            return notStored(result, error);
+          }
+          return putting instanceof Promise
+            ? putting.then(
+                () => announce(result, json),
+                (error: unknown) => notStored(result, error),
+              )
+            : announce(result, json);
+        };
+        const finish = (result: TurnResult): TurnOutcome | Promise<TurnOutcome> => {
+          checkOutgoing(turnOptions.version, result.response);
+          return starting ? afterStart(starting, result) : store(result);
+        };
+        const afterStart = async (start: Promise<boolean>, result: TurnResult): Promise<TurnOutcome> => {
+          let startError: unknown;
+          if (await start.catch((error: unknown) => ((startError = error), false))) return store(result);
+          // Never announced (its start could not be stored): nothing more to store, but a start that lands
+          // late must not stay `in_progress`.
+          const failure = asResponsesError(startError);
+          void keepFailed(
+            target,
+            turnOptions.owner,
+            { response: failedResponse(result.response, failure), input: prepared.input },
+            startError,
+          );
+          return outcomeOf(result);
+        };
+        const running = started.run(
+          !emit
+            ? undefined
+            : stored
+              ? (event) => {
+                  if (background && event.type === 'response.created') {
+                    const snapshot = structuredClone((event as { response: ResponseResource }).response);
+                    starting = target.put({ response: snapshot, input: prepared.input }, turnOptions.owner);
+                    starting.then(
+                      () => background.stored(snapshot),
+                      (error: unknown) => {
+                        background.failed(error);
+                        turnOptions.cancellation?.cancel();
+                      },
+                    );
+                  }
+                  if (TERMINAL_EVENTS.has(event.type)) last = event;
+                  else emit(event);
+                }
+              : emit,
+          backpressure,
+        );
+        return running instanceof Promise ? running.then(finish) : finish(running);
       };
-    };
-    return meter ? metered(run, meter) : run;
+      const run: RunTurn = (onEvent, backpressure = turnOptions.backpressure) => {
+        let outcome: TurnOutcome | Promise<TurnOutcome>;
+        try {
+          outcome = runStarted(onEvent, backpressure);
+        } catch (error) {
+          outcome = Promise.reject(error);
+        }
+        return endedWith(outcome, turnOptions.ended);
+      };
+      return meter ? metered(run, meter) : run;
+    } catch (error) {
+      // The turn ends here: it never ran.
+      await turnOptions.ended?.(undefined);
+      throw error;
+    }
   };
 
   return {
@@ -271,70 +310,26 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
 const answerOf = (prepared: PreparedTurn, result: TurnResult): ResponseResource =>
   prepared.superset ? liftResponse(result.response, prepared.superset) : result.response;
 
-/**
- * Where a watched turn's events go: checked (with `validateOutgoing`), renamed (`compatibility: 'openai'`) or
- * lifted to superset shapes, then to `onEvent`. Made only for a turn someone listens to.
- */
-function emitter(
-  onEvent: TurnEventSink | undefined,
-  prepared: PreparedTurn,
-  version: SpecVersion,
-  options: { validateOutgoing?: boolean; registry?: Registry; compatibility?: 'openai' },
-): (event: AnyStreamingEvent, json?: string) => void {
-  const checker = options.validateOutgoing
-    ? (options.registry?.createStreamChecker() ?? createStreamChecker({ specVersion: version }))
-    : undefined;
-  const rename = options.compatibility === 'openai' ? openAIEventNames() : undefined;
-  // The turn runs and is checked and stored in spec shapes; a superset turn's events are lifted last.
-  const lift = prepared.superset ? liftEvents(prepared.superset) : undefined;
-  const send = (event: AnyStreamingEvent, json?: string) => {
-    const outgoing = rename ? rename(event) : event;
-    if (outgoing) onEvent!(outgoing, outgoing === event ? json : undefined);
-  };
-  return (event, json) => {
-    if (checker) {
-      const violations = checker.push(event).filter((v) => v.severity === 'error');
-      if (violations.length > 0)
-        throw new Error(`Server bug: an outgoing event breaks the stream rules: ${JSON.stringify(violations)}`);
-    }
-    if (!onEvent) return;
-    if (lift) for (const lifted of lift(event)) send(lifted);
-    else send(event, json);
-  };
-}
-
-/** Stands for the response in a terminal event's JSON until its text takes the place (no event field can hold it). */
-const RESPONSE_MARK = '\u0000response\u0000';
-const RESPONSE_MARK_JSON = JSON.stringify(RESPONSE_MARK);
-
-/**
- * `JSON.stringify(event)` of a terminal event, given its response's JSON, without serializing the response
- * again. The event carries the writer's final response and the turn's result is the accumulator's copy of it
- * (the same fields in the same order), so the stored text is its text: the stream ends with what GET answers
- * (test/serialize-once.test.ts). The event's other fields keep their places.
- */
-function terminalEventJson(event: AnyStreamingEvent, responseJson: string): string {
-  return JSON.stringify(Object.assign({}, event, { response: RESPONSE_MARK })).replace(
-    RESPONSE_MARK_JSON,
-    () => responseJson,
-  );
-}
-
-/** The events that end a stream whose response could not be stored, in place of its last event. */
-function failedInstead(last: AnyStreamingEvent, failure: ResponsesError): AnyStreamingEvent[] {
-  const { sequence_number, response } = last as unknown as { sequence_number: number; response: ResponseResource };
-  const error = { type: failure.type, code: failure.code, message: failure.message, param: failure.param };
-  return [
-    { type: 'error', sequence_number, error } as unknown as AnyStreamingEvent,
-    {
-      type: 'response.failed',
-      sequence_number: sequence_number + 1,
-      response: failedResponse(response, failure),
-    } as unknown as AnyStreamingEvent,
-  ];
-}
-
 type RunTurn = Awaited<ReturnType<TurnRunner['begin']>>;
+
+/** A turn's outcome once `ended` has been told of it (with its response, or undefined when it threw). */
+function endedWith(outcome: TurnOutcome | Promise<TurnOutcome>, ended: TurnOptions['ended']): Promise<TurnOutcome> {
+  if (outcome instanceof Promise)
+    return ended
+      ? outcome.then(
+          (value) => afterEnding(ended(value.response), value),
+          async (error: unknown) => {
+            await ended(undefined);
+            throw error;
+          },
+        )
+      : outcome;
+  return Promise.resolve(ended ? afterEnding(ended(outcome.response), outcome) : outcome);
+}
+
+/** `value` once `ending` (what an `ended` hook returned) has settled. */
+const afterEnding = <T>(ending: Promise<void> | undefined, value: T): T | Promise<T> =>
+  ending ? ending.then(() => value) : value;
 
 /** `run`, telling `meter` how the turn ended. */
 function metered(run: RunTurn, meter: TurnMeter): RunTurn {

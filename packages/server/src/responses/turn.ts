@@ -4,7 +4,7 @@ import type { Backpressure } from '../exchange.js';
 import type { ModelPart } from '../models/provider.js';
 import type { TurnMeter } from '../telemetry/metrics.js';
 import type { PreparedTurn, TurnDependencies } from './turn/prepare.js';
-import { type PartIterator, readParts } from './turn/parts.js';
+import { type PartIterator, type Pending, readParts } from './turn/parts.js';
 import { providerRequest } from './turn/provider-request.js';
 import { type RunOptions, streamTurn, type TurnResult } from './turn/stream.js';
 
@@ -13,8 +13,8 @@ import { type RunOptions, streamTurn, type TurnResult } from './turn/stream.js';
 
 /** A turn whose model stream has begun: its first part has arrived (or the stream ended at once). */
 export interface StartedTurn {
-  /** Streams the rest of the turn through the events writer. */
-  run(onEvent?: (event: AnyStreamingEvent) => void, backpressure?: Backpressure): Promise<TurnResult>;
+  /** Streams the rest of the turn through the events writer (its result at once when nothing waited). */
+  run(onEvent?: (event: AnyStreamingEvent) => void, backpressure?: Backpressure): Pending<TurnResult>;
   /** The upstream that answered, when the provider chose among several (a fallback route). */
   readonly upstream?: string;
 }
@@ -68,7 +68,7 @@ class Started implements StartedTurn {
     readonly upstream: string | undefined,
   ) {}
 
-  run(onEvent?: (event: AnyStreamingEvent) => void, backpressure?: Backpressure): Promise<TurnResult> {
+  run(onEvent?: (event: AnyStreamingEvent) => void, backpressure?: Backpressure): Pending<TurnResult> {
     const { turn, deps, options } = this;
     return streamTurn(turn, deps, options, onEvent, this.iterator, this.first, backpressure ?? options.backpressure);
   }

@@ -1,7 +1,7 @@
 import type { ResponseResource } from '@openresponses/types';
 import type { TurnUsage } from '../quota.js';
-import type { TurnRunner } from '../responses/runner.js';
-import type { TenantQuota } from '../tenant-quota.js';
+import type { TurnOptions, TurnRunner } from '../responses/runner.js';
+import type { AdmittedTurn, TenantQuota } from '../tenant-quota.js';
 
 /**
  * `runner` with every turn admitted by `quota` (model access, turn lease, token reservation) before it starts,
@@ -9,7 +9,7 @@ import type { TenantQuota } from '../tenant-quota.js';
  * background, chat completions) and however it ends (completed, incomplete, failed, cancelled).
  */
 export function admittedRunner(runner: TurnRunner, quota: TenantQuota, defaultModel: string): TurnRunner {
-  const begin: TurnRunner['begin'] = async (raw, options, watched) => {
+  const begin: TurnRunner['begin'] = (raw, options, watched) => {
     const body = (raw ?? {}) as {
       model?: unknown;
       max_output_tokens?: unknown;
@@ -24,30 +24,35 @@ export function admittedRunner(runner: TurnRunner, quota: TenantQuota, defaultMo
         ? body.max_output_tokens
         : undefined;
     const admitting = quota.startTurn(options.owner, model, maxOutput, () => estimateInput(body));
-    const admitted = admitting instanceof Promise ? await admitting : admitting;
+    return admitting instanceof Promise
+      ? admitting.then((admitted) => admittedBegin(admitted, raw, options, watched))
+      : admittedBegin(admitting, raw, options, watched);
+  };
+  // The runner tells the account when the turn has ended (however it ended), before its caller hears of it:
+  // usage read after a turn's answer includes it.
+  const admittedBegin = (
+    admitted: AdmittedTurn,
+    raw: unknown,
+    options: TurnOptions,
+    watched: boolean,
+  ): ReturnType<TurnRunner['begin']> => {
     if (options.facts) options.facts.headers = admitted.headers;
-    let run: Awaited<ReturnType<TurnRunner['begin']>>;
-    try {
-      run = await runner.begin(raw, options, watched);
-    } catch (error) {
-      await admitted.end(undefined);
-      throw error;
-    }
-    return async (onEvent, backpressure) => {
-      let response: ResponseResource | undefined;
+    const ended = (response: ResponseResource | undefined) => {
+      let ending: Promise<void> | undefined;
       try {
-        const outcome = await run(onEvent, backpressure);
-        response = outcome.response;
-        return outcome;
-      } finally {
-        // The account is written before the turn's answer is complete, so usage read after it includes it.
-        try {
-          await admitted.end(response && { model: response.model, usage: usageOf(response) });
-        } catch (error) {
-          console.warn(`WARNING: a turn's usage could not be accounted: ${(error as Error).message}`);
-        }
+        ending = admitted.end(response && { model: response.model, usage: usageOf(response) });
+      } catch (error) {
+        unaccounted(error);
       }
+      return ending?.catch(unaccounted);
     };
+    try {
+      return runner.begin(raw, Object.assign({}, options, { ended }), watched);
+    } catch (error) {
+      // The runner tells `ended` of a turn that fails to begin; a layer above it that throws cannot.
+      ended(undefined);
+      return Promise.reject(error);
+    }
   };
   return Object.assign({}, runner, {
     begin,
@@ -55,6 +60,9 @@ export function admittedRunner(runner: TurnRunner, quota: TenantQuota, defaultMo
       (await begin(raw, options, options.onEvent !== undefined))(options.onEvent),
   });
 }
+
+const unaccounted = (error: unknown) =>
+  console.warn(`WARNING: a turn's usage could not be accounted: ${(error as Error).message}`);
 
 /**
  * The input tokens a request will cost, estimated high from its text (a token per 4 bytes, markup included), so

@@ -214,6 +214,15 @@ export class InMemoryResponseStore implements ResponseStore {
   private lastItems: WeakRef<{ entry: Entry; byId: Map<string, ItemField> }> | undefined;
 
   async put(entry: StoredResponse, owner: string, text?: StoredResponseText): Promise<boolean> {
+    return this.putNow(entry, owner, text);
+  }
+
+  /**
+   * `put` without its promise, for a caller in this process that waits for nothing else (the turn runner,
+   * through `putAtOnce`); throws what `put` rejects with.
+   * @internal
+   */
+  putNow(entry: StoredResponse, owner: string, text?: StoredResponseText): boolean {
     const id = entry.response.id;
     const current = this.entries.get(id, false);
     if (current && (current.owner !== owner || current.status === 'cancelled')) return false;
@@ -303,4 +312,19 @@ export class InMemoryResponseStore implements ResponseStore {
     }
     this.unindexed.clear();
   }
+}
+
+/**
+ * Stores `entry` in `store` at once when it is this process's memory store with its own `put` (no promise, no
+ * microtask), else through `put`.
+ */
+export function putAtOnce(
+  store: ResponseStore,
+  entry: StoredResponse,
+  owner: string,
+  text?: StoredResponseText,
+): boolean | Promise<boolean> {
+  return store.put === InMemoryResponseStore.prototype.put
+    ? (store as InMemoryResponseStore).putNow(entry, owner, text)
+    : store.put(entry, owner, text);
 }

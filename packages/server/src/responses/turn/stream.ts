@@ -52,7 +52,7 @@ export function streamTurn(
   iterator: PartIterator,
   first: IteratorResult<ModelPart> | Error,
   backpressure: Backpressure | undefined,
-): Promise<TurnResult> {
+): Pending<TurnResult> {
   return new TurnStream(turn, deps, options, onEvent, iterator).run(first, backpressure);
 }
 
@@ -253,62 +253,124 @@ class TurnStream implements LaneTurn {
     }
   }
 
-  async run(first: IteratorResult<ModelPart> | Error, backpressure: Backpressure | undefined): Promise<TurnResult> {
-    const { iterator } = this;
-    const cancellation = this.options.cancellation;
-    const { maxOutputBytes, maxToolCallsPerResponse } = this.deps.limits ?? DEFAULT_LIMITS;
+  /**
+   * Runs the turn to its end. Synchronous while nothing waits (the embedded model's parts are all there and
+   * nobody applies backpressure): the result itself, with no promise and no microtask; from the first wait on,
+   * `resume` carries on in one async frame.
+   */
+  run(first: Next, backpressure: Backpressure | undefined): Pending<TurnResult> {
+    let next = first;
     try {
-      let next = first;
       for (;;) {
-        // A provider that fails because the turn was cancelled reports the cancellation, not its own error.
-        if (next instanceof Error && !cancellation?.cancelled) throw next;
         const behind = next instanceof Error ? undefined : backpressure?.();
-        if (behind) await behind;
-        if (cancellation?.cancelled) {
-          stopParts(iterator);
-          return this.failWith(new ResponsesError('server_error', cancellation.code, cancellation.reason));
-        }
-        if (next instanceof Error) throw next;
-        if (next.done) break;
-        // The server's caps on one response's output end it as max_output_tokens does, whatever the provider sends.
-        const part = next.value;
-        this.outputBytes += outputBytesOf(part);
-        const delta = (part as { delta?: unknown }).delta;
-        if (typeof delta === 'string') this.outputTokens += countTokens(delta);
-        if (
-          this.outputBytes > maxOutputBytes ||
-          (part.type === 'function-call-start' && ++this.callsStarted > maxToolCallsPerResponse)
-        ) {
-          stopParts(iterator);
-          const usage = { inputTokens: this.turn.inputTokens, outputTokens: this.outputTokens };
-          return { response: this.writer.incomplete('max_output_tokens', { usage: usageOf(usage) }) };
-        }
-        const handled = this.handle(part);
-        const result = handled instanceof Promise ? await handled : handled;
-        if (result) {
-          stopParts(iterator);
-          return result;
-        }
-        try {
-          const pending = iterator.next();
-          next = pending instanceof Promise ? await pending : pending;
-        } catch (error) {
-          next = error as Error;
-        }
+        if (behind) return this.resume(next, backpressure, behind);
+        const handled = this.take(next);
+        if (handled instanceof Promise) return this.resume(next, backpressure, undefined, handled);
+        if (handled) return this.ended(handled);
+        const pending = this.advance();
+        if (pending instanceof Promise) return this.resume(pending, backpressure);
+        next = pending;
       }
     } catch (error) {
-      stopParts(iterator);
-      return this.failWith(
-        error instanceof ResponsesError
-          ? error
-          : new ResponsesError('model_error', 'model_failed', `The model failed: ${(error as Error).message}`),
-      );
+      return this.broken(error);
     }
+  }
+
+  /** `run` from a wait on: the client catching up (`behind`), a part's work (`handling`), or the next part. */
+  private async resume(
+    waitingFor: Next | Promise<Next>,
+    backpressure: Backpressure | undefined,
+    behind?: Promise<void>,
+    handling?: Promise<TurnResult | undefined>,
+  ): Promise<TurnResult> {
+    let next = waitingFor;
+    try {
+      for (;;) {
+        if (handling) {
+          const result = await handling;
+          handling = undefined;
+          if (result) return this.ended(result);
+          next = this.advance();
+        }
+        if (next instanceof Promise) {
+          try {
+            next = await next;
+          } catch (error) {
+            next = error as Error;
+          }
+        }
+        const waiting = behind ?? (next instanceof Error ? undefined : backpressure?.());
+        behind = undefined;
+        if (waiting) await waiting;
+        const handled = this.take(next);
+        if (handled instanceof Promise) handling = handled;
+        else if (handled) return this.ended(handled);
+        else next = this.advance();
+      }
+    } catch (error) {
+      return this.broken(error);
+    }
+  }
+
+  /**
+   * One part (or the provider's failure, or its end): the turn's result when it ends here, else undefined
+   * (a promise of either while its work waits). Throws what fails the turn as the model's failure.
+   */
+  private take(next: Next): Pending<TurnResult | undefined> {
+    const cancellation = this.options.cancellation;
+    // A provider that fails because the turn was cancelled reports the cancellation, not its own error.
+    if (next instanceof Error && !cancellation?.cancelled) throw next;
+    if (cancellation?.cancelled)
+      return this.failWith(new ResponsesError('server_error', cancellation.code, cancellation.reason));
+    if (next instanceof Error) throw next;
+    if (next.done)
+      return this.failWith(
+        new ResponsesError('model_error', 'model_stream_ended', 'The model stream ended without a finish part.'),
+      );
+    const { maxOutputBytes, maxToolCallsPerResponse } = this.deps.limits ?? DEFAULT_LIMITS;
+    // The server's caps on one response's output end it as max_output_tokens does, whatever the provider sends.
+    const part = next.value;
+    this.outputBytes += outputBytesOf(part);
+    const delta = (part as { delta?: unknown }).delta;
+    if (typeof delta === 'string') this.outputTokens += countTokens(delta);
+    if (
+      this.outputBytes > maxOutputBytes ||
+      (part.type === 'function-call-start' && ++this.callsStarted > maxToolCallsPerResponse)
+    ) {
+      const usage = { inputTokens: this.turn.inputTokens, outputTokens: this.outputTokens };
+      return { response: this.writer.incomplete('max_output_tokens', { usage: usageOf(usage) }) };
+    }
+    return this.handle(part);
+  }
+
+  /** The provider's next part, or its failure. */
+  private advance(): Next | Promise<Next> {
+    try {
+      return this.iterator.next();
+    } catch (error) {
+      return error as Error;
+    }
+  }
+
+  /** A turn that ended before its provider's stream did: the stream is stopped. */
+  private ended(result: TurnResult): TurnResult {
+    stopParts(this.iterator);
+    return result;
+  }
+
+  /** A turn the provider (or its stream) broke. */
+  private broken(error: unknown): TurnResult {
+    stopParts(this.iterator);
     return this.failWith(
-      new ResponsesError('model_error', 'model_stream_ended', 'The model stream ended without a finish part.'),
+      error instanceof ResponsesError
+        ? error
+        : new ResponsesError('model_error', 'model_failed', `The model failed: ${(error as Error).message}`),
     );
   }
 }
+
+/** The provider's next part, or the error it failed with. */
+type Next = IteratorResult<ModelPart> | Error;
 
 /** What `closeAll` sends the open lane: an end part (any end closes the open item). */
 const CLOSE_OPEN: ModelPart = { type: 'text-end', id: '' };
