@@ -47,6 +47,9 @@ interface Series {
 class Instrument {
   private readonly byIdentity = new WeakMap<Attributes, Series>();
   private readonly byKey = new Map<string, Series>();
+  /** The last attribute set recorded and its series: a server records most values under one set again and again. */
+  private lastAttributes: Attributes | undefined;
+  private lastSeries: Series | undefined;
 
   constructor(
     readonly kind: 'histogram' | 'counter',
@@ -57,8 +60,14 @@ class Instrument {
   ) {}
 
   protected series(attributes: Attributes): Series {
-    const known = this.byIdentity.get(attributes);
-    if (known !== undefined) return known;
+    if (attributes === this.lastAttributes) return this.lastSeries!;
+    const known = this.byIdentity.get(attributes) ?? this.seriesByKey(attributes);
+    this.lastAttributes = attributes;
+    this.lastSeries = known;
+    return known;
+  }
+
+  private seriesByKey(attributes: Attributes): Series {
     let key = canonicalKey(attributes);
     if (!this.byKey.has(key) && this.byKey.size >= MAX_SERIES) key = canonicalKey(OVERFLOW);
     let series = this.byKey.get(key);

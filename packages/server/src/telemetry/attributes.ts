@@ -68,10 +68,17 @@ export function attributeSet(key: string, make: () => Attributes): Attributes {
 export class AttributeSets<T extends object = Attributes> {
   private readonly root = new Map<unknown, Map<unknown, Map<unknown, Map<unknown, T>>>>();
   private size = 0;
+  /** The parts last asked for and their set (kept ones only): most lookups ask for the same again. */
+  private last: { a: unknown; b: unknown; c: unknown; d: unknown; set: T } | undefined;
 
   get(a: unknown, b: unknown, c: unknown, d: unknown, make: () => T): T {
+    const last = this.last;
+    if (last !== undefined && last.a === a && last.b === b && last.c === c && last.d === d) return last.set;
     const found = this.root.get(a)?.get(b)?.get(c)?.get(d);
-    if (found !== undefined) return found;
+    if (found !== undefined) {
+      this.last = { a, b, c, d, set: found };
+      return found;
+    }
     const set = Object.freeze(make());
     // Past the bound a set is made each time and nothing is kept, not even the maps on its way.
     if (this.size < MAX_ATTRIBUTE_SETS) {
