@@ -5,7 +5,8 @@
 import { context, ROOT_CONTEXT, type SpanContext, TraceFlags, trace } from '@opentelemetry/api';
 import { afterEach, expect, test, vi } from 'vitest';
 import { OwnTracerProvider } from '../src/node/own-tracer.js';
-import { type EncodableSpan, SpanBatch } from '../src/telemetry/otlp-protobuf.js';
+import type { EncodableSpan } from '../src/telemetry/otlp-protobuf.js';
+import { SpanBatch } from '../src/telemetry/span-batch.js';
 
 const ended: EncodableSpan[] = [];
 const provider = new OwnTracerProvider(
@@ -90,4 +91,29 @@ test("a caller's trace (hex ids) is continued, and every id is encoded as the by
     // tag 1 (0x0a) length 16, tag 2 (0x12) length 8, tag 4 (0x22) length 8.
     expect(hex).toContain(`0a10${traceId}1208${spanId}${parentId ? `2208${parentId}` : '2a'}`);
   }
+});
+
+test('attributes set after the start: 128 at most with the starting ones, a key set again keeps its place', () => {
+  const span = tracer.startSpan('limits', { attributes: Object.freeze({ a: 1, b: 'two' }) }, ROOT_CONTEXT);
+  for (let i = 0; i < 130; i++) span.setAttribute(`k${i}`, i);
+  span.setAttribute('k0', 'again');
+  span.setAttribute('a', 'restated');
+  span.setAttribute('__proto__', 'a key like any other');
+  span.end();
+  const [ended0] = ended as [EncodableSpan];
+  expect(ended0.droppedAttributesCount).toBe(5);
+  const attributes = ended0.attributes;
+  expect(Object.keys(attributes)).toHaveLength(128);
+  expect(Object.keys(attributes).slice(0, 4)).toEqual(['a', 'b', 'k0', 'k1']);
+  expect(attributes.a).toBe('restated');
+  expect(attributes.k0).toBe('again');
+  expect(attributes.k125).toBe(125);
+  expect(Object.hasOwn(attributes, 'k126')).toBe(false);
+  // Encoded as `attributes` reads (a starting one set again stays in its place).
+  const batch = new SpanBatch();
+  batch.add(ended0);
+  const text = Buffer.from(batch.request()).toString('latin1');
+  expect(text.indexOf('restated')).toBeLessThan(text.indexOf('two'));
+  expect(text).toContain('again');
+  expect(text).not.toContain('a key like any other');
 });

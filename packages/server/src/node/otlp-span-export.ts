@@ -10,7 +10,8 @@
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { TraceFlags } from '@opentelemetry/api';
-import { type EncodableSpan, SpanBatch } from '../telemetry/otlp-protobuf.js';
+import type { EncodableSpan } from '../telemetry/otlp-protobuf.js';
+import { SpanBatch } from '../telemetry/span-batch.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -230,8 +231,10 @@ export class OtlpSpanExport {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.batch.spans > 0) {
-      this.waiting.push(this.batch);
-      this.batch = new SpanBatch();
+      const sealed = this.batch;
+      this.waiting.push(sealed);
+      // The next batch's buffer starts at this one's size (bounded by MAX_BATCH_BYTES and a span), not regrown from 16 KiB.
+      this.batch = new SpanBatch(sealed.bytes);
     }
     if (this.sending === undefined && this.waiting.length > 0) this.sending = this.sendWaiting();
   }

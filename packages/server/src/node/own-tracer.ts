@@ -118,8 +118,14 @@ class OwnSpan implements Span, EncodableSpan {
   droppedAttributesCount = 0;
   droppedEventsCount = 0;
   droppedLinksCount = 0;
-  /** Attributes set after the start (a new object only then). */
-  added: Attributes | undefined;
+  /**
+   * Attributes set after the start, in the order first set, keys and values apart (made at the first one): the
+   * encoder writes them without an object to walk or a check a key.
+   */
+  addedKeys: string[] | undefined;
+  addedValues: AttributeValue[] | undefined;
+  /** Whether an attribute set after the start sets a starting one again (it keeps its place among them). */
+  restatesInitial = false;
   private readonly startMs: number;
   private readonly startGiven: HrTime | undefined;
   private endMs = 0;
@@ -156,9 +162,16 @@ class OwnSpan implements Span, EncodableSpan {
     return hrTimeOf(wallClockMs(this.endMs));
   }
 
-  /** Every attribute, the starting ones first (a copy: the encoder reads `initial` and `added` apart). */
+  /** Every attribute, the starting ones first (a copy: the encoder reads `initial` and the added ones apart). */
   get attributes(): Attributes {
-    return this.added ? { ...this.initial, ...this.added } : this.initial;
+    const keys = this.addedKeys;
+    if (keys === undefined) return this.initial;
+    const all: Attributes = { ...this.initial };
+    const values = this.addedValues!;
+    // Defined, not assigned: a key such as `__proto__` is an attribute like any other.
+    for (let i = 0; i < keys.length; i++)
+      Object.defineProperty(all, keys[i]!, { value: values[i], enumerable: true, writable: true, configurable: true });
+    return all;
   }
 
   spanContext(): SpanContext {
@@ -167,18 +180,24 @@ class OwnSpan implements Span, EncodableSpan {
 
   setAttribute(key: string, value: SpanAttributes[string]): this {
     if (value == null || this.ended || key.length === 0 || !isAttributeValue(value)) return this;
-    if (this.added === undefined) {
-      this.added = {};
-      for (const name in this.initial) if (Object.hasOwn(this.initial, name)) this.count++;
+    let keys = this.addedKeys;
+    if (keys === undefined) {
+      keys = this.addedKeys = [];
+      this.addedValues = [];
+      this.count = Object.keys(this.initial).length;
     }
-    if (!Object.hasOwn(this.added, key) && !Object.hasOwn(this.initial, key)) {
-      if (this.count >= COUNT_LIMIT) {
-        this.droppedAttributesCount++;
-        return this;
-      }
-      this.count++;
+    const index = keys.indexOf(key);
+    if (index >= 0) {
+      this.addedValues![index] = value;
+      return this;
     }
-    this.added[key] = value;
+    if (Object.hasOwn(this.initial, key)) this.restatesInitial = true;
+    else if (this.count >= COUNT_LIMIT) {
+      this.droppedAttributesCount++;
+      return this;
+    } else this.count++;
+    keys.push(key);
+    this.addedValues!.push(value);
     return this;
   }
 
