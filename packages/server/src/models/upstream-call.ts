@@ -6,6 +6,7 @@ import { parseUpstreamJson, type UpstreamLimits } from '../limits.js';
 import { errorText, type Redactor, upstreamRetryHeaders } from '../redaction.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
 import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
+import { traceparentOf, w3cPropagation } from '../telemetry/traceparent.js';
 import { type BoundedText, letGo, READ_WHOLE, readBounded, type WholeBodyReading } from './upstream-body.js';
 import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
 
@@ -56,10 +57,13 @@ export class UpstreamCall implements UpstreamRequestInit {
   private readonly deadline: ReturnType<typeof setTimeout>;
   private readonly stopListening: () => void;
 
+  /** The client span's `traceparent` under W3C propagation, sent beside `untracedHeaders`. */
+  traceparent: string | undefined;
+
   constructor(
     readonly method: 'GET' | 'POST',
-    /** The request headers (with `traceparent` added, a copy, once `send` starts a client span). */
-    public headers: Record<string, string>,
+    /** The provider's headers (under another propagator than W3C's, a copy with what it injects, once sent). */
+    private requestHeaders: Record<string, string>,
     readonly body: string | undefined,
     private readonly limits: Omit<UpstreamLimits, 'maxUpstreamModels'>,
     private readonly redactor: Redactor,
@@ -78,6 +82,17 @@ export class UpstreamCall implements UpstreamRequestInit {
       : client?.signal
         ? onAbort(client.signal, onClientGone)
         : noop;
+  }
+
+  /** The request headers, `traceparent` included (a copy each read then). */
+  get headers(): Record<string, string> {
+    const traceparent = this.traceparent;
+    return traceparent === undefined ? this.requestHeaders : Object.assign({}, this.requestHeaders, { traceparent });
+  }
+
+  /** The provider's headers, when `traceparent` is sent beside them. */
+  get untracedHeaders(): Record<string, string> | undefined {
+    return this.traceparent === undefined ? undefined : this.requestHeaders;
   }
 
   get signal(): AbortSignal {
@@ -115,7 +130,8 @@ export class UpstreamCall implements UpstreamRequestInit {
     const scope = startClientSpan(this.method, url, this.traceContext);
     if (scope) {
       this.span = scope.span;
-      this.headers = withTraceHeaders(scope, this.headers);
+      if (w3cPropagation()) this.traceparent = traceparentOf(scope.span.spanContext(), scope.context);
+      else this.requestHeaders = withTraceHeaders(scope, this.requestHeaders);
     }
     try {
       const response = await within(scope, () => fetch(url, this));

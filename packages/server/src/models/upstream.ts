@@ -13,8 +13,14 @@ export type UpstreamFetch = (url: string, init: UpstreamRequestInit) => Promise<
 export interface UpstreamRequestInit {
   /** The HTTP method (default `GET`). */
   method?: string;
-  /** The request headers. */
-  headers: Record<string, string>;
+  /** The request headers (a call's `traceparent` among them). */
+  readonly headers: Record<string, string>;
+  /**
+   * A traced call's W3C `traceparent` kept apart, with `untracedHeaders` (`headers` without it, the provider's
+   * object, the same every call): a fetch that keeps work per headers object adds it itself (`nodeFetch`).
+   */
+  readonly traceparent?: string;
+  readonly untracedHeaders?: Record<string, string>;
   /** The request body (JSON text). */
   body?: string;
   /** Aborts the request, and the body while it is read. */
