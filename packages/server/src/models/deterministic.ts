@@ -1,6 +1,7 @@
-import type { FunctionToolParam, ItemField, LogProb } from '@openresponses/types';
+import type { FunctionToolParam, ItemField } from '@openresponses/types';
 import { LOGPROBS_INCLUDE, type ModelPart, type ModelProvider, type ModelRequest } from './provider.js';
-import { contextTokens, countTokens, itemText, lastUserMessage, lastUserText } from './item-text.js';
+import { itemText, lastUserMessage, lastUserText } from './item-text.js';
+import { certain, TokenBudget } from './deterministic-tokens.js';
 import { argumentsFor, clip, formatted } from './schema-instance.js';
 
 /** One thing the embedded model decided to say, before it is streamed as parts within the token budget. */
@@ -99,44 +100,8 @@ async function* paced(parts: Iterable<ModelPart>, delayMs: number): AsyncGenerat
  * `length`, leaving the open item for the turn runner to end as incomplete).
  */
 function* parts(steps: Step[], request: ModelRequest): Generator<ModelPart> {
-  const budget = request.maxOutputTokens ?? Infinity;
-  const inputTokens = contextTokens(request);
-  let outputTokens = 0;
-  let reasoningTokens = 0;
-  const usage = () => ({ inputTokens, outputTokens, reasoningTokens });
-  const outOfTokens = (): ModelPart => ({ type: 'finish', reason: 'length', usage: usage() });
-  /** Spends `count` tokens if they fit. */
-  const spend = (count: number, reasoning: boolean) => {
-    if (outputTokens + count > budget) return false;
-    outputTokens += count;
-    if (reasoning) reasoningTokens += count;
-    return true;
-  };
-  /** The deltas of a text (its words, counted only when the text goes whole) within the budget; `fits` is false when it ran out. */
-  const deltasOf = (text: string, reasoning: boolean): { deltas: string[]; fits: boolean } => {
-    if (!request.stream) {
-      const count = countTokens(text);
-      if (spend(count, reasoning)) return { deltas: count > 0 ? [text.trimEnd()] : [], fits: true };
-    }
-    return deltasWithin(words(text), reasoning);
-  };
-  const deltasWithin = (pieces: string[], reasoning: boolean): { deltas: string[]; fits: boolean } => {
-    let fits = 0;
-    while (fits < pieces.length && spend(1, reasoning)) fits++;
-    const deltas = pieces.slice(0, fits);
-    return {
-      deltas: fits === 0 ? deltas : request.stream ? groupDeltas(deltas) : [deltas.join('')],
-      fits: fits === pieces.length,
-    };
-  };
+  const tokens = new TokenBudget(request);
   const withLogprobs = request.include.includes(LOGPROBS_INCLUDE);
-  /** The delta's tokens (words), each the only candidate: logprob 0. */
-  const certain = (delta: string): LogProb[] =>
-    words(delta).map((token) => {
-      const bytes = [...encoder.encode(token)];
-      const top = (request.topLogprobs ?? 0) > 0 ? [{ token, logprob: 0, bytes }] : [];
-      return { token, logprob: 0, bytes, top_logprobs: top };
-    });
   let index = 0;
   for (const step of steps) {
     const id = String(index++);
@@ -148,14 +113,14 @@ function* parts(steps: Step[], request: ModelRequest): Generator<ModelPart> {
         yield { type: 'reasoning-start', id };
         for (const text of step.summary) {
           yield { type: 'reasoning-summary-start', id };
-          const { deltas, fits } = deltasOf(text, true);
+          const { deltas, fits } = tokens.deltasOf(text, true);
           for (const delta of deltas) yield { type: 'reasoning-summary-delta', id, delta };
-          if (!fits) return yield outOfTokens();
+          if (!fits) return yield tokens.outOfTokens();
           yield { type: 'reasoning-summary-end', id };
         }
-        const { deltas, fits } = deltasOf(step.content, true);
+        const { deltas, fits } = tokens.deltasOf(step.content, true);
         for (const delta of deltas) yield { type: 'reasoning-delta', id, delta };
-        if (!fits) return yield outOfTokens();
+        if (!fits) return yield tokens.outOfTokens();
         yield { type: 'reasoning-end', id };
         break;
       }
@@ -163,12 +128,13 @@ function* parts(steps: Step[], request: ModelRequest): Generator<ModelPart> {
       case 'refusal': {
         const kind = step.type === 'message' ? 'text' : 'refusal';
         yield step.type === 'message' ? { type: 'text-start', id, phase: step.phase } : { type: 'refusal-start', id };
-        const { deltas, fits } = deltasOf(step.text, false);
+        const { deltas, fits } = tokens.deltasOf(step.text, false);
         for (const delta of deltas) {
-          if (kind === 'text' && withLogprobs) yield { type: 'text-delta', id, delta, logprobs: certain(delta) };
+          if (kind === 'text' && withLogprobs)
+            yield { type: 'text-delta', id, delta, logprobs: certain(delta, request) };
           else yield { type: `${kind}-delta`, id, delta };
         }
-        if (!fits) return yield outOfTokens();
+        if (!fits) return yield tokens.outOfTokens();
         yield { type: `${kind}-end`, id };
         break;
       }
@@ -177,41 +143,18 @@ function* parts(steps: Step[], request: ModelRequest): Generator<ModelPart> {
         const chunks: string[] = [];
         for (let i = 0; i < step.arguments.length; i += 16) chunks.push(step.arguments.slice(i, i + 16));
         const { deltas, fits } =
-          request.stream || !spend(chunks.length, false)
-            ? deltasWithin(chunks, false)
+          request.stream || !tokens.spend(chunks.length, false)
+            ? tokens.deltasWithin(chunks, false)
             : { deltas: chunks.length > 0 ? [step.arguments] : [], fits: true };
         for (const delta of deltas) yield { type: 'function-call-delta', id, delta };
-        if (!fits) return yield outOfTokens();
+        if (!fits) return yield tokens.outOfTokens();
         yield { type: 'function-call-end', id };
         break;
       }
     }
   }
   const called = steps.some((step) => step.type === 'function_call');
-  yield { type: 'finish', reason: called ? 'tool_calls' : 'stop', usage: usage() };
-}
-
-/** Most deltas one text or call streams: a delta event costs ~150 bytes besides its text, so one per word would multiply a long input many times over. */
-const MAX_DELTAS_PER_PART = 1024;
-
-/** The pieces as at most MAX_DELTAS_PER_PART deltas (several pieces per delta for long texts). */
-function groupDeltas(pieces: string[]): string[] {
-  if (pieces.length <= MAX_DELTAS_PER_PART) return pieces;
-  const perDelta = Math.ceil(pieces.length / MAX_DELTAS_PER_PART);
-  const grouped: string[] = [];
-  for (let i = 0; i < pieces.length; i += perDelta) grouped.push(pieces.slice(i, i + perDelta).join(''));
-  return grouped;
-}
-
-const encoder = new TextEncoder();
-
-/**
- * Text as streamed word by word, spaces kept with the following word. Sticky (`y`): matching stops at the
- * first place no word follows, where a plain global search would rescan trailing spaces from each of their
- * positions (quadratic: 1 MiB of `instructions` ending in spaces stalled the event loop).
- */
-function words(text: string): string[] {
-  return text.match(/\s*\S+/gy) ?? [];
+  yield { type: 'finish', reason: called ? 'tool_calls' : 'stop', usage: tokens.usage() };
 }
 
 function plan(request: ModelRequest): Step[] {
