@@ -96,20 +96,20 @@ export class TenantQuota {
 
   /**
    * Admits a turn for `model`: the tenant may use the model, has a turn slot, and has tokens in its rate and
-   * budgets for `maxOutputTokens` (or the file's default reservation) plus `estimateInput()` (called only for a
-   * tenant with token limits). Rejects with the 404, 429 or 503. A key that is not a tenant of the tenants file
+   * budgets for `maxOutputTokens` (or the file's default reservation) plus the input `request` holds (estimated
+   * only for a tenant with token limits). Rejects with the 404, 429 or 503. A key that is not a tenant of the tenants file
    * is admitted at once, without a promise.
    */
   startTurn(
     owner: string,
     model: string,
     maxOutputTokens: number | undefined,
-    estimateInput: () => number = () => 0,
+    request: RequestText = {},
   ): AdmittedTurn | Promise<AdmittedTurn> {
     const tenant = this.tenant(owner);
     // Not a tenant of the tenants file: every model, no lease, no reservation; only its usage is accounted.
     if (tenant === undefined) return this.accounted(owner);
-    return this.limitedTurn(owner, tenant, model, maxOutputTokens, estimateInput);
+    return this.limitedTurn(owner, tenant, model, maxOutputTokens, request);
   }
 
   /** `startTurn` for a tenant of the tenants file. */
@@ -118,7 +118,7 @@ export class TenantQuota {
     tenant: Tenant,
     model: string,
     maxOutputTokens: number | undefined,
-    estimateInput: () => number,
+    request: RequestText,
   ): Promise<AdmittedTurn> {
     const limits = tenant.limits;
     if (!modelAllowed(tenant, model))
@@ -145,7 +145,7 @@ export class TenantQuota {
     };
     const limited = Object.values(tokenLimits).some((limit) => limit !== undefined);
     const reserved = limited
-      ? (maxOutputTokens ?? this.options.directory?.defaultReservation ?? 4096) + estimateInput()
+      ? (maxOutputTokens ?? this.options.directory?.defaultReservation ?? 4096) + estimateInput(request)
       : 0;
     const headers: Record<string, string> = {};
     if (limited) {
@@ -261,6 +261,23 @@ export class TenantQuota {
       return operation(this.fallback);
     }
   }
+}
+
+/** What a turn request holds of its own text: the input and instructions a token reservation estimates. */
+export interface RequestText {
+  input?: unknown;
+  instructions?: unknown;
+}
+
+/**
+ * The input tokens a request will cost, estimated high from its text (a token per 4 bytes, markup included), so
+ * that a reservation covers the turn and the settlement gives the rest back. Only tenants with token limits pay
+ * for the estimate.
+ */
+function estimateInput(request: RequestText): number {
+  const text = (value: unknown) =>
+    typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
+  return Math.ceil((text(request.input).length + text(request.instructions).length) / 4);
 }
 
 /** The headers of a turn without limits (shared: readers copy from it). */

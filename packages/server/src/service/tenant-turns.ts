@@ -23,7 +23,7 @@ export function admittedRunner(runner: TurnRunner, quota: TenantQuota, defaultMo
       body.max_output_tokens > 0
         ? body.max_output_tokens
         : undefined;
-    const admitting = quota.startTurn(options.owner, model, maxOutput, () => estimateInput(body));
+    const admitting = quota.startTurn(options.owner, model, maxOutput, body);
     return admitting instanceof Promise
       ? admitting.then((admitted) => admittedBegin(admitted, raw, options, watched))
       : admittedBegin(admitting, raw, options, watched);
@@ -63,17 +63,6 @@ export function admittedRunner(runner: TurnRunner, quota: TenantQuota, defaultMo
 
 const unaccounted = (error: unknown) =>
   console.warn(`WARNING: a turn's usage could not be accounted: ${(error as Error).message}`);
-
-/**
- * The input tokens a request will cost, estimated high from its text (a token per 4 bytes, markup included), so
- * that a reservation covers the turn and the settlement gives the rest back. Only tenants with token limits pay
- * for the estimate.
- */
-function estimateInput(body: { input?: unknown; instructions?: unknown }): number {
-  const text = (value: unknown) =>
-    typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
-  return Math.ceil((text(body.input).length + text(body.instructions).length) / 4);
-}
 
 /** A response's usage as the account keeps it (missing fields count 0). */
 function usageOf(response: ResponseResource): TurnUsage {
