@@ -358,13 +358,17 @@ export function endClientSpan(span: Span, status: number | undefined, error?: un
 /**
  * `headers` with the scope's trace context added: W3C `traceparent` only, as the registered propagator
  * writes it; a copy. A client's `tracestate` and `baggage` (which the default propagators carry on) stay
- * here: they are the client's words, and an upstream provider is another party.
+ * here: they are the client's words, and an upstream provider is another party. With no `traceparent` to
+ * add (a new trace the head sampler dropped) `headers` themselves, not a copy: nodeFetch keeps the header
+ * list it makes per headers object, and a copy per call made it build the list again for every sampled-out
+ * gateway turn. (Under the W3C propagators the call appends `traceparent` itself: ./traceparent.ts.)
  */
 export function withTraceHeaders(scope: SpanScope, headers: Record<string, string>): Record<string, string> {
   const carrier: Record<string, string> = {};
   propagation.inject(scope.context, carrier);
+  if (carrier.traceparent === undefined) return headers;
   const copy = Object.assign({}, headers);
-  if (carrier.traceparent !== undefined) copy.traceparent = carrier.traceparent;
+  copy.traceparent = carrier.traceparent;
   return copy;
 }
 
