@@ -35,6 +35,17 @@
 // deterministic model's parts, createStreamWriter as a frame of its own, i.e. not inlined: +0.4-1.2 us each),
 // not over the span code. Likely (not proven here) the 10% process's compiled code serving two shapes of turn,
 // traced and not, where 0% and 100% serve one; a sampled request's context is now of the same class either way.
+// Four processes at 0/10/100% beside metrics only (embedded JSON, 16,000-turn rounds after 32,000 warm, load
+// 9-10, on 05c6abc): medians metrics 27.7, 0% 29.4, 10% 33.8, 100% 34.1 us; lowest rounds 27.0 / 27.5 / 31.6 /
+// 31.7. Rows with the steady measure (05c6abc's build less its last cut, load 8.5-10.6; median, [lowest round]):
+// embedded JSON off 35.7 us, metrics +11.0% [+8.2%], both +50.1% [+40.1%], 10% +39.1% [+28.7%]; embedded SSE
+// off 550, +1.6% [+3.4%], +16.7% [+13.5%], +12.0% [+7.4%]; gateway JSON off 177, +14.0% [-0.3%], +85.0%
+// [+76.3%], +66.1% [+50.1%]; gateway SSE off 361, +14.2% [+14.2%], +49.2% [+47.6%], +27.8% [+28.4%]. Cuts of
+// this session (35ff05a, 05c6abc, 9a58426; base and new builds interleaved in one run, load 7-14): metrics
+// only 0.960x, 10% 0.968x, both 0.984x a turn (embedded JSON); a metric value 22 -> 11 ns, an attribute set
+// 46 -> 8 ns; a 10% sampled gateway JSON turn 0.906x (before tel-enc's 79d3337, which takes the same path).
+// Callgrind could not give the after-figures here either: 6,000 warm turns under valgrind at load 12 read
+// 467k/416k instructions a turn for the base and 195k/174k for the new build, a JIT-state difference, not ours.
 // Profile note (2026-11-28, issue 35 item 3, load 13-19 from other jobs). The processes of the rows below
 // differ by tens of points from one another with the same code, so the spans' cost was also taken in one
 // process: the SDK registered, then trace.disable() and re-registering its provider in alternating rounds
