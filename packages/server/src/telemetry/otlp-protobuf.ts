@@ -186,13 +186,14 @@ function writeSpanAttributes(out: ProtobufBuffer, span: EncodableSpan, initial: 
 
 /** A trace id, as bytes when the context keeps them (the own tracer's), else from its hex. */
 function writeTraceId(out: ProtobufBuffer, context: SpanContext): void {
-  if (context instanceof SpanIds && context.traceBytes !== undefined) out.raw16(context.traceBytes, context.traceAt);
+  if (context instanceof SpanIds && context.traceBytes !== undefined)
+    out.rawId(context.traceBytes, context.traceAt, 16);
   else out.hex(context.traceId);
 }
 
 /** A span id, as bytes when the context keeps them (the own tracer's), else from its hex. */
 function writeSpanId(out: ProtobufBuffer, context: SpanContext): void {
-  if (context instanceof SpanIds) out.raw8(context.spanBytes, context.spanAt);
+  if (context instanceof SpanIds) out.rawId(context.spanBytes, context.spanAt, 8);
   else out.hex(context.spanId);
 }
 

@@ -118,24 +118,14 @@ export class ProtobufBuffer {
     this.pos += bytes.length;
   }
 
-  /** The 16 bytes of `source` from `at` (a trace id), length-delimited: copied through locals, no view made. */
-  raw16(source: Uint8Array, at: number): void {
-    this.room(17);
+  /** `length` (below 128) bytes of `source` from `at` (a trace or span id), length-delimited: no view made. */
+  rawId(source: Uint8Array, at: number, length: number): void {
+    this.room(length + 1);
     const bytes = this.bytes;
     const start = this.pos;
-    bytes[start] = 16;
-    for (let i = 0; i < 16; i++) bytes[start + 1 + i] = source[at + i]!;
-    this.pos = start + 17;
-  }
-
-  /** The 8 bytes of `source` from `at` (a span id), length-delimited. */
-  raw8(source: Uint8Array, at: number): void {
-    this.room(9);
-    const bytes = this.bytes;
-    const start = this.pos;
-    bytes[start] = 8;
-    for (let i = 0; i < 8; i++) bytes[start + 1 + i] = source[at + i]!;
-    this.pos = start + 9;
+    bytes[start] = length;
+    for (let i = 0; i < length; i++) bytes[start + 1 + i] = source[at + i]!;
+    this.pos = start + 1 + length;
   }
 
   /** Bytes given in hex (trace and span ids), length-delimited. */

@@ -25,21 +25,14 @@ function take(length: number): number {
   }
 }
 
-// The character codes of each byte's two lower-case hex digits.
-const HIGH = new Uint16Array(256);
-const LOW = new Uint16Array(256);
-for (let byte = 0; byte < 256; byte++) {
-  const hex = byte.toString(16).padStart(2, '0');
-  HIGH[byte] = hex.charCodeAt(0);
-  LOW[byte] = hex.charCodeAt(1);
-}
+const HEX_DIGITS = '0123456789abcdef';
 const digits = new Uint16Array(32);
 /** `length` bytes of `bytes` from `at`, as lower-case hex. */
 function hexOf(bytes: Uint8Array, at: number, length: number): string {
   for (let i = 0; i < length; i++) {
     const byte = bytes[at + i]!;
-    digits[2 * i] = HIGH[byte]!;
-    digits[2 * i + 1] = LOW[byte]!;
+    digits[2 * i] = HEX_DIGITS.charCodeAt(byte >>> 4);
+    digits[2 * i + 1] = HEX_DIGITS.charCodeAt(byte & 0xf);
   }
   return String.fromCharCode.apply(null, digits.subarray(0, 2 * length) as unknown as number[]);
 }
