@@ -179,6 +179,26 @@
 // ids, not through the composite propagator). Estimated together ~25-35k of the 94k: the gateway JSON turn
 // stays at ~+18-20% in instructions; +10% of ~310-340k allows ~8k a span with its glue, below this encoder's
 // cost for spans of this size.
+// The four cuts made (issue 35's ninth session, tel-enc; 2026-11-29, load 6-10 with three other sessions):
+// ids kept as the pool's bytes and written as bytes, hex only when read (own-tracer.ts, telemetry/span-ids.ts);
+// the attributes set after a span's start kept as keys and values, so the encoder walks no object (Object.keys
+// measured no better than for-in + Object.hasOwn: ~2.4k instructions for 12 keys each, for-in alone 0.8k); a
+// batch's buffer starting at the last batch's size and sent in place (telemetry/span-batch.ts); the upstream
+// call's traceparent written from the client span and appended to nodeFetch's cached header list under the
+// W3C propagators (telemetry/traceparent.ts). A gateway turn's 4 spans through the own tracer into an OTLP batch
+// (in process, no network; callgrind, --predictable, 20,000 turns after 10,000): 77.3-79.1k -> 71.0k (ids) ->
+// 58.6k instructions a turn; CPU in one process, 15 interleaved rounds, load 10.3: 9.79 -> 8.93 -> 8.33 us.
+// The whole stored gateway JSON turn (span-stages fixture, main with and without the cuts in two processes, 15
+// interleaved rounds of 3,200 turns, load 7.8-8.8, rounds swinging +-100 us): off 157.4 / 156.7 us, the CLI's
+// spans and export +83.5 -> +60.6 us (medians; +53% -> +39%). What remains of the 58.6k (callgrind with JIT
+// names): the writer's calls per field (tag 3.7k, open 3.3k, varint 1.8k, string 1.8k, time 1.6k, writeValue
+// 3.7k, writeAttribute 2.6k), id copies 4.7k (a typed-array byte loop: ~200 instructions an id), TypedArray
+// set 2.6k (each cached key and frozen set appended), Object.hasOwn 2.0k (a starting set that is not frozen, the
+// restate check), the tracer's start 3.2k and end, clock 1.7k. Against +10%: the eighth note's +94k less
+// ~19k (spans) and ~5k (traceparent) leaves ~+70k on a 310-340k turn, ~+21%; +10% allows ~31-34k for 4 spans
+// with their glue and export, about half of what the spans alone cost now. Not reachable by trimming this
+// encoder: it would take spans with fewer attributes, or an encoder that writes a span's fixed fields from a
+// template (tags and lengths precomputed), and the server's glue (+11-40k) gone.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSpanPaths } from './fixtures/span-floor.js';
