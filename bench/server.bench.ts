@@ -259,6 +259,28 @@ const heapMb = () => {
  * 249.2k instructions a request, where the same build counted twice gave 249.2k and 260.8k (the window's JIT
  * work; longer windows broke on a reset connection under valgrind at load 11-12).
  */
+/*
+ * Profile note (issue 35, ninth session, ref-turn2, 2026-11-29 06:05-07:25 UTC, from bcd3e33, load 3-10): the
+ * turn's promises and allocations. `service.handle`, this bench's stored JSON turn, 32 in flight, built dist
+ * of bcd3e33 and of each step side by side. Callgrind (`node --predictable`, 5,000 turns after 20,000,
+ * main thread; counters zeroed after the warm-up): bcd3e33 135.8k instructions a turn;
+ *   answer layers in one async frame (7bf1f29)                         131.6k   promises 36 -> 32
+ *   turn synchronous to its end, usage settled by the runner (8e6f607) 131.0k   promises 32 -> 18
+ *   the embedded model's token budget one object (c457697)              128.9k
+ *   the options copy a literal, not Object.assign (499fa5b)             126.5k-128.6k (two runs)
+ * A window that holds a mark-compact counts ~220k (a second count of bcd3e33 gave 221.3k: 27k of marking):
+ * compare runs without one. Promises (async_hooks init) 36 -> 18 a turn, of which 4 are this harness's
+ * (`text` and its loop); the rest: the answer stages' frame, the admission's turn slot, the route handler,
+ * the body read, the runner's begin, the instrumentation's two `then`s, the runner's one promise of its
+ * outcome. The 18 promises fewer (with the closures their replacements make) were 4.8k instructions, about
+ * the ~0.25k a promise the eighth session's profile gave. Heap allocated a turn (sampling profiler, 20,000 turns): 26.6 -> 22.6 KB. CPU a turn in one process,
+ * 15 interleaved rounds of 8,000 turns, load 3.2-6.6: 33.8 -> 31.4 µs (median ratio 0.932, rounds
+ * 0.71-1.18). What remains of the turn's ~127k: V8's string adds and flattening ~12k (the serializer's
+ * pieces and ids), the serializer's own code ~6k, the escape check's regular expression 3.5k, the output
+ * meter's `jsonBytes` 2.1k, the runner's per-turn closures (its run's tail in ~8 small closures: a class
+ * would make one object), `Object.assign`/spread copies still 2.7k (as at bcd3e33), GC ~6k, and the
+ * route handler and body read (ref-http's files) ~2k; each piece under 4%.
+ */
 export async function run(): Promise<void> {
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
   const reference = await startServer({ store, warn: () => {} });
