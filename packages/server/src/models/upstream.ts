@@ -16,10 +16,11 @@ export interface UpstreamRequestInit {
   /** The request headers (a call's `traceparent` among them). */
   readonly headers: Record<string, string>;
   /**
-   * A traced call's W3C `traceparent` kept apart, with `untracedHeaders` (`headers` without it, the provider's
-   * object, the same every call): a fetch that keeps work per headers object adds it itself (`nodeFetch`).
+   * A traced call's W3C `traceparent` kept apart, with `untracedHeaders`: a fetch that keeps work per headers
+   * object adds it itself (`nodeFetch`).
    */
   readonly traceparent?: string;
+  /** `headers` without `traceparent`: the provider's own object, the same every call. */
   readonly untracedHeaders?: Record<string, string>;
   /** The request body (JSON text). */
   body?: string;
