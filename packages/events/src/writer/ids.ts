@@ -24,8 +24,7 @@ function take(bytes: number): number {
 /**
  * `bytes` random bytes (1 to 16,384) as lower-case hex, never all zeros (W3C trace context refuses an all-zero
  * trace or span id; for 8 bytes and more that is a 2^-64 redraw). The bytes come from one pooled
- * `crypto.getRandomValues` buffer shared by every caller (response, item and request ids, span and trace
- * ids). 8 and 16 bytes make their string in one `String.fromCharCode` call: a flat string, where adding
+ * `crypto.getRandomValues` buffer shared by every caller (response, item and request ids), refilled in place. 8 and 16 bytes make their string in one `String.fromCharCode` call: a flat string, where adding
  * the digits pair by pair built a rope of 17 strings that `JSON.stringify` then flattened (an id with its
  * serialization 661 -> 526 ns).
  */

@@ -5,7 +5,8 @@
 import type { SpanContext, TraceState } from '@opentelemetry/api';
 
 // A 16 KiB pool filled by one `crypto.getRandomValues` call; a full pool is replaced, never refilled, because
-// the ids taken from it keep pointing into it.
+// the ids taken from it keep pointing into it. That is why it is not `@openresponses/events`' pool (`randomHex`),
+// which is refilled in place: sharing one would mean that pool replacing itself too, and exporting its bytes.
 const POOL_BYTES = 16_384;
 let pool = new Uint8Array(0);
 let next = 0;
