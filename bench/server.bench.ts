@@ -302,6 +302,31 @@ const heapMb = () => {
  * in it: both placements' spreads, the waits near 0, and the bare side's loader near 1.0 busy in both (if
  * pinned holds it well under that, pinned is capping the ceiling and the rule takes unpinned).
  */
+/*
+ * Profile note (issue 35, tenth session, ref-place, 2026-11-29 09:30-09:55 UTC, main at cb46cd0, load 6-8): the
+ * ~30 µs between the adapter and the turn, placed. Callgrind (`node --predictable`, main thread, counters on
+ * after the warm-up) of each built server in its own process under this bench's loader (8 connections): bare
+ * 142.3k instructions a request (20,000 requests, then 2,000), reference 255.7k (10,000, then 1,000); TurboFan
+ * still compiles in both windows (49.5k and 43.8k; on V8's threads without `--predictable`), so without it
+ * 92.8k and 211.9k. The turn in process counted the same way (`service.handle`, 32 in flight, 20,000 then
+ * 5,000): 122.1k, 115.3k without compiling. So the reference over HTTP is the bare exchange plus the turn plus
+ * ~4k (the adapter): no instructions unplaced. CPU per thread (/proc's task stats; this process's threads on
+ * CPU 0, the loader on CPU 1, 3 s rounds): bare main thread user 28-30 µs, kernel 25-28, V8's and libuv's
+ * threads 0-7; reference user 74-87, kernel 21-25, other threads 10-21; the turn in process user 17, kernel
+ * ~1, other threads 10-11. The kernel costs both servers alike. The missing ~30 µs is the main thread's
+ * user time: the turn's ~115k instructions run at ~2.4k a µs over HTTP against ~6.8k in `service.handle`'s
+ * tight loop, where 32 turns run back to back with their code and data in cache; between exchanges Node's
+ * HTTP code and the kernel evict them. (This VM exposes no cycle or instruction counters to `perf stat` to
+ * show it as IPC.) What cuts it is fewer instructions and less memory touched by the turn, and a cut's
+ * in-process µs understate its saving over HTTP by up to ~3x: count instructions. Cut this session: the
+ * output meter's `jsonBytes` (5.8k a turn, ~5% of the turn, ~4.1k of it loops over characters) remembers its
+ * keys' byte counts (a JSON turn's three parts 6.95k -> 5.3k instructions, 410 -> 353 ns, median ratio 0.81 of
+ * 21 interleaved rounds, load 7.0); `service.handle` outside GC 114.6-115.5k -> 113.0-113.9k in windows without a
+ * mark-compact (two of four windows of the new build held one, none of four of the old: ~154k with it; a map
+ * of at most 512 keys does not explain it; compare the next session's counts); timed in process, 27.4 against
+ * 27.8 µs a turn, median ratio 1.03, rounds 0.52-1.63 at load 7.8: below what timing resolves here. The
+ * meter's remaining ~5.3k: the value strings' character loops ~2.5k, the walk itself ~2.8k.
+ */
 export async function run(): Promise<void> {
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
   const reference = await startServer({ store, warn: () => {} });
