@@ -150,6 +150,37 @@ const theirs = (spans: readonly EncodableSpan[]): Uint8Array =>
     new AlwaysOnSampler(),
   );
   everyShape(own);
+  // A gateway turn's four spans as the server makes them, three turns of a new trace each: frozen starting
+  // sets, attributes set at the end with the values of the turn before (their encoding kept and reused) and
+  // with new ones (an id, a count), and values the one-pass writer hands on (non-ASCII, long, negative, past
+  // 2^31, a list).
+  const serverSet = Object.freeze({ 'http.request.method': 'POST', 'url.path': '/v1/responses' });
+  const turnSet = Object.freeze({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.stream': false });
+  const clientSet = Object.freeze({ 'http.request.method': 'POST', 'server.port': 443, 'url.full': 'https://x/v1' });
+  const storeSet = Object.freeze({ 'db.operation.name': 'put', 'openresponses.store': 'MemoryResponseStore' });
+  const ownTracer = own.getTracer('@openresponses/server');
+  for (let i = 0; i < 3; i++) {
+    const server = ownTracer.startSpan('POST', { kind: SpanKind.SERVER, attributes: serverSet }, ROOT_CONTEXT);
+    const inServer = trace.setSpan(ROOT_CONTEXT, server);
+    const turn = ownTracer.startSpan('chat stub-model', { attributes: turnSet }, inServer);
+    const inTurn = trace.setSpan(inServer, turn);
+    const client = ownTracer.startSpan('POST', { kind: SpanKind.CLIENT, attributes: clientSet }, inTurn);
+    client.setAttribute('http.response.status_code', i === 1 ? 429 : 200);
+    client.end();
+    ownTracer.startSpan('store put', { attributes: storeSet }, inTurn).end();
+    turn.setAttribute('gen_ai.response.model', i === 2 ? 'modèle' : 'stub-model-2026');
+    turn.setAttribute('gen_ai.response.id', `chatcmpl-${i}`);
+    turn.setAttribute('gen_ai.usage.input_tokens', 12);
+    turn.setAttribute('gen_ai.usage.output_tokens', [34, 2 ** 31, -5][i]!);
+    turn.setAttribute('gen_ai.response.finish_reasons', ['stop']);
+    turn.setAttribute('openresponses.long', 'z'.repeat(90 + 5 * i));
+    turn.setAttribute('openresponses.flag', i !== 1);
+    turn.end();
+    server.updateName('POST /v1/responses');
+    server.setAttribute('http.route', '/v1/responses');
+    server.setAttribute('http.response.status_code', 200);
+    server.end();
+  }
   const other = spansOf(resourceFromAttributes({ 'service.name': 'second', 'deployment.environment': 'test' }), (p) => {
     p.getTracer('@openresponses/server').startSpan('second resource').end();
   });

@@ -27,6 +27,7 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
+import { performance } from 'node:perf_hooks';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
 import type { EncodableSpan, SpanEvent, SpanResource, SpanScopeName } from '../telemetry/otlp-protobuf.js';
 import { SpanIds } from '../telemetry/span-ids.js';
@@ -66,6 +67,9 @@ export const ownTracerAllowed = (env: Env): boolean =>
     (name) => /^OTEL_(SPAN|EVENT|LINK|ATTRIBUTE)_\w*LIMIT$/.test(name) && (env[name] ?? '').trim() !== '',
   ) && env.OPENRESPONSES_OTEL_TRACER?.trim().toLowerCase() !== 'sdk';
 
+// `performance` imported, not the global: the global is a lazy getter that Node runs on every read, and the
+// time origin is read once (a getter too, and fixed for the process).
+const timeOrigin = performance.timeOrigin;
 /**
  * Wall-clock ms of a `performance.now()` reading: the time origin corrected by how far `Date.now()` has moved
  * from it (the monotonic clock drifts from the wall clock over a long uptime), measured again every 10 s.
@@ -74,10 +78,10 @@ let clockOffset = 0;
 let clockCheckedAt = Number.NEGATIVE_INFINITY;
 function wallClockMs(now: number): number {
   if (now - clockCheckedAt > 10_000) {
-    clockOffset = Date.now() - (performance.timeOrigin + now);
+    clockOffset = Date.now() - (timeOrigin + now);
     clockCheckedAt = now;
   }
-  return performance.timeOrigin + now + clockOffset;
+  return timeOrigin + now + clockOffset;
 }
 const hrTimeOf = (ms: number): HrTime => {
   const seconds = Math.floor(ms / 1000);
@@ -93,6 +97,10 @@ function timeOf(input: TimeInput): HrTime {
 
 const EMPTY: Attributes = Object.freeze({});
 const COUNT_LIMIT = 128;
+// A span without links, events or a status set shares these (most spans): replaced, never written to.
+const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
+const NO_EVENTS: SpanEvent[] = Object.freeze([]) as unknown as SpanEvent[];
+const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 
 const isPrimitive = (value: unknown): boolean =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
@@ -112,9 +120,9 @@ function isAttributeValue(value: unknown): value is AttributeValue {
 
 /** A sampled span of the own tracer: recorded until `end`, then handed to the export and forgotten. */
 class OwnSpan implements Span, EncodableSpan {
-  readonly links: Link[];
-  events: SpanEvent[] = [];
-  status: SpanStatus = { code: SpanStatusCode.UNSET };
+  links: Link[];
+  events: SpanEvent[] = NO_EVENTS;
+  status: SpanStatus = UNSET;
   droppedAttributesCount = 0;
   droppedEventsCount = 0;
   droppedLinksCount = 0;
@@ -126,9 +134,10 @@ class OwnSpan implements Span, EncodableSpan {
   addedValues: AttributeValue[] | undefined;
   /** Whether an attribute set after the start sets a starting one again (it keeps its place among them). */
   restatesInitial = false;
-  private readonly startMs: number;
+  /** Wall-clock ms of the start, of the end (the encoder writes these when no time was given). */
+  readonly startMs: number;
+  endMs = 0;
   private readonly startGiven: HrTime | undefined;
-  private endMs = 0;
   private endGiven: HrTime | undefined;
   private ended = false;
   /** Distinct attributes, counted from the first `setAttribute` (the limit is the SDK's default, 128). */
@@ -147,19 +156,22 @@ class OwnSpan implements Span, EncodableSpan {
     readonly resource: SpanResource,
     readonly instrumentationScope: SpanScopeName,
   ) {
-    this.links = links ? links.slice(0, COUNT_LIMIT) : [];
-    this.startMs = performance.now();
+    this.links = links ? links.slice(0, COUNT_LIMIT) : NO_LINKS;
+    this.startMs = wallClockMs(performance.now());
     this.startGiven = startTime === undefined ? undefined : timeOf(startTime);
   }
 
   get startTime(): HrTime {
-    return this.startGiven ?? hrTimeOf(wallClockMs(this.startMs));
+    return this.startGiven ?? hrTimeOf(this.startMs);
   }
 
   get endTime(): HrTime {
-    if (this.endGiven) return this.endGiven;
-    if (this.startGiven) return hrTimeOf(Date.now());
-    return hrTimeOf(wallClockMs(this.endMs));
+    return this.endGiven ?? hrTimeOf(this.endMs);
+  }
+
+  /** Whether both times are the clock's (`startMs`, `endMs`), none given by the caller. */
+  get clockTimes(): boolean {
+    return this.startGiven === undefined && this.endGiven === undefined;
   }
 
   /** Every attribute, the starting ones first (a copy: the encoder reads `initial` and the added ones apart). */
@@ -217,6 +229,7 @@ class OwnSpan implements Span, EncodableSpan {
         if (Object.hasOwn(attributesOrTime, key) && isAttributeValue(attributesOrTime[key]))
           attributes[key] = attributesOrTime[key];
     }
+    if (this.events === NO_EVENTS) this.events = [];
     if (this.events.length >= COUNT_LIMIT) {
       this.events.shift();
       this.droppedEventsCount++;
@@ -232,7 +245,10 @@ class OwnSpan implements Span, EncodableSpan {
 
   addLink(link: Link): this {
     if (this.links.length >= COUNT_LIMIT) this.droppedLinksCount++;
-    else this.links.push(link);
+    else {
+      if (this.links === NO_LINKS) this.links = [];
+      this.links.push(link);
+    }
     return this;
   }
 
@@ -257,7 +273,8 @@ class OwnSpan implements Span, EncodableSpan {
 
   end(endTime?: TimeInput): void {
     if (this.ended) return;
-    this.endMs = performance.now();
+    // A span started at a given time ends by the wall clock (a `performance.now()` reading is not comparable).
+    this.endMs = this.startGiven === undefined ? wallClockMs(performance.now()) : Date.now();
     if (endTime !== undefined) this.endGiven = timeOf(endTime);
     this.ended = true;
     this.ended_.onEnd(this);

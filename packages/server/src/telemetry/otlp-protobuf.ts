@@ -6,10 +6,11 @@
 // (test/otlp-protobuf.test.ts holds it); batches of them in ./span-batch.ts. Why our own:
 // bench/telemetry.bench.ts's profile note.
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
+import { frozenSetBytes, writeAttribute, writeAttributes } from './otlp-attributes.js';
 import { ProtobufBuffer } from './protobuf-buffer.js';
 import { SpanIds } from './span-ids.js';
 
-export { ProtobufBuffer };
+export { ProtobufBuffer, writeAttributes };
 
 /** What is encoded of an ended span: the fields of the SDK's `ReadableSpan` that OTLP carries. */
 export interface EncodableSpan {
@@ -53,6 +54,15 @@ export interface EncodableSpan {
   readonly addedKeys?: readonly string[];
   readonly addedValues?: readonly AttributeValue[];
   readonly restatesInitial?: boolean;
+  /**
+   * True when the span's times are its clock's readings, kept as wall-clock ms (`startMs`, `endMs`: the CLI's
+   * own tracer): the encoder writes them without `[s, ns]` pairs. `startTime` and `endTime` otherwise.
+   */
+  readonly clockTimes?: boolean;
+  /** Started, wall-clock ms since the epoch (read when `clockTimes`). */
+  readonly startMs?: number;
+  /** Ended, wall-clock ms since the epoch (read when `clockTimes`). */
+  readonly endMs?: number;
 }
 
 /** A span event (the SDK's `TimedEvent`). */
@@ -89,95 +99,19 @@ export interface SpanScopeName {
   readonly droppedAttributesCount?: number;
 }
 
-const INT64_MIN = -(2 ** 63);
-const INT64_MAX = 2 ** 63;
 // Span.flags: the W3C trace flags, and whether the parent was remote (known: always, as the SDK writes it).
 const FLAGS_HAS_IS_REMOTE = 0x100;
 const FLAGS_IS_REMOTE = 0x200;
 
-/** A KeyValue's key field (tag, length, bytes) by key: a server uses a few dozen keys again and again. */
-const keyFields = new Map<string, Uint8Array>();
-const KEY_FIELDS_MAX = 1024;
-function writeKey(out: ProtobufBuffer, key: string): void {
-  let field = keyFields.get(key);
-  if (field === undefined) {
-    const scratch = new ProtobufBuffer(key.length * 3 + 8);
-    scratch.tag(1, 2);
-    scratch.string(key);
-    field = scratch.written();
-    if (keyFields.size < KEY_FIELDS_MAX) keyFields.set(key, field);
-  }
-  out.append(field);
-}
-
-// An object's own keys: for-in with Object.hasOwn measured as fast as an Object.keys loop (~2.4k instructions
-// for 12 keys, callgrind), for-in alone 0.8k; the own tracer's spans keep their later attributes in arrays.
-export function writeAttributes(out: ProtobufBuffer, field: number, attributes: Attributes): void {
-  for (const key in attributes) if (Object.hasOwn(attributes, key)) writeAttribute(out, field, key, attributes[key]);
-}
-
-/** One KeyValue under `field`. */
-function writeAttribute(out: ProtobufBuffer, field: number, key: string, value: AttributeValue | undefined): void {
-  const pair = out.open(field);
-  writeKey(out, key);
-  const at = out.open(2);
-  writeValue(out, value);
-  out.close(at);
-  out.close(pair);
-}
-
-/** An AnyValue: strings, booleans, int64 or double numbers, byte arrays, arrays; nothing for other values. */
-function writeValue(out: ProtobufBuffer, value: AttributeValue | undefined | null | unknown): void {
-  if (typeof value === 'string') {
-    out.tag(1, 2);
-    out.string(value);
-  } else if (typeof value === 'boolean') {
-    out.tag(2, 0);
-    out.varint(value ? 1 : 0);
-  } else if (typeof value === 'number') {
-    if (Number.isInteger(value) && value >= INT64_MIN && value < INT64_MAX) {
-      out.tag(3, 0);
-      out.int64(value);
-    } else {
-      out.tag(4, 1);
-      out.double(value);
-    }
-  } else if (value instanceof Uint8Array) {
-    out.tag(7, 2);
-    out.raw(value);
-  } else if (Array.isArray(value)) {
-    const list = out.open(5);
-    for (const item of value) {
-      const entry = out.open(1);
-      writeValue(out, item);
-      out.close(entry);
-    }
-    out.close(list);
-  } else if (typeof value === 'object' && value !== null) {
-    const map = out.open(6);
-    writeAttributes(out, 1, value as Attributes);
-    out.close(map);
-  }
-}
-
-/** Span attributes (field 9) of frozen starting sets, encoded once: the server starts its spans with a few. */
-const frozenSets = new WeakMap<Attributes, Uint8Array>();
 function writeSpanAttributes(out: ProtobufBuffer, span: EncodableSpan, initial: Attributes): void {
   // A starting attribute set again keeps its place with its new value (as the SDK's span keeps it).
   if (span.restatesInitial) {
     writeAttributes(out, 9, span.attributes);
     return;
   }
-  if (Object.isFrozen(initial)) {
-    let bytes = frozenSets.get(initial);
-    if (bytes === undefined) {
-      const scratch = new ProtobufBuffer(256);
-      writeAttributes(scratch, 9, initial);
-      bytes = scratch.written().slice();
-      frozenSets.set(initial, bytes);
-    }
-    out.append(bytes);
-  } else writeAttributes(out, 9, initial);
+  const bytes = frozenSetBytes(initial);
+  if (bytes !== undefined) out.copy(bytes, 0, bytes.byteLength);
+  else writeAttributes(out, 9, initial);
   const keys = span.addedKeys;
   if (keys === undefined) return;
   const values = span.addedValues!;
@@ -200,23 +134,59 @@ function writeSpanId(out: ProtobufBuffer, context: SpanContext): void {
 const flagsOf = (traceFlags: number, remote: boolean | undefined): number =>
   (traceFlags & 0xff) | FLAGS_HAS_IS_REMOTE | (remote ? FLAGS_IS_REMOTE : 0);
 
+/**
+ * The ids of a span of the own tracer (trace id field 1, span id 2, its parent's 4) written through locals,
+ * the pool's bytes copied straight in: no call a field. False (nothing written) for a trace continued from a
+ * caller with trace state, or a parent that is not ours and not a caller's.
+ */
+function writeOwnIds(out: ProtobufBuffer, context: SpanIds, parent: SpanContext | undefined): boolean {
+  if (context.traceState !== undefined) return false;
+  const ownParent = parent instanceof SpanIds;
+  if (parent !== undefined && !ownParent && !parent.spanId) return false;
+  const trace = context.traceView;
+  out.reserve(36);
+  if (trace === undefined) {
+    out.tag(1, 2);
+    out.hex(context.traceId);
+  } else {
+    out.bytes[out.pos++] = 0x0a;
+    out.bytes[out.pos++] = 16;
+    out.copy(trace, context.traceAt, 16);
+  }
+  out.bytes[out.pos++] = 0x12;
+  out.bytes[out.pos++] = 8;
+  out.copy(context.spanView, context.spanAt, 8);
+  if (ownParent) {
+    out.bytes[out.pos++] = 0x22;
+    out.bytes[out.pos++] = 8;
+    out.copy(parent.spanView, parent.spanAt, 8);
+  }
+  if (parent !== undefined && !ownParent) {
+    out.tag(4, 2);
+    out.hex(parent.spanId);
+  }
+  return true;
+}
+
 /** One `Span` message under `field` (ScopeSpans.spans is field 2). */
 export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpan): void {
   const at = out.open(field);
   const context = span.spanContext();
-  out.tag(1, 2);
-  writeTraceId(out, context);
-  out.tag(2, 2);
-  writeSpanId(out, context);
-  const traceState = context.traceState?.serialize();
-  if (traceState) {
-    out.tag(3, 2);
-    out.string(traceState);
-  }
   const parent = span.parentSpanContext;
-  if (parent instanceof SpanIds || parent?.spanId) {
-    out.tag(4, 2);
-    writeSpanId(out, parent);
+  if (!(context instanceof SpanIds && writeOwnIds(out, context, parent))) {
+    out.tag(1, 2);
+    writeTraceId(out, context);
+    out.tag(2, 2);
+    writeSpanId(out, context);
+    const traceState = context.traceState?.serialize();
+    if (traceState) {
+      out.tag(3, 2);
+      out.string(traceState);
+    }
+    if (parent instanceof SpanIds || parent?.spanId) {
+      out.tag(4, 2);
+      writeSpanId(out, parent);
+    }
   }
   out.tag(5, 2);
   out.string(span.name);
@@ -224,14 +194,56 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
   out.tag(6, 0);
   out.varint(span.kind + 1);
   out.tag(7, 1);
-  out.time(span.startTime);
-  out.tag(8, 1);
-  out.time(span.endTime);
+  if (span.clockTimes === true) {
+    out.timeMs(span.startMs!);
+    out.tag(8, 1);
+    out.timeMs(span.endMs!);
+  } else {
+    out.time(span.startTime);
+    out.tag(8, 1);
+    out.time(span.endTime);
+  }
   if (span.initial === undefined) writeAttributes(out, 9, span.attributes);
   else writeSpanAttributes(out, span, span.initial);
+  const { events, links, status: spanStatus } = span;
+  const dropped = span.droppedAttributesCount;
+  if (
+    events.length === 0 &&
+    links.length === 0 &&
+    !spanStatus.message &&
+    dropped < 0x80 &&
+    span.droppedEventsCount === 0 &&
+    span.droppedLinksCount === 0
+  ) {
+    // Most spans: no events, links or status message, nothing dropped past a byte. The fields from 10 on as
+    // the general path below writes them, in one pass.
+    out.reserve(16);
+    const bytes = out.bytes;
+    const p = out.pos;
+    const flags = flagsOf(context.traceFlags, parent?.isRemote);
+    bytes[p] = 0x50; // 10: dropped_attributes_count
+    bytes[p + 1] = dropped;
+    bytes[p + 2] = 0x60; // 12: dropped_events_count
+    bytes[p + 3] = 0;
+    bytes[p + 4] = 0x70; // 14: dropped_links_count
+    bytes[p + 5] = 0;
+    bytes[p + 6] = 0x7a; // 15: status { code = 3 }
+    bytes[p + 7] = 2;
+    bytes[p + 8] = 0x18;
+    bytes[p + 9] = spanStatus.code;
+    bytes[p + 10] = 0x85; // 16: flags, fixed32
+    bytes[p + 11] = 0x01;
+    bytes[p + 12] = flags & 0xff;
+    bytes[p + 13] = (flags >>> 8) & 0xff;
+    bytes[p + 14] = 0;
+    bytes[p + 15] = 0;
+    out.pos = p + 16;
+    out.close(at);
+    return;
+  }
   out.tag(10, 0);
-  out.varint(span.droppedAttributesCount);
-  for (const event of span.events) {
+  out.varint(dropped);
+  for (const event of events) {
     const entry = out.open(11);
     out.tag(1, 1);
     out.time(event.time);
@@ -244,7 +256,7 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
   }
   out.tag(12, 0);
   out.varint(span.droppedEventsCount);
-  for (const link of span.links) {
+  for (const link of links) {
     const entry = out.open(13);
     out.tag(1, 2);
     writeTraceId(out, link.context);

@@ -7,11 +7,17 @@ const textEncoder = new TextEncoder();
 export class ProtobufBuffer {
   bytes: Uint8Array;
   pos = 0;
-  private view: DataView;
+  /** A view of `bytes` (made again when they grow). */
+  view: DataView;
 
   constructor(size = 4096) {
     this.bytes = new Uint8Array(size);
     this.view = new DataView(this.bytes.buffer);
+  }
+
+  /** Makes room for `more` bytes past `pos` (for a caller writing `bytes` itself). */
+  reserve(more: number): void {
+    this.room(more);
   }
 
   private room(more: number): void {
@@ -76,6 +82,23 @@ export class ProtobufBuffer {
   /** A time stamp `[seconds, nanoseconds]` as fixed64 nanoseconds, exact past 2^53 (low and high words apart). */
   time([seconds, nanos]: HrTime): void {
     // seconds * 1e9 + nanos, with seconds split at 2^16 so that every product stays below 2^53.
+    const low16 = (seconds & 0xffff) * 1e9;
+    const high16 = Math.floor(seconds / 0x10000) * 1e9;
+    const lowWord = (low16 % 0x100000000) + (high16 % 0x10000) * 0x10000 + nanos;
+    const highWord = Math.floor(low16 / 0x100000000) + Math.floor(high16 / 0x10000) + Math.floor(lowWord / 0x100000000);
+    this.room(8);
+    this.view.setUint32(this.pos, lowWord >>> 0, true);
+    this.view.setUint32(this.pos + 4, highWord >>> 0, true);
+    this.pos += 8;
+  }
+
+  /**
+   * A time stamp of wall-clock `ms` since the epoch, as `time` writes it after the `[s, ns]` pair the own tracer
+   * would make of it (seconds by `Math.floor`, nanoseconds rounded, at most 999,999,999), without the pair.
+   */
+  timeMs(ms: number): void {
+    const seconds = Math.floor(ms / 1000);
+    const nanos = Math.min(999_999_999, Math.round((ms - seconds * 1000) * 1e6));
     const low16 = (seconds & 0xffff) * 1e9;
     const high16 = Math.floor(seconds / 0x10000) * 1e9;
     const lowWord = (low16 % 0x100000000) + (high16 % 0x10000) * 0x10000 + nanos;
@@ -172,6 +195,21 @@ export class ProtobufBuffer {
     this.room(bytes.length);
     this.bytes.set(bytes, this.pos);
     this.pos += bytes.length;
+  }
+
+  /**
+   * `length` bytes of `from` (a view of encoded bytes or of an id pool) from `at`, no length prefix: four at a
+   * time through the views. Callgrind, 16 bytes: ~77 instructions, where a byte loop over typed arrays costs
+   * ~420 and `set` of a `subarray` ~610.
+   */
+  copy(from: DataView, at: number, length: number): void {
+    this.room(length);
+    const into = this.view;
+    const start = this.pos;
+    let i = 0;
+    for (; i + 4 <= length; i += 4) into.setUint32(start + i, from.getUint32(at + i, true), true);
+    for (; i < length; i++) into.setUint8(start + i, from.getUint8(at + i));
+    this.pos = start + length;
   }
 
   /** What was written (a view, not a copy). */

@@ -9,6 +9,8 @@ import type { SpanContext, TraceState } from '@opentelemetry/api';
 // which is refilled in place: sharing one would mean that pool replacing itself too, and exporting its bytes.
 const POOL_BYTES = 16_384;
 let pool = new Uint8Array(0);
+/** A view of `pool`, which the encoder copies ids through (ProtobufBuffer.copy). */
+let poolView = new DataView(pool.buffer);
 let next = 0;
 
 /** `length` fresh random bytes, never all zeros (W3C trace context refuses an all-zero id): their pool offset in `idPool()`. */
@@ -16,6 +18,7 @@ function take(length: number): number {
   for (;;) {
     if (next + length > pool.length) {
       pool = crypto.getRandomValues(new Uint8Array(POOL_BYTES));
+      poolView = new DataView(pool.buffer);
       next = 0;
     }
     const at = next;
@@ -48,8 +51,12 @@ export class SpanIds implements SpanContext {
   private traceHex: string | undefined;
   private spanHex: string | undefined;
   readonly traceBytes: Uint8Array | undefined;
+  /** A view of `traceBytes` (the encoder copies through it). */
+  readonly traceView: DataView | undefined;
   readonly traceAt: number;
   readonly spanBytes: Uint8Array;
+  /** A view of `spanBytes`. */
+  readonly spanView: DataView;
   readonly spanAt: number;
 
   constructor(
@@ -62,17 +69,21 @@ export class SpanIds implements SpanContext {
     if (parent === undefined) {
       this.traceAt = take(16);
       this.traceBytes = pool;
+      this.traceView = poolView;
     } else if (parent instanceof SpanIds) {
       this.traceBytes = parent.traceBytes;
+      this.traceView = parent.traceView;
       this.traceAt = parent.traceAt;
       this.traceHex = parent.traceHex;
     } else {
       this.traceBytes = undefined;
+      this.traceView = undefined;
       this.traceAt = 0;
       this.traceHex = parent.traceId;
     }
     this.spanAt = take(8);
     this.spanBytes = pool;
+    this.spanView = poolView;
   }
 
   get traceId(): string {
