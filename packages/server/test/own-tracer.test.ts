@@ -7,6 +7,7 @@ import { afterEach, expect, test, vi } from 'vitest';
 import { OwnTracerProvider } from '../src/node/own-tracer.js';
 import type { EncodableSpan } from '../src/telemetry/otlp-protobuf.js';
 import { SpanBatch } from '../src/telemetry/span-batch.js';
+import { traceparentOf } from '../src/telemetry/traceparent.js';
 
 const ended: EncodableSpan[] = [];
 const provider = new OwnTracerProvider(
@@ -116,4 +117,33 @@ test('attributes set after the start: 128 at most with the starting ones, a key 
   expect(text.indexOf('restated')).toBeLessThan(text.indexOf('two'));
   expect(text).toContain('again');
   expect(text).not.toContain('a key like any other');
+});
+
+test("an upstream call's traceparent is W3C's 00-{trace id}-{span id}-{flags} of the span, sampled or not", () => {
+  const dropping = new OwnTracerProvider(
+    { onEnd: () => {}, forceFlush: async () => {}, shutdown: async () => {} },
+    { attributes: {} },
+    { shouldSample: () => ({ decision: 0 }) },
+  ).getTracer('drops');
+  const caller = trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    traceFlags: TraceFlags.SAMPLED,
+    isRemote: true,
+  });
+  const root = tracer.startSpan('root', {}, ROOT_CONTEXT);
+  const spans = [
+    root,
+    tracer.startSpan('child', {}, trace.setSpan(ROOT_CONTEXT, root)),
+    tracer.startSpan('continued', {}, caller),
+    dropping.startSpan('dropped', {}, ROOT_CONTEXT),
+  ];
+  // More than one pool's worth of ids, so that some come from a pool drawn after the first.
+  for (let i = 0; i < 1000; i++) spans.push(tracer.startSpan(`root ${i}`, {}, ROOT_CONTEXT));
+  for (const span of spans) {
+    const { traceId, spanId, traceFlags } = span.spanContext();
+    expect(traceparentOf(span.spanContext(), ROOT_CONTEXT)).toBe(`00-${traceId}-${spanId}-0${traceFlags}`);
+  }
+  expect(spans[2]!.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+  expect(spans[3]!.spanContext().traceFlags).toBe(TraceFlags.NONE);
 });

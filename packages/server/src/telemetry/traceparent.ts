@@ -51,8 +51,12 @@ const FLAGS = ['00', '01'];
  */
 export function traceparentOf(spanContext: SpanContext, context: Context): string | undefined {
   if (context.getValue(SUPPRESS_TRACING) === true) return undefined;
-  // Our own ids are valid as made; others' are checked as the propagator checks them.
-  if (!(spanContext instanceof SpanIds) && !isSpanContextValid(spanContext)) return undefined;
+  // Our own ids are valid as made, and write their header in one string; others' are checked as the
+  // propagator checks them.
+  if (spanContext instanceof SpanIds) {
+    const own = spanContext.traceparent();
+    if (own !== undefined) return own;
+  } else if (!isSpanContextValid(spanContext)) return undefined;
   const flags = spanContext.traceFlags || TraceFlags.NONE;
   return `00-${spanContext.traceId}-${spanContext.spanId}-${FLAGS[flags] ?? `0${Number(flags).toString(16)}`}`;
 }
