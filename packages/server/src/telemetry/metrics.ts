@@ -317,8 +317,9 @@ export function meterTurn(
 ): TurnMeter | undefined {
   const meters = instruments();
   if (!meters) return undefined;
-  // Asked now, read when the turn ends: the first turns usually find the names listed by then.
-  labels?.refresh();
+  // Asked now, read when the turn ends: the first turns usually find the names listed by then. Its age is
+  // checked against the turn's start (a clock read less a turn; the names live a minute).
+  labels?.refresh(startedAt);
   return new MeteredTurn(meters, startedAt, requestedModel, providerName, streaming, labels);
 }
 

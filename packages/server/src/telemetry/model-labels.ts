@@ -25,10 +25,11 @@ export class ModelLabels {
   /**
    * Asks the providers again when the names are older than the TTL (at most one question at a time). Each
    * listing's names count as soon as it answers; the whole set is replaced when every listing has answered
-   * (a failed one counts as none), so names no longer listed leave it.
+   * (a failed one counts as none), so names no longer listed leave it. `now`: `performance.now()`, or a
+   * moment just read (a turn's start: no clock read of its own).
    */
-  refresh(): void {
-    if (this.#asking || performance.now() < this.#until) return;
+  refresh(now: number = performance.now()): void {
+    if (this.#asking || now < this.#until) return;
     this.#asking = true;
     const next = new Set<string>();
     // Each listing counts as soon as it answers (the embedded model's at once, an upstream's when it comes back).
@@ -52,7 +53,7 @@ export class ModelLabels {
 
   /**
    * `model` when the providers list it, else `_OTHER`. It does not ask the providers again: a turn's meter
-   * asks when the turn starts (`refresh`, one clock read a turn rather than two).
+   * asks when the turn starts (`refresh`, with the turn's start time: no clock read of its own).
    */
   label(model: string): string {
     return this.#known.has(model) ? reportedName(model) : OTHER;
