@@ -4,8 +4,9 @@
 // process in front of the same Chat Completions stub, driven by the same loader. The figure is each server
 // process's CPU time (user + system, read from /proc, so the same way for both) per request, not requests/s,
 // which a shared machine makes noise of; the two alternate round by round and the medians are compared.
-// Then the time to first token of a streamed answer, one request at a time: direct to the stub, through the
-// bare translator and through the gateway, and what each adds.
+// Then the time to first token of a streamed answer, one request at a time: direct to the stub, through two
+// relays (the floor of one more process: bytes piped, then an HTTP exchange piped), through the bare
+// translator and through the gateway, and what each adds.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -206,6 +207,28 @@ async function startServerProcess(args: string[], urlOf: (line: string) => strin
  * test 5.93, into one Latin-1 buffer 7.16): a JSON.stringify call per item costs more than one pass over
  * its bytes. Not done.
  */
+/*
+ * Note (issue 35, tenth session, gw-cut, 2026-11-29 09:15-10:00 UTC, load average 5-12 from four sessions).
+ * The ninth session made the turn synchronous until its first wait (7bf1f29, 8e6f607, c457697, 5c43e04,
+ * 499fa5b). Whether that costs a provider that waits: a gateway JSON `store: false` turn through
+ * `service.handle` (ChatCompletionsProvider over nodeFetch to the stub process, 16 in flight), built bcd3e33
+ * against built main (4274093). Callgrind, `node --predictable`, main thread, instrumentation switched on after
+ * 10,000 turns for 3,000: bcd3e33 425.8k / 426.0k instructions a turn (two runs), main 413.9k / 414.0k (-2.8%).
+ * CPU a turn, the two builds in two processes, interleaved rounds of 4,000 turns after 20,000: main / bcd3e33
+ * median per-round 0.935 (11 rounds, 0.87-0.99, load 7.5-10) and 0.997 (15 rounds, 0.83-1.19, load 8-11).
+ * Main costs no more; nothing to fix.
+ *
+ * Time to first token, the floor: two relays in front of the stub (fixtures/relay.ts), measured in the same
+ * interleaved run. At load 5 (2,000 requests each; the warm-up of the CPU rounds skipped): direct 0.506 ms,
+ * TCP relay +0.182, HTTP relay +0.585, bare translator +0.880, gateway (its JIT cold) +1.40; at load 8-9 the
+ * TCP relay +0.22-0.31, the HTTP relay +0.65-0.84. One HTTP server and client exchange in one more process
+ * (the HTTP relay, which passes the stub's bytes through untranslated) already adds more than the 0.35 ms
+ * target on this shared 2-core machine under load; the idle run of the lead says whether it does idle. What the
+ * gateway writes before the first token (strace, one request): a writev of the upstream request, one read of the
+ * upstream's whole answer, then one writev of the head and the events up to the first delta, the rest after a
+ * setImmediate; no wait for anything it does not need. The bare translator wrote each event in its own write
+ * (see its note); it now writes an upstream read's events at once.
+ */
 export async function run(): Promise<void> {
   const stub = await startStub();
   const here = path.dirname(fileURLToPath(import.meta.url));
@@ -284,23 +307,35 @@ export async function run(): Promise<void> {
       `${title.padEnd(28)} ${b!.toFixed(0).padStart(8)} ${g!.toFixed(0).padStart(11)} ${`${(g! / b!).toFixed(2)}x`.padStart(13)}  ${ratios.map((r) => r.toFixed(2)).join(' ')}`,
     );
   }
-  // The added latency row (issue 35): one streamed request at a time, the three paths interleaved request by
-  // request, so a busy moment of the machine falls on all of them alike.
+  // The added latency row (issue 35): one streamed request at a time, the paths interleaved request by
+  // request, so a busy moment of the machine falls on all of them alike. The two relays are the floor under
+  // any gateway: one more process in the way (TCP relay), and that process's HTTP server and client exchange
+  // (HTTP relay), the stub's own chunks passed through untranslated.
   const count = 1_000;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const relays = await Promise.all(
+    ['tcp', 'http'].map((mode) =>
+      startServerProcess(
+        ['--import', 'tsx', path.join(here, 'fixtures/relay.ts'), mode, stub.url],
+        (port) => `http://127.0.0.1:${port}/v1`,
+      ),
+    ),
+  );
+  const chatRequest = (root: string) => ({
+    url: `${root}/chat/completions`,
+    body: JSON.stringify({
+      model: 'stub-model',
+      messages: [{ role: 'user', content: 'Hello! What can you do?' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
+    headers: {},
+    marker: '"content":"Hello!"',
+  });
   const paths = [
-    {
-      name: 'direct to the stub',
-      url: `${stub.url}/chat/completions`,
-      body: JSON.stringify({
-        model: 'stub-model',
-        messages: [{ role: 'user', content: 'Hello! What can you do?' }],
-        stream: true,
-        stream_options: { include_usage: true },
-      }),
-      headers: {},
-      marker: '"content":"Hello!"',
-    },
+    { name: 'direct to the stub', ...chatRequest(stub.url) },
+    { name: 'TCP relay (floor)', ...chatRequest(relays[0]!.url) },
+    { name: 'HTTP relay (floor)', ...chatRequest(relays[1]!.url) },
     ...servers.map((s) => ({ ...s, body: body(true, true), marker: 'response.output_text.delta' })),
   ];
   const times = paths.map(() => [] as number[]);
@@ -319,6 +354,7 @@ export async function run(): Promise<void> {
       `${p.name.padEnd(28)} ${p50[index]!.toFixed(3).padStart(7)} ms${index === 0 ? '' : `  added ${(p50[index]! - p50[0]!).toFixed(3)} ms${index === paths.length - 1 ? ' (target <= 0.35 ms)' : ''}`}`,
     );
   console.log(`load average after: ${loadavg()[0]!.toFixed(1)}`);
+  for (const relay of relays) relay.stop();
   gateway.stop();
   bare.stop();
   stub.stop();
