@@ -221,7 +221,9 @@ async function startServerProcess(args: string[], urlOf: (line: string) => strin
  * Time to first token, the floor: two relays in front of the stub (fixtures/relay.ts), measured in the same
  * interleaved run. At load 5 (2,000 requests each; the warm-up of the CPU rounds skipped): direct 0.506 ms,
  * TCP relay +0.182, HTTP relay +0.585, bare translator +0.880, gateway (its JIT cold) +1.40; at load 8-9 the
- * TCP relay +0.22-0.31, the HTTP relay +0.65-0.84. One HTTP server and client exchange in one more process
+ * TCP relay +0.22-0.31, the HTTP relay +0.65-0.84. This bench whole at load 5.1, warmed: direct 0.331 ms, TCP
+ * relay +0.216, HTTP relay +0.715, bare translator +0.782, gateway +1.027 (its CPU rows in that run: 1.44x,
+ * 1.64x, 1.52x, bare SSE 364 µs against 395-398 idle before the bare's batched writes). One HTTP server and client exchange in one more process
  * (the HTTP relay, which passes the stub's bytes through untranslated) already adds more than the 0.35 ms
  * target on this shared 2-core machine under load; the idle run of the lead says whether it does idle. What the
  * gateway writes before the first token (strace, one request): a writev of the upstream request, one read of the
