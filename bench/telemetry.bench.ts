@@ -237,7 +237,7 @@
 // (startServerSpan, startTurnSpan, startClientSpan and its traceparent, the store span through storeSpans, the
 // end-of-turn attributes; no network, no head sampler, so the environment's sampler is asked per span), under
 // callgrind (--predictable, counters zeroed after 10,000 turns, 20,000 turns): 70.4k instructions a turn on main
-// (8101349's code) -> 55.9k (208367b) -> 54.1k (6ab330e); without the store glue and promise 66.2k -> 52.5k.
+// (8101349's code) -> 55.9k (6329da0) -> 54.1k (76dc8a5); without the store glue and promise 66.2k -> 52.5k.
 // Timings of the same, processes alternating, 9 rounds of 30,000 turns (load 7.6-9.1): 8.31 -> 7.48 us (0.90x).
 // What it took: byte loops over typed arrays cost ~26 instructions a byte (16 bytes ~420; `set` of a `subarray`
 // ~610), DataView words ~77 for 16 bytes, so ids, key fields and frozen sets are copied through views; a
@@ -250,9 +250,24 @@
 // the 54k: writing the added attributes ~9k (writeSpanAttributes, writeAttribute, writePair; the Map lookup of
 // each key ~1k), the tracer's startSpan 3.3k and end 1.3k, writeSpan's own 3.2k, names and other strings 2.6k,
 // the ids 2.1k, traceparent ~3.5k with its string, Object.hasOwn of the restate check 1.2k, the batch buffer's
-// zeroing 1.2k, a span past 127 bytes moved a byte by close() ~0.6k. Not done this session: the whole gateway
-// turn's decomposition (off / metrics / spans) asked for first; the +10% target still needs the four spans and
-// their glue under ~31-34k.
+// zeroing 1.2k, a span past 127 bytes moved a byte by close() ~0.6k.
+// The whole stored gateway JSON turn after these cuts (76dc8a5; service.handle, the stub and the OTLP sink in
+// other processes, the settings registered as the CLI registers them, one process, 6,000 warm turns of each
+// setting interleaved, then windows of 1,600 turns off / metrics / both / off / metrics / both, callgrind
+// counters zeroed and dumped around each, all threads, --predictable; load 3.5-6). Instructions a turn: off
+// 318.8k / 317.9k; metrics 398.3k / 352.6k; spans and metrics 479.6k / 446.5k. GC frames were alike in every
+// window (9-10k, no mark-compact), but the first windows ran while V8 still compiled: the second set is the
+// one to read: metrics +34.6k (+10.9%), spans on top +93.9k, both +128.5k (+40%). Metrics' +34.6k: ~13k is the
+// Prometheus scrape (label sanitizing regexes, string building; one scrape a 1,600-turn window here, so its
+// share a turn shrinks with a real scraper's interval), the rest the turn's records (metrics' ended,
+// recordHttpRequest, lookups). Spans' +93.9k: the encoder ~28k (attributes ~12k, writeSpan 3.6k, strings 2.6k,
+// ids 2.5k, the writer's small calls ~4.6k, the batch buffer's zeroing 1.6k), the tracer ~5k (start 3.4k),
+// traceparent ~2.6k, Object.hasOwn 1.2k, key Map lookups and string hashes ~1.9k, TurboFan still compiling
+// ~6k, the rest (~45k) spread thin over the server's glue, promises and scavenges, no frame over 1k. Against
+// +10% of ~318k (~32k for spans and metrics together) the encoder alone is near the whole budget: the next cut
+// is fewer bytes to write (a span's attributes made at its start as one frozen set where the server knows them
+// then; the turn's end attributes as one kept block per model and status) and the glue's ~45k, measured
+// frame by frame with the spans that cost nothing (span-stages' `own` stage).
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
