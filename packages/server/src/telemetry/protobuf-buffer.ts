@@ -81,15 +81,7 @@ export class ProtobufBuffer {
 
   /** A time stamp `[seconds, nanoseconds]` as fixed64 nanoseconds, exact past 2^53 (low and high words apart). */
   time([seconds, nanos]: HrTime): void {
-    // seconds * 1e9 + nanos, with seconds split at 2^16 so that every product stays below 2^53.
-    const low16 = (seconds & 0xffff) * 1e9;
-    const high16 = Math.floor(seconds / 0x10000) * 1e9;
-    const lowWord = (low16 % 0x100000000) + (high16 % 0x10000) * 0x10000 + nanos;
-    const highWord = Math.floor(low16 / 0x100000000) + Math.floor(high16 / 0x10000) + Math.floor(lowWord / 0x100000000);
-    this.room(8);
-    this.view.setUint32(this.pos, lowWord >>> 0, true);
-    this.view.setUint32(this.pos + 4, highWord >>> 0, true);
-    this.pos += 8;
+    this.nanoseconds(seconds, nanos);
   }
 
   /**
@@ -98,7 +90,11 @@ export class ProtobufBuffer {
    */
   timeMs(ms: number): void {
     const seconds = Math.floor(ms / 1000);
-    const nanos = Math.min(999_999_999, Math.round((ms - seconds * 1000) * 1e6));
+    this.nanoseconds(seconds, Math.min(999_999_999, Math.round((ms - seconds * 1000) * 1e6)));
+  }
+
+  /** `seconds * 1e9 + nanos` as fixed64, with seconds split at 2^16 so that every product stays below 2^53. */
+  private nanoseconds(seconds: number, nanos: number): void {
     const low16 = (seconds & 0xffff) * 1e9;
     const high16 = Math.floor(seconds / 0x10000) * 1e9;
     const lowWord = (low16 % 0x100000000) + (high16 % 0x10000) * 0x10000 + nanos;
