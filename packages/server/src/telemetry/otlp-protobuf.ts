@@ -120,14 +120,13 @@ function writeSpanAttributes(out: ProtobufBuffer, span: EncodableSpan, initial: 
 
 /** A trace id, as bytes when the context keeps them (the own tracer's), else from its hex. */
 function writeTraceId(out: ProtobufBuffer, context: SpanContext): void {
-  if (context instanceof SpanIds && context.traceBytes !== undefined)
-    out.rawId(context.traceBytes, context.traceAt, 16);
+  if (context instanceof SpanIds && context.traceView !== undefined) out.rawId(context.traceView, context.traceAt, 16);
   else out.hex(context.traceId);
 }
 
 /** A span id, as bytes when the context keeps them (the own tracer's), else from its hex. */
 function writeSpanId(out: ProtobufBuffer, context: SpanContext): void {
-  if (context instanceof SpanIds) out.rawId(context.spanBytes, context.spanAt, 8);
+  if (context instanceof SpanIds) out.rawId(context.spanView, context.spanAt, 8);
   else out.hex(context.spanId);
 }
 
@@ -150,16 +149,13 @@ function writeOwnIds(out: ProtobufBuffer, context: SpanIds, parent: SpanContext 
     out.hex(context.traceId);
   } else {
     out.bytes[out.pos++] = 0x0a;
-    out.bytes[out.pos++] = 16;
-    out.copy(trace, context.traceAt, 16);
+    out.rawId(trace, context.traceAt, 16);
   }
   out.bytes[out.pos++] = 0x12;
-  out.bytes[out.pos++] = 8;
-  out.copy(context.spanView, context.spanAt, 8);
+  out.rawId(context.spanView, context.spanAt, 8);
   if (ownParent) {
     out.bytes[out.pos++] = 0x22;
-    out.bytes[out.pos++] = 8;
-    out.copy(parent.spanView, parent.spanAt, 8);
+    out.rawId(parent.spanView, parent.spanAt, 8);
   }
   if (parent !== undefined && !ownParent) {
     out.tag(4, 2);

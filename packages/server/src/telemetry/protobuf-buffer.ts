@@ -15,12 +15,8 @@ export class ProtobufBuffer {
     this.view = new DataView(this.bytes.buffer);
   }
 
-  /** Makes room for `more` bytes past `pos` (for a caller writing `bytes` itself). */
+  /** Makes room for `more` bytes past `pos` (every write does; a caller writing `bytes` itself too). */
   reserve(more: number): void {
-    this.room(more);
-  }
-
-  private room(more: number): void {
     if (this.pos + more <= this.bytes.length) return;
     let size = this.bytes.length * 2;
     while (size < this.pos + more) size *= 2;
@@ -36,7 +32,7 @@ export class ProtobufBuffer {
 
   /** An unsigned varint below 2^32. */
   varint(value: number): void {
-    this.room(5);
+    this.reserve(5);
     let rest = value >>> 0;
     while (rest > 0x7f) {
       this.bytes[this.pos++] = (rest & 0x7f) | 0x80;
@@ -58,7 +54,7 @@ export class ProtobufBuffer {
       low = (~low + 1) >>> 0;
       high = (~high + (low === 0 ? 1 : 0)) >>> 0;
     }
-    this.room(10);
+    this.reserve(10);
     while (high > 0 || low > 0x7f) {
       this.bytes[this.pos++] = (low & 0x7f) | 0x80;
       low = ((low >>> 7) | (high << 25)) >>> 0;
@@ -68,13 +64,13 @@ export class ProtobufBuffer {
   }
 
   fixed32(value: number): void {
-    this.room(4);
+    this.reserve(4);
     this.view.setUint32(this.pos, value >>> 0, true);
     this.pos += 4;
   }
 
   double(value: number): void {
-    this.room(8);
+    this.reserve(8);
     this.view.setFloat64(this.pos, value, true);
     this.pos += 8;
   }
@@ -99,7 +95,7 @@ export class ProtobufBuffer {
     const high16 = Math.floor(seconds / 0x10000) * 1e9;
     const lowWord = (low16 % 0x100000000) + (high16 % 0x10000) * 0x10000 + nanos;
     const highWord = Math.floor(low16 / 0x100000000) + Math.floor(high16 / 0x10000) + Math.floor(lowWord / 0x100000000);
-    this.room(8);
+    this.reserve(8);
     this.view.setUint32(this.pos, lowWord >>> 0, true);
     this.view.setUint32(this.pos + 4, highWord >>> 0, true);
     this.pos += 8;
@@ -114,7 +110,7 @@ export class ProtobufBuffer {
     const length = text.length;
     const before = this.pos;
     this.varint(length);
-    this.room(length);
+    this.reserve(length);
     const bytes = this.bytes;
     const start = this.pos;
     for (let i = 0; i < length; i++) {
@@ -132,26 +128,23 @@ export class ProtobufBuffer {
   /** Length-delimited bytes. */
   raw(bytes: Uint8Array): void {
     this.varint(bytes.length);
-    this.room(bytes.length);
+    this.reserve(bytes.length);
     this.bytes.set(bytes, this.pos);
     this.pos += bytes.length;
   }
 
-  /** `length` (below 128) bytes of `source` from `at` (a trace or span id), length-delimited: no view made. */
-  rawId(source: Uint8Array, at: number, length: number): void {
-    this.room(length + 1);
-    const bytes = this.bytes;
-    const start = this.pos;
-    bytes[start] = length;
-    for (let i = 0; i < length; i++) bytes[start + 1 + i] = source[at + i]!;
-    this.pos = start + 1 + length;
+  /** `length` (below 128) bytes of `source` from `at` (a trace or span id in its pool), length-delimited. */
+  rawId(source: DataView, at: number, length: number): void {
+    this.reserve(length + 1);
+    this.bytes[this.pos++] = length;
+    this.copy(source, at, length);
   }
 
   /** Bytes given in hex (trace and span ids), length-delimited. */
   hex(text: string): void {
     const length = text.length >>> 1;
     this.varint(length);
-    this.room(length);
+    this.reserve(length);
     const bytes = this.bytes;
     const start = this.pos;
     for (let i = 0; i < length; i++)
@@ -162,7 +155,7 @@ export class ProtobufBuffer {
   /** Opens a nested message under `field`; `close` with what this returns. */
   open(field: number): number {
     this.tag(field, 2);
-    this.room(1);
+    this.reserve(1);
     return this.pos++;
   }
 
@@ -174,7 +167,7 @@ export class ProtobufBuffer {
     }
     let size = 1;
     for (let rest = length; rest > 0x7f; rest >>>= 7) size++;
-    this.room(size - 1);
+    this.reserve(size - 1);
     this.bytes.copyWithin(at + size, at + 1, this.pos);
     this.pos += size - 1;
     let rest = length;
@@ -188,7 +181,7 @@ export class ProtobufBuffer {
 
   /** Bytes already encoded (no length prefix). */
   append(bytes: Uint8Array): void {
-    this.room(bytes.length);
+    this.reserve(bytes.length);
     this.bytes.set(bytes, this.pos);
     this.pos += bytes.length;
   }
@@ -199,7 +192,7 @@ export class ProtobufBuffer {
    * ~420 and `set` of a `subarray` ~610.
    */
   copy(from: DataView, at: number, length: number): void {
-    this.room(length);
+    this.reserve(length);
     const into = this.view;
     const start = this.pos;
     let i = 0;
