@@ -91,6 +91,10 @@ describe('jsonDepthExceeds (the text scan before every parse of outside JSON)', 
     expect(jsonDepthExceeds(`["${'['.repeat(100)}`, 2)).toBe(false);
     expect(jsonDepthExceeds(`[[[["\\"]]]]`, 3)).toBe(true);
   });
+  test('text too short to open and close limit + 1 containers is not scanned (JSON.parse rejects what is unclosed)', () => {
+    expect(jsonDepthExceeds('[[[[[[[[[', 4)).toBe(false);
+    expect(jsonDepthExceeds('[[[[[]]]]]', 4)).toBe(true);
+  });
 });
 
 const sse = (exchange: HostileExchange) => exchange.response.writeHead(200, { 'content-type': 'text/event-stream' });
