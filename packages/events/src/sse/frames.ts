@@ -341,9 +341,27 @@ export class FrameDecoder implements SSEFrameDecoder {
    * taken and the handler stopped, UNFINISHED, or -1: anything else goes line by line.
    */
   private wholeBlock(text: string, from: number, end: number): number {
-    if (this.eventStart >= 0 || this.data.length > 0 || !isEventField(text, from) || !isDataField(text, end + 1))
-      return -1;
+    if (this.eventStart >= 0 || this.data.length > 0) return -1;
+    if (isDataField(text, from)) return this.dataBlock(text, from, end);
+    if (!isEventField(text, from) || !isDataField(text, end + 1)) return -1;
     return this.takeBlock(text, from, end, undefined);
+  }
+
+  /**
+   * A data-only block, `data: <payload>` LF LF (what Chat Completions upstreams and data-only peers send), whose
+   * data line ends at `end`: taken whole with one slice, as takeBlock takes a named one; two line visits and the
+   * data list cost ~600 instructions a frame. The same answers as wholeBlock.
+   */
+  private dataBlock(text: string, from: number, end: number): number {
+    // Bounds first (see takeBlock); a blank line not in this text yet goes line by line.
+    if (end + 1 === text.length || text.charCodeAt(end + 1) !== 10) return -1;
+    const dataBytes = this.ascii ? end - from - 6 : utf8Length(text, from + 6, end);
+    // Over the bound, line() throws what it throws for the line.
+    if (dataBytes + 6 > this.maxBytes) return -1;
+    const at = this.offset;
+    this.offset += dataBytes + 8;
+    this.blockEnd = end + 2;
+    return this.sink(undefined, text.slice(from + 6, end), this.lastId, at) ? STOP : 0;
   }
 
   /**
