@@ -7,6 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, expect, test } from 'vitest';
 import { InMemoryResponseStore } from '../src/index.js';
+import { startServer } from '../src/node/index.js';
 import { sampleEntry } from '../src/testing/index.js';
 import { type ChildServer, startChildServer } from './child-server.js';
 
@@ -189,3 +190,28 @@ test('long Latin-1 texts past maxHeapTextBytes are kept outside the heap, and le
   );
   expect(refilled.heapUsed - emptied.heapUsed, 'heap held by the next three texts').toBeGreaterThan(2.5 * MIB);
 });
+
+test('startServer keeps long Latin-1 texts in the heap past the 64 MiB web default, as the CLI does', async () => {
+  // Each turn's input JSON is ~1 MiB of ASCII (one word, so within the model's window): 80 of them overflow
+  // the web default's 64 MiB share; a quarter of the heap's limit holds them all.
+  const running = await startServer({ warn: () => {} });
+  try {
+    const header = (name: string) => (name === 'content-type' ? 'application/json' : null);
+    const before = await settled();
+    for (let turn = 0; turn < 80; turn++) {
+      const body = JSON.stringify({ model: 'openresponses-deterministic', input: TEXTS.ASCII(turn, MIB) });
+      const answer = await running.service.handle({
+        method: 'POST',
+        path: '/v1/responses',
+        header,
+        text: async () => body,
+      });
+      expect(answer.status).toBe(200);
+    }
+    const after = await settled();
+    expect(after.arrayBuffers - before.arrayBuffers, 'bytes kept outside the heap').toBeLessThan(4 * MIB);
+    expect(after.heapUsed - before.heapUsed, 'heap held by 80 MiB of ASCII texts').toBeGreaterThan(72 * MIB);
+  } finally {
+    await running.close();
+  }
+}, 60_000);

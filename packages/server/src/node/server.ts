@@ -5,6 +5,7 @@ import { WebSocketServer } from 'ws';
 import { ResponsesError } from '../errors.js';
 import { createResponsesService, type ResponsesService, type ResponsesServiceOptions } from '../service/service.js';
 import { toNodeListener } from './http-adapter.js';
+import { memoryStore } from './store-url.js';
 import type { SessionOptions } from '../websocket/session.js';
 import { firstHeader, serveResponsesSocket } from './websocket.js';
 
@@ -34,7 +35,10 @@ export interface RunningServer {
 
 /** Starts the reference server: HTTP (JSON and SSE) and WebSocket on the same `/v1/responses` path. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  const service = createResponsesService(options);
+  // The Node store (see `memoryStore`): with the web default's 64 MiB share, a full store turning over copied
+  // three in four stored 1 MiB inputs out of the heap, each copy fresh memory (a 1 MiB stored turn in process:
+  // 548 -> 287 page faults, 15-16 -> 9.7 ms).
+  const service = createResponsesService({ ...options, store: options.store ?? memoryStore() });
   const warn = options.warn ?? console.warn;
   if (service.open) warn('openresponses-server: no API keys configured; the server accepts every request.');
   if (options.chatCompletionsEndpoint)

@@ -6,8 +6,9 @@ import { InMemoryResponseStore } from '../stores/memory.js';
 /**
  * An in-memory store for this process: long Latin-1 texts may take a quarter of the heap's limit as strings
  * (the rest of the budget is kept outside the heap), so a full store never brings the heap to its fatal limit.
+ * The CLI's store and `startServer`'s default.
  */
-const memoryStore = (maxBytes: number | undefined) =>
+export const memoryStore = (maxBytes?: number) =>
   new InMemoryResponseStore({ maxBytes, maxHeapTextBytes: Math.floor(getHeapStatistics().heap_size_limit / 4) });
 
 /** The part of `@openresponses/store-redis` this module uses (it is an optional install). */

@@ -24,7 +24,7 @@ export interface InMemoryStoreOptions {
    * Of `maxBytes`, the most that long Latin-1 texts kept as strings may take inside the JavaScript heap
    * (default 64 MiB); past it they are kept as UTF-8 bytes outside the heap, like any other text. The
    * heap has a limit of its own (Node's is set from the memory of the machine or container, at most
-   * 4 GiB), which a process reaches fatally: the Node entry points (`storeFromUrl`, the CLI) raise this to a
+   * 4 GiB), which a process reaches fatally: the Node entry points (`storeFromUrl`, the CLI, `startServer`) raise this to a
    * quarter of that limit.
    */
   maxHeapTextBytes?: number;
