@@ -231,6 +231,27 @@ async function startServerProcess(args: string[], urlOf: (line: string) => strin
  * setImmediate; no wait for anything it does not need. The bare translator wrote each event in its own write
  * (see its note); it now writes an upstream read's events at once.
  */
+/*
+ * Note (issue 35, eleventh session, sse-cut, 2026-11-29 12:20-13:00 UTC, load average 5-11). Where the gateway's
+ * SSE request goes beyond the bare translator's: callgrind (`node --predictable`, instrumentation switched on
+ * after 3,000 streamed requests for 1,000, JIT frames named through --perf-basic-prof's map) of each server
+ * process over HTTP, this bench's stub, 16 keep-alive connections, on 23478cd. Instructions a request, bare /
+ * gateway: 1,032k / 1,380k (1.34x); V8's runtime (JSON, IC misses, strings) 695 / 621k, builtins 108 / 229k,
+ * JIT code 71 / 177k, compilation still running under valgrind 40 / 159k, GC 19 / 87k, libc 58 / 65k, Node's
+ * C++ 38 / 36k. JSON.stringify is the floor's (the gateway's is less: the stored text is the last event's).
+ * The gateway's own, a request: the turn's part loop (turn/stream.ts take, handle, resume and the provider's
+ * `streamed`, ~28k self), megamorphic loads and stores in Node's streams (Readable.on and removeListener ~45
+ * calls, the headers getter of the request and of the upstream's answer), Object.assign copies ~17k (the
+ * terminal response's one of them cut), the depth check of each upstream chunk ~15k (cut), the upstream frame
+ * split ~11k (cut), the accumulator ~10k, the output meter ~3.4k, the wire check ~2.8k; the first token's
+ * setImmediate and second write ~30k (kept: time to first token). Cut: 7c9863b (the depth check skips text
+ * shorter than 2 * limit + 2: the stub's 15 chunk payloads 15,257 -> 879 instructions), b169c47 (a data-only
+ * block taken whole: its 15-frame stream 22,978 -> 14,079), 0627066 (the terminal response spread: a watched
+ * 20-event writer turn 55,849 -> 48,254): ~31k of a request's ~1,380k (~2%). The whole gateway SSE turn in
+ * process (service.handle, 16 in flight, counters on after 6,000 turns for 1,500), without GC and compilation
+ * (which swing 38-133k and 65-90k between runs): 978.5k -> 951.3k / 947.9k (two runs; 0.97x). Not measured
+ * here: the CPU ratio of this bench's SSE row; the lead's idle run decides.
+ */
 export async function run(): Promise<void> {
   const stub = await startStub();
   const here = path.dirname(fileURLToPath(import.meta.url));
