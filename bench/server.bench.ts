@@ -340,6 +340,8 @@ const heapMb = () => {
  * bare sides were loader-bound (as in that run: 0.98 and 1.12 cores), so the ratio is an upper bound.
  */
 export async function run(): Promise<void> {
+  // BENCH_CASES=1mib runs only the stored turn with a 1 MiB input (as in reliability.bench.ts).
+  if (process.env.BENCH_CASES?.split(',').includes('1mib')) return largeStoredTurn();
   const store = new InMemoryResponseStore({ maxEntries: 1000 });
   const reference = await startServer({ store, warn: () => {} });
   // The ceiling: the same bytes the reference server answers, precomputed.
