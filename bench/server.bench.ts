@@ -573,6 +573,17 @@ export async function run(): Promise<void> {
  * of the input's JSON at all (the store writing each item's JSON into its bytes, which needs the runner to
  * hand it the items instead of the text); GC, only by holding less of the parsed body across the turn.
  * Neither brings 3x within reach of these cuts alone on this machine.
+ *
+ * Eleventh session (new VM, page faults ~10-20 µs each): fresh memory is most of the turn. A micro-measure of
+ * the input's 950 items: `JSON.stringify` 2.2 ms and 0 faults, the same text flattened 8.1 ms and 272 faults
+ * (a 1 MiB string is a large object: fresh pages from the kernel each time), its Latin-1 copy out of the heap
+ * another 5 ms and 267 faults. `startServer` now keeps every long text as a string (de5a01d: in process
+ * 548 -> 287 faults and 15-16 -> 9.7 ms a turn, store full); over HTTP the body's string is a second fresh
+ * MiB (551-578 faults a turn, user 13.5-15.0 ms and system 3.9-6.2 ms a turn, load 9). The input's JSON was already `JSON.stringify`'s in the turn (the normalized items
+ * are not the fast path's shapes: callgrind, 21M instructions a turn in `SerializeString` before and after
+ * sending long lists to it), so `fastText`'s self time in a profile is that flattening. What would still
+ * move it: keeping the input's JSON in pieces under V8's large-object size (the store and its contract
+ * taking chunks), so that no fresh MiB is made for the store.
  */
 /** Microseconds this thread has waited on a run queue while runnable (Linux; NaN elsewhere). */
 function runQueueWaitMicros(): number {
