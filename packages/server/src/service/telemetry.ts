@@ -50,8 +50,10 @@ export function serverSpans(): Middleware {
   return tracedRequest;
 }
 
-// Not an async function: while nothing is registered (no scope) a request passes with no extra promise.
+// Not an async function: while nothing is registered (no scope) a request passes with no extra promise, and
+// with no span name or attribute set looked up.
 const tracedRequest: Middleware = (request, next) => {
+  if (!tracing()) return next(request);
   const scope = startServerSpan(
     httpSpanName(request.method),
     request.header,
