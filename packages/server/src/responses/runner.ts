@@ -109,12 +109,25 @@ export interface TurnRunnerOptions {
   compatibility?: 'openai';
   /** Which request shapes are read (default `openai-superset`; see `ResponsesServiceOptions.ingress`). */
   ingress?: IngressProfile;
+  /** What is noted in a turn's `facts` when it has ended (service/telemetry.ts's `turnNotes`). */
+  notes?: TurnNotes;
+}
+
+/**
+ * Notes a turn's end in its `TurnFacts` for the request log and metrics. The runner calls it as the turn
+ * ends, in the promise callbacks it makes anyway, so noting costs a turn no promise of its own.
+ */
+export interface TurnNotes {
+  /** The turn ended with `outcome` (completed, incomplete, failed or cancelled). */
+  ended(facts: TurnFacts, outcome: TurnOutcome): void;
+  /** The turn threw, as it began or as it ran. */
+  failed(facts: TurnFacts, error: unknown): void;
 }
 
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
 
 export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
-  const { store, registry, validateOutgoing, limits } = options;
+  const { store, registry, validateOutgoing, limits, notes } = options;
   // Metric label values: only the model names the providers list (asked only while metrics are on).
   const modelLabels = new ModelLabels(() => options.providers.map(listedModelNames));
   // The last tenant's dependencies on the runner's own store are kept: most turns in a row are one tenant's.
@@ -285,11 +298,12 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         } catch (error) {
           outcome = Promise.reject(error);
         }
-        return endedWith(outcome, turnOptions.ended);
+        return endedWith(outcome, turnOptions.ended, turnOptions.facts, notes);
       };
       return meter ? metered(run, meter) : run;
     } catch (error) {
       // The turn ends here: it never ran.
+      if (turnOptions.facts) notes?.failed(turnOptions.facts, error);
       await turnOptions.ended?.(undefined);
       throw error;
     }
@@ -312,18 +326,32 @@ const answerOf = (prepared: PreparedTurn, result: TurnResult): ResponseResource 
 
 type RunTurn = Awaited<ReturnType<TurnRunner['begin']>>;
 
-/** A turn's outcome once `ended` has been told of it (with its response, or undefined when it threw). */
-function endedWith(outcome: TurnOutcome | Promise<TurnOutcome>, ended: TurnOptions['ended']): Promise<TurnOutcome> {
+/**
+ * A turn's outcome once it is noted in `facts` and `ended` has been told of it (with its response, or
+ * undefined when it threw).
+ */
+function endedWith(
+  outcome: TurnOutcome | Promise<TurnOutcome>,
+  ended: TurnOptions['ended'],
+  facts: TurnFacts | undefined,
+  notes: TurnNotes | undefined,
+): Promise<TurnOutcome> {
+  const noting = facts !== undefined ? notes : undefined;
   if (outcome instanceof Promise)
-    return ended
+    return ended || noting
       ? outcome.then(
-          (value) => afterEnding(ended(value.response), value),
+          (value) => {
+            noting?.ended(facts!, value);
+            return ended ? afterEnding(ended(value.response), value) : value;
+          },
           async (error: unknown) => {
-            await ended(undefined);
+            noting?.failed(facts!, error);
+            await ended?.(undefined);
             throw error;
           },
         )
       : outcome;
+  noting?.ended(facts!, outcome);
   return Promise.resolve(ended ? afterEnding(ended(outcome.response), outcome) : outcome);
 }
 

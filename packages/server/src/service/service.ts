@@ -40,7 +40,7 @@ import { tenantLimits } from '../handler/tenant-limits.js';
 import type { QuotaBackend } from '../quota.js';
 import { TenantQuota } from '../tenant-quota.js';
 import type { TenantDirectory } from '../tenants.js';
-import { instrumentRunner, serverSpans, type TelemetryOptions, websocketTurns } from './telemetry.js';
+import { instrumentRunner, serverSpans, type TelemetryOptions, turnNotes, websocketTurns } from './telemetry.js';
 import { type CorsSetting, originAllowed, originCheck, originRefused } from '../handler/origin.js';
 import { type MetricsRoute, ROUTES, type RouteOptions } from '../handler/route-table.js';
 import { type GaugeSource, observeGauges } from '../telemetry/metrics.js';
@@ -370,8 +370,10 @@ export function createRunner(
     validateOutgoing: options.validateOutgoing,
     compatibility: options.compatibility,
     ingress: options.ingress,
+    // Facts (model, usage, failure) for the request log and metrics, noted by the runner as a turn ends.
+    notes: turnNotes(providers),
   });
-  // A GenAI span per turn; facts (model, usage) for the request log and metrics.
+  // A GenAI span per turn.
   return instrumentRunner(runner, { providers, defaultModel, ...options.telemetry });
 }
 

@@ -6,7 +6,7 @@
 import type { ItemField, ResponseResource } from '@openresponses/types';
 import type { Middleware } from '../handler/middleware.js';
 import type { ModelProvider } from '../models/provider.js';
-import type { TurnOptions, TurnOutcome, TurnRunner } from '../responses/runner.js';
+import type { TurnNotes, TurnOptions, TurnOutcome, TurnRunner } from '../responses/runner.js';
 import { asResponsesError, type ResponsesError } from '../errors.js';
 import { errorText, printable, redactSecretShapes } from '../redaction.js';
 import {
@@ -131,25 +131,33 @@ export function websocketTurns(runner: TurnRunner, header: (name: string) => str
 export const genAiProviderOf = (provider: ModelProvider): string => provider.genAiProvider ?? provider.name;
 
 /**
+ * What the runner notes in a turn's `TurnFacts` as it ends, for the request log and metrics: the response's
+ * model, id and usage, and a failure, once for every family and transport (only when it failed).
+ */
+export function turnNotes(providers: readonly ModelProvider[]): TurnNotes {
+  return {
+    ended(facts, outcome) {
+      noteOutcome(facts, outcome.response);
+      if (outcome.response.status === 'failed' && outcome.error)
+        facts.failure = failureOf(outcome.error, facts.requestModel, providers);
+    },
+    failed(facts, error) {
+      facts.errorType ??= errorTypeOf(error);
+      facts.failure = failureOf(asResponsesError(error), facts.requestModel, providers);
+    },
+  };
+}
+
+/**
  * The turn runner with a GenAI span per turn (a child of `options.traceContext`, the request's span; the
- * runner makes the provider's upstream call and the store calls its children) and `TurnFacts` noted in
- * `options.facts` for logs and metrics.
+ * runner makes the provider's upstream call and the store calls its children) and the requested model noted
+ * in `options.facts` (the runner, made with `turnNotes`, notes how the turn ended).
  */
 export function instrumentRunner(
   runner: TurnRunner,
   settings: { providers: readonly ModelProvider[]; defaultModel: string } & TelemetryOptions,
 ): TurnRunner {
   const capture = settings.captureMessageContent === true;
-  // Notes a failed turn for the request log, once for every family and transport (only when it failed).
-  const failed = (facts: TurnFacts, error: unknown) => {
-    facts.errorType ??= errorTypeOf(error);
-    facts.failure = failureOf(asResponsesError(error), facts.requestModel, settings.providers);
-  };
-  const ended = (facts: TurnFacts, outcome: TurnOutcome) => {
-    noteOutcome(facts, outcome.response);
-    if (outcome.response.status === 'failed' && outcome.error)
-      facts.failure = failureOf(outcome.error, facts.requestModel, settings.providers);
-  };
   // A failure's words on the turn's span only with content capture on (they may quote the prompt or the completion).
   const exceptionMessage = (error: unknown) => (capture ? printable(errorText(error), 2000) : undefined);
   // Not an async function: while nothing is registered a turn costs no extra promise.
@@ -163,13 +171,7 @@ export function instrumentRunner(
     const requestModel = typeof asked === 'string' ? asked : settings.defaultModel;
     if (traced) return tracedTurn(raw, options, watched, facts ?? {}, requestModel);
     facts!.requestModel = requestModel;
-    return runner.begin(raw, options, watched).then(
-      (run) => notedTurn(run, facts!, ended, failed),
-      (error: unknown) => {
-        failed(facts!, error);
-        throw error;
-      },
-    );
+    return runner.begin(raw, options, watched);
   };
   // Promise callbacks rather than async functions: a turn's two promises, not one per await and function.
   const tracedTurn = (
@@ -186,14 +188,16 @@ export function instrumentRunner(
     if (provider) facts.provider = genAiProviderOf(provider);
     const scope = startTurnSpan(facts, watched, options.traceContext);
     // A spread, not Object.assign: V8 copies the options' shape at once rather than property by property.
-    const inTurn = scope ? { ...options, traceContext: scope.context } : options;
+    // The runner notes the turn's end in `facts` (made here when the transport brought none) before the span reads them.
+    const inTurn =
+      scope || facts !== options.facts
+        ? { ...options, traceContext: scope ? scope.context : options.traceContext, facts }
+        : options;
     const fail = (error: unknown): never => {
-      failed(facts, error);
       if (scope) endTurnSpan(scope.span, facts, error, exceptionMessage(error));
       throw error;
     };
     const end = (outcome: TurnOutcome): TurnOutcome => {
-      ended(facts, outcome);
       if (scope) {
         if (scope.span.isRecording()) {
           scope.span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, finishReasonsOf(outcome.response));
@@ -224,26 +228,6 @@ function promised<T>(call: () => Promise<T>): Promise<T> {
   } catch (error) {
     return Promise.reject(error);
   }
-}
-
-/** `run`, noting the turn's facts once it has ended (no span: nothing is recorded). */
-function notedTurn(
-  run: RunTurn,
-  facts: TurnFacts,
-  ended: (facts: TurnFacts, outcome: TurnOutcome) => void,
-  failed: (facts: TurnFacts, error: unknown) => void,
-): RunTurn {
-  return (onEvent, backpressure) =>
-    run(onEvent, backpressure).then(
-      (outcome) => {
-        ended(facts, outcome);
-        return outcome;
-      },
-      (error: unknown) => {
-        failed(facts, error);
-        throw error;
-      },
-    );
 }
 
 /**
