@@ -1,9 +1,18 @@
 // The store's span wrapper is made only where a span would be recorded: a turn under a sampled-out trace
 // (10% sampling: nine turns in ten) uses the store itself, with no wrapper or closures per turn.
-import { ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  ROOT_CONTEXT,
+  type Span,
+  type SpanOptions,
+  TraceFlags,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
 import { describe, expect, test } from 'vitest';
 import { InMemoryResponseStore } from '../src/stores/memory.js';
 import { storeSpans } from '../src/stores/store-spans.js';
+import { withSpan } from '../src/telemetry/span-scope.js';
 
 const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
 
@@ -26,5 +35,32 @@ describe('storeSpans', () => {
     const wrapped = storeSpans(store, trace.setSpan(ROOT_CONTEXT, recording));
     expect(wrapped).not.toBe(store);
     expect(await wrapped.get('resp_absent', 'owner')).toBeUndefined();
+  });
+});
+
+describe('store spans', () => {
+  test('start with one frozen attribute set per store class and operation (its encoding is kept)', async () => {
+    const started: Array<{ name: string; attributes: Attributes | undefined }> = [];
+    const span = (): Span => {
+      const made = trace.wrapSpanContext({ ...spanContext, traceFlags: TraceFlags.SAMPLED });
+      return Object.assign(made, { isRecording: () => true });
+    };
+    const tracer = {
+      startSpan: (name: string, options?: SpanOptions) => {
+        started.push({ name, attributes: options?.attributes });
+        return span();
+      },
+    } as unknown as Tracer;
+    const parent = withSpan(ROOT_CONTEXT, span(), tracer);
+    const store = new InMemoryResponseStore();
+    await storeSpans(store, parent).get('resp_a', 'owner');
+    await storeSpans(store, parent).get('resp_b', 'owner');
+    await storeSpans(store, parent).getItem('item_a', 'owner');
+    expect(started.map((s) => s.name)).toEqual(['store get', 'store get', 'store getItem']);
+    const [first, second, item] = started.map((s) => s.attributes!);
+    expect(first).toEqual({ 'db.operation.name': 'get', 'openresponses.store': 'InMemoryResponseStore' });
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(second).toBe(first);
+    expect(item).toEqual({ 'db.operation.name': 'getItem', 'openresponses.store': 'InMemoryResponseStore' });
   });
 });

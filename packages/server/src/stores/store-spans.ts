@@ -1,9 +1,36 @@
 // A store's calls as child spans (`store getChain`, …) of an explicit parent: the turn's span for the turn
 // runner's reads and writes, the request's server span for the routes' own. The parent is passed, not read
 // from an active context (see telemetry/tracing.ts for why).
-import type { Context } from '@opentelemetry/api';
+import type { Attributes, Context } from '@opentelemetry/api';
+import { AttributeSets } from '../telemetry/attributes.js';
 import { endSpan, type SpanScope, sampledOutUnder, startChildSpan, within } from '../telemetry/tracing.js';
-import type { ResponseStore } from './contract.js';
+import type { ResponseStore, StoredResponse, StoredResponseText } from './contract.js';
+
+type Operation = 'get' | 'getChain' | 'getItem' | 'put' | 'update' | 'delete';
+
+/** A store span's name and starting attributes. */
+interface StoreSpanStart {
+  readonly name: string;
+  readonly attributes: Attributes;
+}
+
+/**
+ * A store class's span starts by operation, made once (frozen: the encoder writes a frozen set's kept bytes, where
+ * an attribute object made per call was encoded key by key each time).
+ */
+type StoreSpanStarts = Readonly<Record<Operation, StoreSpanStart>>;
+const OPERATIONS: readonly Operation[] = ['get', 'getChain', 'getItem', 'put', 'update', 'delete'];
+const startsByKind = new AttributeSets<StoreSpanStarts>();
+const startsOf = (kind: string): StoreSpanStarts =>
+  startsByKind.get(kind, undefined, undefined, undefined, () => {
+    const starts = {} as Record<Operation, StoreSpanStart>;
+    for (const operation of OPERATIONS)
+      starts[operation] = Object.freeze({
+        name: `store ${operation}`,
+        attributes: Object.freeze({ 'db.operation.name': operation, 'openresponses.store': kind }),
+      });
+    return starts;
+  });
 
 /**
  * `store` with a child span of `parent` per call, or `store` itself when `parent` carries no span (no
@@ -12,22 +39,49 @@ import type { ResponseStore } from './contract.js';
  */
 export function storeSpans(store: ResponseStore, parent: Context | undefined): ResponseStore {
   if (parent === undefined || sampledOutUnder(parent)) return store;
-  const kind = store.constructor?.name ?? 'ResponseStore';
-  const traced = <T>(operation: string, call: () => Promise<T>): Promise<T> => {
-    const scope = startChildSpan(`store ${operation}`, parent, {
-      'db.operation.name': operation,
-      'openresponses.store': kind,
-    });
+  return new TracedStore(store, parent, startsOf(store.constructor?.name ?? 'ResponseStore'));
+}
+
+/**
+ * The wrapper of one traced turn or request: one object of one class (not a closure per method made per turn),
+ * so every traced turn's store calls run through the same shape.
+ */
+class TracedStore implements ResponseStore {
+  constructor(
+    private readonly store: ResponseStore,
+    private readonly parent: Context,
+    private readonly starts: StoreSpanStarts,
+  ) {}
+
+  private traced<T>(operation: Operation, call: () => Promise<T>): Promise<T> {
+    const start = this.starts[operation];
+    const scope = startChildSpan(start.name, this.parent, start.attributes);
     return scope ? ended(scope, within(scope, call)) : call();
-  };
-  return {
-    get: (id, owner) => traced('get', () => store.get(id, owner)),
-    getChain: (id, owner) => traced('getChain', () => store.getChain(id, owner)),
-    getItem: (id, owner) => traced('getItem', () => store.getItem(id, owner)),
-    put: (entry, owner, text) => traced('put', () => store.put(entry, owner, text)),
-    update: (id, owner, change) => traced('update', () => store.update(id, owner, change)),
-    delete: (id, owner) => traced('delete', () => store.delete(id, owner)),
-  };
+  }
+
+  get(id: string, owner: string) {
+    return this.traced('get', () => this.store.get(id, owner));
+  }
+
+  getChain(id: string, owner: string) {
+    return this.traced('getChain', () => this.store.getChain(id, owner));
+  }
+
+  getItem(id: string, owner: string) {
+    return this.traced('getItem', () => this.store.getItem(id, owner));
+  }
+
+  put(entry: StoredResponse, owner: string, text?: StoredResponseText) {
+    return this.traced('put', () => this.store.put(entry, owner, text));
+  }
+
+  update(id: string, owner: string, change: (current: StoredResponse) => StoredResponse | undefined) {
+    return this.traced('update', () => this.store.update(id, owner, change));
+  }
+
+  delete(id: string, owner: string) {
+    return this.traced('delete', () => this.store.delete(id, owner));
+  }
 }
 
 function ended<T>(scope: SpanScope, call: Promise<T>): Promise<T> {
