@@ -152,12 +152,16 @@ const theirs = (spans: readonly EncodableSpan[]): Uint8Array =>
   everyShape(own);
   // A gateway turn's four spans as the server makes them, three turns of a new trace each: frozen starting
   // sets, attributes set at the end with the values of the turn before (their encoding kept and reused) and
-  // with new ones (an id, a count), and values the one-pass writer hands on (non-ASCII, long, negative, past
+  // with new ones (an id, a count), frozen lists, and values the one-pass writer hands on (non-ASCII, long, negative, past
   // 2^31, a list).
   const serverSet = Object.freeze({ 'http.request.method': 'POST', 'url.path': '/v1/responses' });
   const turnSet = Object.freeze({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.stream': false });
   const clientSet = Object.freeze({ 'http.request.method': 'POST', 'server.port': 443, 'url.full': 'https://x/v1' });
   const storeSet = Object.freeze({ 'db.operation.name': 'put', 'openresponses.store': 'MemoryResponseStore' });
+  // Frozen lists, as the server's finish reasons are made once: written again from their kept bytes, and another
+  // after those were kept.
+  const stopList = Object.freeze(['stop']) as string[];
+  const lengthList = Object.freeze(['length', 'stop']) as string[];
   const ownTracer = own.getTracer('@openresponses/server');
   for (let i = 0; i < 3; i++) {
     const server = ownTracer.startSpan('POST', { kind: SpanKind.SERVER, attributes: serverSet }, ROOT_CONTEXT);
@@ -173,6 +177,8 @@ const theirs = (spans: readonly EncodableSpan[]): Uint8Array =>
     turn.setAttribute('gen_ai.usage.input_tokens', 12);
     turn.setAttribute('gen_ai.usage.output_tokens', [34, 2 ** 31, -5][i]!);
     turn.setAttribute('gen_ai.response.finish_reasons', ['stop']);
+    turn.setAttribute('openresponses.kept_list', stopList);
+    turn.setAttribute('openresponses.changed_list', i === 2 ? lengthList : stopList);
     turn.setAttribute('openresponses.long', 'z'.repeat(90 + 5 * i));
     turn.setAttribute('openresponses.flag', i !== 1);
     turn.end();

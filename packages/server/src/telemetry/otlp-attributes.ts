@@ -7,7 +7,7 @@ import { ProtobufBuffer } from './protobuf-buffer.js';
 const INT64_MIN = -(2 ** 63);
 const INT64_MAX = 2 ** 63;
 /**
- * A key's KeyValue field (tag 1, length, bytes) and the last primitive value written under it, with the
+ * A key's KeyValue field (tag 1, length, bytes) and the last primitive (or frozen list) written under it, with the
  * KeyValue's content (key and value fields, under 128 bytes) once that value came twice in a row: a server
  * sets a few dozen keys again and again, most to the values they had (a route, a model, a status).
  */
@@ -60,7 +60,8 @@ export function writeAttribute(
   }
   const start = out.pos;
   writePair(out, field, entry, value);
-  if (typeof value === 'object' || value === undefined) return;
+  // A frozen list (the server's finish reasons, each made once) is one value by identity, as a primitive is.
+  if (value == null || (typeof value === 'object' && !Object.isFrozen(value))) return;
   if (value !== entry.value) {
     entry.value = value;
     entry.pair = undefined;
