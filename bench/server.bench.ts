@@ -328,6 +328,31 @@ const heapMb = () => {
  * meter's remaining ~5.3k: the value strings' character loops ~2.5k, the walk itself ~2.8k.
  */
 /*
+ * Profile note (issue 35, eleventh session, ref-turn, 2026-11-29 12:20-13:15 UTC, from f8f5a74, load 2-12): the
+ * turn's instructions. `service.handle`, this bench's stored JSON turn, 32 in flight, built dist of each step.
+ * Callgrind (`node --predictable`, 5,000 turns after 20,000, instrumentation switched on after the warm-up with
+ * `callgrind_control -i on`). Plain, two counts of one build differed by up to 5k a turn (incremental marking
+ * steps landing in or out of the window, 5-40k a turn); with `--no-incremental-marking
+ * --max-semi-space-size=64` two counts agree within 0.7k, and "outside GC" (the total less the inclusive cost
+ * of `Heap::CollectGarbage` and `IncrementalMarking::Step`) within 0.6k. Two runs each:
+ *   f8f5a74                                                       129.5k/129.9k  outside GC 120.1k/120.6k
+ *   the runner notes the turn's facts (no instrumentation promises) 125.1k/128.9k              119.0k/119.7k
+ *   the outermost middleware asks `tracing()` first                126.5k/126.5k              117.2k/117.3k
+ *   a run's end one object's methods (eight closures fewer)       125.7k/125.0k              117.0k/117.0k
+ * (The two commits landed in the other order; the middleware's was measured on top of the runner's.) The
+ * middleware's cut is more than the span name and attribute set it skips (~0.7k by their inclusive costs):
+ * `tracedRequest` ran in baseline code (Sparkplug) in every profile of f8f5a74. With `--perf-basic-prof`
+ * and the perf map read against callgrind's addresses, what remains of the turn (exclusive, a turn): string
+ * adds and flattening ~12.7k (`StringAdd`, `WriteToFlat`), the embedded model's `parts` generator 4.3k, the
+ * stream's `take` 3.8k, the escape check's regular expression 3.5k, the output meter's `jsonBytes` 3.5k,
+ * `SetDataProperties` (object spreads and copies) 2.7k, `LoadIC_Megamorphic` 1.9k, the serializer's `hasKeys`
+ * 1.6k, ids' `unrolledHex` 1.6k, `countTokens` 1.3k, the route handler 1.3k. Timed over HTTP, this bench run
+ * twice each, old and new server dist alternating (the other packages' dist of fb36ee8 in both), load 3-6:
+ * figure 0.75x, 0.65x (f8f5a74) against 0.71x, 0.93x (the last with both bare sides loader-bound); server CPU
+ * bare / reference (pinned) 0.43, 0.55 against 0.45, 0.53: ~2.5% fewer instructions is below what this VM's
+ * timing resolves.
+ */
+/*
  * Profile note (issue 35, eleventh session, ref-turn, 2026-11-29 12:30 UTC, from f8f5a74): the placement rule.
  * The tenth session's rule took the placement whose ratio's rounds agreed better unless its bare req/s was
  * under 0.9x the other placement's. Its second idle run took pinned (0.42x, spread 84%) because unpinned's
