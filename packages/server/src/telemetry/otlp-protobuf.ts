@@ -164,6 +164,32 @@ function writeOwnIds(out: ProtobufBuffer, context: SpanIds, parent: SpanContext 
   return true;
 }
 
+/** A span name's field (tag 5, length, UTF-8) as written once: a server names its spans with a few names again and again. */
+interface NameField {
+  readonly view: DataView;
+  readonly length: number;
+}
+const nameFields = new Map<string, NameField>();
+/** Names kept at most, and the longest kept (names are bounded: model names past 256 characters are `_OTHER`). */
+const NAME_FIELDS_MAX = 1024;
+const KEPT_NAME_LENGTH = 300;
+function writeName(out: ProtobufBuffer, name: string): void {
+  let field = nameFields.get(name);
+  if (field === undefined) {
+    if (name.length > KEPT_NAME_LENGTH) {
+      out.tag(5, 2);
+      out.string(name);
+      return;
+    }
+    const scratch = new ProtobufBuffer(name.length * 3 + 8);
+    scratch.tag(5, 2);
+    scratch.string(name);
+    field = { view: scratch.view, length: scratch.pos };
+    if (nameFields.size < NAME_FIELDS_MAX) nameFields.set(name, field);
+  }
+  out.copy(field.view, 0, field.length);
+}
+
 /** One `Span` message under `field` (ScopeSpans.spans is field 2). */
 export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpan): void {
   const at = out.open(field);
@@ -184,8 +210,7 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
       writeSpanId(out, parent);
     }
   }
-  out.tag(5, 2);
-  out.string(span.name);
+  writeName(out, span.name);
   // The API's kinds start at INTERNAL = 0; OTLP's at UNSPECIFIED = 0.
   out.tag(6, 0);
   out.varint(span.kind + 1);
