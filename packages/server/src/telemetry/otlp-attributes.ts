@@ -23,10 +23,8 @@ const KEY_FIELDS_MAX = 1024;
 function keyEntry(key: string): KeyEntry {
   let entry = keyEntries.get(key);
   if (entry === undefined) {
-    const scratch = new ProtobufBuffer(key.length * 3 + 8);
-    scratch.tag(1, 2);
-    scratch.string(key);
-    entry = { key: scratch.view, keyLength: scratch.pos, value: undefined, pair: undefined, pairLength: 0 };
+    const field = ProtobufBuffer.stringField(1, key);
+    entry = { key: field.view, keyLength: field.pos, value: undefined, pair: undefined, pairLength: 0 };
     if (keyEntries.size < KEY_FIELDS_MAX) keyEntries.set(key, entry);
   }
   return entry;

@@ -164,30 +164,23 @@ function writeOwnIds(out: ProtobufBuffer, context: SpanIds, parent: SpanContext 
   return true;
 }
 
-/** A span name's field (tag 5, length, UTF-8) as written once: a server names its spans with a few names again and again. */
-interface NameField {
-  readonly view: DataView;
-  readonly length: number;
-}
-const nameFields = new Map<string, NameField>();
+/** Span names' fields (tag 5, length, UTF-8) as written once: a server names its spans with a few names again and again. */
+const nameFields = new Map<string, ProtobufBuffer>();
 /** Names kept at most, and the longest kept (names are bounded: model names past 256 characters are `_OTHER`). */
 const NAME_FIELDS_MAX = 1024;
 const KEPT_NAME_LENGTH = 300;
 function writeName(out: ProtobufBuffer, name: string): void {
   let field = nameFields.get(name);
   if (field === undefined) {
-    if (name.length > KEPT_NAME_LENGTH) {
+    if (name.length > KEPT_NAME_LENGTH || nameFields.size >= NAME_FIELDS_MAX) {
       out.tag(5, 2);
       out.string(name);
       return;
     }
-    const scratch = new ProtobufBuffer(name.length * 3 + 8);
-    scratch.tag(5, 2);
-    scratch.string(name);
-    field = { view: scratch.view, length: scratch.pos };
-    if (nameFields.size < NAME_FIELDS_MAX) nameFields.set(name, field);
+    field = ProtobufBuffer.stringField(5, name);
+    nameFields.set(name, field);
   }
-  out.copy(field.view, 0, field.length);
+  out.copy(field.view, 0, field.pos);
 }
 
 /** One `Span` message under `field` (ScopeSpans.spans is field 2). */

@@ -15,6 +15,14 @@ export class ProtobufBuffer {
     this.view = new DataView(this.bytes.buffer);
   }
 
+  /** `text` as one length-delimited field (tag, length, UTF-8) in a buffer of its own: kept, and copied where it repeats. */
+  static stringField(field: number, text: string): ProtobufBuffer {
+    const out = new ProtobufBuffer(text.length * 3 + 8);
+    out.tag(field, 2);
+    out.string(text);
+    return out;
+  }
+
   /** Makes room for `more` bytes past `pos` (every write does; a caller writing `bytes` itself too). */
   reserve(more: number): void {
     if (this.pos + more <= this.bytes.length) return;
