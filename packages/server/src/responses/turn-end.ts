@@ -1,4 +1,4 @@
-import { type AnyStreamingEvent, TERMINAL_EVENT_TYPES } from '@openresponses/events';
+import { type AnyStreamingEvent, isTerminalEventType } from '@openresponses/events';
 import type { ResponseResource } from '@openresponses/types';
 import { asResponsesError } from '../errors.js';
 import type { Backpressure } from '../exchange.js';
@@ -13,8 +13,6 @@ import type { PreparedTurn } from './turn/prepare.js';
 import { liftResponse } from './turn/superset-egress.js';
 import { emitter, failedInstead, terminalEventJson } from './turn-events.js';
 import { validatorFor } from './validation.js';
-
-const TERMINAL_EVENTS: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
 
 /**
  * One run of a started turn to its end: its events out, the outgoing check, storing, the last event. Methods
@@ -65,7 +63,7 @@ export class TurnEnd {
         },
       );
     }
-    if (TERMINAL_EVENTS.has(event.type)) this.last = event;
+    if (isTerminalEventType(event.type)) this.last = event;
     else this.emit!(event);
   }
 

@@ -134,8 +134,8 @@ const flagsOf = (traceFlags: number, remote: boolean | undefined): number =>
   (traceFlags & 0xff) | FLAGS_HAS_IS_REMOTE | (remote ? FLAGS_IS_REMOTE : 0);
 
 /**
- * The ids of a span of the own tracer (trace id field 1, span id 2, its parent's 4) written through locals,
- * the pool's bytes copied straight in: no call a field. False (nothing written) for a trace continued from a
+ * The ids of a span of the own tracer (trace id field 1, span id 2, its parent's 4), the pool's bytes copied
+ * straight in (`rawId`) after a one-byte tag each, with no hex made. False (nothing written) for a trace continued from a
  * caller with trace state, or a parent that is not ours and not a caller's.
  */
 function writeOwnIds(out: ProtobufBuffer, context: SpanIds, parent: SpanContext | undefined): boolean {
