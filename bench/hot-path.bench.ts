@@ -7,28 +7,15 @@
 // Then the time to first token of a streamed answer, one request at a time: direct to the stub, through two
 // relays (the floor of one more process: bytes piped, then an HTTP exchange piped), through the bare
 // translator and through the gateway, and what each adds.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { checkStream, decodeSSE } from '@openresponses/events';
 import { validateResponseResource } from '@openresponses/types/validate';
-import { load, median, WARM_REQUESTS, WARM_SECONDS } from './fixtures/load.js';
+import { load, median, processStat, startServerProcess, WARM_REQUESTS, WARM_SECONDS } from './fixtures/load.js';
 import { startStub } from './fixtures/upstream-process.js';
-
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux (getconf CLK_TCK)
-
-/** A process's CPU time so far (user + system, all threads), µs. */
-function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces), which ends at the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
-}
 
 /**
  * ms from sending a streamed request to reading `marker` (the first text delta), one request at a time over
@@ -86,19 +73,6 @@ async function assertSpecAnswers(
   const violations = checkStream(events, { sawDone: stream.sawDone }).filter((v) => v.severity === 'error');
   if (violations.length > 0 || events.length < 3)
     throw new Error(`${name}: its stream of ${events.length} events breaks the spec`, { cause: violations });
-}
-
-/** Spawns a server and waits for the stdout line `urlOf` recognises; resolves to its base URL. */
-async function startServerProcess(args: string[], urlOf: (line: string) => string | undefined) {
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  for await (const line of createInterface({ input: child.stdout! })) {
-    const url = urlOf(line);
-    if (url) {
-      child.stdout!.resume();
-      return { url, pid: child.pid!, stop: () => child.kill() };
-    }
-  }
-  throw new Error(`${args.join(' ')} exited before saying where it listens`);
 }
 
 /*
@@ -320,9 +294,9 @@ export async function run(): Promise<void> {
     const perRequest = servers.map(() => [] as number[]);
     for (let round = 0; round < rounds; round++)
       for (const [index, s] of servers.entries()) {
-        const before = cpuMicros(s.pid);
+        const before = processStat(s.pid).cpuMicros;
         const result = await load(s.url, text, concurrency, seconds, Infinity, s.headers);
-        perRequest[index]!.push((cpuMicros(s.pid) - before) / result.requests);
+        perRequest[index]!.push((processStat(s.pid).cpuMicros - before) / result.requests);
       }
     const [b, g] = perRequest.map((values) => median(values, (x) => x));
     const ratios = perRequest[1]!.map((value, round) => value / perRequest[0]![round]!);
