@@ -79,10 +79,15 @@ function startOrProgress(
 }
 
 function end(event: StreamingEventByType<TerminalEventType>, snapshot: Snapshot) {
-  const next = snapshotOf(event.response);
+  const streamed = snapshot.response?.output;
+  // A terminal event carrying the snapshot's own output (the writer's: it ends with what it built) gives
+  // nothing to copy: the accumulator owns it already, and no event follows a terminal one to change it.
+  const next =
+    streamed !== undefined && event.response?.output === streamed
+      ? { ...event.response, output: streamed }
+      : snapshotOf(event.response);
   if (!next) return;
   // Some peers send an empty output in the terminal event; the streamed items are the better record.
-  const streamed = snapshot.response?.output;
   if (streamed && next.output.length === 0 && streamed.length > 0) next.output = streamed;
   snapshot.response = next;
 }
@@ -91,7 +96,10 @@ function setItem(
   event: StreamingEventByType<'response.output_item.added' | 'response.output_item.done'>,
   snapshot: Snapshot,
 ) {
-  if (snapshot.response && event.item) snapshot.response.output[event.output_index] = cloneJson(event.item);
+  const output = snapshot.response?.output;
+  // The snapshot's own item (the writer's output_item.done, final from then on) is in place already.
+  if (output && event.item && output[event.output_index] !== event.item)
+    output[event.output_index] = cloneJson(event.item);
 }
 
 function setContentPart(
@@ -99,7 +107,8 @@ function setContentPart(
   snapshot: Snapshot,
 ) {
   const parts = listOf(itemAt(snapshot, event.output_index), 'content');
-  if (parts) parts[event.content_index] = cloneJson(event.part);
+  // The snapshot's own part (the writer's content_part.done, final from then on) is in place already.
+  if (parts && parts[event.content_index] !== event.part) parts[event.content_index] = cloneJson(event.part);
 }
 
 function setSummaryPart(

@@ -264,8 +264,8 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         if (target) return;
         if (kind === 'output_text') {
           emit({ type: 'response.output_text.done', ...content, text, logprobs });
-          // The part as the accumulator built it, annotations and logprobs included. No copy needed: the
-          // accumulator stores its own copy in the snapshot, so nothing mutates this one again.
+          // The part as the accumulator built it, annotations and logprobs included, final from here on: the
+          // accumulator keeps it in place rather than copying it again.
           const item = snapshot().output[at.output_index];
           const part = item?.type === 'message' ? item.content[at.index] : undefined;
           if (part?.type !== 'output_text') throw new Error(`the snapshot lost output text part ${at.index}`);
@@ -312,9 +312,10 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       closeOpenItem = undefined;
       return;
     }
-    // A shallow copy is enough: the accumulator replaces the snapshot's item with its own deep copy of this one.
+    // The snapshot's item itself, final from here on (nothing the writer sends later touches it): the
+    // accumulator keeps it in place rather than copying it again (its parts are the accumulator's own copies).
     // Typed as what it may be: the writer's own items, or one passed through addItem.
-    const item: OpaqueMember = Object.assign({}, snapshot().output[outputIndex], extra);
+    const item: OpaqueMember = Object.assign(snapshot().output[outputIndex] as OpaqueMember, extra);
     if ('status' in item) item.status = status;
     send({ type: 'response.output_item.done', output_index: outputIndex, item });
     closeOpenItem = undefined;
