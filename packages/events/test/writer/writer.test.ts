@@ -65,6 +65,31 @@ describe('stream writer', () => {
     });
   });
 
+  test('a finished item, its parts and the final output are kept as sent, not copied again', () => {
+    const { writer, events } = record();
+    writer.start();
+    const message = writer.addMessage();
+    const text = message.addOutputText();
+    text.append('Hello');
+    text.done();
+    message.done();
+    const final = writer.complete();
+    type Sent = { response: { output: unknown }; item: unknown; part: unknown };
+    const sent = (type: string) => events.find((e) => e.type === type) as unknown as Sent;
+    expect(final.output).toBe(sent('response.completed').response.output);
+    expect(final.output[0]).toBe(sent('response.output_item.done').item);
+    expect((final.output[0] as { content: unknown[] }).content[0]).toBe(sent('response.content_part.done').part);
+    // Shared only once final: the items and parts sent while open are the events' own.
+    expect(final.output[0]).not.toBe(sent('response.output_item.added').item);
+    expect(sent('response.content_part.added').part).toEqual({
+      type: 'output_text',
+      text: '',
+      annotations: [],
+      logprobs: [],
+    });
+    expect(checkStream(events, { sawDone: true })).toEqual([]);
+  });
+
   test('incomplete closes the open part and item as incomplete', () => {
     const { writer, events } = record();
     writer.start();
