@@ -600,7 +600,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     // one by one through its generic path (~7.6k instructions a watched turn). The same keys in the same order.
     const current = snapshot();
     const response = { ...current, ...patch, output: current.output };
-    // The accumulator copies `output` into its new snapshot; this array is no longer mutated by anyone.
+    // The snapshot's own output, which the accumulator keeps in place (see its `end`): no one changes it after this.
     emit({ type, response });
     return snapshot();
   };
