@@ -226,6 +226,24 @@ async function assertSpecAnswers(
  * (which swing 38-133k and 65-90k between runs): 978.5k -> 951.3k / 947.9k (two runs; 0.97x). Not measured
  * here: the CPU ratio of this bench's SSE row; the lead's idle run decides.
  */
+/*
+ * Note (issue 35, twelfth session, sse-margin, 2026-11-29 15:10-15:50 UTC, load average 3-13). The whole gateway
+ * SSE turn in process as above (service.handle, 16 in flight, the stub in its own process, counters on after
+ * 6,000 turns for 1,500; --predictable --no-incremental-marking --max-semi-space-size=64), on bf1b7b2: 982k
+ * instructions a turn, of which compilation 33k and GC with malloc/free 62k (both swing between runs), the rest
+ * 887k. The floor's share of it: JSON.stringify 231k (the events and the stored text), JSON.parse 187k (the 15
+ * upstream chunks and the body), Node's Agent#addRequest 26k (`{ __proto__: null, ...options, ...this.options }`
+ * copies dictionary objects in V8's runtime; the bare translator's requests pay it too). Ours in JIT code ~100k
+ * self (turn/stream.ts 21k, the upstream provider 9k, the accumulator 7k, response-json 7k, turn-end 7k, the
+ * frame split 6k); a cons string flattened by a charCodeAt 7.6k (the stored text, in the store's path). Cut:
+ * 1f35fda (the writer's finished item, part and output kept by its accumulator, not deep-copied again): the rest
+ * 887.0k -> 876.3k -> 874.2k (-1.4%; megamorphic keyed stores 11.7k -> 7.0k). Tried and dropped, each within
+ * the noise: an open lane's parts delivered without the lanes Map lookup (-1.0k), the terminal response as one
+ * clone plus Object.assign instead of the double spread (-0.8k). The ~10% that SSE <= 1.35x asks is in no one
+ * place. The per-event pipeline (events.bench's, callgrind after 40 runs of 2,000 events in 16 KiB chunks):
+ * 14.6k instructions an event with late compilations, JSON.parse alone 8.7k; not changed this session (see the
+ * eighth session's profile in events.bench.ts).
+ */
 export async function run(): Promise<void> {
   const stub = await startStub();
   const here = path.dirname(fileURLToPath(import.meta.url));
