@@ -61,3 +61,15 @@ test("a turn's meter reads the clock at its first output and its end only, its m
   // The names' answer, which sets their age with a read of its own, comes later (a promise).
   expect(reads - before).toBe(2);
 });
+
+test('names a provider lists at once label the turn that asked for them, even one that ends before any promise settles', async () => {
+  let answer!: (names: readonly string[]) => void;
+  const labels = new ModelLabels(() => [['openresponses-deterministic'], new Promise((resolve) => (answer = resolve))]);
+  labels.refresh(0);
+  // A turn that runs through without waiting (the embedded model into the memory store) ends here.
+  expect(labels.label('openresponses-deterministic')).toBe('openresponses-deterministic');
+  expect(labels.label('upstream-model')).toBe('_OTHER');
+  answer(['upstream-model']);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(labels.label('upstream-model')).toBe('upstream-model');
+});

@@ -32,17 +32,16 @@ export class ModelLabels {
     if (this.#asking || now < this.#until) return;
     this.#asking = true;
     const next = new Set<string>();
-    // Each listing counts as soon as it answers (the embedded model's at once, an upstream's when it comes back).
+    const add = (names: readonly string[]) => {
+      for (const name of names) {
+        this.#known.add(name);
+        next.add(name);
+      }
+    };
+    // Each listing counts as soon as it answers: one given at once (the embedded model's) before this returns,
+    // so the turn that asked reads it when it ends, however soon; an upstream's when it comes back.
     const lists = this.lists().map((list) =>
-      Promise.resolve(list).then(
-        (names) => {
-          for (const name of names) {
-            this.#known.add(name);
-            next.add(name);
-          }
-        },
-        () => {},
-      ),
+      Array.isArray(list) ? add(list) : Promise.resolve(list).then(add, () => {}),
     );
     void Promise.all(lists).then(() => {
       this.#known = next;
