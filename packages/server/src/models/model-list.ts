@@ -120,15 +120,28 @@ async function listingPage(
 /**
  * A provider's model names as they may leave the process (`GET /v1/models`, metric labels): names are the
  * upstream's words, so one its redactor would change (built from its key, a token's shape) or one with a
- * control or bidirectional formatting character is left out, whatever the family. A failed listing is none.
+ * control or bidirectional formatting character is left out, whatever the family. A failed listing is none;
+ * a list the provider gives at once is answered at once.
  */
-export async function listedModelNames(provider: ModelProvider): Promise<string[]> {
-  let names: readonly string[];
+export function listedModelNames(provider: ModelProvider): string[] | Promise<string[]> {
+  let listed: readonly string[] | Promise<readonly string[]> | undefined;
   try {
-    names = (await provider.listModels?.()) ?? [];
+    listed = provider.listModels?.();
   } catch {
     return [];
   }
+  // A list given at once (the embedded and scenario models) is answered at once: metric labels count it for
+  // the turn that asked (telemetry/model-labels.ts).
+  if (!(listed instanceof Promise)) return outgoingNames(provider, listed ?? []);
+  return listed.then(
+    (names) => outgoingNames(provider, names ?? []),
+    () => [],
+  );
+}
+
+/** The names of `names` that may leave the process (`listedModelNames`). */
+function outgoingNames(provider: ModelProvider, names: readonly string[]): string[] {
+  if (!Array.isArray(names)) return [];
   const redact = (text: string) => (provider.redact ? provider.redact(text) : redactSecretShapes(text));
   return names.filter(
     (name) => typeof name === 'string' && redact(name) === name && printable(name, MAX_MODEL_NAME_CHARS) === name,
