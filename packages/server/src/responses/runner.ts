@@ -185,9 +185,9 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         } catch (error) {
           outcome = Promise.reject(error);
         }
-        return endedWith(outcome, turnOptions.ended, turnOptions.facts, notes);
+        return endedWith(outcome, turnOptions.ended, turnOptions.facts, notes, meter);
       };
-      return meter ? metered(run, meter) : run;
+      return run;
     } catch (error) {
       // The turn ends here: it never ran.
       if (turnOptions.facts) notes?.failed(turnOptions.facts, error);
@@ -210,31 +210,36 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
 type RunTurn = Awaited<ReturnType<TurnRunner['begin']>>;
 
 /**
- * A turn's outcome once it is noted in `facts` and `ended` has been told of it (with its response, or
- * undefined when it threw).
+ * A turn's outcome once it is noted in `facts`, told to its `meter` (while metrics are on) and `ended` has been
+ * told of it (with its response, or undefined when it threw). The meter is told here, in the callbacks the
+ * turn's end takes anyway, rather than by an async wrapper around the run (one promise and frame a turn more).
  */
 function endedWith(
   outcome: TurnOutcome | Promise<TurnOutcome>,
   ended: TurnOptions['ended'],
   facts: TurnFacts | undefined,
   notes: TurnNotes | undefined,
+  meter: TurnMeter | undefined,
 ): Promise<TurnOutcome> {
   const noting = facts !== undefined ? notes : undefined;
   if (outcome instanceof Promise)
-    return ended || noting
+    return ended || noting || meter
       ? outcome.then(
           (value) => {
             noting?.ended(facts!, value);
+            meter?.ended(failureCodeOf(value));
             return ended ? afterEnding(ended(value.response), value) : value;
           },
           async (error: unknown) => {
             noting?.failed(facts!, error);
+            meter?.ended(errorTypeOf(error));
             await ended?.(undefined);
             throw error;
           },
         )
       : outcome;
   noting?.ended(facts!, outcome);
+  meter?.ended(failureCodeOf(outcome));
   return Promise.resolve(ended ? afterEnding(ended(outcome.response), outcome) : outcome);
 }
 
@@ -242,24 +247,12 @@ function endedWith(
 const afterEnding = <T>(ending: Promise<void> | undefined, value: T): T | Promise<T> =>
   ending ? ending.then(() => value) : value;
 
-/** `run`, telling `meter` how the turn ended. */
-function metered(run: RunTurn, meter: TurnMeter): RunTurn {
-  return async (onEvent, backpressure) => {
-    let outcome: TurnOutcome;
-    try {
-      outcome = await run(onEvent, backpressure);
-    } catch (error) {
-      meter.ended(errorTypeOf(error));
-      throw error;
-    }
-    const status = outcome.response.status;
-    meter.ended(
-      status === 'failed' || status === 'cancelled'
-        ? (outcome.error?.code ?? outcome.response.error?.code ?? status)
-        : undefined,
-    );
-    return outcome;
-  };
+/** A turn's `error.type` for its metrics: the failure's code of a failed or cancelled response, else undefined. */
+function failureCodeOf(outcome: TurnOutcome): string | undefined {
+  const status = outcome.response.status;
+  return status === 'failed' || status === 'cancelled'
+    ? (outcome.error?.code ?? outcome.response.error?.code ?? status)
+    : undefined;
 }
 
 /** `error.type` of a turn that threw: its spec error code, or `_OTHER` (the conventions' fallback). */
