@@ -132,8 +132,9 @@ export function listedModelNames(provider: ModelProvider): string[] | Promise<st
   }
   // A list given at once (the embedded and scenario models) is answered at once: metric labels count it for
   // the turn that asked (telemetry/model-labels.ts).
-  if (!(listed instanceof Promise)) return outgoingNames(provider, listed ?? []);
-  return listed.then(
+  // Anything else is awaited as `await` would (a promise of another realm, a thenable).
+  if (listed === undefined || Array.isArray(listed)) return outgoingNames(provider, listed ?? []);
+  return Promise.resolve(listed).then(
     (names) => outgoingNames(provider, names ?? []),
     () => [],
   );
