@@ -164,23 +164,43 @@ function writeOwnIds(out: ProtobufBuffer, context: SpanIds, parent: SpanContext 
   return true;
 }
 
-/** Span names' fields (tag 5, length, UTF-8) as written once: a server names its spans with a few names again and again. */
-const nameFields = new Map<string, ProtobufBuffer>();
+/**
+ * A span's head as written once per name and kind: its name field (tag 5, length, UTF-8), its kind (6) and the
+ * tag of its start time (7), the constant bytes between its ids and its times; a server names its spans with a
+ * few names again and again. By name, a head per kind (the API's 0 to 4).
+ */
+const heads = new Map<string, Array<ProtobufBuffer | undefined>>();
 /** Names kept at most, and the longest kept (names are bounded: model names past 256 characters are `_OTHER`). */
-const NAME_FIELDS_MAX = 1024;
+const HEADS_MAX = 1024;
 const KEPT_NAME_LENGTH = 300;
-function writeName(out: ProtobufBuffer, name: string): void {
-  let field = nameFields.get(name);
-  if (field === undefined) {
-    if (name.length > KEPT_NAME_LENGTH || nameFields.size >= NAME_FIELDS_MAX) {
+function writeHead(out: ProtobufBuffer, name: string, kind: SpanKind): void {
+  let byKind = heads.get(name);
+  let head = byKind?.[kind];
+  if (head === undefined) {
+    if (
+      name.length > KEPT_NAME_LENGTH ||
+      kind >>> 0 !== kind ||
+      kind > 4 ||
+      (byKind === undefined && heads.size >= HEADS_MAX)
+    ) {
       out.tag(5, 2);
       out.string(name);
+      writeKind(out, kind);
       return;
     }
-    field = ProtobufBuffer.stringField(5, name);
-    nameFields.set(name, field);
+    head = ProtobufBuffer.stringField(5, name);
+    writeKind(head, kind);
+    if (byKind === undefined) heads.set(name, (byKind = []));
+    byKind[kind] = head;
   }
-  out.copy(field.view, 0, field.pos);
+  out.copy(head.view, 0, head.pos);
+}
+
+/** The kind field and the start time's tag. The API's kinds start at INTERNAL = 0; OTLP's at UNSPECIFIED = 0. */
+function writeKind(out: ProtobufBuffer, kind: SpanKind): void {
+  out.tag(6, 0);
+  out.varint(kind + 1);
+  out.tag(7, 1);
 }
 
 /** One `Span` message under `field` (ScopeSpans.spans is field 2). */
@@ -203,11 +223,7 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
       writeSpanId(out, parent);
     }
   }
-  writeName(out, span.name);
-  // The API's kinds start at INTERNAL = 0; OTLP's at UNSPECIFIED = 0.
-  out.tag(6, 0);
-  out.varint(span.kind + 1);
-  out.tag(7, 1);
+  writeHead(out, span.name, span.kind);
   if (span.clockTimes === true) {
     out.timeMs(span.startMs!);
     out.tag(8, 1);
