@@ -11,7 +11,7 @@ const INT64_MAX = 2 ** 63;
  * KeyValue's content (key and value fields, under 128 bytes) once that value came twice in a row: a server
  * sets a few dozen keys again and again, most to the values they had (a route, a model, a status).
  */
-interface KeyEntry {
+export interface KeyEntry {
   readonly key: DataView;
   readonly keyLength: number;
   value: unknown;
@@ -20,7 +20,7 @@ interface KeyEntry {
 }
 const keyEntries = new Map<string, KeyEntry>();
 const KEY_FIELDS_MAX = 1024;
-function keyEntry(key: string): KeyEntry {
+export function keyEntry(key: string): KeyEntry {
   let entry = keyEntries.get(key);
   if (entry === undefined) {
     const field = ProtobufBuffer.stringField(1, key);
@@ -46,7 +46,16 @@ export function writeAttribute(
   key: string,
   value: AttributeValue | undefined,
 ): void {
-  const entry = keyEntry(key);
+  writeKeyValue(out, field, keyEntry(key), value);
+}
+
+/** One KeyValue under `field` of the key of `entry` (`keyEntry`), as `writeAttribute` writes it. */
+export function writeKeyValue(
+  out: ProtobufBuffer,
+  field: number,
+  entry: KeyEntry,
+  value: AttributeValue | undefined,
+): void {
   if (value === entry.value && entry.pair !== undefined) {
     const length = entry.pairLength;
     out.reserve(length + 2);

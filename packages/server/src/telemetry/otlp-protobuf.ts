@@ -6,7 +6,7 @@
 // (test/otlp-protobuf.test.ts holds it); batches of them in ./span-batch.ts. Why our own:
 // bench/telemetry.bench.ts's profile note.
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
-import { frozenSetBytes, writeAttribute, writeAttributes } from './otlp-attributes.js';
+import { frozenSetBytes, type KeyEntry, keyEntry, writeAttributes, writeKeyValue } from './otlp-attributes.js';
 import { ProtobufBuffer } from './protobuf-buffer.js';
 import { SpanIds } from './span-ids.js';
 
@@ -103,7 +103,12 @@ export interface SpanScopeName {
 const FLAGS_HAS_IS_REMOTE = 0x100;
 const FLAGS_IS_REMOTE = 0x200;
 
-function writeSpanAttributes(out: ProtobufBuffer, span: EncodableSpan, initial: Attributes): void {
+function writeSpanAttributes(
+  out: ProtobufBuffer,
+  span: EncodableSpan,
+  initial: Attributes,
+  head: Head | undefined,
+): void {
   // A starting attribute set again keeps its place with its new value (as the SDK's span keeps it).
   if (span.restatesInitial) {
     writeAttributes(out, 9, span.attributes);
@@ -115,7 +120,22 @@ function writeSpanAttributes(out: ProtobufBuffer, span: EncodableSpan, initial: 
   const keys = span.addedKeys;
   if (keys === undefined) return;
   const values = span.addedValues!;
-  for (let i = 0; i < keys.length; i++) writeAttribute(out, 9, keys[i]!, values[i]);
+  // The keys set after the start are the same, in the same order, for most spans of one head: their entries
+  // kept there are found without a Map lookup.
+  const keptKeys = head?.keys;
+  const keptEntries = head?.entries;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    let entry = keptEntries?.[i];
+    if (entry === undefined || keptKeys![i] !== key) {
+      entry = keyEntry(key);
+      if (keptKeys !== undefined && i < KEPT_KEYS) {
+        keptKeys[i] = key;
+        keptEntries![i] = entry;
+      }
+    }
+    writeKeyValue(out, 9, entry, values[i]);
+  }
 }
 
 /** A trace id, as bytes when the context keeps them (the own tracer's), else from its hex. */
@@ -169,11 +189,19 @@ function writeOwnIds(out: ProtobufBuffer, context: SpanIds, parent: SpanContext 
  * tag of its start time (7), the constant bytes between its ids and its times; a server names its spans with a
  * few names again and again. By name, a head per kind (the API's 0 to 4).
  */
-const heads = new Map<string, Array<ProtobufBuffer | undefined>>();
+const heads = new Map<string, Array<Head | undefined>>();
+/** A kept head, and the keys set after the start in the last span written with it, with their entries. */
+interface Head {
+  readonly bytes: ProtobufBuffer;
+  readonly keys: string[];
+  readonly entries: KeyEntry[];
+}
+/** Keys after the start kept a head at most. */
+const KEPT_KEYS = 16;
 /** Names kept at most, and the longest kept (names are bounded: model names past 256 characters are `_OTHER`). */
 const HEADS_MAX = 1024;
 const KEPT_NAME_LENGTH = 300;
-function writeHead(out: ProtobufBuffer, name: string, kind: SpanKind): void {
+function writeHead(out: ProtobufBuffer, name: string, kind: SpanKind): Head | undefined {
   let byKind = heads.get(name);
   let head = byKind?.[kind];
   if (head === undefined) {
@@ -186,14 +214,16 @@ function writeHead(out: ProtobufBuffer, name: string, kind: SpanKind): void {
       out.tag(5, 2);
       out.string(name);
       writeKind(out, kind);
-      return;
+      return undefined;
     }
-    head = ProtobufBuffer.stringField(5, name);
-    writeKind(head, kind);
+    const bytes = ProtobufBuffer.stringField(5, name);
+    writeKind(bytes, kind);
+    head = { bytes, keys: [], entries: [] };
     if (byKind === undefined) heads.set(name, (byKind = []));
     byKind[kind] = head;
   }
-  out.copy(head.view, 0, head.pos);
+  out.copy(head.bytes.view, 0, head.bytes.pos);
+  return head;
 }
 
 /** The kind field and the start time's tag. The API's kinds start at INTERNAL = 0; OTLP's at UNSPECIFIED = 0. */
@@ -223,7 +253,7 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
       writeSpanId(out, parent);
     }
   }
-  writeHead(out, span.name, span.kind);
+  const head = writeHead(out, span.name, span.kind);
   if (span.clockTimes === true) {
     out.timeMs(span.startMs!);
     out.tag(8, 1);
@@ -234,7 +264,7 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
     out.time(span.endTime);
   }
   if (span.initial === undefined) writeAttributes(out, 9, span.attributes);
-  else writeSpanAttributes(out, span, span.initial);
+  else writeSpanAttributes(out, span, span.initial, head);
   const { events, links, status: spanStatus } = span;
   const dropped = span.droppedAttributesCount;
   if (
