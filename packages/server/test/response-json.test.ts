@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { RunningServer } from '../src/node/index.js';
 import { DeterministicModel, InMemoryResponseStore } from '../src/index.js';
 import { DEFAULT_LIMITS } from '../src/limits.js';
-import { itemsJson, responseJson } from '../src/response-json.js';
+import { itemsJsonPieces, responseJson } from '../src/response-json.js';
 import { createTurnRunner } from '../src/responses/runner.js';
 import { createSealer, generateEncryptionKey } from '../src/responses/sealed.js';
 import { LATEST_SPEC_VERSION } from '@openresponses/zod';
@@ -215,6 +215,12 @@ const edited = <T>(arbitrary: fc.Arbitrary<T>) =>
   });
 
 /** Both texts alike, or both serializers throwing alike (a BigInt). */
+/** The pieces' text (the one piece as it is: `JSON.stringify` of a value that is not JSON is undefined). */
+const itemsJson = (items: readonly ItemField[]) => {
+  const pieces = itemsJsonPieces(items);
+  return pieces.length === 1 ? pieces[0]! : pieces.join('');
+};
+
 const sameAsJson = (fast: (value: never) => string, value: unknown) => {
   let expected: string | undefined;
   try {
@@ -297,6 +303,34 @@ describe('byte-equal to JSON.stringify', () => {
   });
 });
 
+describe('input items in pieces', () => {
+  test('a long input is cut between items into flat pieces under V8’s large-object size, whatever the items’ key order', () => {
+    const text = 'the quick brown fox jumps over the lazy dog. '.repeat(20);
+    // Alternating the server's key order and a client's (type, role, content, then id and status).
+    const items = Array.from({ length: 1_200 }, (_, n) =>
+      n % 2 === 0
+        ? {
+            type: 'message',
+            id: `msg_${n}`,
+            status: 'completed',
+            role: 'user',
+            content: [{ type: 'input_text', text }],
+          }
+        : {
+            type: 'message',
+            role: 'assistant',
+            content: [{ type: 'output_text', text, annotations: [] }],
+            id: `msg_${n}`,
+            status: 'completed',
+          },
+    ) as unknown as ItemField[];
+    const pieces = itemsJsonPieces(items);
+    expect(pieces.join('')).toBe(JSON.stringify(items));
+    expect(pieces.length).toBeGreaterThan(10);
+    for (const piece of pieces) expect(piece.length).toBeLessThan(64 * 1024);
+  });
+});
+
 describe('the server’s own responses take the fast path', () => {
   let server: RunningServer;
   beforeAll(async () => {
@@ -336,6 +370,7 @@ describe('the server’s own responses take the fast path', () => {
       expect(whole).toEqual([]);
       expect(outcome.json?.response).toBe(JSON.stringify(outcome.response));
       expect(outcome.json?.input).toBe(JSON.stringify(outcome.input));
+      expect(outcome.json?.inputPieces?.join('')).toBe(JSON.stringify(outcome.input));
     } finally {
       stringify.mockRestore();
     }

@@ -90,6 +90,43 @@ describe('InMemoryResponseStore', () => {
     expect(store.bytes).toBeLessThan(data + 1_500);
     expect(await store.get('latin1', 'o')).toEqual(entry);
   });
+  test('a long Latin-1 input given in pieces is kept without joining them, read back whole; chunks of dropped entries serve later ones', async () => {
+    const store = new InMemoryResponseStore({ maxEntries: 2 });
+    const long = (id: string, letter: string) => {
+      const entry = sampleEntry({ id, text: 'plain' });
+      // ~280 KiB of JSON: past V8's large-object size, characters 0x80-0xff and escapes among ASCII.
+      entry.input = [0, 1].map((n) => ({
+        type: 'message',
+        id: `msg_in_${id}_${n}`,
+        role: 'user',
+        status: 'completed',
+        content: [{ type: 'input_text', text: `${letter}${n} é "q" \\ ÿ `.repeat(10_000) }],
+      })) as typeof entry.input;
+      const json = JSON.stringify(entry.input);
+      // Cut anywhere: a short piece, one longer than a chunk, the rest.
+      const inputPieces = [json.slice(0, 1_000), json.slice(1_000, 150_000), json.slice(150_000)];
+      const text = {
+        response: JSON.stringify(entry.response),
+        inputPieces,
+        get input(): string {
+          throw new Error('the store made the one string of the pieces');
+        },
+      };
+      return { entry, text };
+    };
+    const written = ['a', 'b', 'c', 'd', 'e'].map((id, index) => long(id, String.fromCharCode(65 + index)));
+    for (const { entry, text } of written) {
+      expect(await store.put(entry, 'o', text)).toBe(true);
+      // Each put past the second evicts the oldest; its chunks take the next one's text.
+      expect(await store.get(entry.response.id, 'o')).toEqual(entry);
+    }
+    expect(await present(store, ['a', 'b', 'c', 'd', 'e'])).toEqual(['d', 'e']);
+    expect(await store.get('d', 'o')).toEqual(written[3]!.entry);
+    expect(await store.getItem('msg_in_e_1', 'o')).toEqual(written[4]!.entry.input[1]);
+    // One byte a character (and the last chunk's rest), not two.
+    expect(store.bytes).toBeLessThan(2 * 1.1 * (written[3]!.text.inputPieces.join('').length + 2_000));
+  });
+
   test('behaves like a plain least-recently-used list for any sequence of puts, gets, item lookups and deletes', async () => {
     const op = fc.record({
       kind: fc.constantFrom('put' as const, 'get' as const, 'item' as const, 'delete' as const),

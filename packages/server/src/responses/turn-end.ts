@@ -2,7 +2,7 @@ import { type AnyStreamingEvent, isTerminalEventType } from '@openresponses/even
 import type { ResponseResource } from '@openresponses/types';
 import { asResponsesError } from '../errors.js';
 import type { Backpressure } from '../exchange.js';
-import { itemsJson, responseJson } from '../response-json.js';
+import { itemsJsonPieces, responseJson } from '../response-json.js';
 import type { ResponseStore, StoredResponseText } from '../stores/contract.js';
 import { putAtOnce } from '../stores/memory.js';
 import type { TurnEventSink, TurnOptions, TurnOutcome, TurnRunnerOptions } from './runner.js';
@@ -98,7 +98,7 @@ export class TurnEnd {
     if (!this.stored) return this.outcome(result);
     const input = this.prepared.input;
     // Serialized once, for the store, the wire's answer or last event, and a connection's cache.
-    const json = { response: responseJson(result.response), input: itemsJson(input) };
+    const json = new TurnText(responseJson(result.response), itemsJsonPieces(input));
     let putting: boolean | Promise<boolean>;
     try {
       putting = putAtOnce(this.target, { response: result.response, input }, this.options.owner, json);
@@ -150,3 +150,16 @@ export class TurnEnd {
 /** The response in the client's shapes: lifted for an OpenAI-superset turn. */
 const answerOf = (prepared: PreparedTurn, result: TurnResult): ResponseResource =>
   prepared.superset ? liftResponse(result.response, prepared.superset) : result.response;
+
+/** A stored turn's JSON with its input in pieces (see `StoredResponseText.inputPieces`); `input` joins them when read. */
+class TurnText implements StoredResponseText {
+  private joined: string | undefined;
+  constructor(
+    readonly response: string,
+    readonly inputPieces: readonly string[],
+  ) {}
+  get input(): string {
+    this.joined ??= this.inputPieces.length === 1 ? this.inputPieces[0]! : this.inputPieces.join('');
+    return this.joined;
+  }
+}

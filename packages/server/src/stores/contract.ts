@@ -19,6 +19,13 @@ export interface StoredResponseText {
   response: string;
   /** `entry.input` as JSON. */
   input: string;
+  /**
+   * `input` in pieces, when the turn made it so: their concatenation is `input`, each piece under V8's
+   * large-object size (128 KiB) unless one item's JSON is longer. A backend that keeps the text in this
+   * process's memory may keep the pieces instead: a long string is fresh memory from the kernel each time one
+   * is made, which a long input's pieces are not. Reading `input` then makes that string (once).
+   */
+  inputPieces?: readonly string[];
 }
 
 /** A chain of `previous_response_id` links as one call loads it. */

@@ -7,6 +7,7 @@ import {
   type StoredResponse,
   type StoredResponseText,
 } from './contract.js';
+import { CHUNK_BYTES, CHUNKED_CHARS, ChunkedText, ChunkPool, type Latin1Buffer, NodeBuffer } from './chunked-text.js';
 import { UseOrder, type UseOrderEntry } from './use-order.js';
 
 /** What `new InMemoryResponseStore(options)` takes. */
@@ -25,7 +26,8 @@ export interface InMemoryStoreOptions {
    * (default 64 MiB); past it they are kept as UTF-8 bytes outside the heap, like any other text. The
    * heap has a limit of its own (Node's is set from the memory of the machine or container, at most
    * 4 GiB), which a process reaches fatally: the Node entry points (`storeFromUrl`, the CLI, `startServer`) raise this to a
-   * quarter of that limit.
+   * quarter of that limit. A long input the turn gives in pieces (`StoredResponseText.inputPieces`) is
+   * kept outside the heap in chunks used again, and takes nothing of this.
    */
   maxHeapTextBytes?: number;
   /** How long a response is kept after it was last written or read, in ms (default one hour). */
@@ -76,11 +78,9 @@ const PAST_LATIN1 = /[^\x00-\xff]/;
 class Latin1Bytes {
   constructor(readonly bytes: Latin1Buffer) {}
 }
-type Latin1Buffer = Uint8Array & { toString(encoding: 'latin1'): string };
-const NodeBuffer = (globalThis as { Buffer?: { from(text: string, encoding: 'latin1'): Latin1Buffer } }).Buffer;
 
-/** JSON text as the store keeps it: a string, Latin-1 bytes, or (with a character past Latin-1) UTF-8 bytes. */
-type Kept = string | Latin1Bytes | Uint8Array;
+/** JSON text as the store keeps it: a string, Latin-1 chunks or bytes, or (with a character past Latin-1) UTF-8 bytes. */
+type Kept = string | ChunkedText | Latin1Bytes | Uint8Array;
 
 /** What a kept text takes of the heap's share (`maxHeapTextBytes`): a long string's length. */
 const heapShare = (kept: Kept) => (typeof kept === 'string' && kept.length > LONGEST_STRING ? kept.length : 0);
@@ -89,11 +89,19 @@ const keptBytes = (kept: Kept) =>
     ? kept.length <= LONGEST_STRING
       ? 2 * kept.length
       : kept.length
-    : kept instanceof Latin1Bytes
-      ? kept.bytes.length
-      : kept.byteLength;
+    : kept instanceof ChunkedText
+      ? kept.chunks.length * CHUNK_BYTES
+      : kept instanceof Latin1Bytes
+        ? kept.bytes.length
+        : kept.byteLength;
 const textOf = (kept: Kept) =>
-  typeof kept === 'string' ? kept : kept instanceof Latin1Bytes ? kept.bytes.toString('latin1') : decoder.decode(kept);
+  typeof kept === 'string'
+    ? kept
+    : kept instanceof ChunkedText
+      ? kept.text()
+      : kept instanceof Latin1Bytes
+        ? kept.bytes.toString('latin1')
+        : decoder.decode(kept);
 
 interface Entry extends UseOrderEntry {
   id: string;
@@ -137,6 +145,8 @@ export class InMemoryResponseStore implements ResponseStore {
   private readonly maxHeapTextBytes: number;
   /** Bytes of long texts kept as strings now (see `maxHeapTextBytes`). */
   private heapTextBytes = 0;
+  /** Where long inputs given in pieces are kept. */
+  private readonly chunks = new ChunkPool();
 
   constructor(options: InMemoryStoreOptions = {}) {
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
@@ -148,6 +158,7 @@ export class InMemoryResponseStore implements ResponseStore {
       now: options.now ?? (() => performance.now()),
       dropped: (entry) => {
         this.heapTextBytes -= entry.heapTextBytes;
+        if (entry.input instanceof ChunkedText) this.chunks.giveBack(entry.input);
         if (this.unindexed.delete(entry)) return;
         const owned = this.items.get(entry.owner);
         if (!owned) return;
@@ -267,6 +278,23 @@ export class InMemoryResponseStore implements ResponseStore {
     return NodeBuffer ? new Latin1Bytes(NodeBuffer.from(text, 'latin1')) : encoder.encode(text);
   }
 
+  /**
+   * Input JSON given in pieces as kept: a long Latin-1 text in several pieces copied into chunks outside the
+   * heap (see `ChunkedText`; not counted in `maxHeapTextBytes`), any other as `keep` keeps their concatenation.
+   */
+  private keepPieces(pieces: readonly string[], pending: number): Kept {
+    // One piece is a string made already (an item longer than a piece): kept as it is, it costs no copy.
+    if (pieces.length === 1) return this.keep(pieces[0]!, pending);
+    let length = 0;
+    for (const piece of pieces) {
+      if (PAST_LATIN1.test(piece)) return this.keep(pieces.join(''), pending);
+      length += piece.length;
+    }
+    return length < CHUNKED_CHARS || !NodeBuffer
+      ? this.keep(pieces.join(''), pending)
+      : this.chunks.take(pieces, length);
+  }
+
   private write(entry: StoredResponse, owner: string, text?: StoredResponseText): void {
     const id = entry.response.id;
     const itemIds: string[] = [];
@@ -277,13 +305,17 @@ export class InMemoryResponseStore implements ResponseStore {
       size += ITEM_OVERHEAD + 2 * itemId.length;
     });
     const response = this.keep(text?.response ?? JSON.stringify(entry.response), 0);
-    const input = this.keep(text?.input ?? JSON.stringify(entry.input), heapShare(response));
+    const input = text?.inputPieces
+      ? this.keepPieces(text.inputPieces, heapShare(response))
+      : this.keep(text?.input ?? JSON.stringify(entry.input), heapShare(response));
     const heapTextBytes = heapShare(response) + heapShare(input);
     size += keptBytes(response) + keptBytes(input);
-    if (size > this.maxBytes)
+    if (size > this.maxBytes) {
+      if (input instanceof ChunkedText) this.chunks.giveBack(input);
       throw new StoreEntryTooLargeError(
         `Response '${id}' is too large to store (${size} bytes; the store holds ${this.maxBytes}).`,
       );
+    }
     const kept: Entry = {
       id,
       owner,
