@@ -623,6 +623,23 @@ export async function run(): Promise<void> {
  * sending long lists to it), so `fastText`'s self time in a profile is that flattening. What would still
  * move it: keeping the input's JSON in pieces under V8's large-object size (the store and its contract
  * taking chunks), so that no fresh MiB is made for the store.
+ *
+ * Twelfth session (big-floor, 15:10-16:10 UTC, load 7-12 from four sessions). The floor over HTTP (this case's
+ * bare side) cost 14.3 ms and 348 page faults a turn against the reference server's 15.7 ms and 304 (1.14x;
+ * 4.56x the in-process floor, load 7.4): most of the ratio is what any Node server storing this turn pays
+ * here. `perf record -e page-faults` of the reference server: 47% of its faults were one regular
+ * expression flattening the stored input's JSON (JSON.stringify's rope: the input's items are in the
+ * client's key order, so not the fast path's shapes), 14% decoding the body (a 1 MiB string, which the floor
+ * makes too), 13% llhttp's copies of the body's chunks. Keeping the input's JSON in pieces alone did not
+ * help (a micro-measure keeping 30 entries: 248 against 276-318 faults): kept in the heap, any MiB a turn
+ * grows old space, and a full store's evictions free pages that the next writes map again. Copied into
+ * chunks outside the heap that evicted entries give back ("server: a stored turn's long input is not made
+ * one large string"), it is ~0 faults and 2.8-4.3 ms against 7.7 ms for the string (micro-measure). This
+ * case before / after it, one run each, 16:05-16:07 UTC, load 3.8-4.0: reference 13.1 / 12.5 ms and 380 /
+ * 209 faults a turn, the floor over HTTP 9.6 / 9.3 ms and 228 / 205; 6.02x / 5.66x the in-process floor,
+ * 1.33x / 1.37x the floor over HTTP. What is left above the floor over HTTP (~3 ms a turn) is no longer
+ * fresh memory (the faults are the floor's: the body's string and the heap's growth) but the turn's own
+ * passes over the MiB (the profile notes above: the word count, normalizing, the depth walk, GC).
  */
 /** Microseconds this thread has waited on a run queue while runnable (Linux; NaN elsewhere). */
 function runQueueWaitMicros(): number {
