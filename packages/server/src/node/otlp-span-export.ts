@@ -1,12 +1,12 @@
-// The CLI's span export over OTLP http/protobuf (the default protocol), in place of the SDK's batch processor and
-// exporter: a span processor that keeps each sampled span as it ends, encodes them a run at a time
-// (telemetry/otlp-protobuf.ts, ENCODE_RUN) and POSTs a batch every OTEL_BSP_MAX_EXPORT_BATCH_SIZE spans or
-// OTEL_BSP_SCHEDULE_DELAY ms. Bounded: at most OTEL_BSP_MAX_QUEUE_SIZE spans and MAX_QUEUE_BYTES waiting, one export in
-// flight, each within its timeout (its retries included: a collector answering 429, 502, 503 or 504, or a connection
-// refused or reset, is asked again after a growing pause or its Retry-After, as the SDK's exporter does); past that
-// spans are dropped and counted. A turn never waits for it, and nothing it meets fails one. Settings it does not
-// implement (compression, client certificates, another protocol or exporter) keep the SDK's path
-// (`ownSpanExportSettings`). Measured in bench/telemetry.bench.ts (profile note).
+// The CLI's span export over OTLP http/protobuf (the default protocol), in place of the SDK's batch processor
+// and exporter: a span processor that encodes each sampled span as it ends (telemetry/otlp-protobuf.ts) and
+// POSTs a batch every OTEL_BSP_MAX_EXPORT_BATCH_SIZE spans or OTEL_BSP_SCHEDULE_DELAY ms. Bounded: at most
+// OTEL_BSP_MAX_QUEUE_SIZE spans and MAX_QUEUE_BYTES waiting, one export in flight, each within its timeout
+// (its retries included: a collector answering 429, 502, 503 or 504, or a connection refused or reset, is
+// asked again after a growing pause or its Retry-After, as the SDK's exporter does); past that spans are
+// dropped and counted. A turn never waits for it, and nothing it meets fails one.
+// Settings it does not implement (compression, client certificates, another protocol or exporter) keep the
+// SDK's path (`ownSpanExportSettings`). Measured in bench/telemetry.bench.ts (profile note).
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { TraceFlags } from '@opentelemetry/api';
@@ -25,10 +25,7 @@ export interface SpanExportSettings {
   timeoutMs: number;
   /** Spans waiting at most (the batch being written and those waiting to be sent). */
   maxQueueSpans: number;
-  /**
-   * Encoded bytes waiting at most: checked as each span ends, against the spans encoded so far and the others
-   * at the size of the largest yet, so that spans larger than any before may pass it by at most ENCODE_RUN.
-   */
+  /** Encoded bytes waiting at most. */
   maxQueueBytes: number;
   /** Spans per export request at most. */
   maxBatchSpans: number;
@@ -40,11 +37,6 @@ export interface SpanExportSettings {
 export const MAX_QUEUE_BYTES = 16 * 1024 * 1024;
 /** Bytes of one request body at most: 4 MiB (a collector's common limit); a batch is sent when it reaches it. */
 const MAX_BATCH_BYTES = 4 * 1024 * 1024;
-/**
- * Ended spans kept at most before they are encoded together (SpanBatch.encode): a run of spans encoded in one
- * loop costs less CPU than each encoded between a turn's HTTP exchanges, and the spans kept stay few.
- */
-const ENCODE_RUN = 64;
 /** Bytes of a collector's answer read at most (its body is not used). */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -181,8 +173,6 @@ export class OtlpSpanExport {
   private readonly waiting: SpanBatch[] = [];
   private queuedSpans = 0;
   private queuedBytes = 0;
-  /** The bytes of the largest span encoded so far (the estimate of each span not yet encoded). */
-  private largestSpan = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private sending: Promise<void> | undefined;
   private stopped = false;
@@ -199,24 +189,19 @@ export class OtlpSpanExport {
     this.agent = settings.url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
   }
 
-  /** Nothing: a span is taken when it ends. */
+  /** Nothing: a span is encoded when it ends. */
   onStart(): void {}
 
-  /**
-   * Takes a sampled span into the batch being written, encoded with the next run of them (or drops and counts it
-   * past the bounds); never throws.
-   */
+  /** Encodes a sampled span into the batch being written (or drops and counts it past the bounds); never throws. */
   onEnd(span: EncodableSpan): void {
     if (this.stopped || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
     if (this.queuedSpans >= this.settings.maxQueueSpans || this.queuedBytes >= this.settings.maxQueueBytes) {
       this.counts.dropped++;
       return;
     }
-    const batch = this.batch;
-    batch.add(span);
+    this.queuedBytes += this.batch.add(span);
     this.queuedSpans++;
-    if (batch.waiting >= ENCODE_RUN || this.nearByteBounds(batch)) this.encodeWaiting(batch);
-    if (batch.spans >= this.settings.maxBatchSpans || batch.bytes >= MAX_BATCH_BYTES) this.seal();
+    if (this.batch.spans >= this.settings.maxBatchSpans || this.batch.bytes >= MAX_BATCH_BYTES) this.seal();
     else if (this.timer === undefined) {
       this.timer = setTimeout(() => this.seal(), this.settings.scheduleDelayMs);
       this.timer.unref();
@@ -241,29 +226,10 @@ export class OtlpSpanExport {
     this.agent.destroy();
   }
 
-  /**
-   * Whether the batch's spans not yet encoded, each as large as the largest encoded so far, could reach the
-   * queue's or the request's byte bound (always before any span was encoded): then they are encoded now, and the
-   * bounds are checked against their bytes as when each span was encoded as it ended.
-   */
-  private nearByteBounds(batch: SpanBatch): boolean {
-    if (this.largestSpan === 0) return true;
-    const estimate = batch.waiting * this.largestSpan;
-    return this.queuedBytes + estimate >= this.settings.maxQueueBytes || batch.bytes + estimate >= MAX_BATCH_BYTES;
-  }
-
-  private encodeWaiting(batch: SpanBatch): void {
-    if (batch.waiting === 0) return;
-    const bytes = batch.encode();
-    this.queuedBytes += bytes;
-    if (batch.largestSpan > this.largestSpan) this.largestSpan = batch.largestSpan;
-  }
-
   /** Moves the batch being written to the ones waiting, and starts sending if nothing is in flight. */
   private seal(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.encodeWaiting(this.batch);
     if (this.batch.spans > 0) {
       const sealed = this.batch;
       this.waiting.push(sealed);

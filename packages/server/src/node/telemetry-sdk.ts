@@ -236,7 +236,7 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   if (extra.every(readingOwnMetrics)) recordOwnMetrics();
   readers.push(...(extra as MetricReader[]));
   const sampling = plan.traces ? traceSampling(env, traceSdk) : undefined;
-  // OTLP http/protobuf spans through our own processor (spans encoded a run at a time), else the SDK's.
+  // OTLP http/protobuf spans through our own processor (each span encoded as it ends), else the SDK's.
   const spanSettings = plan.traces ? ownSpanExportSettings(env) : undefined;
   const spanExport =
     spanSettings && new OtlpSpanExport(spanSettings, (message) => console.warn(`openresponses-server: ${message}`));

@@ -1,6 +1,6 @@
 // OTLP trace export requests in protobuf (opentelemetry-proto's trace.proto and trace_service.proto), written
-// by hand: ended spans are encoded a run at a time into their batch's growing buffer (`SpanBatch.encode`), so
-// no span lives as an object graph until its batch is sent, and a batch becomes the request body in one pass
+// by hand: each ended span goes at once into its batch's growing buffer (`SpanBatch.add`), so no span lives as
+// an object graph until its batch is sent, and a batch becomes the request body in one pass
 // (`SpanBatch.request`). Field order and defaults follow the SDK's own serializer
 // (`@opentelemetry/otlp-transformer`'s ProtobufTraceSerializer): the same spans give the same bytes
 // (test/otlp-protobuf.test.ts holds it); batches of them in ./span-batch.ts. Why our own:

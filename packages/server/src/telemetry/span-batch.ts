@@ -1,7 +1,5 @@
-// An OTLP trace export request's spans (./otlp-protobuf.ts encodes them), grouped by resource and scope, and the
-// ExportTraceServiceRequest around them, written where the spans are when it can be. Ended spans are kept as they
-// are and encoded together (`encode`): the same instructions ran ~2.8x slower interleaved with a turn's HTTP work
-// than in one loop (bench/server.bench.ts's profile note), and the span's own object is its record.
+// An OTLP trace export request's spans (./otlp-protobuf.ts encodes each as it ends), grouped by resource and
+// scope, and the ExportTraceServiceRequest around them, written where the spans are when it can be.
 import {
   type EncodableSpan,
   ProtobufBuffer,
@@ -57,52 +55,22 @@ function scopeMessage(scope: SpanScopeName): ProtobufBuffer {
 }
 
 /**
- * One export request's spans, kept as they end (`add`) and encoded a run at a time (`encode`), grouped by
- * resource and scope in the order first seen (as the SDK's serializer groups them), and `request` for the whole
- * ExportTraceServiceRequest.
+ * One export request's spans, written as each ends (`add`), grouped by resource and scope in the order first
+ * seen (as the SDK's serializer groups them), and `request` for the whole ExportTraceServiceRequest.
  */
 export class SpanBatch {
   private readonly groups: ScopeGroup[] = [];
-  /** Spans added and not yet encoded (read as they were when they ended: an ended span is not written to). */
-  private readonly ended: EncodableSpan[] = [];
   private body: Uint8Array | undefined;
   /** Spans added. */
   spans = 0;
-  /** Bytes of encoded spans so far (those of `waiting` spans not counted yet). */
+  /** Bytes of encoded spans so far. */
   bytes = 0;
-  /** The bytes of the largest span encoded so far. */
-  largestSpan = 0;
 
   /** `expectedBytes`: the encoded spans it will likely hold (the last batch's), its first buffer's size. */
   constructor(private readonly expectedBytes = FIRST_GROUP_BYTES) {}
 
-  /** Takes an ended span into the batch, to be encoded by the next `encode` (or `request`). */
-  add(span: EncodableSpan): void {
-    this.ended.push(span);
-    this.spans++;
-  }
-
-  /** Spans added and not yet encoded. */
-  get waiting(): number {
-    return this.ended.length;
-  }
-
-  /** Encodes the spans added since the last call, in one loop; answers the bytes they took. */
-  encode(): number {
-    const ended = this.ended;
-    let size = 0;
-    for (let i = 0; i < ended.length; i++) {
-      const written = this.write(ended[i]!);
-      if (written > this.largestSpan) this.largestSpan = written;
-      size += written;
-    }
-    ended.length = 0;
-    this.bytes += size;
-    return size;
-  }
-
-  /** Encodes `span` into its group; answers the bytes it took. */
-  private write(span: EncodableSpan): number {
+  /** Encodes `span` into the batch; answers the bytes it took. */
+  add(span: EncodableSpan): number {
     const { resource, instrumentationScope: scope } = span;
     let group: ScopeGroup | undefined;
     for (const candidate of this.groups)
@@ -120,7 +88,10 @@ export class SpanBatch {
     }
     const before = group.spans.pos;
     writeSpan(group.spans, 2, span);
-    return group.spans.pos - before;
+    const size = group.spans.pos - before;
+    this.spans++;
+    this.bytes += size;
+    return size;
   }
 
   /**
@@ -128,7 +99,6 @@ export class SpanBatch {
    * spans stay where they were written (a view of their buffer) when the batch has one resource and scope.
    */
   request(): Uint8Array {
-    this.encode();
     this.body ??= (this.groups.length === 1 ? this.inPlace(this.groups[0]!) : undefined) ?? this.copied();
     return this.body;
   }
@@ -201,7 +171,6 @@ export class SpanBatch {
 
   /** The distinct resources of the batch (their attributes may still be settling). */
   resources(): SpanResource[] {
-    this.encode();
     return [...new Set(this.groups.map((group) => group.resource))];
   }
 }
