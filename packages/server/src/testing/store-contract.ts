@@ -79,6 +79,25 @@ export function describeStoreContract(
     );
 
     test(
+      'put given the input as JSON in pieces (StoredResponseText.inputPieces) stores the same snapshot',
+      withStore(async (store) => {
+        // A long input, past V8's large-object size (the turn cuts such an input in pieces), cut anywhere: in
+        // Latin-1 and past it (a store may keep the two apart).
+        for (const words of ['é "q" \\ ÿ ', '✓ "q" \\ ']) {
+          const entry = sampleEntry({ text: 'pieces' });
+          (entry.input[0] as { content: Array<{ text: string }> }).content[0]!.text = words.repeat(20_000);
+          const original = structuredClone(entry);
+          const input = JSON.stringify(entry.input);
+          const inputPieces = [input.slice(0, 7), input.slice(7, 140_000), input.slice(140_000)];
+          const text = { response: JSON.stringify(entry.response), input, inputPieces };
+          expect(await store.put(entry, 'alice', text)).toBe(true);
+          expect(await store.get(original.response.id, 'alice')).toEqual(original);
+          expect(await store.getItem(`msg_in_${original.response.id}`, 'alice')).toEqual(original.input[0]);
+        }
+      }),
+    );
+
+    test(
       'put given the entry as JSON (StoredResponseText) stores the same snapshot, read back as objects',
       withStore(async (store) => {
         // The turn serializes its response once and hands the text to the store beside the entry.
