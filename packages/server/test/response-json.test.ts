@@ -214,13 +214,13 @@ const edited = <T>(arbitrary: fc.Arbitrary<T>) =>
     return value;
   });
 
-/** Both texts alike, or both serializers throwing alike (a BigInt). */
 /** The pieces' text (the one piece as it is: `JSON.stringify` of a value that is not JSON is undefined). */
 const itemsJson = (items: readonly ItemField[]) => {
   const pieces = itemsJsonPieces(items);
   return pieces.length === 1 ? pieces[0]! : pieces.join('');
 };
 
+/** Both texts alike, or both serializers throwing alike (a BigInt). */
 const sameAsJson = (fast: (value: never) => string, value: unknown) => {
   let expected: string | undefined;
   try {
