@@ -64,9 +64,12 @@ describe('the runner hands a stored turn’s JSON to the store, the wire and the
           expect(handed).toEqual([]);
           return;
         }
-        expect(outcome.json).toEqual({
+        // The input's text whole and in pieces (StoredResponseText.inputPieces), both as JSON.stringify writes it.
+        const { response, input, inputPieces } = outcome.json!;
+        expect({ response, input, inputPieces: inputPieces?.join('') }).toEqual({
           response: JSON.stringify(outcome.response),
           input: JSON.stringify(outcome.input),
+          inputPieces: JSON.stringify(outcome.input),
         });
         const stored = await store.get(outcome.response.id, 'alice');
         expect(stored).toEqual({ response: outcome.response, input: outcome.input });
