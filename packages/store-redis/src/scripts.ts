@@ -44,9 +44,10 @@ end
 `;
 
 /**
- * KEYS: the response key, then the key of each item in ARGV[7]'s order. ARGV: stem, id, owner, previous,
- * status, data, items, ttlMs, expectedRevision ('' = any). Answers the new revision, or -1 another owner's,
- * -2 cancelled (final), -3 revision conflict.
+ * KEYS: the response key, then the key of each item in ARGV[6]'s order. ARGV: stem, id, owner, previous,
+ * status, items, ttlMs, expectedRevision ('' = any), then the data in one or more parts, joined here (a long
+ * input's JSON is sent in pieces: see the store's `recordOf`). Answers the new revision, or -1 another
+ * owner's, -2 cancelled (final), -3 revision conflict.
  */
 export const PUT = `${DROP_ITEMS}
 local key = KEYS[1]
@@ -54,15 +55,16 @@ local current = redis.call('HMGET', key, 'owner', 'status', 'revision', 'items')
 if current[1] then
   if current[1] ~= ARGV[3] then return -1 end
   if current[2] == 'cancelled' then return -2 end
-  if ARGV[9] ~= '' and current[3] ~= ARGV[9] then return -3 end
+  if ARGV[8] ~= '' and current[3] ~= ARGV[8] then return -3 end
   dropItems(ARGV[1], ARGV[2], current[4])
-elseif ARGV[9] ~= '' then
+elseif ARGV[8] ~= '' then
   return -3
 end
 local revision = (tonumber(current[3]) or 0) + 1
-redis.call('HSET', key, 'owner', ARGV[3], 'previous', ARGV[4], 'status', ARGV[5], 'data', ARGV[6], 'items', ARGV[7], 'revision', revision)
-redis.call('PEXPIRE', key, ARGV[8])
-for index = 2, #KEYS do redis.call('SET', KEYS[index], ARGV[2], 'PX', ARGV[8]) end
+local data = #ARGV == 9 and ARGV[9] or table.concat(ARGV, '', 9)
+redis.call('HSET', key, 'owner', ARGV[3], 'previous', ARGV[4], 'status', ARGV[5], 'data', data, 'items', ARGV[6], 'revision', revision)
+redis.call('PEXPIRE', key, ARGV[7])
+for index = 2, #KEYS do redis.call('SET', KEYS[index], ARGV[2], 'PX', ARGV[7]) end
 return revision
 `;
 

@@ -41,7 +41,7 @@ export interface RedisStoreOptions {
 
 type Scripted = Redis &
   QuotaCommands & {
-    orPut(keyCount: string, ...args: string[]): Promise<number>;
+    orPut(keyCount: string, ...args: Array<string | Buffer>): Promise<number>;
     orGet(...args: string[]): Promise<[string, string] | null>;
     orChain(...args: string[]): Promise<[string, string[]]>;
     orItem(...args: string[]): Promise<[string, string?] | null>;
@@ -253,8 +253,7 @@ export class RedisResponseStore implements ResponseStore {
   }
 
   async put(entry: StoredResponse, owner: string, text?: StoredResponseText): Promise<boolean> {
-    const record = text ? `{"response":${text.response},"input":${text.input}}` : JSON.stringify(entry);
-    return (await this.write(entry, record, owner, '')) > 0;
+    return (await this.write(entry, text ? recordOf(text) : JSON.stringify(entry), owner, '')) > 0;
   }
 
   async update(
@@ -304,8 +303,16 @@ export class RedisResponseStore implements ResponseStore {
     return `${this.prefix}{${Buffer.byteLength(owner)}:${owner}}:`;
   }
 
-  /** Writes `entry` as `record` (its JSON) unless the stored revision is no longer `expectedRevision` ('' for any). */
-  private write(entry: StoredResponse, record: string, owner: string, expectedRevision: string): Promise<number> {
+  /**
+   * Writes `entry` as `record` (its JSON, whole or in parts that the script joins) unless the stored revision is
+   * no longer `expectedRevision` ('' for any).
+   */
+  private write(
+    entry: StoredResponse,
+    record: string | readonly Buffer[],
+    owner: string,
+    expectedRevision: string,
+  ): Promise<number> {
     const stem = this.stem(owner);
     const itemIds: string[] = [];
     forEachItem(entry, (_item, itemId) => itemIds.push(itemId));
@@ -320,10 +327,10 @@ export class RedisResponseStore implements ResponseStore {
         owner,
         response.previous_response_id ?? '',
         response.status,
-        record,
         itemIds.join('\n'),
         this.ttl,
         expectedRevision,
+        ...(typeof record === 'string' ? [record] : record),
       ),
     );
   }
@@ -339,6 +346,30 @@ export class RedisResponseStore implements ResponseStore {
     }
   }
 }
+
+/**
+ * The record of a turn given as JSON: `{"response":…,"input":…}`, one string; or, for an input given in pieces
+ * (`StoredResponseText.inputPieces`, a long one), in parts, each piece its own UTF-8 bytes, which the put script
+ * joins inside Redis. Joined here, a long input would be one large string (a V8 large object, fresh memory
+ * from the kernel each time: ~257 page faults a MiB); with a Buffer among its arguments ioredis copies them
+ * into one buffer outside the heap, whose memory malloc hands out again. A piece that ends inside a surrogate
+ * pair could not be encoded alone: such pieces are joined.
+ */
+function recordOf(text: StoredResponseText): string | Buffer[] {
+  const pieces = text.inputPieces;
+  if (pieces === undefined || pieces.length < 2 || pieces.some(endsInsidePair))
+    return `{"response":${text.response},"input":${text.input}}`;
+  const parts = [Buffer.from(`{"response":${text.response},"input":`)];
+  for (const piece of pieces) parts.push(Buffer.from(piece));
+  parts.push(Buffer.from('}'));
+  return parts;
+}
+
+/** Whether `text` ends with the first half of a surrogate pair. */
+const endsInsidePair = (text: string) => {
+  const last = text.charCodeAt(text.length - 1);
+  return last >= 0xd800 && last <= 0xdbff;
+};
 
 /**
  * The nodes and credentials of a `redis+cluster://` or `rediss+cluster://` URL, or undefined for any other URL.

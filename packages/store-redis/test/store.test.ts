@@ -2,6 +2,7 @@
 // whatever its length, nothing half-written, and 503-shaped failures while Redis is away.
 import { type StoredResponse, StoredRecordError, StoreUnavailableError } from '@openresponses/server';
 import { describeStoreContract, sampleEntry } from '@openresponses/server/testing';
+import { connect, createServer, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { RedisResponseStore } from '../src/index.js';
@@ -115,6 +116,65 @@ describe('RedisResponseStore', () => {
     }
   });
 
+  test('a long input given in pieces is written without joining them: the record JSON.stringify(entry) writes', async () => {
+    const prefix = `pieces${Math.random()}:`;
+    const store = await RedisResponseStore.connect({ url: redis.url, prefix });
+    const raw = new Redis(redis.url);
+    try {
+      // Latin-1, past it, and astral characters whose pairs a cut may split (those pieces are joined).
+      for (const words of ['é "q" \\ ÿ ', '✓ "q" \\ ', '😀 "q" ']) {
+        const entry = sampleEntry({ text: 'pieces' });
+        (entry.input[0] as { content: Array<{ text: string }> }).content[0]!.text = words.repeat(30_000);
+        const input = JSON.stringify(entry.input);
+        const split = words.startsWith('😀');
+        // For the astral text, the second cut falls between the two halves of a pair.
+        const cut = split ? input.indexOf('\ud83d', 100_000) + 1 : 100_001;
+        const inputPieces = [input.slice(0, 7), input.slice(7, cut), input.slice(cut, 200_002), input.slice(200_002)];
+        const text = {
+          response: JSON.stringify(entry.response),
+          inputPieces,
+          // The pieces are what a store given them writes; only a cut inside a pair needs the whole.
+          get input(): string {
+            if (split) return input;
+            throw new Error('the store joined the pieces');
+          },
+        };
+        expect(split).toBe(inputPieces.some((piece) => /[\ud800-\udbff]$/.test(piece)));
+        expect(await store.put(entry, 'alice', text)).toBe(true);
+        const data = await raw.hget(`${prefix}{5:alice}:response:${entry.response.id}`, 'data');
+        expect(data).toBe(JSON.stringify(entry));
+        expect(await store.get(entry.response.id, 'alice')).toEqual(JSON.parse(JSON.stringify(entry)));
+      }
+    } finally {
+      raw.disconnect();
+      await store.close();
+    }
+  });
+
+  test('a connection lost in the middle of a put in pieces leaves nothing written', async () => {
+    const proxy = await cuttingProxy(redis.port);
+    const prefix = `cut${Math.random()}:`;
+    const store = await RedisResponseStore.connect({ url: `redis://127.0.0.1:${proxy.port}`, prefix, poolSize: 1 });
+    const raw = new Redis(redis.url);
+    try {
+      const entry = sampleEntry({ text: 'cut' });
+      (entry.input[0] as { content: Array<{ text: string }> }).content[0]!.text = 'é '.repeat(200_000);
+      const input = JSON.stringify(entry.input);
+      const inputPieces = [input.slice(0, 150_000), input.slice(150_000)];
+      const text = { response: JSON.stringify(entry.response), input, inputPieces };
+      // Redis gets the command's first 200,000 bytes (the first piece and part of the second), then the
+      // connection closes.
+      proxy.cutAfter(200_000);
+      await expect(store.put(entry, 'alice', text)).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(proxy.forwarded()).toBe(200_000);
+      expect(await raw.keys(`${prefix}*`)).toEqual([`${prefix}layout`]);
+    } finally {
+      raw.disconnect();
+      await store.close();
+      await proxy.close();
+    }
+  });
+
   test('a record that is not a stored response is refused with StoredRecordError, not served', async () => {
     const prefix = `corrupt${Math.random()}:`;
     const store = await RedisResponseStore.connect({ url: redis.url, prefix });
@@ -206,3 +266,49 @@ describe('RedisResponseStore', () => {
     }
   });
 });
+
+/**
+ * A TCP proxy to Redis that, once `cutAfter(bytes)` is called, passes on that many more bytes from the client,
+ * then closes both connections: a store that goes away in the middle of writing a command.
+ */
+async function cuttingProxy(target: number) {
+  let budget = Number.POSITIVE_INFINITY;
+  let passed = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(target, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => sockets.delete(socket));
+    }
+    upstream.pipe(client);
+    client.on('data', (chunk: Buffer) => {
+      if (chunk.length <= budget) {
+        budget -= chunk.length;
+        passed += chunk.length;
+        upstream.write(chunk);
+        return;
+      }
+      passed += budget;
+      // Redis reads the part, then the end of the connection: a command it never got whole.
+      upstream.end(chunk.subarray(0, budget));
+      budget = 0;
+      client.destroy();
+    });
+    client.on('close', () => upstream.end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    cutAfter(bytes: number) {
+      budget = bytes;
+      passed = 0;
+    },
+    forwarded: () => passed,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
