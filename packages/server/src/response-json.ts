@@ -10,7 +10,7 @@ import type { ItemField, ResponseResource } from '@openresponses/types';
  * `JSON.stringify`'s (test/response-json.test.ts holds the two equal on random values).
  */
 export function responseJson(response: ResponseResource): string {
-  return fastText(response, responseText);
+  return fastText(response, responseText, JSON.stringify);
 }
 
 /**
@@ -23,18 +23,11 @@ export function responseJson(response: ResponseResource): string {
  * one piece, its text.
  */
 export function itemsJsonPieces(items: readonly ItemField[]): string[] {
-  const outer = unchecked;
-  unchecked = '';
-  try {
-    const pieces = itemPieces(items);
-    if (pieces !== undefined && !NEEDS_ESCAPE.test(unchecked)) return pieces;
-  } catch (error) {
-    if (error !== UNKNOWN) throw error;
-  } finally {
-    unchecked = outer;
-  }
-  return [JSON.stringify(items)];
+  return fastText(items, itemPieces, wholeList);
 }
+
+/** `JSON.stringify(items)` as one piece. */
+const wholeList = (items: readonly ItemField[]) => [JSON.stringify(items)];
 
 /** Where `itemsJsonPieces` cuts: well under V8's large-object size, with room for the item that passes it. */
 const PIECE_CHARS = 32 * 1024;
@@ -49,24 +42,32 @@ let unchecked = '';
 /** Thrown where the fast path cannot write a value as `JSON.stringify` would (one it leaves out): the whole is serialized by it. */
 const UNKNOWN = Symbol('unknown shape');
 
-/** `text(value)`, or `JSON.stringify(value)` when an unchecked string needs an escape or a value is UNKNOWN. */
-function fastText<T>(value: T, text: (value: T) => string): string {
+/**
+ * `text(value)`, or `whole(value)` (`JSON.stringify`'s text) when `text` answers undefined, an unchecked
+ * string needs an escape or a value is UNKNOWN. The one frame of `responseJson` and `itemsJsonPieces`.
+ */
+function fastText<T, R>(value: T, text: (value: T) => R | undefined, whole: (value: T) => R): R {
   // Saved and restored: a `toJSON` that `JSON.stringify` calls inside may serialize a response of its own.
   const outer = unchecked;
   unchecked = '';
   try {
     const fast = text(value);
-    // Read once so that V8 flattens it: `JSON.stringify` answers one flat string, a template a rope of its
-    // pieces, which every reader flattens anyway and a store would otherwise keep piece by piece (each an
-    // object for the young generation to copy: the stored turn cost more with ropes than with JSON.stringify).
-    if (!NEEDS_ESCAPE.test(unchecked) && fast.charCodeAt(0) !== 0) return fast;
+    if (fast !== undefined && !NEEDS_ESCAPE.test(unchecked)) return fast;
   } catch (error) {
     if (error !== UNKNOWN) throw error;
   } finally {
     unchecked = outer;
   }
-  return JSON.stringify(value);
+  return whole(value);
 }
+
+/**
+ * `text`, read once so that V8 flattens it: `JSON.stringify` answers one flat string, a template a rope of its
+ * pieces, which every reader flattens anyway and a store would otherwise keep piece by piece (each an object
+ * for the young generation to copy: the stored turn cost more with ropes than with JSON.stringify). No JSON
+ * text starts with a NUL, so it is never undefined; the test is only the read.
+ */
+const flat = (text: string) => (text.charCodeAt(0) === 0 ? undefined : text);
 
 type Fields = Record<string, unknown>;
 
@@ -192,22 +193,23 @@ const RESPONSE_KEYS = [
   'model',
 ];
 
-function responseText(value: ResponseResource): string {
-  if (!hasKeys(value, RESPONSE_KEYS)) return valueText(value);
+/** The response's text, flat (see `flat`). */
+function responseText(value: ResponseResource): string | undefined {
+  if (!hasKeys(value, RESPONSE_KEYS)) return flat(valueText(value));
   const r = value;
-  return (
+  return flat(
     `{"id":${shortText(r.id)},"object":${shortText(r.object)},"created_at":${valueText(r.created_at)},` +
-    `"completed_at":${valueText(r.completed_at)},"status":${shortText(r.status)},` +
-    `"incomplete_details":${valueText(r.incomplete_details)},"previous_response_id":${shortText(r.previous_response_id)},` +
-    `"instructions":${valueText(r.instructions)},"output":${listText(r.output, itemText)},"error":${valueText(r.error)},` +
-    (settingsAtDefaults(r) ? DEFAULT_SETTINGS : settingsText(r)) +
-    `"usage":${shaped(r.usage, USAGE_KEYS, usageText)},` +
-    (r.store === true && restAtDefaults(r)
-      ? STORED_REST
-      : r.store === false && restAtDefaults(r)
-        ? UNSTORED_REST
-        : restText(r)) +
-    `"model":${shortText(r.model)}}`
+      `"completed_at":${valueText(r.completed_at)},"status":${shortText(r.status)},` +
+      `"incomplete_details":${valueText(r.incomplete_details)},"previous_response_id":${shortText(r.previous_response_id)},` +
+      `"instructions":${valueText(r.instructions)},"output":${listText(r.output, itemText)},"error":${valueText(r.error)},` +
+      (settingsAtDefaults(r) ? DEFAULT_SETTINGS : settingsText(r)) +
+      `"usage":${shaped(r.usage, USAGE_KEYS, usageText)},` +
+      (r.store === true && restAtDefaults(r)
+        ? STORED_REST
+        : r.store === false && restAtDefaults(r)
+          ? UNSTORED_REST
+          : restText(r)) +
+      `"model":${shortText(r.model)}}`,
   );
 }
 
@@ -277,15 +279,15 @@ function itemPieces(items: unknown): string[] | undefined {
     const text = itemText(items[i]) ?? valueText(items[i]);
     piece = i === 0 ? piece + text : `${piece},${text}`;
     if (piece.length >= PIECE_CHARS && i < items.length - 1) {
-      // Read once so that V8 flattens the piece's rope (see `fastText`); no piece starts with a NUL.
-      if (piece.charCodeAt(0) === 0) return undefined;
-      pieces.push(piece);
+      const done = flat(piece);
+      if (done === undefined) return undefined;
+      pieces.push(done);
       piece = '';
     }
   }
-  piece += ']';
-  if (piece.charCodeAt(0) === 0) return undefined;
-  pieces.push(piece);
+  const last = flat(`${piece}]`);
+  if (last === undefined) return undefined;
+  pieces.push(last);
   return pieces;
 }
 
