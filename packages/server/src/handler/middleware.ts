@@ -1,8 +1,15 @@
 import { randomId } from '@openresponses/events';
 import { ResponsesError } from '../errors.js';
 import type { Admission } from '../admission.js';
-import { instruments, recordHttpRequest } from '../telemetry/metrics.js';
-import { errorResponse, type ServiceRequest, type ServiceResponse } from '../exchange.js';
+import type { Attributes } from '@opentelemetry/api';
+import { type Histogram, httpRequestAttributes, instruments } from '../telemetry/metrics.js';
+import {
+  type Backpressure,
+  errorResponse,
+  type ServiceEventStream,
+  type ServiceRequest,
+  type ServiceResponse,
+} from '../exchange.js';
 import { traceIdOf } from '../telemetry/tracing.js';
 import type { TurnFacts, TurnFailure } from '../telemetry/attributes.js';
 import type { TurnOptions, TurnRunner } from '../responses/runner.js';
@@ -259,34 +266,43 @@ export function httpMetrics(): AnswerStage {
     answered: (request, response, started) => {
       const meters = instruments();
       const facts = request.turn;
+      if (facts === undefined && meters === undefined) return response;
       // One clock read for the overhead and a whole answer's duration (~65 ns a read): both end here.
-      const now = facts !== undefined || meters !== undefined ? performance.now() : 0;
+      const now = performance.now();
+      // The overhead and the duration share their labels: looked up once.
+      const attributes = meters && httpRequestAttributes(request.method, request.route, response.status);
       if (facts !== undefined) {
         const overheadMs = Math.max(0, now - started - (facts.upstreamMs ?? 0));
         response.headers[OVERHEAD_HEADER] = overheadMs.toFixed(3);
-        if (meters)
-          recordHttpRequest(meters.overheadDuration, request.method, request.route, response.status, overheadMs / 1000);
+        if (meters) meters.overheadDuration.record(overheadMs / 1000, attributes!);
       }
       if (!meters) return response;
       const body = response.body;
-      // A stream's duration ends when it has been written (`finally` passes no argument: a read then).
-      const record = (endedAt: number = performance.now()) =>
-        recordHttpRequest(
-          meters.httpServerRequestDuration,
-          request.method,
-          request.route,
-          response.status,
-          (endedAt - started) / 1000,
-        );
       if (body === null || typeof body === 'string') {
-        record(now);
+        meters.httpServerRequestDuration.record((now - started) / 1000, attributes!);
         return response;
       }
       return Object.assign({}, response, {
-        body: { pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(record) },
+        body: new TimedStream(body, meters.httpServerRequestDuration, attributes!, started),
       });
     },
   };
+}
+
+/** An event stream whose duration is recorded when it has been written (a class: no closures per answer). */
+class TimedStream implements ServiceEventStream {
+  constructor(
+    private readonly body: ServiceEventStream,
+    private readonly histogram: Histogram,
+    private readonly attributes: Attributes,
+    private readonly started: number,
+  ) {}
+
+  pipe(write: (chunk: string | Uint8Array) => void, backpressure?: Backpressure): Promise<void> {
+    return this.body
+      .pipe(write, backpressure)
+      .finally(() => this.histogram.record((performance.now() - this.started) / 1000, this.attributes));
+  }
 }
 
 /** Anything thrown becomes the spec's error object; what is not a ResponsesError is a server bug and is logged. */

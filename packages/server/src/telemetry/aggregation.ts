@@ -47,9 +47,14 @@ interface Series {
 class Instrument {
   private readonly byIdentity = new WeakMap<Attributes, Series>();
   private readonly byKey = new Map<string, Series>();
-  /** The last attribute set recorded and its series: a server records most values under one set again and again. */
+  /**
+   * The last two attribute sets recorded and their series: a server records most values under one set again and
+   * again, and token usage under two in turn (input, output), which one kept set missed on every value.
+   */
   private lastAttributes: Attributes | undefined;
   private lastSeries: Series | undefined;
+  private previousAttributes: Attributes | undefined;
+  private previousSeries: Series | undefined;
 
   constructor(
     readonly kind: 'histogram' | 'counter',
@@ -61,7 +66,12 @@ class Instrument {
 
   protected series(attributes: Attributes): Series {
     if (attributes === this.lastAttributes) return this.lastSeries!;
-    const known = this.byIdentity.get(attributes) ?? this.seriesByKey(attributes);
+    const known =
+      attributes === this.previousAttributes
+        ? this.previousSeries!
+        : (this.byIdentity.get(attributes) ?? this.seriesByKey(attributes));
+    this.previousAttributes = this.lastAttributes;
+    this.previousSeries = this.lastSeries;
     this.lastAttributes = attributes;
     this.lastSeries = known;
     return known;

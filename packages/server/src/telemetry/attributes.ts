@@ -90,6 +90,7 @@ export class AttributeSets<T extends object = Attributes> {
       if (byD === undefined) byC.set(c, (byD = new Map()));
       byD.set(d, set);
       this.size++;
+      this.last = { a, b, c, d, set };
     }
     return set;
   }

@@ -252,21 +252,10 @@ export function countRejection(reason: string): void {
 }
 
 /**
- * Records `seconds` of one answered request in `histogram` (`http.server.request.duration`, or the overhead of a
- * turn) by method, status and route template (`route`: absent for unknown paths).
+ * The attributes of one answered request's `http.server.request.duration` (and of a turn's overhead): method,
+ * status and route template (`route`: absent for unknown paths), made once per combination.
  */
-export function recordHttpRequest(
-  histogram: Histogram,
-  method: string,
-  route: string | undefined,
-  status: number,
-  seconds: number,
-): void {
-  histogram.record(seconds, httpAttributes(method, route, status));
-}
-
-const httpSets = new AttributeSets();
-const httpAttributes = (method: string, route: string | undefined, status: number): Attributes => {
+export const httpRequestAttributes = (method: string, route: string | undefined, status: number): Attributes => {
   const known = httpMethodOf(method);
   return httpSets.get(known, route, status, undefined, () => {
     const set: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
@@ -275,6 +264,7 @@ const httpAttributes = (method: string, route: string | undefined, status: numbe
     return set;
   });
 };
+const httpSets = new AttributeSets();
 
 /** What a turn tells its meter; made only while metrics are on. */
 export interface TurnMeter {
@@ -286,17 +276,37 @@ export interface TurnMeter {
   ended(errorType?: string): void;
 }
 
-/** The attributes of a turn's GenAI metrics (`error.type` when it failed, `gen_ai.token.type` for token usage). */
-const genAiSets = new AttributeSets();
-const genAiAttributes = (provider: string, model: string, extraKey?: string, extraValue?: string) =>
-  genAiSets.get(provider, model, extraKey, extraValue, () => {
-    const set: Attributes = {
+/** The attributes of a failed turn's GenAI metrics (`error.type`: its error code). */
+const failedSets = new AttributeSets();
+const failedAttributes = (provider: string, model: string, errorType: string) =>
+  failedSets.get(provider, model, errorType, undefined, () => ({
+    ...turnSetsOf(provider, model).turn,
+    [ATTR_ERROR_TYPE]: reportedName(errorType),
+  }));
+
+/**
+ * The attribute sets of a turn's GenAI metrics by provider and model, made together at the first such turn:
+ * a turn finds all of them with one lookup (its token usage asks for two sets more, which as separate lookups
+ * missed the last-asked cache on every turn).
+ */
+interface TurnSets {
+  /** The turn's and its upstream call's durations and times. */
+  readonly turn: Attributes;
+  /** `gen_ai.client.token.usage` of input tokens. */
+  readonly input: Attributes;
+  /** `gen_ai.client.token.usage` of output tokens. */
+  readonly output: Attributes;
+}
+const turnSets = new AttributeSets<TurnSets>();
+const turnSetsOf = (provider: string, model: string): TurnSets =>
+  turnSets.get(provider, model, undefined, undefined, () => {
+    const turn: Attributes = Object.freeze({
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
       [ATTR_GEN_AI_PROVIDER_NAME]: provider,
       [ATTR_GEN_AI_REQUEST_MODEL]: reportedName(model),
-    };
-    if (extraKey !== undefined) set[extraKey] = reportedName(extraValue!);
-    return set;
+    });
+    const typed = (type: string) => Object.freeze({ ...turn, [ATTR_GEN_AI_TOKEN_TYPE]: type });
+    return { turn, input: typed(GEN_AI_TOKEN_TYPES.input), output: typed(GEN_AI_TOKEN_TYPES.output) };
   });
 
 /**
@@ -366,9 +376,9 @@ class MeteredTurn implements TurnMeter {
     const { meters, startedAt, firstAt, finishedAt, providerName, outputTokens } = this;
     const model = this.labels ? this.labels.label(this.requestedModel) : this.requestedModel;
     const endedAt = performance.now();
-    const attributes = genAiAttributes(providerName, model);
-    const failed =
-      errorType === undefined ? attributes : genAiAttributes(providerName, model, ATTR_ERROR_TYPE, errorType);
+    const sets = turnSetsOf(providerName, model);
+    const attributes = sets.turn;
+    const failed = errorType === undefined ? attributes : failedAttributes(providerName, model, errorType);
     meters.serverRequestDuration.record((endedAt - startedAt) / 1000, failed);
     // Time to first token and per output token: of successful responses only.
     if (errorType === undefined && firstAt !== undefined) {
@@ -382,15 +392,8 @@ class MeteredTurn implements TurnMeter {
     if (this.streaming && firstAt !== undefined)
       meters.clientTimeToFirstChunk.record((firstAt - callStartedAt) / 1000, attributes);
     if (finishedAt !== undefined) {
-      const type = ATTR_GEN_AI_TOKEN_TYPE;
-      meters.clientTokenUsage.record(
-        this.inputTokens,
-        genAiAttributes(providerName, model, type, GEN_AI_TOKEN_TYPES.input),
-      );
-      meters.clientTokenUsage.record(
-        outputTokens,
-        genAiAttributes(providerName, model, type, GEN_AI_TOKEN_TYPES.output),
-      );
+      meters.clientTokenUsage.record(this.inputTokens, sets.input);
+      meters.clientTokenUsage.record(outputTokens, sets.output);
     }
   }
 }

@@ -1,0 +1,59 @@
+// What a turn's metrics look up once their series exist: a gateway turn records seven values (its durations,
+// times and two token usages) and its answer two more, and a turn like the last one finds all of their attribute
+// sets and series without a Map or WeakMap lookup (the sets of one provider and model are made together; an
+// instrument keeps its last two series, so input and output token usage in turn find theirs).
+import { type MeterProvider, metrics } from '@opentelemetry/api';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import type { ServiceRequest, ServiceResponse } from '../src/exchange.js';
+import { httpMetrics } from '../src/handler/middleware.js';
+import { ownMetrics, recordOwnMetrics } from '../src/telemetry/aggregation.js';
+import { METRIC_GEN_AI_CLIENT_TOKEN_USAGE } from '../src/telemetry/attributes.js';
+import { meterTurn } from '../src/telemetry/metrics.js';
+import { ModelLabels } from '../src/telemetry/model-labels.js';
+
+beforeAll(() => {
+  // A provider whose histograms and counters are the own aggregation's (its gauges are never read here).
+  const gauges = { createObservableUpDownCounter: () => ({ addCallback: () => {} }) };
+  metrics.setGlobalMeterProvider({ getMeter: () => gauges } as unknown as MeterProvider);
+  recordOwnMetrics();
+});
+afterAll(() => metrics.disable());
+
+const labels = new ModelLabels(() => [['upstream-model']]);
+const stage = httpMetrics();
+
+/** One gateway JSON turn's metrics: its meter, then its answer's. */
+function gatewayTurn(): void {
+  const meter = meterTurn(performance.now(), 'upstream-model', 'openai', true, labels)!;
+  meter.firstOutput();
+  meter.finished(12, 30);
+  meter.ended();
+  const request = { method: 'POST', path: '/v1/responses', route: '/v1/responses', turn: {} } as ServiceRequest;
+  const response: ServiceResponse = { status: 200, headers: {}, body: '{}' };
+  stage.answered(request, response, 0);
+}
+
+test("a turn like the last one finds its metrics' attribute sets and series without a Map or WeakMap lookup", () => {
+  gatewayTurn();
+  const mapGet = vi.spyOn(Map.prototype, 'get');
+  const weakMapGet = vi.spyOn(WeakMap.prototype, 'get');
+  let lookups: number[];
+  try {
+    gatewayTurn();
+    gatewayTurn();
+    // Counted before anything else runs (expect itself may look things up).
+    lookups = [mapGet.mock.calls.length, weakMapGet.mock.calls.length];
+  } finally {
+    mapGet.mockRestore();
+    weakMapGet.mockRestore();
+  }
+  expect(lookups).toEqual([0, 0]);
+  // The values still went to their own series: input and output token usage apart, three turns each.
+  const usage = ownMetrics()
+    .collect()
+    .find((instrument) => instrument.name === METRIC_GEN_AI_CLIENT_TOKEN_USAGE)!;
+  const byType = Object.fromEntries(
+    usage.series.map((series) => [series.attributes['gen_ai.token.type'], [series.count, series.sum]]),
+  );
+  expect(byType).toEqual({ input: [3, 36], output: [3, 90] });
+});
