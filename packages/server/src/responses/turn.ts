@@ -40,7 +40,7 @@ export function startTurn(
     options.facts,
   );
   const parts = readParts(turn.provider.generate(request));
-  const iterator = meter ? metered(parts, meter) : parts;
+  const iterator = meter ? new MeteredParts(parts, meter) : parts;
   const started = (first: IteratorResult<ModelPart> | Error): StartedTurn =>
     new Started(turn, deps, options, iterator, first, request.upstream);
   let pending: ReturnType<PartIterator['next']>;
@@ -86,24 +86,36 @@ export async function runTurn(
   return (await startTurn(turn, deps, options)).run(options.onEvent);
 }
 
-/** The model's parts as they come, telling `meter` of the first output and of the usage at `finish`. */
-function metered(parts: PartIterator, meter: TurnMeter): PartIterator {
-  let first = true;
-  const observe = (result: IteratorResult<ModelPart>) => {
+/**
+ * The model's parts as they come, telling `meter` of the first output and of the usage at `finish` (a class:
+ * one object and one closure a turn, not four; a promise more only where the parts wait anyway).
+ */
+class MeteredParts implements PartIterator {
+  private first = true;
+  private readonly observe = (result: IteratorResult<ModelPart>) => this.observed(result);
+
+  constructor(
+    private readonly parts: PartIterator,
+    private readonly meter: TurnMeter,
+  ) {}
+
+  next(): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>> {
+    const pending = this.parts.next();
+    return pending instanceof Promise ? pending.then(this.observe) : this.observed(pending);
+  }
+
+  return(): unknown {
+    return this.parts.return?.();
+  }
+
+  private observed(result: IteratorResult<ModelPart>): IteratorResult<ModelPart> {
     if (result.done) return result;
     const part = result.value;
-    if (part.type === 'finish') meter.finished(part.usage.inputTokens, part.usage.outputTokens);
-    else if (first && (part.type.endsWith('-delta') || part.type === 'item')) {
-      first = false;
-      meter.firstOutput();
+    if (part.type === 'finish') this.meter.finished(part.usage.inputTokens, part.usage.outputTokens);
+    else if (this.first && (part.type === 'item' || part.type.endsWith('-delta'))) {
+      this.first = false;
+      this.meter.firstOutput();
     }
     return result;
-  };
-  return {
-    next: () => {
-      const pending = parts.next();
-      return pending instanceof Promise ? pending.then(observe) : observe(pending);
-    },
-    return: parts.return ? () => parts.return!() : undefined,
-  };
+  }
 }
