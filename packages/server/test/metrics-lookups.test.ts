@@ -1,7 +1,8 @@
 // What a turn's metrics look up once their series exist: a gateway turn records seven values (its durations,
 // times and two token usages) and its answer two more, and a turn like the last one finds all of their attribute
 // sets and series without a Map or WeakMap lookup (the sets of one provider and model are made together; an
-// instrument keeps its last two series, so input and output token usage in turn find theirs).
+// instrument keeps its last two series, so input and output token usage in turn find theirs), and reads the clock
+// through the `performance` object kept at import, not the global (on Node a getter that runs on every read).
 import { type MeterProvider, metrics } from '@opentelemetry/api';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { ServiceRequest, ServiceResponse } from '../src/exchange.js';
@@ -24,7 +25,7 @@ const stage = httpMetrics();
 
 /** One gateway JSON turn's metrics: its meter, then its answer's. */
 function gatewayTurn(): void {
-  const meter = meterTurn(performance.now(), 'upstream-model', 'openai', true, labels)!;
+  const meter = meterTurn(0, 'upstream-model', 'openai', true, labels)!;
   meter.firstOutput();
   meter.finished(12, 30);
   meter.ended();
@@ -56,4 +57,24 @@ test("a turn like the last one finds its metrics' attribute sets and series with
     usage.series.map((series) => [series.attributes['gen_ai.token.type'], [series.count, series.sum]]),
   );
   expect(byType).toEqual({ input: [3, 36], output: [3, 90] });
+});
+
+test("a turn's metrics read the clock without reading the `performance` global (a getter run on every read on Node)", () => {
+  gatewayTurn();
+  const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'performance')!;
+  const performanceObject = globalThis.performance;
+  let globalReads = 0;
+  Object.defineProperty(globalThis, 'performance', {
+    configurable: true,
+    get: () => {
+      globalReads++;
+      return performanceObject;
+    },
+  });
+  try {
+    gatewayTurn();
+  } finally {
+    Object.defineProperty(globalThis, 'performance', descriptor);
+  }
+  expect(globalReads).toBe(0);
 });

@@ -14,6 +14,7 @@ import { traceIdOf } from '../telemetry/tracing.js';
 import type { TurnFacts, TurnFailure } from '../telemetry/attributes.js';
 import type { TurnOptions, TurnRunner } from '../responses/runner.js';
 import { tooLarge } from './body.js';
+import { clock } from '../telemetry/clock.js';
 
 /** Serves a request: the router, or the rest of the middleware chain in front of it. */
 export type ServiceHandler = (request: ServiceRequest) => Promise<ServiceResponse>;
@@ -61,7 +62,7 @@ export function compose(layers: readonly (Middleware | AnswerStage)[], handler: 
 /** One async frame for `stages` around `next`. */
 function staged(stages: readonly AnswerStage[], next: ServiceHandler): ServiceHandler {
   return async (request) => {
-    const started = performance.now();
+    const started = clock.now();
     for (const stage of stages) stage.before?.(request);
     let response: ServiceResponse | undefined;
     let error: unknown;
@@ -195,7 +196,7 @@ function logEntry(request: ServiceRequest, status: number, started: number, turn
     path: request.path,
     route: request.route,
     status,
-    durationMs: performance.now() - started,
+    durationMs: clock.now() - started,
     requestId: request.id,
     model: turn?.responseModel ?? turn?.requestModel,
     inputTokens: turn?.inputTokens,
@@ -218,7 +219,7 @@ export function turnLogging(
 ): TurnRunner {
   return Object.assign({}, runner, {
     turn: async (raw: unknown, options: TurnOptions) => {
-      const started = performance.now();
+      const started = clock.now();
       const facts: TurnFacts = options.facts ?? {};
       const log = (status: number) => {
         if (!hears(onRequest, facts)) return;
@@ -227,7 +228,7 @@ export function turnLogging(
           path,
           route: path,
           status,
-          durationMs: performance.now() - started,
+          durationMs: clock.now() - started,
           requestId: randomId('req'),
           model: facts.responseModel ?? facts.requestModel,
           inputTokens: facts.inputTokens,
@@ -268,7 +269,7 @@ export function httpMetrics(): AnswerStage {
       const facts = request.turn;
       if (facts === undefined && meters === undefined) return response;
       // One clock read for the overhead and a whole answer's duration (~65 ns a read): both end here.
-      const now = performance.now();
+      const now = clock.now();
       // The overhead and the duration share their labels: looked up once.
       const attributes = meters && httpRequestAttributes(request.method, request.route, response.status);
       if (facts !== undefined) {
@@ -301,7 +302,7 @@ class TimedStream implements ServiceEventStream {
   pipe(write: (chunk: string | Uint8Array) => void, backpressure?: Backpressure): Promise<void> {
     return this.body
       .pipe(write, backpressure)
-      .finally(() => this.histogram.record((performance.now() - this.started) / 1000, this.attributes));
+      .finally(() => this.histogram.record((clock.now() - this.started) / 1000, this.attributes));
   }
 }
 

@@ -20,6 +20,7 @@ import { startTurn } from './turn.js';
 import type { TurnResult } from './turn/stream.js';
 import { prepareTurn, type TurnDependencies } from './turn/prepare.js';
 import { TurnEnd } from './turn-end.js';
+import { clock } from '../telemetry/clock.js';
 
 export interface TurnOptions {
   version: SpecVersion;
@@ -144,7 +145,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
 
   const begin: TurnRunner['begin'] = async (raw, turnOptions, watched) => {
     try {
-      const startedAt = performance.now();
+      const startedAt = clock.now();
       const target = storeSpans(turnOptions.store ?? store, turnOptions.traceContext);
       const deps = depsFor(turnOptions.owner, target);
       const preparing = prepareTurn(raw, turnOptions.version, deps, turnOptions.schema);

@@ -32,6 +32,7 @@ import {
 } from './attributes.js';
 import type { ModelLabels } from './model-labels.js';
 import { apiRegistry } from './span-scope.js';
+import { clock } from './clock.js';
 
 /** `current.registered` before the API was first asked: no registry value is this one. */
 const NOT_ASKED: unique symbol = Symbol('not asked');
@@ -310,7 +311,7 @@ const turnSetsOf = (provider: string, model: string): TurnSets =>
   });
 
 /**
- * A meter for one turn that started at `startedAt` (`performance.now()`), whose model call starts now;
+ * A meter for one turn that started at `startedAt` (`clock.now()`), whose model call starts now;
  * undefined while metrics are off. `providerName` is the serving provider's `gen_ai.provider.name`: a turn of
  * any provider but this server's own models (`openresponses`) is also a client operation toward its upstream.
  * `streaming`: the model streams to a watching client (time to first chunk is recorded only then).
@@ -357,15 +358,15 @@ class MeteredTurn implements TurnMeter {
   ) {
     // A turn of this server's own models is no client operation toward an upstream.
     this.client = providerName !== GEN_AI_PROVIDERS.openresponses;
-    this.callStartedAt = this.client ? performance.now() : 0;
+    this.callStartedAt = this.client ? clock.now() : 0;
   }
 
   firstOutput(): void {
-    this.firstAt ??= performance.now();
+    this.firstAt ??= clock.now();
   }
 
   finished(input: number, output: number): void {
-    if (this.client) this.finishedAt ??= performance.now();
+    if (this.client) this.finishedAt ??= clock.now();
     this.inputTokens = input;
     this.outputTokens = output;
   }
@@ -375,7 +376,7 @@ class MeteredTurn implements TurnMeter {
     this.done = true;
     const { meters, startedAt, firstAt, finishedAt, providerName, outputTokens } = this;
     const model = this.labels ? this.labels.label(this.requestedModel) : this.requestedModel;
-    const endedAt = performance.now();
+    const endedAt = clock.now();
     const sets = turnSetsOf(providerName, model);
     const attributes = sets.turn;
     const failed = errorType === undefined ? attributes : failedAttributes(providerName, model, errorType);

@@ -1,5 +1,6 @@
 // The model names metrics may report as label values: a bounded set the operator controls (see ModelLabels).
 import { reportedName } from './attributes.js';
+import { clock } from './clock.js';
 
 /** How long the model names metrics report are kept before the providers are asked again (one minute). */
 export const MODEL_LABELS_TTL_MS = 60_000;
@@ -25,10 +26,10 @@ export class ModelLabels {
   /**
    * Asks the providers again when the names are older than the TTL (at most one question at a time). Each
    * listing's names count as soon as it answers; the whole set is replaced when every listing has answered
-   * (a failed one counts as none), so names no longer listed leave it. `now`: `performance.now()`, or a
+   * (a failed one counts as none), so names no longer listed leave it. `now`: `clock.now()`, or a
    * moment just read (a turn's start: no clock read of its own).
    */
-  refresh(now: number = performance.now()): void {
+  refresh(now: number = clock.now()): void {
     if (this.#asking || now < this.#until) return;
     this.#asking = true;
     const next = new Set<string>();
@@ -46,7 +47,7 @@ export class ModelLabels {
     void Promise.all(lists).then(() => {
       this.#known = next;
       this.#asking = false;
-      this.#until = performance.now() + this.ttlMs;
+      this.#until = clock.now() + this.ttlMs;
     });
   }
 
