@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { decodeSSE, SSEDecodeError, type StreamWarning } from '../../src/sse/decoder.js';
 import { encodeEvent, SSE_DONE, createSSEEncoderStream } from '../../src/sse/encoder.js';
+import { createSSEFrameDecoder } from '../../src/sse/frames.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 function streamOf(...chunks: Array<string | Uint8Array>): ReadableStream<Uint8Array> {
@@ -149,6 +150,37 @@ describe('SSE decoder', () => {
     });
     expect(events).toHaveLength(1);
     expect(warnings.map((w) => w.code)).toEqual(['event_type_mismatch']);
+  });
+
+  // After an event of a spec type, a block starting `event: <that type>` LF `data: ` is taken by comparing its
+  // bytes with that start's; one character off anywhere in it (the name, a field name, the line break), the
+  // block is read as written: its events and warnings are those of its frames split by the generic decoder.
+  test('a block start one character off the expected one is read as written', async () => {
+    // The longest spec type: its block start spans every word the decoder compares.
+    const type = 'response.reasoning_summary_part.added';
+    const start = `event: ${type}\ndata: `;
+    const data = (n: number) => `${JSON.stringify({ type, sequence_number: n })}\n\n`;
+    for (let i = 0; i < start.length; i++) {
+      // A tab for a space keeps `data:`'s value JSON (leading whitespace) and makes `event:`'s another name.
+      const other = start[i] === ' ' ? '\t' : start[i] === 'x' ? 'y' : 'x';
+      const changed = `${start.slice(0, i)}${other}${start.slice(i + 1)}`;
+      const text = `${start}${data(0)}${changed}${data(1)}${start}${data(2)}${SSE_DONE}`;
+      const expected: unknown[] = [];
+      const expectedWarnings: string[] = [];
+      for (const frame of createSSEFrameDecoder().decode(bytes(text))) {
+        if (frame.data === '[DONE]') break;
+        const event = JSON.parse(frame.data) as { type: string };
+        if (frame.event === undefined) expectedWarnings.push('missing_event_field');
+        else if (frame.event !== event.type) expectedWarnings.push('event_type_mismatch');
+        expected.push(event);
+      }
+      const warnings: string[] = [];
+      const { events } = await collect(streamOf(text), {
+        profile: 'lenient',
+        onWarning: (w: StreamWarning) => warnings.push(w.code),
+      });
+      expect({ changed, events, warnings }).toEqual({ changed, events: expected, warnings: expectedWarnings });
+    }
   });
 
   test('a missing [DONE] is an error in spec, a warning in lenient', async () => {
