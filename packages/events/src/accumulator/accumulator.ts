@@ -158,7 +158,10 @@ const APPLY: EventTable<Snapshot> = {
         ? (part as Mutable)
         : partAt(snapshot, event.output_index, 'content', event.content_index);
     if (!target) return;
-    target.text = `${target.text ?? ''}${event.delta}`;
+    // Strings joined by `+`: the template's ToString calls were a sixth of this handler.
+    const text = target.text;
+    const delta = event.delta;
+    target.text = typeof text === 'string' && typeof delta === 'string' ? text + delta : `${text ?? ''}${delta}`;
     if (event.logprobs?.length)
       target.logprobs = [...(Array.isArray(target.logprobs) ? target.logprobs : []), ...event.logprobs];
   },
