@@ -52,6 +52,24 @@
 // from an array iterator, whose map lets Promise.resolve skip the `then` lookup (1.09x the cost); the
 // block start by startsWith, indexOf or a char loop (4x, 1.7x, 5x the sticky match). What is left of ours
 // is ~0.15 of a parse (split and decoding); the rest is V8's per-event floor for an async iterator.
+//
+// Instruction profile (issue 35's thirteenth session, 29 November 2026): callgrind over the dist with
+// --predictable, per event as the difference between 40 and 10 runs after 100 warm ones, JIT code named from
+// --perf-basic-prof. JSON.parse of each payload 8,288; the per-event pipeline 11,626 outside compilation and
+// GC (0.71x by instructions; the eighth session's 13,518 included late compilations). Of the ~3,340 that are
+// not the parse: the sticky match of the expected block start ~490 (the builtin 191, the matcher 200, the
+// write barrier of its match record ~100), for await ~400 (await, microtasks, promise then and fulfil,
+// resumption; V8's floor), our split and parseEvent ~470, UTF-8 decoding ~480 (TextDecoder's scan 209 and
+// its copy ~270, which callgrind counts byte by byte: rep movsb), the validator ~150 and its result, the
+// accumulator's delta ~240, megamorphic `type` loads ~150 (decodeSSE, validator, accumulator), the
+// megamorphic store of the interned type ~106 (it saves two string comparisons of ~69 downstream), the
+// name/type comparison of a parsed string with the constant ~69, the data line's indexOf ~200. Moved: the
+// expected block start compared with the chunk's bytes as unrolled 8-byte words when the text is ASCII
+// (d2cd4b7): 11,626 -> 11,371; the delta joined with + instead of a template (bafc2bb): -> 11,348 (0.73x by
+// instructions). Tried and dropped: the words compared in a loop (getInt32: 11,590; a loop cost twice the
+// unrolled form in a micro-benchmark, 386 vs 158 instructions a comparison). Not done: one JSON.parse for a chunk's
+// payloads joined into an array (saves the ~560-instruction per-call overhead, but a peer's payloads that are
+// not JSON one by one can join into a valid array of as many elements: `{"a":[1` and `2]},{"b":0}`).
 import { loadavg } from 'node:os';
 import { createClient } from '@openresponses/client';
 import type { StreamingEvent } from '@openresponses/types';
