@@ -65,7 +65,7 @@
 // megamorphic store of the interned type ~106 (it saves two string comparisons of ~69 downstream), the
 // name/type comparison of a parsed string with the constant ~69, the data line's indexOf ~200. Moved: the
 // expected block start compared with the chunk's bytes as unrolled 8-byte words when the text is ASCII
-// (d2cd4b7): 11,626 -> 11,371; the delta joined with + instead of a template (bafc2bb): -> 11,348 (0.73x by
+// (7b5a198): 11,626 -> 11,371; the delta joined with + instead of a template (d08361f): -> 11,348 (0.73x by
 // instructions). Tried and dropped: the words compared in a loop (getInt32: 11,590; a loop cost twice the
 // unrolled form in a micro-benchmark, 386 vs 158 instructions a comparison). Not done: one JSON.parse for a chunk's
 // payloads joined into an array (saves the ~560-instruction per-call overhead, but a peer's payloads that are
