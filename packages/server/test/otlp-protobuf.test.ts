@@ -42,6 +42,8 @@ test('time stamps past 2^53 nanoseconds and int64 attribute values encode exactl
     [0, 0],
     [1_764_374_400, 999_999_999],
     [4_294_967_295, 123],
+    [4_294_967_295, 999_999_999],
+    [2_147_483_648, 500_000_000],
     [18_000_000_000, 5],
   ]) {
     const out = new ProtobufBuffer(8);
