@@ -187,6 +187,10 @@ const theirs = (spans: readonly EncodableSpan[]): Uint8Array =>
     server.setAttribute('http.response.status_code', 200);
     server.end();
   }
+  // One name and kind whose spans' lengths take 1, 2, 1, 3 and 2 bytes in turn: each span's length is given the
+  // size of the one before it (kept with the head), and the span moves when its own differs.
+  for (const size of [10, 200, 10, 20_000, 200])
+    ownTracer.startSpan('sized', { attributes: { text: 'w'.repeat(size) } }, ROOT_CONTEXT).end();
   const other = spansOf(resourceFromAttributes({ 'service.name': 'second', 'deployment.environment': 'test' }), (p) => {
     p.getTracer('@openresponses/server').startSpan('second resource').end();
   });

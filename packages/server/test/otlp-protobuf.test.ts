@@ -24,7 +24,7 @@ test('the same ended spans give the same request bytes as the SDK serializer, in
   expect(cases.map(({ name, spans }) => [name, spans])).toEqual([
     ['every shape, two resources', 10],
     ['other order', 10],
-    ["the own tracer's spans", 21],
+    ["the own tracer's spans", 26],
   ]);
   for (const { ours, theirs } of cases) {
     expect(theirs.length).toBeGreaterThan(40_000);
@@ -32,7 +32,7 @@ test('the same ended spans give the same request bytes as the SDK serializer, in
   }
   const { sdk, own } = JSON.parse(lines.at(-1)!) as { sdk: Array<Record<string, unknown>>; own: unknown[] };
   expect(sdk).toHaveLength(9);
-  expect(own).toHaveLength(21);
+  expect(own).toHaveLength(26);
   expect(sdk.map((span) => span.name)).toContain('POST');
   expect(own.slice(0, 9)).toEqual(sdk);
 });

@@ -190,40 +190,50 @@ function writeOwnIds(out: ProtobufBuffer, context: SpanIds, parent: SpanContext 
  * few names again and again. By name, a head per kind (the API's 0 to 4).
  */
 const heads = new Map<string, Array<Head | undefined>>();
-/** A kept head, and the keys set after the start in the last span written with it, with their entries. */
+/**
+ * A kept head; the keys set after the start in the last span written with it, with their entries; and the
+ * varint size of that span's length (most spans take 2 bytes: kept for it, no move at the close).
+ */
 interface Head {
   readonly bytes: ProtobufBuffer;
   readonly keys: string[];
   readonly entries: KeyEntry[];
+  lengthSize: number;
 }
 /** Keys after the start kept a head at most. */
 const KEPT_KEYS = 16;
 /** Names kept at most, and the longest kept (names are bounded: model names past 256 characters are `_OTHER`). */
 const HEADS_MAX = 1024;
 const KEPT_NAME_LENGTH = 300;
-function writeHead(out: ProtobufBuffer, name: string, kind: SpanKind): Head | undefined {
+/** The kept head of `name` and `kind`, made at the first span of them; undefined when not kept. */
+function headOf(name: string, kind: SpanKind): Head | undefined {
   let byKind = heads.get(name);
   let head = byKind?.[kind];
-  if (head === undefined) {
-    if (
-      name.length > KEPT_NAME_LENGTH ||
-      kind >>> 0 !== kind ||
-      kind > 4 ||
-      (byKind === undefined && heads.size >= HEADS_MAX)
-    ) {
-      out.tag(5, 2);
-      out.string(name);
-      writeKind(out, kind);
-      return undefined;
-    }
-    const bytes = ProtobufBuffer.stringField(5, name);
-    writeKind(bytes, kind);
-    head = { bytes, keys: [], entries: [] };
-    if (byKind === undefined) heads.set(name, (byKind = []));
-    byKind[kind] = head;
-  }
-  out.copy(head.bytes.view, 0, head.bytes.pos);
+  if (head !== undefined) return head;
+  if (
+    name.length > KEPT_NAME_LENGTH ||
+    kind >>> 0 !== kind ||
+    kind > 4 ||
+    (byKind === undefined && heads.size >= HEADS_MAX)
+  )
+    return undefined;
+  const bytes = ProtobufBuffer.stringField(5, name);
+  writeKind(bytes, kind);
+  head = { bytes, keys: [], entries: [], lengthSize: 1 };
+  if (byKind === undefined) heads.set(name, (byKind = []));
+  byKind[kind] = head;
   return head;
+}
+
+/** The head's bytes, kept or written in place. */
+function writeHead(out: ProtobufBuffer, name: string, kind: SpanKind, head: Head | undefined): void {
+  if (head !== undefined) {
+    out.copy(head.bytes.view, 0, head.bytes.pos);
+    return;
+  }
+  out.tag(5, 2);
+  out.string(name);
+  writeKind(out, kind);
 }
 
 /** The kind field and the start time's tag. The API's kinds start at INTERNAL = 0; OTLP's at UNSPECIFIED = 0. */
@@ -235,7 +245,9 @@ function writeKind(out: ProtobufBuffer, kind: SpanKind): void {
 
 /** One `Span` message under `field` (ScopeSpans.spans is field 2). */
 export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpan): void {
-  const at = out.open(field);
+  const head = headOf(span.name, span.kind);
+  const lengthSize = head === undefined ? 1 : head.lengthSize;
+  const at = out.open(field, lengthSize);
   const context = span.spanContext();
   const parent = span.parentSpanContext;
   if (!(context instanceof SpanIds && writeOwnIds(out, context, parent))) {
@@ -253,7 +265,7 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
       writeSpanId(out, parent);
     }
   }
-  const head = writeHead(out, span.name, span.kind);
+  writeHead(out, span.name, span.kind, head);
   if (span.clockTimes === true) {
     out.timeMs(span.startMs!);
     out.tag(8, 1);
@@ -298,7 +310,8 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
     bytes[p + 14] = 0;
     bytes[p + 15] = 0;
     out.pos = p + 16;
-    out.close(at);
+    if (head === undefined) out.close(at, lengthSize);
+    else head.lengthSize = out.close(at, lengthSize);
     return;
   }
   out.tag(10, 0);
@@ -346,5 +359,6 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
   out.close(status);
   out.tag(16, 5);
   out.fixed32(flagsOf(context.traceFlags, parent?.isRemote));
-  out.close(at);
+  if (head === undefined) out.close(at, lengthSize);
+  else head.lengthSize = out.close(at, lengthSize);
 }

@@ -176,24 +176,31 @@ export class ProtobufBuffer {
     this.pos = start + length;
   }
 
-  /** Opens a nested message under `field`; `close` with what this returns. */
-  open(field: number): number {
+  /**
+   * Opens a nested message under `field` with `width` bytes kept for its length (its likely varint size: a
+   * span's is 2 when the last span of its head's was); `close` with what this returns and the same width.
+   */
+  open(field: number, width = 1): number {
     this.tag(field, 2);
-    this.reserve(1);
-    return this.pos++;
+    this.reserve(width);
+    const at = this.pos;
+    this.pos = at + width;
+    return at;
   }
 
-  close(at: number): void {
-    const length = this.pos - at - 1;
-    if (length < 0x80) {
+  /** Writes the length of the message opened at `at`, moving its content when the length needs another width; answers the length's size. */
+  close(at: number, width = 1): number {
+    const length = this.pos - at - width;
+    if (width === 1 && length < 0x80) {
       this.bytes[at] = length;
-      return;
+      return 1;
     }
-    let size = 1;
-    for (let rest = length; rest > 0x7f; rest >>>= 7) size++;
-    this.reserve(size - 1);
-    this.bytes.copyWithin(at + size, at + 1, this.pos);
-    this.pos += size - 1;
+    const size = varintSize(length);
+    if (size !== width) {
+      if (size > width) this.reserve(size - width);
+      this.bytes.copyWithin(at + size, at + width, this.pos);
+      this.pos += size - width;
+    }
     let rest = length;
     let write = at;
     while (rest > 0x7f) {
@@ -201,6 +208,7 @@ export class ProtobufBuffer {
       rest >>>= 7;
     }
     this.bytes[write] = rest;
+    return size;
   }
 
   /** Bytes already encoded (no length prefix). */
@@ -230,6 +238,10 @@ export class ProtobufBuffer {
     return this.bytes.subarray(0, this.pos);
   }
 }
+
+/** The bytes of a varint below 2^32. */
+export const varintSize = (value: number): number =>
+  value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
 
 /** The byte of two hex digits by their character codes (7 bits each): one lookup a byte of an id. */
 const HEX_PAIRS = (() => {

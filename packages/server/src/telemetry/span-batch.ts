@@ -8,6 +8,7 @@ import {
   writeAttributes,
   writeSpan,
 } from './otlp-protobuf.js';
+import { varintSize } from './protobuf-buffer.js';
 
 /** The spans of one resource and scope in a batch, encoded as they ended. */
 interface ScopeGroup {
@@ -23,10 +24,6 @@ interface ScopeGroup {
 const HEAD_ROOM = 2048;
 /** A group's first buffer when nothing better is known (it doubles as it fills). */
 const FIRST_GROUP_BYTES = 16_384;
-
-/** The bytes of a varint. */
-const varintSize = (value: number): number =>
-  value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
 
 /** A Resource message (its attributes, none dropped). */
 function resourceMessage(resource: SpanResource): ProtobufBuffer {
