@@ -191,22 +191,22 @@ function writeValue(out: ProtobufBuffer, value: AttributeValue | undefined | nul
 }
 
 /** Span attributes (field 9) of frozen starting sets, encoded once: the server starts its spans with a few. */
-const frozenSets = new WeakMap<Attributes, DataView>();
+const frozenSets = new WeakMap<Attributes, Uint8Array>();
 // The sets met last and their bytes, looked up by identity before the WeakMap (a turn's spans start with a
 // handful of sets, the same every turn): a slot per set, chosen by a counter, overwritten in turn.
 const RECENT_SETS = 8;
 const recentSets: Array<Attributes | undefined> = new Array(RECENT_SETS).fill(undefined);
-const recentBytes: Array<DataView | undefined> = new Array(RECENT_SETS).fill(undefined);
+const recentBytes: Array<Uint8Array | undefined> = new Array(RECENT_SETS).fill(undefined);
 let recentNext = 0;
-/** The encoded attributes of a frozen starting set (a view of them), or undefined when `initial` is not frozen. */
-export function frozenSetBytes(initial: Attributes): DataView | undefined {
+/** The encoded attributes of a frozen starting set, or undefined when `initial` is not frozen. */
+export function frozenSetBytes(initial: Attributes): Uint8Array | undefined {
   for (let i = 0; i < RECENT_SETS; i++) if (recentSets[i] === initial) return recentBytes[i];
   if (!Object.isFrozen(initial)) return undefined;
   let bytes = frozenSets.get(initial);
   if (bytes === undefined) {
     const scratch = new ProtobufBuffer(256);
     writeAttributes(scratch, 9, initial);
-    bytes = new DataView(scratch.written().slice().buffer);
+    bytes = scratch.written().slice();
     frozenSets.set(initial, bytes);
   }
   recentSets[recentNext] = initial;
