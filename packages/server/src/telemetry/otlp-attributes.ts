@@ -15,8 +15,7 @@ export interface KeyEntry {
   readonly key: DataView;
   readonly keyLength: number;
   value: unknown;
-  pair: DataView | undefined;
-  pairLength: number;
+  pair: Uint8Array | undefined;
 }
 const keyEntries = new Map<string, KeyEntry>();
 const KEY_FIELDS_MAX = 1024;
@@ -24,7 +23,7 @@ export function keyEntry(key: string): KeyEntry {
   let entry = keyEntries.get(key);
   if (entry === undefined) {
     const field = ProtobufBuffer.stringField(1, key);
-    entry = { key: field.view, keyLength: field.pos, value: undefined, pair: undefined, pairLength: 0 };
+    entry = { key: field.view, keyLength: field.pos, value: undefined, pair: undefined };
     if (keyEntries.size < KEY_FIELDS_MAX) keyEntries.set(key, entry);
   }
   return entry;
@@ -56,13 +55,16 @@ export function writeKeyValue(
   entry: KeyEntry,
   value: AttributeValue | undefined,
 ): void {
-  if (value === entry.value && entry.pair !== undefined) {
-    const length = entry.pairLength;
+  const pair = entry.pair;
+  if (value === entry.value && pair !== undefined) {
+    // Its tag and length, then the kept content by one `set` (20-40 bytes: fewer instructions than `copy`'s views).
+    const length = pair.length;
     out.reserve(length + 2);
-    out.bytes[out.pos] = (field << 3) | 2;
-    out.bytes[out.pos + 1] = length;
-    out.pos += 2;
-    out.copy(entry.pair, 0, length);
+    const p = out.pos;
+    out.bytes[p] = (field << 3) | 2;
+    out.bytes[p + 1] = length;
+    out.bytes.set(pair, p + 2);
+    out.pos = p + 2 + length;
     return;
   }
   const start = out.pos;
@@ -77,8 +79,7 @@ export function writeKeyValue(
   // The same value twice in a row: its content kept (tag 1 byte, length 1 byte when under 128).
   const length = out.pos - start - 2;
   if (length < 0x80 && out.bytes[start + 1] === length) {
-    entry.pair = new DataView(out.bytes.slice(start + 2, out.pos).buffer);
-    entry.pairLength = length;
+    entry.pair = out.bytes.slice(start + 2, out.pos);
   }
 }
 
