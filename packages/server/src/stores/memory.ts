@@ -7,6 +7,7 @@ import {
   type StoredResponse,
   type StoredResponseText,
 } from './contract.js';
+import { clock } from '../telemetry/clock.js';
 import { CHUNK_BYTES, CHUNKED_CHARS, ChunkedText, ChunkPool, type Latin1Buffer, NodeBuffer } from './chunked-text.js';
 import { UseOrder, type UseOrderEntry } from './use-order.js';
 
@@ -155,7 +156,7 @@ export class InMemoryResponseStore implements ResponseStore {
       maxEntries: options.maxEntries ?? 10_000,
       maxBytes: this.maxBytes,
       ttlMs: options.ttlMs ?? 60 * 60 * 1000,
-      now: options.now ?? (() => performance.now()),
+      now: options.now ?? (() => clock.now()),
       dropped: (entry) => {
         this.heapTextBytes -= entry.heapTextBytes;
         if (entry.input instanceof ChunkedText) this.chunks.giveBack(entry.input);
