@@ -134,7 +134,7 @@ export class UpstreamCall implements UpstreamRequestInit {
       else this.requestHeaders = withTraceHeaders(scope, this.requestHeaders);
     }
     try {
-      const response = await within(scope, () => fetch(url, this));
+      const response = await within(scope, fetch, undefined, url, this);
       this.status = response.status;
       if (response.status === 503) throw this.failed(await this.unavailable(response));
       return response;

@@ -63,7 +63,7 @@ const tracedRequest: Middleware = (request, next) => {
   request.traceContext = scope.context;
   // A span the sampler dropped records nothing and needs no end: the request only carries its trace on
   // (current for an application's context manager, so its own instrumentation is sampled out too).
-  return scope.span.isRecording() ? recordedRequest(scope, request, next) : within(scope, () => next(request));
+  return scope.span.isRecording() ? recordedRequest(scope, request, next) : within(scope, next, undefined, request);
 };
 
 /** A request under its recording server span, ended when the answer (or its whole stream) has been written. */
@@ -74,7 +74,7 @@ async function recordedRequest(
 ): ReturnType<Middleware> {
   let response: Awaited<ReturnType<typeof next>>;
   try {
-    response = await within(scope, () => next(request));
+    response = await within(scope, next, undefined, request);
   } catch (error) {
     endServerSpan(scope.span, request.method, 500, request.route, error);
     throw error;
@@ -193,23 +193,37 @@ export function instrumentRunner(
       scope || facts !== options.facts
         ? { ...options, traceContext: scope ? scope.context : options.traceContext, facts }
         : options;
+    if (!scope) return runner.begin(raw, inTurn, watched);
+    const span = scope.span;
     const fail = (error: unknown): never => {
-      if (scope) endTurnSpan(scope.span, facts, error, exceptionMessage(error));
+      endTurnSpan(span, facts, error, exceptionMessage(error));
       throw error;
     };
     const end = (outcome: TurnOutcome): TurnOutcome => {
-      if (scope) {
-        if (scope.span.isRecording()) {
-          scope.span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, finishReasonsOf(outcome.response));
-          if (capture) scope.span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, JSON.stringify(outputMessages(outcome)));
-        }
-        endTurnSpan(scope.span, facts);
+      if (span.isRecording()) {
+        span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, finishReasonsOf(outcome.response));
+        if (capture) span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, JSON.stringify(outputMessages(outcome)));
       }
+      endTurnSpan(span, facts);
       return outcome;
     };
-    return promised(() => within(scope, () => runner.begin(raw, inTurn, watched))).then((run): RunTurn => {
-      if (capture && scope?.span.isRecording()) recordInput(scope, raw);
-      return (onEvent, backpressure) => promised(() => within(scope, () => run(onEvent, backpressure))).then(end, fail);
+    let begun: ReturnType<TurnRunner['begin']>;
+    try {
+      begun = within(scope, runner.begin, undefined, raw, inTurn, watched);
+    } catch (error) {
+      begun = Promise.reject(error);
+    }
+    return begun.then((run): RunTurn => {
+      if (capture && scope.span.isRecording()) recordInput(scope, raw);
+      return (onEvent, backpressure) => {
+        let ran: ReturnType<RunTurn>;
+        try {
+          ran = within(scope, run, undefined, onEvent, backpressure);
+        } catch (error) {
+          ran = Promise.reject(error);
+        }
+        return ran.then(end, fail);
+      };
     }, fail);
   };
   return Object.assign({}, runner, {
@@ -220,15 +234,6 @@ export function instrumentRunner(
 }
 
 type RunTurn = Awaited<ReturnType<TurnRunner['begin']>>;
-
-/** `call()`'s promise, or a rejected one when it throws before making one (as an async function would). */
-function promised<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return call();
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
 
 /**
  * A turn's failure for the request log: the spec error the client was given, its message through the

@@ -53,34 +53,39 @@ class TracedStore implements ResponseStore {
     private readonly starts: StoreSpanStarts,
   ) {}
 
-  private traced<T>(operation: Operation, call: () => Promise<T>): Promise<T> {
+  // The store's method and its arguments, not a closure per call.
+  private traced<A extends unknown[], T>(
+    operation: Operation,
+    call: (...args: A) => Promise<T>,
+    ...args: A
+  ): Promise<T> {
     const start = this.starts[operation];
     const scope = startChildSpan(start.name, this.parent, start.attributes);
-    return scope ? ended(scope, within(scope, call)) : call();
+    return scope ? ended(scope, within(scope, call, this.store, ...args)) : call.apply(this.store, args);
   }
 
   get(id: string, owner: string) {
-    return this.traced('get', () => this.store.get(id, owner));
+    return this.traced('get', this.store.get, id, owner);
   }
 
   getChain(id: string, owner: string) {
-    return this.traced('getChain', () => this.store.getChain(id, owner));
+    return this.traced('getChain', this.store.getChain, id, owner);
   }
 
   getItem(id: string, owner: string) {
-    return this.traced('getItem', () => this.store.getItem(id, owner));
+    return this.traced('getItem', this.store.getItem, id, owner);
   }
 
   put(entry: StoredResponse, owner: string, text?: StoredResponseText) {
-    return this.traced('put', () => this.store.put(entry, owner, text));
+    return this.traced('put', this.store.put, entry, owner, text);
   }
 
   update(id: string, owner: string, change: (current: StoredResponse) => StoredResponse | undefined) {
-    return this.traced('update', () => this.store.update(id, owner, change));
+    return this.traced('update', this.store.update, id, owner, change);
   }
 
   delete(id: string, owner: string) {
-    return this.traced('delete', () => this.store.delete(id, owner));
+    return this.traced('delete', this.store.delete, id, owner);
   }
 }
 

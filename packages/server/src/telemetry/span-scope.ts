@@ -11,12 +11,18 @@ export interface SpanScope {
 }
 
 /**
- * Runs `run` with `scope` current (or as it is, without a scope). Only for other libraries' instrumentation
- * under an application's context manager: our spans take their parent explicitly. Without one (the CLI) it
- * is a plain call, not the API's lookups and its no-op manager's call.
+ * Runs `run` (with `self` as `this` and `args`, as the API's `context.with` takes them) with `scope` current, or
+ * as it is without a scope. Only for other libraries' instrumentation under an application's context manager:
+ * our spans take their parent explicitly. Without one (the CLI) it is a plain call, not the API's lookups and
+ * its no-op manager's call; callers pass the function and its arguments rather than make a closure per call.
  */
-export function within<T>(scope: SpanScope | undefined, run: () => T): T {
-  return scope && contextManaged() ? context.with(scope.context, run) : run();
+export function within<A extends unknown[], T>(
+  scope: SpanScope | undefined,
+  run: (...args: A) => T,
+  self?: unknown,
+  ...args: A
+): T {
+  return scope && contextManaged() ? context.with(scope.context, run, self, ...args) : run.apply(self, args);
 }
 
 /** The API's global registry (major version 1), where `context.setGlobalContextManager` keeps the manager. */
