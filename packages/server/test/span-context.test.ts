@@ -15,6 +15,8 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { TurnOptions, TurnRunner } from '../src/responses/runner.js';
+import { instrumentRunner } from '../src/service/telemetry.js';
 import { endSpan, startChildSpan, startServerSpan, within } from '../src/telemetry/tracing.js';
 
 /** Each span started: its ids and its parent's, as read from the context it was started in. */
@@ -83,4 +85,19 @@ test('what others put in the context survives our spans; a deleted span reads as
   expect(trace.getSpan(server.context)).toBe(server.span);
   endSpan(store.span);
   endSpan(server.span);
+});
+
+test("a traced turn's runner is called as its method, with itself as `this` (as an untraced turn's is)", async () => {
+  class Refused extends Error {}
+  class MethodRunner {
+    readonly asked: unknown[] = [];
+    begin(raw: unknown) {
+      this.asked.push(raw);
+      return Promise.reject(new Refused('no turns here'));
+    }
+  }
+  const runner = new MethodRunner();
+  const traced = instrumentRunner(runner as unknown as TurnRunner, { providers: [], defaultModel: 'model-a' });
+  await expect(traced.begin({ model: 'model-a' }, {} as TurnOptions, false)).rejects.toBeInstanceOf(Refused);
+  expect(runner.asked).toEqual([{ model: 'model-a' }]);
 });

@@ -209,7 +209,7 @@ export function instrumentRunner(
     };
     let begun: ReturnType<TurnRunner['begin']>;
     try {
-      begun = within(scope, runner.begin, undefined, raw, inTurn, watched);
+      begun = within(scope, runner.begin, runner, raw, inTurn, watched);
     } catch (error) {
       begun = Promise.reject(error);
     }
