@@ -101,3 +101,18 @@ test("a traced turn's runner is called as its method, with itself as `this` (as 
   await expect(traced.begin({ model: 'model-a' }, {} as TurnOptions, false)).rejects.toBeInstanceOf(Refused);
   expect(runner.asked).toEqual([{ model: 'model-a' }]);
 });
+
+test('a traced turn whose runner throws before making a promise answers a rejected promise, as an async runner does', async () => {
+  class Refused extends Error {}
+  const throwing = {
+    begin: () => {
+      throw new Refused('thrown at once');
+    },
+  };
+  const traced = instrumentRunner(throwing as unknown as TurnRunner, { providers: [], defaultModel: 'model-a' });
+  let answered: Promise<unknown> | undefined;
+  expect(() => {
+    answered = traced.begin({ model: 'model-a' }, {} as TurnOptions, false);
+  }).not.toThrow();
+  await expect(answered).rejects.toBeInstanceOf(Refused);
+});

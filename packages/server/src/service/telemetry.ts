@@ -207,23 +207,9 @@ export function instrumentRunner(
       endTurnSpan(span, facts);
       return outcome;
     };
-    let begun: ReturnType<TurnRunner['begin']>;
-    try {
-      begun = within(scope, runner.begin, runner, raw, inTurn, watched);
-    } catch (error) {
-      begun = Promise.reject(error);
-    }
-    return begun.then((run): RunTurn => {
+    return promisedWithin(scope, runner.begin, runner, raw, inTurn, watched).then((run): RunTurn => {
       if (capture && scope.span.isRecording()) recordInput(scope, raw);
-      return (onEvent, backpressure) => {
-        let ran: ReturnType<RunTurn>;
-        try {
-          ran = within(scope, run, undefined, onEvent, backpressure);
-        } catch (error) {
-          ran = Promise.reject(error);
-        }
-        return ran.then(end, fail);
-      };
+      return (onEvent, backpressure) => promisedWithin(scope, run, undefined, onEvent, backpressure).then(end, fail);
     }, fail);
   };
   return Object.assign({}, runner, {
@@ -234,6 +220,23 @@ export function instrumentRunner(
 }
 
 type RunTurn = Awaited<ReturnType<TurnRunner['begin']>>;
+
+/**
+ * `within(scope, run, self, ...args)`'s promise, or a rejected one when `run` throws before making one (as an
+ * async function would); the function and its arguments, not a closure, as `within` takes them.
+ */
+function promisedWithin<A extends unknown[], T>(
+  scope: SpanScope,
+  run: (...args: A) => Promise<T>,
+  self: unknown,
+  ...args: A
+): Promise<T> {
+  try {
+    return within(scope, run, self, ...args);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
 
 /**
  * A turn's failure for the request log: the spec error the client was given, its message through the

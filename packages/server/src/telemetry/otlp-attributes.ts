@@ -2,7 +2,7 @@
 // (./otlp-protobuf.ts): keys encoded once, a key's value written again from its kept bytes when it is the same
 // as last time, short strings and small integers in one pass, frozen starting sets encoded once.
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
-import { ProtobufBuffer } from './protobuf-buffer.js';
+import { ProtobufBuffer, varintSize } from './protobuf-buffer.js';
 
 const INT64_MIN = -(2 ** 63);
 const INT64_MAX = 2 ** 63;
@@ -125,7 +125,7 @@ function writePair(out: ProtobufBuffer, field: number, entry: KeyEntry, value: A
       (typeof value === 'number' && value >= 0 && value < 0x80000000 && Number.isInteger(value))
     ) {
       const number = typeof value === 'boolean' ? (value ? 1 : 0) : value;
-      const size = number < 0x80 ? 1 : number < 0x4000 ? 2 : number < 0x200000 ? 3 : number < 0x10000000 ? 4 : 5;
+      const size = varintSize(number);
       out.reserve(keyLength + size + 6);
       const start = out.pos;
       out.bytes[start] = (field << 3) | 2;
