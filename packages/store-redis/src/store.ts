@@ -356,10 +356,10 @@ export class RedisResponseStore implements ResponseStore {
  * pair could not be encoded alone: such pieces are joined.
  */
 function recordOf(text: StoredResponseText): string | Buffer[] {
+  const head = `{"response":${text.response},"input":`;
   const pieces = text.inputPieces;
-  if (pieces === undefined || pieces.length < 2 || pieces.some(endsInsidePair))
-    return `{"response":${text.response},"input":${text.input}}`;
-  const parts = [Buffer.from(`{"response":${text.response},"input":`)];
+  if (pieces === undefined || pieces.length < 2 || pieces.some(endsInsidePair)) return `${head}${text.input}}`;
+  const parts = [Buffer.from(head)];
   for (const piece of pieces) parts.push(Buffer.from(piece));
   parts.push(Buffer.from('}'));
   return parts;
