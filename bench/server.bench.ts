@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { startServer } from '@openresponses/server/node';
 import { InMemoryResponseStore } from '@openresponses/server';
 import { validateResponseResource } from '@openresponses/types/validate';
+import { bareEmbeddedServer } from './fixtures/bare-embedded-server.js';
 
 const BODY = JSON.stringify({ model: 'openresponses-deterministic', input: 'Hello! My name is Ada. What can you do?' });
 
@@ -393,6 +394,25 @@ export async function run(): Promise<void> {
   });
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
   const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/v1/responses`;
+  // The floor: the least work any Node server must do for this turn (fixtures/bare-embedded-server.ts).
+  const floor = bareEmbeddedServer();
+  await new Promise<void>((resolve) => floor.listen(0, '127.0.0.1', resolve));
+  const floorUrl = `http://127.0.0.1:${(floor.address() as AddressInfo).port}/v1/responses`;
+  {
+    // A floor that answers less than the reference server does is not a floor: a spec ResponseResource, with
+    // the embedded model's text and usage for this request.
+    const answer = JSON.parse(
+      await (
+        await fetch(floorUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY })
+      ).text(),
+    );
+    const verdict = validateResponseResource(answer);
+    if (!verdict.success) throw new Error('the floor: its answer is not a spec ResponseResource', { cause: verdict });
+    const reference = JSON.parse(precomputed);
+    const said = (r: { output: Array<{ content: Array<{ text: string }> }> }) => r.output[0]!.content[0]!.text;
+    if (said(answer) !== said(reference) || JSON.stringify(answer.usage) !== JSON.stringify(reference.usage))
+      throw new Error(`the floor answers ${said(answer)} where the reference server answers ${said(reference)}`);
+  }
 
   const concurrency = 32;
   const roundCount = 7;
@@ -412,6 +432,7 @@ export async function run(): Promise<void> {
     const loaderCpu = place(which);
     for (let i = 0; i < 2; i++) {
       await load(bareUrl, BODY, concurrency, 0.5, Infinity, {}, loaderCpu);
+      await load(floorUrl, BODY, concurrency, 0.5, Infinity, {}, loaderCpu);
       await load(`${reference.url}/v1/responses`, BODY, concurrency, 0.5, Infinity, {}, loaderCpu);
     }
   }
@@ -432,12 +453,16 @@ export async function run(): Promise<void> {
     });
   };
   type Round = LoadResult & { cpuPerRequest: number; waitPerRequest: number };
-  const rounds: Record<Placement, Array<{ bare: Round; reference: Round }>> = { pinned: [], unpinned: [] };
+  const rounds: Record<Placement, Array<{ bare: Round; floor: Round; reference: Round }>> = {
+    pinned: [],
+    unpinned: [],
+  };
   for (let round = 0; round < roundCount; round++) {
     for (const which of round % 2 === 0 ? placements : [...placements].reverse()) {
       const loaderCpu = place(which);
       rounds[which].push({
         bare: await withCpu(bareUrl, loaderCpu),
+        floor: await withCpu(floorUrl, loaderCpu),
         reference: await withCpu(`${reference.url}/v1/responses`, loaderCpu),
       });
     }
@@ -478,6 +503,13 @@ export async function run(): Promise<void> {
           rps,
         ),
       ],
+      [
+        'floor (the least for this turn)',
+        median(
+          of.map((x) => x.floor),
+          rps,
+        ),
+      ],
     ] as const) {
       console.log(
         `${name.padEnd(34)} ${Math.round(rps(r)).toLocaleString('en-US').padStart(9)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)}`,
@@ -492,6 +524,15 @@ export async function run(): Promise<void> {
     );
     console.log(
       `loader CPU per request: bare's ${medianOf(of.map((r) => r.bare.cpuMicros / r.bare.requests)).toFixed(0)} µs, reference's ${medianOf(of.map((r) => r.reference.cpuMicros / r.reference.requests)).toFixed(0)} µs; cores busy (median round), server / loader: bare ${medianOf(of.map((r) => busy(r.bare, r.bare.cpuPerRequest))).toFixed(2)} / ${medianOf(of.map((r) => busy(r.bare, r.bare.cpuMicros / r.bare.requests))).toFixed(2)}, reference ${medianOf(of.map((r) => busy(r.reference, r.reference.cpuPerRequest))).toFixed(2)} / ${medianOf(of.map((r) => busy(r.reference, r.reference.cpuMicros / r.reference.requests))).toFixed(2)} (near 1: that side's bound)`,
+    );
+    // The floor beside both: what any Node server answering this turn costs against bare node:http, and the
+    // reference server against it (per round, medians).
+    const floorOverBare = of.map((r) => rps(r.floor) / rps(r.bare));
+    const referenceOverFloor = of.map((r) => rps(r.reference) / rps(r.floor));
+    const floorCpu = of.map((r) => r.bare.cpuPerRequest / r.floor.cpuPerRequest);
+    const referenceCpu = of.map((r) => r.floor.cpuPerRequest / r.reference.cpuPerRequest);
+    console.log(
+      `floor: CPU per request ${medianOf(of.map((r) => r.floor.cpuPerRequest)).toFixed(0)} µs, loader ${medianOf(of.map((r) => r.floor.cpuMicros / r.floor.requests)).toFixed(0)} µs; req/s floor / bare ${medianOf(floorOverBare).toFixed(2)}x (rounds ${floorOverBare.map((r) => r.toFixed(2)).join(' ')}), by CPU ${medianOf(floorCpu).toFixed(2)}x; reference / floor req/s ${medianOf(referenceOverFloor).toFixed(2)}x (rounds ${referenceOverFloor.map((r) => r.toFixed(2)).join(' ')}), by CPU ${medianOf(referenceCpu).toFixed(2)}x`,
     );
     console.log(
       `server thread waiting for a CPU per request (median): bare ${medianOf(of.map((r) => r.bare.waitPerRequest)).toFixed(1)} µs, reference ${medianOf(of.map((r) => r.reference.waitPerRequest)).toFixed(1)} µs (near 0 when nothing else runs on its CPU)`,
@@ -545,6 +586,7 @@ export async function run(): Promise<void> {
   );
   await reference.close();
   await new Promise<void>((resolve) => bare.close(() => resolve()));
+  await new Promise<void>((resolve) => floor.close(() => resolve()));
   await largeStoredTurn();
 }
 
