@@ -297,6 +297,7 @@ import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
 import { compareSpanPaths } from './fixtures/span-floor.js';
+import { compareTelemetryFloor } from './fixtures/telemetry-floor-run.js';
 import {
   compareSpanStages,
   compareTelemetry,
@@ -336,10 +337,16 @@ export async function run(): Promise<void> {
       await compareSamplingRatios(sinks, ['metrics', '0', '0.1', 'forced 0.1', '0.1#2', 'burst-0.1', '1', '1#2']);
       return;
     }
+    // The telemetry floor beside the CLI over HTTP (fixtures/telemetry-floor-run.ts); TELEMETRY_FLOOR_ONLY=1: it alone.
+    if (process.env.TELEMETRY_FLOOR_ONLY === '1') {
+      await compareTelemetryFloor(sinks, stub.url);
+      return;
+    }
     // "Telemetry on" split by part, each setting against off in one process: the evidence per setting.
     await compareTelemetrySplit(embedded.slice(0, 1), sinks);
     await compareTelemetrySplit(gateway.slice(0, 1), sinks, stub.url);
     if (process.env.TELEMETRY_SPLIT_ONLY === '1') return;
+    await compareTelemetryFloor(sinks, stub.url);
     await compareSpanPaths(sinks);
     await compareSpanStages(embedded, sinks);
     await compareSpanStages(gateway, sinks, stub.url);
