@@ -297,7 +297,7 @@ import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
 import { compareSpanPaths } from './fixtures/span-floor.js';
-import { compareTelemetryFloor } from './fixtures/telemetry-floor-run.js';
+import { compareTelemetryFloor, compareTelemetryFloorInProcess } from './fixtures/telemetry-floor-run.js';
 import {
   compareSpanStages,
   compareTelemetry,
@@ -338,8 +338,14 @@ export async function run(): Promise<void> {
       return;
     }
     // The telemetry floor beside the CLI over HTTP (fixtures/telemetry-floor-run.ts); TELEMETRY_FLOOR_ONLY=1: it alone.
+    // TELEMETRY_FLOOR_ONLY=process: only its in-process half.
+    if (process.env.TELEMETRY_FLOOR_ONLY === 'process') {
+      await compareTelemetryFloorInProcess(sinks, stub.url);
+      return;
+    }
     if (process.env.TELEMETRY_FLOOR_ONLY === '1') {
       await compareTelemetryFloor(sinks, stub.url);
+      await compareTelemetryFloorInProcess(sinks, stub.url);
       return;
     }
     // "Telemetry on" split by part, each setting against off in one process: the evidence per setting.
@@ -347,6 +353,7 @@ export async function run(): Promise<void> {
     await compareTelemetrySplit(gateway.slice(0, 1), sinks, stub.url);
     if (process.env.TELEMETRY_SPLIT_ONLY === '1') return;
     await compareTelemetryFloor(sinks, stub.url);
+    await compareTelemetryFloorInProcess(sinks, stub.url);
     await compareSpanPaths(sinks);
     await compareSpanStages(embedded, sinks);
     await compareSpanStages(gateway, sinks, stub.url);
