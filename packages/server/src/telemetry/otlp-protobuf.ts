@@ -155,33 +155,57 @@ const flagsOf = (traceFlags: number, remote: boolean | undefined): number =>
   (traceFlags & 0xff) | FLAGS_HAS_IS_REMOTE | (remote ? FLAGS_IS_REMOTE : 0);
 
 /**
- * The ids of a span of the own tracer (trace id field 1, span id 2, its parent's 4), the pool's bytes copied
- * straight in (`rawId`) after a one-byte tag each, with no hex made. False (nothing written) for a trace continued from a
- * caller with trace state, or a parent that is not ours and not a caller's.
+ * The ids of a span of the own tracer (trace id field 1, span id 2, its parent's 4), with no hex made. A trace
+ * started here (its ids and its parent's in the pool) is written as unrolled 32-bit words from the pool's views,
+ * tags and lengths as 16-bit words: no call, loop or room check per id (callgrind: a gateway turn's eleven ids
+ * ~1.7k instructions fewer than through `rawId`). False (nothing written) for a trace continued from a caller
+ * with trace state, or a parent that is not ours and not a caller's.
  */
 function writeOwnIds(out: ProtobufBuffer, context: SpanIds, parent: SpanContext | undefined): boolean {
   if (context.traceState !== undefined) return false;
   const ownParent = parent instanceof SpanIds;
   if (parent !== undefined && !ownParent && !parent.spanId) return false;
   const trace = context.traceView;
-  out.reserve(36);
-  if (trace === undefined) {
-    out.tag(1, 2);
-    out.hex(context.traceId);
-  } else {
-    out.bytes[out.pos++] = 0x0a;
-    out.rawId(trace, context.traceAt, 16);
+  if (trace === undefined || (parent !== undefined && !ownParent)) {
+    // A trace continued from a caller: its trace id and the caller's span id are hex.
+    out.reserve(36);
+    if (trace === undefined) {
+      out.tag(1, 2);
+      out.hex(context.traceId);
+    } else {
+      out.bytes[out.pos++] = 0x0a;
+      out.rawId(trace, context.traceAt, 16);
+    }
+    out.bytes[out.pos++] = 0x12;
+    out.rawId(context.spanView, context.spanAt, 8);
+    if (parent !== undefined) {
+      out.tag(4, 2);
+      out.hex(parent.spanId);
+    }
+    return true;
   }
-  out.bytes[out.pos++] = 0x12;
-  out.rawId(context.spanView, context.spanAt, 8);
+  out.reserve(38);
+  const into = out.view;
+  const p = out.pos;
+  const traceAt = context.traceAt;
+  into.setUint16(p, 0x100a, true); // 1: trace_id, 16 bytes
+  into.setUint32(p + 2, trace.getUint32(traceAt, true), true);
+  into.setUint32(p + 6, trace.getUint32(traceAt + 4, true), true);
+  into.setUint32(p + 10, trace.getUint32(traceAt + 8, true), true);
+  into.setUint32(p + 14, trace.getUint32(traceAt + 12, true), true);
+  const span = context.spanView;
+  const spanAt = context.spanAt;
+  into.setUint16(p + 18, 0x0812, true); // 2: span_id, 8 bytes
+  into.setUint32(p + 20, span.getUint32(spanAt, true), true);
+  into.setUint32(p + 24, span.getUint32(spanAt + 4, true), true);
   if (ownParent) {
-    out.bytes[out.pos++] = 0x22;
-    out.rawId(parent.spanView, parent.spanAt, 8);
-  }
-  if (parent !== undefined && !ownParent) {
-    out.tag(4, 2);
-    out.hex(parent.spanId);
-  }
+    const from = parent.spanView;
+    const at = parent.spanAt;
+    into.setUint16(p + 28, 0x0822, true); // 4: parent_span_id, 8 bytes
+    into.setUint32(p + 30, from.getUint32(at, true), true);
+    into.setUint32(p + 34, from.getUint32(at + 4, true), true);
+    out.pos = p + 38;
+  } else out.pos = p + 28;
   return true;
 }
 
