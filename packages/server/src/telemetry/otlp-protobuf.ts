@@ -292,9 +292,7 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
   }
   writeHead(out, span.name, span.kind, head);
   if (span.clockTimes === true) {
-    out.timeMs(span.startMs!);
-    out.tag(8, 1);
-    out.timeMs(span.endMs!);
+    out.timesMs(span.startMs!, span.endMs!);
   } else {
     out.time(span.startTime);
     out.tag(8, 1);
