@@ -313,25 +313,15 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
     // Most spans: no events, links or status message, nothing dropped past a byte. The fields from 10 on as
     // the general path below writes them, in one pass.
     out.reserve(16);
-    const bytes = out.bytes;
+    const view = out.view;
     const p = out.pos;
     const flags = flagsOf(context.traceFlags, parent?.isRemote);
-    bytes[p] = 0x50; // 10: dropped_attributes_count
-    bytes[p + 1] = dropped;
-    bytes[p + 2] = 0x60; // 12: dropped_events_count
-    bytes[p + 3] = 0;
-    bytes[p + 4] = 0x70; // 14: dropped_links_count
-    bytes[p + 5] = 0;
-    bytes[p + 6] = 0x7a; // 15: status { code = 3 }
-    bytes[p + 7] = 2;
-    bytes[p + 8] = 0x18;
-    bytes[p + 9] = spanStatus.code;
-    bytes[p + 10] = 0x85; // 16: flags, fixed32
-    bytes[p + 11] = 0x01;
-    bytes[p + 12] = flags & 0xff;
-    bytes[p + 13] = (flags >>> 8) & 0xff;
-    bytes[p + 14] = 0;
-    bytes[p + 15] = 0;
+    // 10: dropped_attributes_count; 12: dropped_events_count = 0; 14: dropped_links_count = 0; 15: status
+    // { code = 3 }; 16: flags, fixed32. Four little-endian words, not sixteen checked byte stores.
+    view.setUint32(p, 0x0060_0050 | (dropped << 8), true);
+    view.setUint32(p + 4, 0x027a_0070, true);
+    view.setUint32(p + 8, 0x0185_0018 | (spanStatus.code << 8), true);
+    view.setUint32(p + 12, flags & 0xffff, true);
     out.pos = p + 16;
     if (head === undefined) out.close(at, lengthSize);
     else head.lengthSize = out.close(at, lengthSize);
