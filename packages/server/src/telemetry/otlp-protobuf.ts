@@ -244,6 +244,8 @@ function headOf(name: string, kind: SpanKind): Head | undefined {
     return undefined;
   const bytes = ProtobufBuffer.stringField(5, name);
   writeKind(bytes, kind);
+  // Room past the head: `copy` reads whole words.
+  bytes.reserve(3);
   head = { bytes, keys: [], entries: [], lengthSize: 1 };
   if (byKind === undefined) heads.set(name, (byKind = []));
   byKind[kind] = head;

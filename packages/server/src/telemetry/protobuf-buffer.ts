@@ -20,6 +20,8 @@ export class ProtobufBuffer {
     const out = new ProtobufBuffer(text.length * 3 + 8);
     out.tag(field, 2);
     out.string(text);
+    // Room past the field: `copy` reads whole words.
+    out.reserve(3);
     return out;
   }
 
@@ -234,16 +236,16 @@ export class ProtobufBuffer {
 
   /**
    * `length` bytes of `from` (a view of encoded bytes or of an id pool) from `at`, no length prefix: four at a
-   * time through the views. Callgrind, 16 bytes: ~77 instructions, where a byte loop over typed arrays costs
-   * ~420 and `set` of a `subarray` ~610.
+   * time through the views, the last word whole, so up to 3 bytes past `length` are written (then overwritten:
+   * `pos` ends at `length`) and read (`from` holds them: kept fields and heads are made with 3 bytes of room,
+   * ids are 8 or 16 bytes). Callgrind, 16 bytes: ~77 instructions, where a byte loop over typed arrays costs ~420
+   * and `set` of a `subarray` ~610; the last word whole, not byte by byte, ~60 fewer a gateway span.
    */
   copy(from: DataView, at: number, length: number): void {
-    this.reserve(length);
+    this.reserve(length + 3);
     const into = this.view;
     const start = this.pos;
-    let i = 0;
-    for (; i + 4 <= length; i += 4) into.setUint32(start + i, from.getUint32(at + i, true), true);
-    for (; i < length; i++) into.setUint8(start + i, from.getUint8(at + i));
+    for (let i = 0; i < length; i += 4) into.setUint32(start + i, from.getUint32(at + i, true), true);
     this.pos = start + length;
   }
 
