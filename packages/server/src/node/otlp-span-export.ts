@@ -11,6 +11,7 @@ import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { TraceFlags } from '@opentelemetry/api';
 import type { EncodableSpan } from '../telemetry/otlp-protobuf.js';
+import { clock } from '../telemetry/clock.js';
 import { SpanBatch } from '../telemetry/span-batch.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -272,20 +273,20 @@ export class OtlpSpanExport {
    * rejects with the last failure.
    */
   private async export(body: Uint8Array): Promise<void> {
-    const deadline = performance.now() + this.settings.timeoutMs;
+    const deadline = clock.now() + this.settings.timeoutMs;
     let pause = FIRST_PAUSE_MS;
     for (let retries = 0; ; retries++) {
       try {
         // A collector may close an idle keep-alive connection just as it is reused (Node's servers do after 5 s):
         // that request never reached it, so it goes once more at once, on a new connection.
-        await this.post(body, deadline - performance.now()).catch((error: ExportFailure) => {
+        await this.post(body, deadline - clock.now()).catch((error: ExportFailure) => {
           if (!error.unsent) throw error;
-          return this.post(body, deadline - performance.now());
+          return this.post(body, deadline - clock.now());
         });
         return;
       } catch (error) {
         const wait = retries < MAX_RETRIES ? retryDelayOf(error as ExportFailure, pause) : undefined;
-        if (wait === undefined || this.stopped || wait >= deadline - performance.now()) throw error;
+        if (wait === undefined || this.stopped || wait >= deadline - clock.now()) throw error;
         pause *= PAUSE_GROWTH;
         await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
       }
