@@ -191,6 +191,70 @@ const theirs = (spans: readonly EncodableSpan[]): Uint8Array =>
   // size of the one before it (kept with the head), and the span moves when its own differs.
   for (const size of [10, 200, 10, 20_000, 200])
     ownTracer.startSpan('sized', { attributes: { text: 'w'.repeat(size) } }, ROOT_CONTEXT).end();
+  // One head's spans whose kept attributes block (its frozen starting set and the added values that came again)
+  // must not be written where a later span differs: a key set again with another value type, keys in another
+  // order, fewer keys, more keys, and a first value that changes every span (the block kept anew after 16).
+  const blockSet = Object.freeze({ 'http.request.method': 'GET' });
+  const blockSpans: Array<Array<[string, Api.AttributeValue]>> = [
+    [
+      ['http.response.status_code', 200],
+      ['http.route', '/a'],
+    ],
+    [
+      ['http.response.status_code', 200],
+      ['http.route', '/a'],
+    ],
+    [
+      ['http.response.status_code', '200'],
+      ['http.route', '/a'],
+    ],
+    [
+      ['http.response.status_code', '200'],
+      ['http.route', '/a'],
+    ],
+    [
+      ['http.route', '/a'],
+      ['http.response.status_code', '200'],
+    ],
+    [['http.route', '/a']],
+    [
+      ['http.route', '/a'],
+      ['http.response.status_code', 201],
+      ['openresponses.flag', true],
+    ],
+    [
+      ['http.route', '/a'],
+      ['http.response.status_code', 201],
+      ['openresponses.flag', false],
+    ],
+    ...Array.from(
+      { length: 20 },
+      (_, i): Array<[string, Api.AttributeValue]> => [['openresponses.n', i < 18 ? i : 99]],
+    ),
+    [
+      ['openresponses.n', 99],
+      ['http.route', '/b'],
+    ],
+  ];
+  // Another starting set (a block kept anew) whose later spans set another key to the same value.
+  const otherSet = Object.freeze({ 'http.request.method': 'PUT' });
+  const otherSpans: Array<Array<[string, Api.AttributeValue]>> = [
+    [['http.route', '/a']],
+    [['http.route', '/a']],
+    [['openresponses.other', '/a']],
+    [
+      ['openresponses.other', '/a'],
+      ['http.route', '/a'],
+    ],
+  ];
+  for (const [set, pairs] of [
+    ...blockSpans.map((pairs) => [blockSet, pairs] as const),
+    ...otherSpans.map((pairs) => [otherSet, pairs] as const),
+  ]) {
+    const span = ownTracer.startSpan('block', { attributes: set }, ROOT_CONTEXT);
+    for (const [key, value] of pairs) span.setAttribute(key, value);
+    span.end();
+  }
   const other = spansOf(resourceFromAttributes({ 'service.name': 'second', 'deployment.environment': 'test' }), (p) => {
     p.getTracer('@openresponses/server').startSpan('second resource').end();
   });
@@ -201,6 +265,16 @@ const theirs = (spans: readonly EncodableSpan[]): Uint8Array =>
   // Another order groups the same way the SDK groups (by resource, then scope, as first seen).
   print('other order', [other[0]!, ...spans.slice().reverse()]);
   print("the own tracer's spans", ownSpans);
+  // A list that is not frozen, changed in place between two batches: the second span's kept block (or pair)
+  // must not be the first's.
+  const reasons = ['stop'];
+  const listed = () => {
+    ownTracer.startSpan('listed', { attributes: blockSet }, ROOT_CONTEXT).setAttribute('reasons', reasons).end();
+    return ownSpans.pop()!;
+  };
+  print('a list changed in place, before', [listed()]);
+  reasons.push('length');
+  print('a list changed in place, after', [listed()]);
   // What each tracer recorded, ids and times aside (parents by position; flags, trace state, remote parents).
   const recorded = (list: readonly EncodableSpan[]) => {
     const ids = list.map((span) => span.spanContext().spanId);

@@ -114,19 +114,42 @@ function writeSpanAttributes(
     writeAttributes(out, 9, span.attributes);
     return;
   }
-  const bytes = frozenSetBytes(initial);
-  // Copied by `set` (tens to hundreds of bytes: ~5 instructions a byte through the views, `copy`).
-  if (bytes !== undefined) out.append(bytes);
-  else writeAttributes(out, 9, initial);
   const keys = span.addedKeys;
-  if (keys === undefined) return;
-  const values = span.addedValues!;
+  const values = span.addedValues;
+  const count = keys === undefined ? 0 : keys.length;
+  // The first added attribute written one by one, and where the written block starts when it is to be kept.
+  let from = 0;
+  let keepAt = -1;
+  const block = head?.block;
+  if (block !== undefined && head!.blockInitial === initial) {
+    // The head's kept block: its starting set and the added attributes that were the same span after span.
+    const kept = head!.blockKeys;
+    const keptValues = head!.blockValues;
+    const limit = Math.min(kept.length, count);
+    let same = 0;
+    while (same < limit && keys![same] === kept[same] && values![same] === keptValues[same]) same++;
+    if (same < kept.length) shortenBlock(head!, same);
+    if (same > 0 || count === 0) head!.blockMisses = 0;
+    else if (++head!.blockMisses >= BLOCK_RETRY) keepAt = out.pos;
+    out.append(head!.block!);
+    from = same;
+  } else {
+    const bytes = frozenSetBytes(initial);
+    // Copied by `set` (tens to hundreds of bytes: ~5 instructions a byte through the views, `copy`).
+    if (bytes !== undefined) {
+      if (head !== undefined) keepAt = out.pos;
+      out.append(bytes);
+    } else writeAttributes(out, 9, initial);
+  }
+  // Where each added attribute ends in the block to keep: those with a value kept by identity (a primitive or
+  // a frozen list), from the first, within BLOCK_BYTES.
+  const ends = keepAt >= 0 ? [out.pos - keepAt] : undefined;
   // The keys set after the start are the same, in the same order, for most spans of one head: their entries
   // kept there are found without a Map lookup.
   const keptKeys = head?.keys;
   const keptEntries = head?.entries;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
+  for (let i = from; i < count; i++) {
+    const key = keys![i]!;
     let entry = keptEntries?.[i];
     if (entry === undefined || keptKeys![i] !== key) {
       entry = keyEntry(key);
@@ -135,8 +158,33 @@ function writeSpanAttributes(
         keptEntries![i] = entry;
       }
     }
-    writeKeyValue(out, 9, entry, values[i]);
+    const value = values![i];
+    writeKeyValue(out, 9, entry, value);
+    if (
+      ends !== undefined &&
+      ends.length === i + 1 &&
+      out.pos - keepAt <= BLOCK_BYTES &&
+      (typeof value !== 'object' || Object.isFrozen(value))
+    )
+      ends.push(out.pos - keepAt);
   }
+  if (ends !== undefined) {
+    const pairs = ends.length - 1;
+    head!.block = out.bytes.slice(keepAt, keepAt + ends[pairs]!);
+    head!.blockInitial = initial;
+    head!.blockKeys = keys === undefined ? [] : keys.slice(0, pairs);
+    head!.blockValues = values === undefined ? [] : values.slice(0, pairs);
+    head!.blockEnds = ends;
+    head!.blockMisses = 0;
+  }
+}
+
+/** The head's block cut to its starting set and first `pairs` added attributes (those the latest span had too). */
+function shortenBlock(head: Head, pairs: number): void {
+  head.block = head.block!.slice(0, head.blockEnds[pairs]);
+  head.blockKeys.length = pairs;
+  head.blockValues.length = pairs;
+  head.blockEnds.length = pairs + 1;
 }
 
 /** A trace id, as bytes when the context keeps them (the own tracer's), else from its hex. */
@@ -224,7 +272,23 @@ interface Head {
   readonly keys: string[];
   readonly entries: KeyEntry[];
   lengthSize: number;
+  /**
+   * The attributes block (field 9's KeyValues) last kept for a span of this head, written again by one `set`:
+   * its frozen starting set's bytes, then those of its first added attributes, cut at the first that a later
+   * span set to another value or key (a turn's model stays, its response id does not). `blockEnds[i]` is where
+   * the block's `i`-th added attribute begins (`blockEnds[0]`: the starting set's end).
+   */
+  block: Uint8Array | undefined;
+  blockInitial: Attributes | undefined;
+  blockKeys: string[];
+  blockValues: unknown[];
+  blockEnds: number[];
+  /** Spans in a row that matched only the block's starting set: at BLOCK_RETRY, the block is kept anew. */
+  blockMisses: number;
 }
+/** A kept attributes block's bytes at most. */
+const BLOCK_BYTES = 1024;
+const BLOCK_RETRY = 16;
 /** Keys after the start kept a head at most. */
 const KEPT_KEYS = 16;
 /** Names kept at most, and the longest kept (names are bounded: model names past 256 characters are `_OTHER`). */
@@ -246,7 +310,18 @@ function headOf(name: string, kind: SpanKind): Head | undefined {
   writeKind(bytes, kind);
   // Room past the head: `copy` reads whole words.
   bytes.reserve(3);
-  head = { bytes, keys: [], entries: [], lengthSize: 1 };
+  head = {
+    bytes,
+    keys: [],
+    entries: [],
+    lengthSize: 1,
+    block: undefined,
+    blockInitial: undefined,
+    blockKeys: [],
+    blockValues: [],
+    blockEnds: [],
+    blockMisses: 0,
+  };
   if (byKind === undefined) heads.set(name, (byKind = []));
   byKind[kind] = head;
   return head;
