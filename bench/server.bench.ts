@@ -2,6 +2,41 @@
 // returns the same precomputed bytes (the ceiling): requests/s, p50/p99 latency, streamed events/s, and
 // heap across 10,000 requests with the in-memory store at its bound; and a stored turn with a 1 MiB input
 // against JSON.parse + JSON.stringify of its request and response (issue 35).
+/*
+ * The floor (issue 35, fourteenth session, ref-floor, 2026-11-29 21:00-22:10 UTC, main at 54b3767): the row
+ * "floor" is fixtures/bare-embedded-server.ts, the least work any Node server must do to answer this request as
+ * the spec asks (bounded body, `JSON.parse`, the fields the turn uses checked, the embedded model's answer and
+ * usage, every required field with fresh ids, `JSON.stringify`, a bounded Map), served from this process beside
+ * the other two, one loaded at a time, in the same alternating rounds. Its answer is checked once against the
+ * spec's validator and the reference's text and usage. Two runs on a shared machine (no idle run this session):
+ *   load 4.6-6.6   CPU a request: bare 70 / 86 µs, floor 105 / 91, reference 176 / 176 (pinned / unpinned);
+ *                  floor / bare by CPU 0.69x / 0.70x (req/s 0.80x / 0.86x); reference / floor by CPU 0.58x / 0.53x
+ *   load 14        floor / bare by CPU 0.67x / 1.00x; reference / floor by CPU 0.44x / 0.51x (rounds 0.2-1.7:
+ *                  the servers' thread waited 0.5-1.4 ms a request for its CPU)
+ * So the turn's least work costs 5-35 µs a request over bare node:http at load 5-7 (floor / bare 0.7x by
+ * CPU), and the reference server 1.7x-1.9x the floor's CPU. By CPU the floor itself is at 0.7x of bare: a
+ * CPU-bound server doing only this turn's least work would not reach 0.8x; its req/s ratio (0.80x-0.86x) does
+ * only because the bare side is partly bound by its loader. What the reference spends above the floor is its own.
+ *
+ * Placed in one process by instructions (callgrind `node --predictable --no-incremental-marking
+ * --max-semi-space-size=64`, main thread, this request; the reference through `service.handle`, 32 in flight,
+ * 5,000 turns after 20,000; the floor's `floorTurn`, 20,000 after 20,000): reference 118.6k a turn (103.2k
+ * outside GC and TurboFan; 118.2k and 105.3k with the flat ids below), floor 66.7k (65.4k). By inclusive cost, the reference:
+ * storing and serializing (responseJson and itemsJsonPieces, the memory store's put) 37k; the turn's parts
+ * into the writer (TurnStream: the output meter's `jsonBytes` 5.1k, the embedded model's parts 7.3k, the
+ * writer, the starting response 2.1k) 36.5k; the runner's begin (preparation 4.0k, the model's plan 4.5k)
+ * 12.7k, inside the tenant-turns wrapper and quota settlement ~6k more; middleware, the route handler and
+ * the body 17k; GC 7.6-10k. The floor: `JSON.stringify` of the response and the input 47.5k (71%), `JSON.parse`
+ * 3.9k, the rest (its object literal, word counts, two ids, the Map) ~15k. The reference's serializer beats
+ * the floor's `JSON.stringify` (~37k with the store against 47.5k); what it spends above the floor is the
+ * turn's machinery: parts, events writer, meter, preparation, tenant quota, middleware (~70k against ~15k),
+ * each piece under 8k, and the GC of what it allocates (22.6 KB a turn in the ninth session's count).
+ * Nothing was cut this session. The one piece that looked loose: the serializer's escape check tests one rope
+ * of all short strings (two a turn, the response's and the input's), which V8 runs through its runtime
+ * (5.4k a turn, a flatten each). Flat ids (`join` instead of a template) left it unchanged (118.2k against
+ * 118.6k; the rope is the serializer's, not the ids'); flattening the rope first saved 0.4k of 4.4k in a
+ * micro-measure; checking each string by a character loop instead cost 8.7k against the rope's 5.2k.
+ */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
