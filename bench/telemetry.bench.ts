@@ -27,8 +27,10 @@
 //   the turn: two thirds of the +10% (~32k) go to the least tracing and metering any Node server can do.
 // - In one process, CPU a turn (9 rotating rounds of 3,200 after 8 x 3,200 each): off 283.6 µs, the floor +22.6
 //   µs (+8.0%; the floor before that cut and before it reused its batch buffers), ours +52.7 (+18.6%) at load
-//   11-13; off 277.0, the floor +14.5 (+5.2%), ours +51.2 (+18.5%) at load 10-12. Ours spends 2.3-3.5x what the floor does, ~30-37 µs a turn above it at
-//   this load (idle figures are about half: the lead's idle run decides). The instructions of ours are not
+//   11-13; off 277.0, the floor +14.5 (+5.2%), ours +51.2 (+18.5%) at load 10-12 (both on 54b3767's build);
+//   on 0491c87's (tel-enc's a343d5d in), 11 rounds at load 6.6-8.7: off 249.8, the floor +16.4 (+6.6%), ours
+//   +64.4 (+25.8%), off's rounds 172-273 µs. Ours spends 2.3-3.9x what the floor does, ~30-48 µs a turn above
+//   it at this load (idle figures are about half: the lead's idle run decides). The instructions of ours are not
 //   measured side by side here; the latest whole-turn counts are the tenth note's (spans +93.9k, metrics +34.6k
 //   of which ~13k the scrape, on 76dc8a5) less the cuts since (store spans ~2.4k, encoder ~6k, metrics'
 //   clock reads ~1.2k): of the order of +110-120k against the floor's ~21k, plus what either's export costs the
