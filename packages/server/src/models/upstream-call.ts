@@ -3,12 +3,21 @@ import { createSSEFrameDecoder, type SSEFrame, SSEFrameError } from '@openrespon
 import { Cancellation, onAbort } from '../cancellation.js';
 import { ResponsesError } from '../errors.js';
 import { parseUpstreamJson, type UpstreamLimits } from '../limits.js';
-import { errorText, type Redactor, upstreamRetryHeaders } from '../redaction.js';
+import type { Redactor } from '../redaction.js';
 import type { TurnFacts } from '../telemetry/attributes.js';
+import { clock } from '../telemetry/clock.js';
 import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
 import { traceparentOf, w3cPropagation } from '../telemetry/traceparent.js';
 import { type BoundedText, letGo, READ_WHOLE, readBounded, type WholeBodyReading } from './upstream-body.js';
 import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
+import {
+  bodyTooLarge,
+  CLIENT_GONE,
+  callFailure,
+  eventTooLarge,
+  streamTooLarge,
+  unavailable,
+} from './upstream-errors.js';
 
 /**
  * What an upstream call follows of the client's request: it is aborted when the client goes away, and
@@ -24,11 +33,6 @@ export interface ClientRequest {
 
 /** Bytes of an upstream error body read (the message shown is cut far shorter); the rest is dropped. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
-
-/** What a client span of a call the client left is marked with (`error.type` `cancelled`). */
-const CLIENT_GONE = Object.assign(new Error('The client went away; the upstream call was dropped.'), {
-  code: 'cancelled',
-});
 
 /**
  * One upstream call of any provider family, read through one bounded reader: the whole body at most
@@ -46,7 +50,7 @@ export class UpstreamCall implements UpstreamRequestInit {
   finished = false;
   private readonly traceContext: Context | undefined;
   private readonly facts: Pick<TurnFacts, 'upstreamMs'> | undefined;
-  /** `performance.now()` when the request was sent, until its wait is counted (then -1). */
+  /** `clock.now()` when the request was sent, until its wait is counted (then -1). */
   private sentAt = -1;
   private span: Span | undefined;
   private status: number | undefined;
@@ -115,7 +119,7 @@ export class UpstreamCall implements UpstreamRequestInit {
    */
   private answered(): void {
     if (this.sentAt < 0) return;
-    this.facts!.upstreamMs = (this.facts!.upstreamMs ?? 0) + (performance.now() - this.sentAt);
+    this.facts!.upstreamMs = (this.facts!.upstreamMs ?? 0) + (clock.now() - this.sentAt);
     this.sentAt = -1;
   }
 
@@ -126,7 +130,7 @@ export class UpstreamCall implements UpstreamRequestInit {
 
   /** Sends the request; a failure to get an answer is a spec error. */
   async send(fetch: UpstreamFetch, url: string): Promise<UpstreamResponse> {
-    if (this.facts) this.sentAt = performance.now();
+    if (this.facts) this.sentAt = clock.now();
     const scope = startClientSpan(this.method, url, this.traceContext);
     if (scope) {
       this.span = scope.span;
@@ -143,21 +147,9 @@ export class UpstreamCall implements UpstreamRequestInit {
     }
   }
 
-  /**
-   * An upstream that answers 503 is unavailable for now, whatever its family: 503 `server_error`, with its
-   * `retry-after`, so clients and fallbacks retry (here, once for every family, before any family's mapping).
-   */
+  /** An upstream that answers 503 is unavailable for now (here, once for every family, before any family's mapping). */
   private async unavailable(response: UpstreamResponse): Promise<ResponsesError> {
-    const body = this.errorJson(await this.errorText(response)) as { error?: { message?: unknown } } | undefined;
-    const said = typeof body?.error?.message === 'string' ? `: ${this.redactor.text(body.error.message, 300)}` : '';
-    return new ResponsesError(
-      'server_error',
-      'upstream_overloaded',
-      `The upstream provider is unavailable (HTTP 503); retry later${said}`,
-      null,
-      503,
-      { headers: upstreamRetryHeaders(response.headers) },
-    );
+    return unavailable(this.errorJson(await this.errorText(response)), response.headers, this.redactor);
   }
 
   /** The connection broke while the answer was read (`cause`: the reader's error), noted for the client span. */
@@ -176,33 +168,7 @@ export class UpstreamCall implements UpstreamRequestInit {
    * or the deadline (504), or an upstream that cannot be reached (502).
    */
   failure(error: unknown): ResponsesError {
-    if (error instanceof ResponsesError) return error;
-    if (this.stopped === 'deadline')
-      return new ResponsesError(
-        'server_error',
-        'upstream_deadline_exceeded',
-        `The upstream model did not finish within ${this.limits.upstreamDeadlineMs} ms (this server's limit for one upstream call).`,
-        null,
-        504,
-        { cause: error },
-      );
-    if (this.stopped === 'idle')
-      return new ResponsesError(
-        'server_error',
-        'upstream_timeout',
-        `The upstream model did not answer within ${this.limits.upstreamIdleMs} ms (keep-alive comments do not count).`,
-        null,
-        504,
-        { cause: error },
-      );
-    return new ResponsesError(
-      'server_error',
-      'upstream_unavailable',
-      `The upstream model could not be reached (${this.redactor.text(errorText(error), 300)}).`,
-      null,
-      502,
-      { cause: error },
-    );
+    return callFailure(error, this.stopped, this.limits, this.redactor);
   }
 
   /**
@@ -218,13 +184,7 @@ export class UpstreamCall implements UpstreamRequestInit {
       this.answered();
       if (body.over) {
         this.abort.cancel();
-        throw this.failed(
-          new ResponsesError(
-            'model_error',
-            'upstream_response_too_large',
-            `The upstream answer is larger than this server's limit of ${max} bytes for one upstream body; it was not read further.`,
-          ),
-        );
+        throw this.failed(bodyTooLarge(max));
       }
       return body.text;
     });
@@ -341,13 +301,7 @@ export class UpstreamCall implements UpstreamRequestInit {
         total += next.value.byteLength;
         if (total > maxTotal) {
           this.abort.cancel();
-          throw this.failed(
-            new ResponsesError(
-              'model_error',
-              'upstream_response_too_large',
-              `The upstream stream sent more than this server's limit of ${maxTotal} bytes for one answer; it was not read further.`,
-            ),
-          );
+          throw this.failed(streamTooLarge(maxTotal));
         }
         let frames: SSEFrame[];
         try {
@@ -355,13 +309,7 @@ export class UpstreamCall implements UpstreamRequestInit {
         } catch (error) {
           if (!(error instanceof SSEFrameError)) throw error;
           this.abort.cancel();
-          throw this.failed(
-            new ResponsesError(
-              'model_error',
-              'upstream_event_too_large',
-              `The upstream sent a stream line or event larger than this server's limit of ${max} bytes (at byte ${error.byteOffset} of the stream); it was not read further.`,
-            ),
-          );
+          throw this.failed(eventTooLarge(max, error.byteOffset));
         }
         if (frames.length > 0) {
           this.answered();
