@@ -1,9 +1,9 @@
 // The CLI's tracer of its own behind the OpenTelemetry API's `Tracer` and `Span` (telemetry/tracing.ts and the
-// server's span calls are unchanged): ids kept as bytes of a pooled random buffer (hex only when read), one `performance.now()` a start and an
-// end, the starting attributes kept as given (the server's frozen attribute sets, whose encoding is then
-// reused), each span handed at its end to the OTLP export (./otlp-span-export.ts), which encodes it at once.
-// Sampling is the environment's (the SDK's sampler object, as telemetry-sdk.ts builds it). Why, and what it
-// saves against the SDK's tracer: bench/telemetry.bench.ts's profile note. Span limits it does not implement
+// server's span calls are unchanged): ids kept as bytes of a pooled random buffer (hex only when read), one
+// `performance.now()` a start and an end (./span-clock.ts), the starting attributes kept as given (the server's
+// frozen attribute sets, whose encoding is then reused), each span handed at its end to the OTLP export
+// (./otlp-span-export.ts), which encodes it at once. Sampling is the environment's (the SDK's sampler, as
+// telemetry-sdk.ts builds it). Why: bench/telemetry.bench.ts's profile note. Span limits it does not implement
 // (OTEL_SPAN_*/OTEL_ATTRIBUTE_* set) keep the SDK's tracer (`ownTracerAllowed`).
 import {
   type Attributes,
@@ -31,6 +31,7 @@ import { performance } from 'node:perf_hooks';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
 import type { EncodableSpan, SpanEvent, SpanResource, SpanScopeName } from '../telemetry/otlp-protobuf.js';
 import { SpanIds } from '../telemetry/span-ids.js';
+import { hrTimeOf, timeOf, wallClockMs } from './span-clock.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -67,34 +68,6 @@ export const ownTracerAllowed = (env: Env): boolean =>
     (name) => /^OTEL_(SPAN|EVENT|LINK|ATTRIBUTE)_\w*LIMIT$/.test(name) && (env[name] ?? '').trim() !== '',
   ) && env.OPENRESPONSES_OTEL_TRACER?.trim().toLowerCase() !== 'sdk';
 
-// `performance` imported, not the global: the global is a lazy getter that Node runs on every read, and the
-// time origin is read once (a getter too, and fixed for the process).
-const timeOrigin = performance.timeOrigin;
-/**
- * Wall-clock ms of a `performance.now()` reading: the time origin corrected by how far `Date.now()` has moved
- * from it (the monotonic clock drifts from the wall clock over a long uptime), measured again every 10 s.
- */
-let clockOffset = 0;
-let clockCheckedAt = Number.NEGATIVE_INFINITY;
-function wallClockMs(now: number): number {
-  if (now - clockCheckedAt > 10_000) {
-    clockOffset = Date.now() - (timeOrigin + now);
-    clockCheckedAt = now;
-  }
-  return timeOrigin + now + clockOffset;
-}
-const hrTimeOf = (ms: number): HrTime => {
-  const seconds = Math.floor(ms / 1000);
-  return [seconds, Math.min(999_999_999, Math.round((ms - seconds * 1000) * 1e6))];
-};
-/** A `TimeInput` (epoch ms, a `performance.now()` reading, a Date, or `[s, ns]`) as `[s, ns]`. */
-function timeOf(input: TimeInput): HrTime {
-  if (Array.isArray(input)) return input as HrTime;
-  if (input instanceof Date) return hrTimeOf(input.getTime());
-  const ms = input as number;
-  return hrTimeOf(ms <= performance.now() ? wallClockMs(ms) : ms);
-}
-
 const EMPTY: Attributes = Object.freeze({});
 const COUNT_LIMIT = 128;
 // A span without links, events or a status set shares these (most spans): replaced, never written to.
@@ -118,33 +91,39 @@ function isAttributeValue(value: unknown): value is AttributeValue {
   return true;
 }
 
-/** A sampled span of the own tracer: recorded until `end`, then handed to the export and forgotten. */
-class OwnSpan implements Span, EncodableSpan {
-  links: Link[];
+/**
+ * What few spans have (links, events, a status, drops, a caller's times, a starting attribute set again): made
+ * at the first of them, so that a span has a dozen fields to keep across a turn's upstream wait, not two dozen.
+ */
+class SpanExtras {
+  links: Link[] = NO_LINKS;
   events: SpanEvent[] = NO_EVENTS;
   status: SpanStatus = UNSET;
   droppedAttributesCount = 0;
   droppedEventsCount = 0;
   droppedLinksCount = 0;
+  restatesInitial = false;
+  startGiven: HrTime | undefined = undefined;
+  endGiven: HrTime | undefined = undefined;
+}
+
+/** A sampled span of the own tracer: recorded until `end`, then handed to the export and forgotten. */
+class OwnSpan implements Span, EncodableSpan {
   /**
    * Attributes set after the start, in the order first set, keys and values apart (made at the first one): the
    * encoder writes them without an object to walk or a check a key.
    */
-  addedKeys: string[] | undefined;
-  addedValues: AttributeValue[] | undefined;
-  /** Whether an attribute set after the start sets a starting one again (it keeps its place among them). */
-  restatesInitial = false;
-  /** Wall-clock ms of the start, of the end (the encoder writes these when no time was given). */
+  addedKeys: string[] | undefined = undefined;
+  addedValues: AttributeValue[] | undefined = undefined;
+  /** Wall-clock ms of the start, of the end (0 until it ends; the encoder writes these when no time was given). */
   readonly startMs: number;
   endMs = 0;
-  private readonly startGiven: HrTime | undefined;
-  private endGiven: HrTime | undefined;
-  private ended = false;
   /** Distinct attributes, counted from the first `setAttribute` (the limit is the SDK's default, 128). */
   private count = 0;
+  private extras: SpanExtras | undefined = undefined;
 
   constructor(
-    private readonly ended_: EndedSpans,
+    private readonly tracer: OwnTracer,
     public name: string,
     readonly kind: SpanKind,
     private readonly context: SpanContext,
@@ -153,25 +132,65 @@ class OwnSpan implements Span, EncodableSpan {
     readonly initial: Attributes,
     links: Link[] | undefined,
     startTime: TimeInput | undefined,
-    readonly resource: SpanResource,
-    readonly instrumentationScope: SpanScopeName,
   ) {
-    this.links = links ? links.slice(0, COUNT_LIMIT) : NO_LINKS;
     this.startMs = wallClockMs(performance.now());
-    this.startGiven = startTime === undefined ? undefined : timeOf(startTime);
+    if (links !== undefined && links.length > 0) this.more().links = links.slice(0, COUNT_LIMIT);
+    if (startTime !== undefined) this.more().startGiven = timeOf(startTime);
+  }
+
+  private more(): SpanExtras {
+    return (this.extras ??= new SpanExtras());
+  }
+
+  get resource(): SpanResource {
+    return this.tracer.provider.resource;
+  }
+
+  get instrumentationScope(): SpanScopeName {
+    return this.tracer.scope;
+  }
+
+  get links(): Link[] {
+    return this.extras === undefined ? NO_LINKS : this.extras.links;
+  }
+
+  get events(): SpanEvent[] {
+    return this.extras === undefined ? NO_EVENTS : this.extras.events;
+  }
+
+  get status(): SpanStatus {
+    return this.extras === undefined ? UNSET : this.extras.status;
+  }
+
+  get droppedAttributesCount(): number {
+    return this.extras === undefined ? 0 : this.extras.droppedAttributesCount;
+  }
+
+  get droppedEventsCount(): number {
+    return this.extras === undefined ? 0 : this.extras.droppedEventsCount;
+  }
+
+  get droppedLinksCount(): number {
+    return this.extras === undefined ? 0 : this.extras.droppedLinksCount;
+  }
+
+  /** Whether an attribute set after the start sets a starting one again (it keeps its place among them). */
+  get restatesInitial(): boolean {
+    return this.extras?.restatesInitial === true;
   }
 
   get startTime(): HrTime {
-    return this.startGiven ?? hrTimeOf(this.startMs);
+    return this.extras?.startGiven ?? hrTimeOf(this.startMs);
   }
 
   get endTime(): HrTime {
-    return this.endGiven ?? hrTimeOf(this.endMs);
+    return this.extras?.endGiven ?? hrTimeOf(this.endMs);
   }
 
   /** Whether both times are the clock's (`startMs`, `endMs`), none given by the caller. */
   get clockTimes(): boolean {
-    return this.startGiven === undefined && this.endGiven === undefined;
+    const extras = this.extras;
+    return extras === undefined || (extras.startGiven === undefined && extras.endGiven === undefined);
   }
 
   /** Every attribute, the starting ones first (a copy: the encoder reads `initial` and the added ones apart). */
@@ -191,21 +210,24 @@ class OwnSpan implements Span, EncodableSpan {
   }
 
   setAttribute(key: string, value: SpanAttributes[string]): this {
-    if (value == null || this.ended || key.length === 0 || !isAttributeValue(value)) return this;
+    if (value == null || this.endMs !== 0 || key.length === 0 || !isAttributeValue(value)) return this;
     let keys = this.addedKeys;
     if (keys === undefined) {
       keys = this.addedKeys = [];
       this.addedValues = [];
-      this.count = Object.keys(this.initial).length;
+      // Counted without the array Object.keys would make.
+      let count = 0;
+      for (const name in this.initial) if (Object.hasOwn(this.initial, name)) count++;
+      this.count = count;
     }
     const index = keys.indexOf(key);
     if (index >= 0) {
       this.addedValues![index] = value;
       return this;
     }
-    if (Object.hasOwn(this.initial, key)) this.restatesInitial = true;
+    if (Object.hasOwn(this.initial, key)) this.more().restatesInitial = true;
     else if (this.count >= COUNT_LIMIT) {
-      this.droppedAttributesCount++;
+      this.more().droppedAttributesCount++;
       return this;
     } else this.count++;
     keys.push(key);
@@ -219,7 +241,7 @@ class OwnSpan implements Span, EncodableSpan {
   }
 
   addEvent(name: string, attributesOrTime?: SpanAttributes | TimeInput, time?: TimeInput): this {
-    if (this.ended) return this;
+    if (this.endMs !== 0) return this;
     let attributes: Attributes | undefined;
     if (attributesOrTime instanceof Date || typeof attributesOrTime === 'number' || Array.isArray(attributesOrTime))
       time ??= attributesOrTime as TimeInput;
@@ -229,12 +251,13 @@ class OwnSpan implements Span, EncodableSpan {
         if (Object.hasOwn(attributesOrTime, key) && isAttributeValue(attributesOrTime[key]))
           attributes[key] = attributesOrTime[key];
     }
-    if (this.events === NO_EVENTS) this.events = [];
-    if (this.events.length >= COUNT_LIMIT) {
-      this.events.shift();
-      this.droppedEventsCount++;
+    const extras = this.more();
+    if (extras.events === NO_EVENTS) extras.events = [];
+    if (extras.events.length >= COUNT_LIMIT) {
+      extras.events.shift();
+      extras.droppedEventsCount++;
     }
-    this.events.push({
+    extras.events.push({
       name,
       attributes: attributes ?? {},
       time: time === undefined ? hrTimeOf(wallClockMs(performance.now())) : timeOf(time),
@@ -244,10 +267,11 @@ class OwnSpan implements Span, EncodableSpan {
   }
 
   addLink(link: Link): this {
-    if (this.links.length >= COUNT_LIMIT) this.droppedLinksCount++;
+    const extras = this.more();
+    if (extras.links.length >= COUNT_LIMIT) extras.droppedLinksCount++;
     else {
-      if (this.links === NO_LINKS) this.links = [];
-      this.links.push(link);
+      if (extras.links === NO_LINKS) extras.links = [];
+      extras.links.push(link);
     }
     return this;
   }
@@ -258,8 +282,8 @@ class OwnSpan implements Span, EncodableSpan {
   }
 
   setStatus(status: SpanStatus): this {
-    if (this.ended || status.code === SpanStatusCode.UNSET || this.status.code === SpanStatusCode.OK) return this;
-    this.status =
+    if (this.endMs !== 0 || status.code === SpanStatusCode.UNSET || this.status.code === SpanStatusCode.OK) return this;
+    this.more().status =
       status.code === SpanStatusCode.ERROR && typeof status.message === 'string'
         ? { code: status.code, message: status.message }
         : { code: status.code };
@@ -267,21 +291,21 @@ class OwnSpan implements Span, EncodableSpan {
   }
 
   updateName(name: string): this {
-    if (!this.ended) this.name = name;
+    if (this.endMs === 0) this.name = name;
     return this;
   }
 
   end(endTime?: TimeInput): void {
-    if (this.ended) return;
+    if (this.endMs !== 0) return;
     // A span started at a given time ends by the wall clock (a `performance.now()` reading is not comparable).
-    this.endMs = this.startGiven === undefined ? wallClockMs(performance.now()) : Date.now();
-    if (endTime !== undefined) this.endGiven = timeOf(endTime);
-    this.ended = true;
-    this.ended_.onEnd(this);
+    const given = this.extras?.startGiven !== undefined;
+    if (endTime !== undefined) this.more().endGiven = timeOf(endTime);
+    this.endMs = given ? Date.now() : wallClockMs(performance.now());
+    this.tracer.provider.ended.onEnd(this);
   }
 
   isRecording(): boolean {
-    return !this.ended;
+    return this.endMs === 0;
   }
 
   /** As the SDK records one: an `exception` event with its type (code, else name), message and stack. */
@@ -300,8 +324,10 @@ class OwnSpan implements Span, EncodableSpan {
 
 class OwnTracer implements Tracer {
   constructor(
-    private readonly provider: OwnTracerProvider,
-    private readonly scope: SpanScopeName,
+    /** Its provider (a span's export and resource). */
+    readonly provider: OwnTracerProvider,
+    /** The scope of its spans. */
+    readonly scope: SpanScopeName,
   ) {}
 
   startSpan(name: string, options: SpanOptions = {}, parentContext: Context = apiContext.active()): Span {
@@ -320,18 +346,7 @@ class OwnTracer implements Tracer {
         .decision === RECORD_AND_SAMPLED;
     if (!sampled) return trace.wrapSpanContext(spanContext);
     spanContext.traceFlags = TraceFlags.SAMPLED;
-    return new OwnSpan(
-      provider.ended,
-      name,
-      kind,
-      spanContext,
-      parent,
-      attributes,
-      options.links,
-      options.startTime,
-      provider.resource,
-      this.scope,
-    );
+    return new OwnSpan(this, name, kind, spanContext, parent, attributes, options.links, options.startTime);
   }
 
   startActiveSpan<F extends (span: Span) => unknown>(name: string, ...rest: unknown[]): ReturnType<F> {
