@@ -4,6 +4,7 @@
 // no-op costing a span check until an OpenTelemetry SDK is registered; prompts and completions are recorded
 // only with `captureMessageContent`.
 import type { ItemField, ResponseResource } from '@openresponses/types';
+import type { Backpressure, ServiceEventStream } from '../exchange.js';
 import type { Middleware } from '../handler/middleware.js';
 import type { ModelProvider } from '../models/provider.js';
 import type { TurnNotes, TurnOptions, TurnOutcome, TurnRunner } from '../responses/runner.js';
@@ -84,19 +85,31 @@ async function recordedRequest(
     endServerSpan(scope.span, request.method, response.status, request.route);
     return response;
   }
-  const status = response.status;
-  return Object.assign({}, response, {
-    body: {
-      pipe: (...args: Parameters<typeof body.pipe>) =>
-        within(scope, () => body.pipe(...args)).then(
-          () => endServerSpan(scope.span, request.method, status, request.route),
-          (error: unknown) => {
-            endServerSpan(scope.span, request.method, status, request.route, error);
-            throw error;
-          },
-        ),
-    },
-  });
+  return Object.assign({}, response, { body: new SpannedStream(body, scope, request, response.status) });
+}
+
+/**
+ * An answer's stream under its request's server span, which ends once the stream has been written (an object
+ * of one class, not a wrapper and closures per answer).
+ */
+class SpannedStream implements ServiceEventStream {
+  constructor(
+    private readonly body: ServiceEventStream,
+    private readonly scope: SpanScope,
+    private readonly request: Parameters<Middleware>[0],
+    private readonly status: number,
+  ) {}
+
+  async pipe(write: (chunk: string | Uint8Array) => void, backpressure?: Backpressure): Promise<void> {
+    const { scope, request } = this;
+    try {
+      await within(scope, this.body.pipe, this.body, write, backpressure);
+    } catch (error) {
+      endServerSpan(scope.span, request.method, this.status, request.route, error);
+      throw error;
+    }
+    endServerSpan(scope.span, request.method, this.status, request.route);
+  }
 }
 
 /**
