@@ -10,7 +10,7 @@ import type * as Resources from '@opentelemetry/resources';
 import type * as TraceBase from '@opentelemetry/sdk-trace-base';
 import { createRequire } from 'node:module';
 import { OwnTracerProvider } from '../src/node/own-tracer.js';
-import type { EncodableSpan } from '../src/telemetry/otlp-protobuf.js';
+import type { EncodableSpan } from '../src/telemetry/encodable-span.js';
 import { SpanBatch } from '../src/telemetry/span-batch.js';
 
 const require = createRequire(import.meta.url);

@@ -15,7 +15,7 @@ import {
   ownSpanExportSettings,
   type SpanExportSettings,
 } from '../src/node/otlp-span-export.js';
-import type { EncodableSpan } from '../src/telemetry/otlp-protobuf.js';
+import type { EncodableSpan } from '../src/telemetry/encodable-span.js';
 import { startCli } from './cli-process.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
 

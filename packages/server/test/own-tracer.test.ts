@@ -5,7 +5,7 @@
 import { context, ROOT_CONTEXT, type SpanContext, TraceFlags, trace } from '@opentelemetry/api';
 import { afterEach, expect, test, vi } from 'vitest';
 import { OwnTracerProvider } from '../src/node/own-tracer.js';
-import type { EncodableSpan } from '../src/telemetry/otlp-protobuf.js';
+import type { EncodableSpan } from '../src/telemetry/encodable-span.js';
 import { SpanBatch } from '../src/telemetry/span-batch.js';
 import { traceparentOf } from '../src/telemetry/traceparent.js';
 

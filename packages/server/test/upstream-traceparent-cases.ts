@@ -8,7 +8,7 @@ import type * as Core from '@opentelemetry/core';
 import { ChatCompletionsProvider, createResponsesService } from '../src/index.js';
 import { nodeFetch } from '../src/node/http-fetch.js';
 import { OwnTracerProvider } from '../src/node/own-tracer.js';
-import type { EncodableSpan } from '../src/telemetry/otlp-protobuf.js';
+import type { EncodableSpan } from '../src/telemetry/encodable-span.js';
 import { w3cPropagation } from '../src/telemetry/traceparent.js';
 import { startReplayUpstream } from '../src/testing/index.js';
 

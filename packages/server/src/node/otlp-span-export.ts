@@ -10,7 +10,7 @@
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { TraceFlags } from '@opentelemetry/api';
-import type { EncodableSpan } from '../telemetry/otlp-protobuf.js';
+import type { EncodableSpan } from '../telemetry/encodable-span.js';
 import { clock } from '../telemetry/clock.js';
 import { SpanBatch } from '../telemetry/span-batch.js';
 

@@ -29,7 +29,7 @@ import {
 } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
-import type { EncodableSpan, SpanEvent, SpanResource, SpanScopeName } from '../telemetry/otlp-protobuf.js';
+import type { EncodableSpan, SpanEvent, SpanResource, SpanScopeName } from '../telemetry/encodable-span.js';
 import { SpanIds } from '../telemetry/span-ids.js';
 import { hrTimeOf, timeOf, wallClockMs } from './span-clock.js';
 

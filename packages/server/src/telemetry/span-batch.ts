@@ -1,13 +1,7 @@
 // An OTLP trace export request's spans (./otlp-protobuf.ts encodes each as it ends), grouped by resource and
 // scope, and the ExportTraceServiceRequest around them, written where the spans are when it can be.
-import {
-  type EncodableSpan,
-  ProtobufBuffer,
-  type SpanResource,
-  type SpanScopeName,
-  writeAttributes,
-  writeSpan,
-} from './otlp-protobuf.js';
+import type { EncodableSpan, SpanResource, SpanScopeName } from './encodable-span.js';
+import { ProtobufBuffer, writeAttributes, writeSpan } from './otlp-protobuf.js';
 import { varintSize } from './protobuf-buffer.js';
 
 /** The spans of one resource and scope in a batch, encoded as they ended. */
