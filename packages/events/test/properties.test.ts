@@ -280,6 +280,25 @@ describe('SSE encoder', () => {
     expect(() => encodeEventJSON('response.created\ndata: {}', '{}')).toThrow(TypeError);
     expect(() => encodeEvent({ type: 'a\rb' })).toThrow(/single-line/);
   });
+
+  test('a type is refused exactly when it has a line break, whatever was encoded before it', () => {
+    // The encoder skips the search for the type it last passed: types that differ from it only in a line
+    // break, or follow it in any order, are still each searched.
+    const type = fc.oneof(
+      fc.constantFrom('response.output_text.delta', 'response.output_text.delta\n', 'a', '\ra', 'a\r\n', ''),
+      fc.string({ maxLength: 6, unit: fc.constantFrom('a', '\n', '\r', '.') }),
+    );
+    fc.assert(
+      fc.property(fc.array(type, { maxLength: 12 }), (types) => {
+        for (const t of types) {
+          const broken = t.includes('\n') || t.includes('\r');
+          if (broken) expect(() => encodeEventJSON(t, '{}')).toThrow(TypeError);
+          else expect(encodeEventJSON(t, '{}')).toBe(`event: ${t}\ndata: {}\n\n`);
+        }
+      }),
+      runs,
+    );
+  });
 });
 
 /** `bytes` cut at the given points (taken modulo its length), as a body would deliver them. */
