@@ -1,3 +1,4 @@
+import { countTokens } from '../../models/item-text.js';
 import type { ModelPart } from '../../models/provider.js';
 import { type PartReader, READ_PARTS } from '../../models/upstream-provider.js';
 
@@ -50,3 +51,10 @@ export const laneKey = (part: { type: string; id: string }) => {
 };
 let keyed = { type: '', id: '', key: '' };
 export const isItemEnd = (type: string) => type.endsWith('-end') && type !== 'reasoning-summary-end';
+
+/** The output tokens of a turn's `deltas`, each counted on its own, as they came. */
+export function tokensOf(deltas: readonly string[]): number {
+  let tokens = 0;
+  for (const delta of deltas) tokens += countTokens(delta);
+  return tokens;
+}

@@ -5,14 +5,13 @@ import { ResponsesError } from '../../errors.js';
 import type { Backpressure } from '../../exchange.js';
 import { DEFAULT_LIMITS } from '../../limits.js';
 import type { ModelPart, ModelUsage } from '../../models/provider.js';
-import { countTokens } from '../../models/item-text.js';
 import type { Cancellation } from '../../cancellation.js';
 import { redactSecretShapes } from '../../redaction.js';
 import type { TurnFacts } from '../../telemetry/attributes.js';
 import { initialResponse } from './echo.js';
 import { beginItem, type Lane, type LaneTurn, type OpenItem } from './lanes.js';
 import { outputBytesOf } from './output-budget.js';
-import { isItemEnd, laneKey, noResult, type PartIterator, type Pending, stopParts } from './parts.js';
+import { isItemEnd, laneKey, noResult, type PartIterator, type Pending, stopParts, tokensOf } from './parts.js';
 import type { PreparedTurn, TurnDependencies } from './prepare.js';
 
 export interface RunOptions {
@@ -67,7 +66,8 @@ class TurnStream implements LaneTurn {
   private calls = 0;
   /** The turn's output meter: every part's bytes (output-budget.ts) and each sealed reasoning copy. */
   private outputBytes = 0;
-  private outputTokens = 0;
+  /** The deltas so far, counted only when a turn ending early reports them (a finished turn reports its provider's usage). */
+  private readonly deltas: string[] = [];
   /** Every call the model starts, those dropped past `max_tool_calls` too: each costs the server work. */
   private callsStarted = 0;
   /** Lanes started and not ended, by key; `null` marks a call dropped past `max_tool_calls`. */
@@ -104,7 +104,7 @@ class TurnStream implements LaneTurn {
     return {
       response: this.writer.fail(
         { type: error.type, code: error.code, message: error.message, param: error.param },
-        { usage: usageOf({ inputTokens: this.turn.inputTokens, outputTokens: this.outputTokens }) },
+        { usage: usageOf({ inputTokens: this.turn.inputTokens, outputTokens: tokensOf(this.deltas) }) },
       ),
       error,
     };
@@ -332,12 +332,12 @@ class TurnStream implements LaneTurn {
     const part = next.value;
     this.outputBytes += outputBytesOf(part);
     const delta = (part as { delta?: unknown }).delta;
-    if (typeof delta === 'string') this.outputTokens += countTokens(delta);
+    if (typeof delta === 'string') this.deltas.push(delta);
     if (
       this.outputBytes > maxOutputBytes ||
       (part.type === 'function-call-start' && ++this.callsStarted > maxToolCallsPerResponse)
     ) {
-      const usage = { inputTokens: this.turn.inputTokens, outputTokens: this.outputTokens };
+      const usage = { inputTokens: this.turn.inputTokens, outputTokens: tokensOf(this.deltas) };
       return { response: this.writer.incomplete('max_output_tokens', { usage: usageOf(usage) }) };
     }
     return this.handle(part);
