@@ -37,6 +37,25 @@
  * 118.6k; the rope is the serializer's, not the ids'); flattening the rope first saved 0.4k of 4.4k in a
  * micro-measure; checking each string by a character loop instead cost 8.7k against the rope's 5.2k.
  */
+/*
+ * Profile note (issue 35, fifteenth session, ref-turn, 2026-11-30 00:05-00:45 UTC, from 351f011, load 2-7): the
+ * turn's structure. Same method as above (`service.handle`, this bench's request, stored, 32 in flight, 5,000
+ * turns after 20,000, callgrind main thread), figures as total / outside TurboFan / outside TurboFan and GC:
+ *   351f011                                                               116.9k / 111.6k / 101.4k
+ *   the embedded model's parts made as an array, not a generator          115.8k / 110.5k / 100.0k
+ *   output tokens counted from the deltas only for a turn ending early    117.0k / 108.3k /  97.9k
+ *   no usage settled where nothing reads it (no admin key, tenants file
+ *   or shared quota backend: `npm start`)                                 111.7k / 106.4k /  96.0k
+ * (a window that catches a TurboFan compile moves the total by ~3k: compare the middle column.) Tried, no gain:
+ * the model's `respond with` search as a loop over the system messages and one `what` test before the three
+ * question patterns (106.4k -> 106.7k). Structure, counted: a JSON turn makes 14 promises of its own
+ * (async_hooks, 16 with the harness's two), runs no async generator step (the embedded model's parts are read
+ * synchronously) and builds no event objects (the writer edits the response in place when nobody watches).
+ * Features that are off cost nothing but the usage account, cut above; rate buckets, turn slots, the request id
+ * and the overhead header are on by default. What is left (inclusive, approximate: from a `--perf-basic-prof`
+ * window that caught a compile and a mark-compact) is the serializer and the store (~30-37k), the writer and the
+ * turn's lanes (~20k; the writer is the events package's), GC (~10k) and pieces under 2k. 95k was not reached.
+ */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
