@@ -1,6 +1,7 @@
 import { type AnyStreamingEvent, encodeEvent, encodeEventJSON, SSE_DONE } from '@openresponses/events';
 import { ResponsesError } from '../errors.js';
 import type { Backpressure, ServiceResponse } from '../exchange.js';
+import { terminalEventJson } from '../responses/turn-events.js';
 
 /**
  * An SSE answer, the one writer of every streamed route (`/v1/responses`, the legacy
@@ -24,12 +25,34 @@ export function eventStream(
     headers: all,
     body: {
       pipe: async (write: (chunk: string) => void, backpressure?: Backpressure) => {
+        // response.created's response and its JSON, until the next event: response.in_progress carries the
+        // same object (the writer sends it unchanged), whose ~30 fields are then serialized once, not twice
+        // (`terminalEventJson` splices a response's JSON into any event's).
+        let created: unknown;
+        let createdJson = '';
         try {
           await run((event, json) => {
-            // An event's JSON made already (a stored turn's last event) is framed as encodeEvent frames it.
-            const text =
-              json !== undefined && encode === encodeEvent ? encodeEventJSON(event.type, json) : encode(event);
-            if (text !== '') write(text);
+            if (encode !== encodeEvent) {
+              const text = encode(event);
+              if (text !== '') write(text);
+              return;
+            }
+            // `response` is read only beside response.created: a load from events of every shape is megamorphic.
+            if (created !== undefined) {
+              if (json === undefined && (event as { response?: unknown }).response === created)
+                json = terminalEventJson(event, createdJson);
+              created = undefined;
+            } else if (json === undefined && event.type === 'response.created') {
+              const response = (event as { response?: unknown }).response;
+              if (typeof response === 'object' && response !== null) {
+                createdJson = JSON.stringify(response);
+                json = terminalEventJson(event, createdJson);
+                created = response;
+              }
+            }
+            // An event's JSON made already (a stored turn's last event, a created response's) is framed as
+            // encodeEvent frames it.
+            write(json === undefined ? encodeEvent(event) : encodeEventJSON(event.type, json));
           }, backpressure);
         } catch (error) {
           // The store failing has already been told to the client (error, response.failed); anything else

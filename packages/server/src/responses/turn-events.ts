@@ -48,16 +48,14 @@ const RESPONSE_MARK = '\u0000response\u0000';
 const RESPONSE_MARK_JSON = JSON.stringify(RESPONSE_MARK);
 
 /**
- * `JSON.stringify(event)` of a terminal event, given its response's JSON, without serializing the response
- * again. The event carries the writer's final response and the turn's result is the accumulator's copy of it
- * (the same fields in the same order), so the stored text is its text: the stream ends with what GET answers
- * (test/serialize-once.test.ts). The event's other fields keep their places.
+ * `JSON.stringify(event)` of an event carrying a response, given that response's JSON, without serializing the
+ * response again. A terminal event carries the writer's final response and the turn's result is the
+ * accumulator's copy of it (the same fields in the same order), so the stored text is its text: the stream ends
+ * with what GET answers (test/serialize-once.test.ts). response.in_progress reuses response.created's
+ * (handler/event-stream.ts). The event's other fields keep their places.
  */
 export function terminalEventJson(event: AnyStreamingEvent, responseJson: string): string {
-  return JSON.stringify(Object.assign({}, event, { response: RESPONSE_MARK })).replace(
-    RESPONSE_MARK_JSON,
-    () => responseJson,
-  );
+  return JSON.stringify({ ...event, response: RESPONSE_MARK }).replace(RESPONSE_MARK_JSON, () => responseJson);
 }
 
 /** The events that end a stream whose response could not be stored, in place of its last event. */
