@@ -244,6 +244,45 @@ async function assertSpecAnswers(
  * 14.6k instructions an event with late compilations, JSON.parse alone 8.7k; not changed this session (see the
  * eighth session's profile in events.bench.ts).
  */
+/*
+ * Note (issue 35, fifteenth session, sse-gw, 2026-11-30 00:05-01:00 UTC, load average 3-5). What a gateway SSE
+ * request does per upstream chunk that the bare translator does not. Callgrind (`node --predictable`, JIT frames
+ * named from --perf-basic-prof-only-functions' map, instrumentation switched on after 3,000 requests for 1,003)
+ * of each server process over HTTP, this bench's stub, 4 keep-alive connections, on 351f011: 1,707k / 1,423k
+ * instructions a request, of which compilation still running under valgrind 465k / 330k; without it 1,242k /
+ * 1,093k (1.14x). By kind, gateway / bare: V8's runtime 384 / 400k, builtins 255 / 182k, JIT code 172 / 81k,
+ * JSON.stringify 151 / 209k (the gateway's stored text is its own serializer's and its last event reuses it),
+ * JSON.parse 100 / 101k, GC 79 / 24k, libc 69 / 65k, Node's C++ 20 / 19k. Both make 3 writev and 2 reads a
+ * request (strace -c, 2,000 requests); the gateway 971 futex calls to the bare's 513 (GC helper threads:
+ * it allocates ~83 KB a turn, by the sampling heap profiler with collected objects, in process). A request is
+ * 16 upstream frames (a role chunk, 12 words, finish, usage, [DONE]), 15 parts and 20 events. Ours, a turn in
+ * process (service.handle over nodeFetch to the stub process, 16 in flight, on after 6,000 turns for 1,600;
+ * JIT self and the builtins inlined into it):
+ *
+ *   step, per upstream chunk or what it makes                     ours, a turn    bare translator
+ *   socket read to frames: MessageReader, the SSE frame decoder   ~11k (0.7k a    indexOf('\n\n') and slice
+ *     (bytes to text, line split, the event and stream bounds)       frame)         in its read loop
+ *   JSON.parse behind the depth bound (skipped for short text)    100k (floor)    100k
+ *   the wire check (isChatChunk), the chunk translator to parts   ~6.4k (0.4k)    reads delta.content
+ *   the provider's batch loop (a batch a read, first-output test)  ~8.8k (0.55k)   -
+ *   the part loop (TurnStream: cancellation, output meter, token  ~24k (1.6k a    -
+ *     count, lanes, delivery to the open item)                       part)
+ *   the writer and its accumulator (the response kept current),   ~11k (0.55k an  the event object, text +=
+ *     ids, sequence numbers                                          event)         delta, sequence numbers
+ *   out: TurnEnd (the terminal event held until stored), the      ~6.2k (0.3k)    pending += frame
+ *     emitter, the SSE frame, the burst buffer
+ *   JSON.stringify of the events                                  151k            209k (its stored copy too)
+ *   the stored text (response-json), the store                    ~7.7k           JSON.stringify, a Map
+ *   a promise and microtask layer a read (not a chunk or event),  ~5k             for await over the message
+ *     the first output's setImmediate (time to first token)
+ *
+ * and, spread over all of it, megamorphic loads and stores, Map lookups, string joins (builtins +73k over HTTP)
+ * and the garbage (+55k, more with helper threads in a real run). No step is a tenth of the margin. Cut this
+ * session: the encoder's line-break search once for a repeated type (0f03054), the chunk translator's open
+ * items without a Map (e087faa), and response.in_progress reusing response.created's response JSON (one of the
+ * turn's three response serializations; JSON.stringify 151k -> 135k a turn). In process, without compilation
+ * and GC: 942.8k -> 915.0k instructions a turn (-2.9%).
+ */
 export async function run(): Promise<void> {
   const stub = await startStub();
   const here = path.dirname(fileURLToPath(import.meta.url));
