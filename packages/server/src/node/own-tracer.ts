@@ -110,11 +110,10 @@ class SpanExtras {
 /** A sampled span of the own tracer: recorded until `end`, then handed to the export and forgotten. */
 class OwnSpan implements Span, EncodableSpan {
   /**
-   * Attributes set after the start, in the order first set, keys and values apart (made at the first one): the
-   * encoder writes them without an object to walk or a check a key.
+   * Attributes set after the start, in the order first set, as key, value, key, value (one array made at the
+   * first one, not two): the encoder writes them without an object to walk or a check a key.
    */
-  addedKeys: string[] | undefined = undefined;
-  addedValues: AttributeValue[] | undefined = undefined;
+  added: Array<string | AttributeValue> | undefined = undefined;
   /** Wall-clock ms of the start, of the end (0 until it ends; the encoder writes these when no time was given). */
   readonly startMs: number;
   endMs = 0;
@@ -195,13 +194,17 @@ class OwnSpan implements Span, EncodableSpan {
 
   /** Every attribute, the starting ones first (a copy: the encoder reads `initial` and the added ones apart). */
   get attributes(): Attributes {
-    const keys = this.addedKeys;
-    if (keys === undefined) return this.initial;
+    const added = this.added;
+    if (added === undefined) return this.initial;
     const all: Attributes = { ...this.initial };
-    const values = this.addedValues!;
     // Defined, not assigned: a key such as `__proto__` is an attribute like any other.
-    for (let i = 0; i < keys.length; i++)
-      Object.defineProperty(all, keys[i]!, { value: values[i], enumerable: true, writable: true, configurable: true });
+    for (let i = 0; i < added.length; i += 2)
+      Object.defineProperty(all, added[i] as string, {
+        value: added[i + 1],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return all;
   }
 
@@ -211,27 +214,26 @@ class OwnSpan implements Span, EncodableSpan {
 
   setAttribute(key: string, value: SpanAttributes[string]): this {
     if (value == null || this.endMs !== 0 || key.length === 0 || !isAttributeValue(value)) return this;
-    let keys = this.addedKeys;
-    if (keys === undefined) {
-      keys = this.addedKeys = [];
-      this.addedValues = [];
+    let added = this.added;
+    if (added === undefined) {
+      added = this.added = [];
       // Counted without the array Object.keys would make.
       let count = 0;
       for (const name in this.initial) if (Object.hasOwn(this.initial, name)) count++;
       this.count = count;
     }
-    const index = keys.indexOf(key);
-    if (index >= 0) {
-      this.addedValues![index] = value;
-      return this;
-    }
+    // Keys at even places only: a string value equal to a key is not that key.
+    for (let i = 0; i < added.length; i += 2)
+      if (added[i] === key) {
+        added[i + 1] = value;
+        return this;
+      }
     if (Object.hasOwn(this.initial, key)) this.more().restatesInitial = true;
     else if (this.count >= COUNT_LIMIT) {
       this.more().droppedAttributesCount++;
       return this;
     } else this.count++;
-    keys.push(key);
-    this.addedValues!.push(value);
+    added.push(key, value);
     return this;
   }
 

@@ -37,13 +37,12 @@ export interface EncodableSpan {
   readonly instrumentationScope: SpanScopeName;
   /**
    * The attributes in parts, when the span keeps them so (the CLI's own tracer): those it started with, as
-   * given (a frozen set is encoded once and its bytes reused), and the keys and values of those set later, in
-   * order; `restatesInitial` when one of those sets a starting one again (then `attributes` is written, where
-   * it keeps its place). `attributes` otherwise.
+   * given (a frozen set is encoded once and its bytes reused), and those set later, in order, in `added` as
+   * key, value, key, value; `restatesInitial` when one of those sets a starting one again (then `attributes`
+   * is written, where it keeps its place). `attributes` otherwise.
    */
   readonly initial?: Attributes;
-  readonly addedKeys?: readonly string[];
-  readonly addedValues?: readonly AttributeValue[];
+  readonly added?: ReadonlyArray<string | AttributeValue>;
   readonly restatesInitial?: boolean;
   /**
    * True when the span's times are its clock's readings, kept as wall-clock ms (`startMs`, `endMs`: the CLI's

@@ -5,7 +5,7 @@
 // (`@opentelemetry/otlp-transformer`'s ProtobufTraceSerializer): the same spans give the same bytes
 // (test/otlp-protobuf.test.ts holds it); batches of them in ./span-batch.ts. Why our own:
 // bench/telemetry.bench.ts's profile note.
-import type { Attributes, SpanContext, SpanKind } from '@opentelemetry/api';
+import type { Attributes, AttributeValue, SpanContext, SpanKind } from '@opentelemetry/api';
 import type { EncodableSpan } from './encodable-span.js';
 import { frozenSetBytes, type KeyEntry, keyEntry, writeAttributes, writeKeyValue } from './otlp-attributes.js';
 import { ProtobufBuffer } from './protobuf-buffer.js';
@@ -28,21 +28,19 @@ function writeSpanAttributes(
     writeAttributes(out, 9, span.attributes);
     return;
   }
-  const keys = span.addedKeys;
-  const values = span.addedValues;
-  const count = keys === undefined ? 0 : keys.length;
+  const added = span.added;
+  const count = added === undefined ? 0 : added.length >> 1;
   // The first added attribute written one by one, and where the written block starts when it is to be kept.
   let from = 0;
   let keepAt = -1;
   const block = head?.block;
   if (block !== undefined && head!.blockInitial === initial) {
     // The head's kept block: its starting set and the added attributes that were the same span after span.
-    const kept = head!.blockKeys;
-    const keptValues = head!.blockValues;
-    const limit = Math.min(kept.length, count);
+    const kept = head!.blockAdded;
+    const limit = Math.min(kept.length >> 1, count);
     let same = 0;
-    while (same < limit && keys![same] === kept[same] && values![same] === keptValues[same]) same++;
-    if (same < kept.length) shortenBlock(head!, same);
+    while (same < limit && added![2 * same] === kept[2 * same] && added![2 * same + 1] === kept[2 * same + 1]) same++;
+    if (2 * same < kept.length) shortenBlock(head!, same);
     if (same > 0 || count === 0) head!.blockMisses = 0;
     else if (++head!.blockMisses >= BLOCK_RETRY) keepAt = out.pos;
     out.append(head!.block!);
@@ -63,7 +61,7 @@ function writeSpanAttributes(
   const keptKeys = head?.keys;
   const keptEntries = head?.entries;
   for (let i = from; i < count; i++) {
-    const key = keys![i]!;
+    const key = added![2 * i] as string;
     let entry = keptEntries?.[i];
     if (entry === undefined || keptKeys![i] !== key) {
       entry = keyEntry(key);
@@ -72,7 +70,7 @@ function writeSpanAttributes(
         keptEntries![i] = entry;
       }
     }
-    const value = values![i];
+    const value = added![2 * i + 1] as AttributeValue;
     writeKeyValue(out, 9, entry, value);
     if (
       ends !== undefined &&
@@ -86,8 +84,7 @@ function writeSpanAttributes(
     const pairs = ends.length - 1;
     head!.block = out.bytes.slice(keepAt, keepAt + ends[pairs]!);
     head!.blockInitial = initial;
-    head!.blockKeys = keys === undefined ? [] : keys.slice(0, pairs);
-    head!.blockValues = values === undefined ? [] : values.slice(0, pairs);
+    head!.blockAdded = added === undefined ? [] : added.slice(0, 2 * pairs);
     head!.blockEnds = ends;
     head!.blockMisses = 0;
   }
@@ -96,8 +93,7 @@ function writeSpanAttributes(
 /** The head's block cut to its starting set and first `pairs` added attributes (those the latest span had too). */
 function shortenBlock(head: Head, pairs: number): void {
   head.block = head.block!.slice(0, head.blockEnds[pairs]);
-  head.blockKeys.length = pairs;
-  head.blockValues.length = pairs;
+  head.blockAdded.length = 2 * pairs;
   head.blockEnds.length = pairs + 1;
 }
 
@@ -194,8 +190,8 @@ interface Head {
    */
   block: Uint8Array | undefined;
   blockInitial: Attributes | undefined;
-  blockKeys: string[];
-  blockValues: unknown[];
+  /** The block's added attributes as key, value, key, value (the span's `added`, cut). */
+  blockAdded: unknown[];
   blockEnds: number[];
   /** Spans in a row that matched only the block's starting set: at BLOCK_RETRY, the block is kept anew. */
   blockMisses: number;
@@ -231,8 +227,7 @@ function headOf(name: string, kind: SpanKind): Head | undefined {
     lengthSize: 1,
     block: undefined,
     blockInitial: undefined,
-    blockKeys: [],
-    blockValues: [],
+    blockAdded: [],
     blockEnds: [],
     blockMisses: 0,
   };
