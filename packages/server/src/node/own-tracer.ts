@@ -31,6 +31,7 @@ import { performance } from 'node:perf_hooks';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
 import type { EncodableSpan, SpanEvent, SpanResource, SpanScopeName } from '../telemetry/encodable-span.js';
 import { SpanIds } from '../telemetry/span-ids.js';
+import { initialKeysOf, isAttributeValue } from './own-span-attributes.js';
 import { hrTimeOf, timeOf, wallClockMs } from './span-clock.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -74,22 +75,6 @@ const COUNT_LIMIT = 128;
 const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
 const NO_EVENTS: SpanEvent[] = Object.freeze([]) as unknown as SpanEvent[];
 const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
-
-const isPrimitive = (value: unknown): boolean =>
-  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
-/** The SDK's rule: a primitive, or an array of one primitive type (nulls allowed). */
-function isAttributeValue(value: unknown): value is AttributeValue {
-  if (!Array.isArray(value)) return isPrimitive(value);
-  let type: string | undefined;
-  for (const item of value) {
-    if (item == null) continue;
-    if (type === undefined) {
-      if (!isPrimitive(item)) return false;
-      type = typeof item;
-    } else if (typeof item !== type) return false;
-  }
-  return true;
-}
 
 /**
  * What few spans have (links, events, a status, drops, a caller's times, a starting attribute set again): made
@@ -217,10 +202,7 @@ class OwnSpan implements Span, EncodableSpan {
     let added = this.added;
     if (added === undefined) {
       added = this.added = [];
-      // Counted without the array Object.keys would make.
-      let count = 0;
-      for (const name in this.initial) if (Object.hasOwn(this.initial, name)) count++;
-      this.count = count;
+      this.count = initialKeysOf(this.initial).length;
     }
     // Keys at even places only: a string value equal to a key is not that key.
     for (let i = 0; i < added.length; i += 2)
@@ -228,7 +210,7 @@ class OwnSpan implements Span, EncodableSpan {
         added[i + 1] = value;
         return this;
       }
-    if (Object.hasOwn(this.initial, key)) this.more().restatesInitial = true;
+    if (initialKeysOf(this.initial).includes(key)) this.more().restatesInitial = true;
     else if (this.count >= COUNT_LIMIT) {
       this.more().droppedAttributesCount++;
       return this;
