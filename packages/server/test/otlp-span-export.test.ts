@@ -16,6 +16,7 @@ import {
   type SpanExportSettings,
 } from '../src/node/otlp-span-export.js';
 import type { EncodableSpan } from '../src/telemetry/encodable-span.js';
+import type { SpanBatch } from '../src/telemetry/span-batch.js';
 import { startCli } from './cli-process.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
 
@@ -107,6 +108,28 @@ describe('export to a real receiver', () => {
     await exporter.shutdown();
     exporter.onEnd(endedSpan('after shutdown'));
     expect(exporter.counted().queued).toBe(0);
+    await receiver.close();
+  });
+
+  test("a sent batch's buffer is written again by a later batch (two alternate), and every batch arrives whole", async () => {
+    const receiver = await startOtlpReceiver();
+    const exporter = new OtlpSpanExport(settingsFor(receiver.url, { maxBatchSpans: 2 }));
+    // The batch being written (a private field): which buffer its spans go into.
+    const written = () => (exporter as unknown as { batch: SpanBatch }).batch.firstBuffer();
+    const buffers: unknown[] = [];
+    for (let round = 0; round < 4; round++) {
+      exporter.onEnd(endedSpan(`span ${round}.0`, true, { round: `r${round}.0` }));
+      buffers.push(written());
+      exporter.onEnd(endedSpan(`span ${round}.1`, true, { round: `r${round}.1` }));
+      await exporter.forceFlush();
+    }
+    expect(new Set(buffers).size).toBe(2);
+    const spans = receiver.spans();
+    expect(spans.map((s) => `${s.name} ${s.attributes.round}`)).toEqual(
+      Array.from({ length: 8 }, (_, i) => `span ${i >> 1}.${i & 1} r${i >> 1}.${i & 1}`),
+    );
+    expect(exporter.counted()).toEqual({ exported: 8, dropped: 0, failed: 0, queued: 0 });
+    await exporter.shutdown();
     await receiver.close();
   });
 

@@ -12,6 +12,7 @@ import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { TraceFlags } from '@opentelemetry/api';
 import type { EncodableSpan } from '../telemetry/encodable-span.js';
 import { clock } from '../telemetry/clock.js';
+import type { ProtobufBuffer } from '../telemetry/protobuf-buffer.js';
 import { SpanBatch } from '../telemetry/span-batch.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -171,6 +172,8 @@ export interface SpanExportCounts {
  */
 export class OtlpSpanExport {
   private batch = new SpanBatch();
+  /** The last sent batch's buffer, for the next batch sealed (two alternate: one written, one sending). */
+  private spare: ProtobufBuffer | undefined;
   private readonly waiting: SpanBatch[] = [];
   private queuedSpans = 0;
   private queuedBytes = 0;
@@ -235,7 +238,8 @@ export class OtlpSpanExport {
       const sealed = this.batch;
       this.waiting.push(sealed);
       // The next batch's buffer starts at this one's size (bounded by MAX_BATCH_BYTES and a span), not regrown from 16 KiB.
-      this.batch = new SpanBatch(sealed.bytes);
+      this.batch = new SpanBatch(sealed.bytes, this.spare);
+      this.spare = undefined;
     }
     if (this.sending === undefined && this.waiting.length > 0) this.sending = this.sendWaiting();
   }
@@ -258,6 +262,8 @@ export class OtlpSpanExport {
           );
         this.failing = true;
       }
+      // Its request is settled (answered, failed or given up after its retries): its bytes are no longer read.
+      this.spare = batch.firstBuffer();
       this.queuedSpans -= batch.spans;
       this.queuedBytes -= batch.bytes;
       if (sent) {
