@@ -28,12 +28,8 @@ export interface TenantQuotaOptions {
   fallback?: 'memory';
   /** How long a lease outlives an instance that stopped renewing it, in ms (default 30 s; renewed every third of it). */
   leaseTtlMs?: number;
-  /**
-   * Whether the usage account can be read (default true): false only where nothing reads it (no usage route,
-   * no tenants file, this process's own memory as the backend), so that a turn of a key with no limits settles
-   * nothing there (its usage metrics are still counted).
-   */
-  usageRead?: boolean;
+  /** Whether a usage route reads the account (`usage`): with it, a tenants file or a given backend, usage is kept. */
+  usageRoute?: boolean;
   /** Called once when the fallback takes over (default `console.warn`). */
   warn?: (message: string) => void;
   now?: () => number;
@@ -58,6 +54,12 @@ export interface AdmittedTurn {
 export class TenantQuota {
   private readonly backend: QuotaBackend;
   private readonly fallback: QuotaBackend | undefined;
+  /**
+   * Whether anything can read the usage account: the usage route, budgets of the tenants file, or another
+   * instance sharing the backend. Where nothing can (`npm start`), a turn of a key with no limits settles nothing
+   * (its usage metrics are still counted).
+   */
+  private readonly usageRead: boolean;
   private readonly ttl: number;
   private readonly now: () => number;
   private warned = false;
@@ -67,6 +69,7 @@ export class TenantQuota {
     this.backend = options.backend ?? new MemoryQuota(this.now);
     this.fallback = options.fallback === 'memory' && options.backend ? new MemoryQuota(this.now) : undefined;
     this.ttl = options.leaseTtlMs ?? 30_000;
+    this.usageRead = options.usageRoute === true || options.directory !== undefined || options.backend !== undefined;
   }
 
   /** The tenant a name stands for in the tenants file, if any. */
@@ -211,7 +214,7 @@ export class TenantQuota {
   ): Promise<void> | undefined {
     if (result) countTenantUsage(owner, result.usage);
     // Nothing reserved, and no usage anyone reads: nothing to settle (~1.5k instructions a turn on `npm start`).
-    if (reserved === 0 && (!result || this.options.usageRead === false)) return undefined;
+    if (reserved === 0 && (!result || !this.usageRead)) return undefined;
     const settlement: Settlement = {
       reserved,
       usage: result?.usage ?? { inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0 },

@@ -96,9 +96,9 @@ async function* paced(parts: Iterable<ModelPart>, delayMs: number): AsyncGenerat
 }
 
 /**
- * The planned steps as parts, all at once (nothing waits between them): word by word when a client watches (whole texts otherwise), one token per
- * word or per 16 characters of arguments, until `max_output_tokens` runs out (then `finish` with
- * `length`, leaving the open item for the turn runner to end as incomplete).
+ * The planned steps as parts, all at once (nothing waits between them): word by word when a client watches
+ * (whole texts otherwise), one token per word or per 16 characters of arguments, until `max_output_tokens` runs
+ * out (then `finish` with `length`, leaving the open item for the turn runner to end as incomplete).
  */
 function parts(steps: Step[], request: ModelRequest): ModelPart[] {
   const out: ModelPart[] = [];

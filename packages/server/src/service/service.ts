@@ -185,14 +185,12 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   const basePath = (options.basePath ?? '/v1').replace(/\/$/, '');
   const generatedEncryptionKey = options.encryptionKeys?.length ? undefined : onFirstUse(generateEncryptionKey);
   const store: ResponseStore = options.store ?? new InMemoryResponseStore();
-  const quotaBackend = options.quota ?? store.quotaBackend?.();
   const quota = new TenantQuota({
     directory: options.tenantDirectory,
-    backend: quotaBackend,
+    backend: options.quota ?? store.quotaBackend?.(),
     fallback: options.quotaFallback,
     leaseTtlMs: options.leaseTtlMs,
-    // Read by the usage route, by other instances sharing the backend, or against a tenant's budgets.
-    usageRead: options.adminKey !== undefined || options.tenantDirectory !== undefined || quotaBackend !== undefined,
+    usageRoute: options.adminKey !== undefined,
   });
   // Every turn, whatever runs it, is admitted and accounted for its tenant.
   const runner = admittedRunner(
