@@ -106,7 +106,7 @@ const protobufAttributes = (fields: Fields, field: number) =>
   );
 
 /** The spans of an ExportTraceServiceRequest in protobuf. */
-function protobufSpans(body: Buffer): ReceivedSpan[] {
+export function protobufSpans(body: Buffer): ReceivedSpan[] {
   return messages(fieldsOf(body), 1).flatMap((resourceSpans) => {
     const serviceName = protobufAttributes(messages(resourceSpans, 1)[0] ?? new Map(), 1)['service.name'];
     return messages(resourceSpans, 2).flatMap((scopeSpans) => {

@@ -4,35 +4,29 @@
 // frozen attribute sets, whose encoding is then reused), each span handed at its end to the OTLP export
 // (./otlp-span-export.ts), which encodes it at once. Sampling is the environment's (the SDK's sampler, as
 // telemetry-sdk.ts builds it). Why: bench/telemetry.bench.ts's profile note. Span limits it does not implement
-// (OTEL_SPAN_*/OTEL_ATTRIBUTE_* set) keep the SDK's tracer (`ownTracerAllowed`).
+// (OTEL_SPAN_*/OTEL_ATTRIBUTE_* set) keep the SDK's tracer (`ownTracerAllowed`). The server's turn span is made
+// in its fixed shape (`startTurn`, telemetry/own-spans.ts) unless the provider is asked for the API path only.
 import {
   type Attributes,
-  type AttributeValue,
   type Context,
   context as apiContext,
-  type Exception,
-  type HrTime,
   isSpanContextValid,
   type Link,
   type Span,
-  type SpanAttributes,
   type SpanContext,
   SpanKind,
   type SpanOptions,
-  type SpanStatus,
-  SpanStatusCode,
-  type TimeInput,
   TraceFlags,
   type Tracer,
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import { performance } from 'node:perf_hooks';
+import type { SpanResource, SpanScopeName } from '../telemetry/encodable-span.js';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
-import type { EncodableSpan, SpanEvent, SpanResource, SpanScopeName } from '../telemetry/encodable-span.js';
+import type { OwnSpanTracer } from '../telemetry/own-spans.js';
 import { SpanIds } from '../telemetry/span-ids.js';
-import { initialKeysOf, isAttributeValue } from './own-span-attributes.js';
-import { hrTimeOf, timeOf, wallClockMs } from './span-clock.js';
+import { EMPTY, type EndedSpans, OwnSpan } from './own-span.js';
+import { OwnTurnSpan } from './own-turn-span.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -53,15 +47,7 @@ export interface SpanSampler {
 }
 const RECORD_AND_SAMPLED = 2;
 
-/** What receives ended spans (an `OtlpSpanExport`). */
-export interface EndedSpans {
-  /** Takes a span that just ended (sampled: the tracer makes no other). */
-  onEnd(span: EncodableSpan): void;
-  /** Sends what it holds. */
-  forceFlush(): Promise<void>;
-  /** Sends what it holds and stops. */
-  shutdown(): Promise<void>;
-}
+export type { EndedSpans } from './own-span.js';
 
 /** Whether the environment sets nothing the own tracer leaves out (span limits, which the SDK's applies). */
 export const ownTracerAllowed = (env: Env): boolean =>
@@ -69,244 +55,7 @@ export const ownTracerAllowed = (env: Env): boolean =>
     (name) => /^OTEL_(SPAN|EVENT|LINK|ATTRIBUTE)_\w*LIMIT$/.test(name) && (env[name] ?? '').trim() !== '',
   ) && env.OPENRESPONSES_OTEL_TRACER?.trim().toLowerCase() !== 'sdk';
 
-const EMPTY: Attributes = Object.freeze({});
-const COUNT_LIMIT = 128;
-// A span without links, events or a status set shares these (most spans): replaced, never written to.
-const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
-const NO_EVENTS: SpanEvent[] = Object.freeze([]) as unknown as SpanEvent[];
-const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
-
-/**
- * What few spans have (links, events, a status, drops, a caller's times, a starting attribute set again): made
- * at the first of them, so that a span has a dozen fields to keep across a turn's upstream wait, not two dozen.
- */
-class SpanExtras {
-  links: Link[] = NO_LINKS;
-  events: SpanEvent[] = NO_EVENTS;
-  status: SpanStatus = UNSET;
-  droppedAttributesCount = 0;
-  droppedEventsCount = 0;
-  droppedLinksCount = 0;
-  restatesInitial = false;
-  startGiven: HrTime | undefined = undefined;
-  endGiven: HrTime | undefined = undefined;
-}
-
-/** A sampled span of the own tracer: recorded until `end`, then handed to the export and forgotten. */
-class OwnSpan implements Span, EncodableSpan {
-  /**
-   * Attributes set after the start, in the order first set, as key, value, key, value (one array made at the
-   * first one, not two): the encoder writes them without an object to walk or a check a key.
-   */
-  added: Array<string | AttributeValue> | undefined = undefined;
-  /** Wall-clock ms of the start, of the end (0 until it ends; the encoder writes these when no time was given). */
-  readonly startMs: number;
-  endMs = 0;
-  /** Distinct attributes, counted from the first `setAttribute` (the limit is the SDK's default, 128). */
-  private count = 0;
-  private extras: SpanExtras | undefined = undefined;
-
-  constructor(
-    private readonly tracer: OwnTracer,
-    public name: string,
-    readonly kind: SpanKind,
-    private readonly context: SpanContext,
-    readonly parentSpanContext: SpanContext | undefined,
-    /** The starting attributes, as given (never written to). */
-    readonly initial: Attributes,
-    links: Link[] | undefined,
-    startTime: TimeInput | undefined,
-  ) {
-    this.startMs = wallClockMs(performance.now());
-    if (links !== undefined && links.length > 0) this.more().links = links.slice(0, COUNT_LIMIT);
-    if (startTime !== undefined) this.more().startGiven = timeOf(startTime);
-  }
-
-  private more(): SpanExtras {
-    return (this.extras ??= new SpanExtras());
-  }
-
-  get resource(): SpanResource {
-    return this.tracer.provider.resource;
-  }
-
-  get instrumentationScope(): SpanScopeName {
-    return this.tracer.scope;
-  }
-
-  get links(): Link[] {
-    return this.extras === undefined ? NO_LINKS : this.extras.links;
-  }
-
-  get events(): SpanEvent[] {
-    return this.extras === undefined ? NO_EVENTS : this.extras.events;
-  }
-
-  get status(): SpanStatus {
-    return this.extras === undefined ? UNSET : this.extras.status;
-  }
-
-  get droppedAttributesCount(): number {
-    return this.extras === undefined ? 0 : this.extras.droppedAttributesCount;
-  }
-
-  get droppedEventsCount(): number {
-    return this.extras === undefined ? 0 : this.extras.droppedEventsCount;
-  }
-
-  get droppedLinksCount(): number {
-    return this.extras === undefined ? 0 : this.extras.droppedLinksCount;
-  }
-
-  /** Whether an attribute set after the start sets a starting one again (it keeps its place among them). */
-  get restatesInitial(): boolean {
-    return this.extras?.restatesInitial === true;
-  }
-
-  get startTime(): HrTime {
-    return this.extras?.startGiven ?? hrTimeOf(this.startMs);
-  }
-
-  get endTime(): HrTime {
-    return this.extras?.endGiven ?? hrTimeOf(this.endMs);
-  }
-
-  /** Whether both times are the clock's (`startMs`, `endMs`), none given by the caller. */
-  get clockTimes(): boolean {
-    const extras = this.extras;
-    return extras === undefined || (extras.startGiven === undefined && extras.endGiven === undefined);
-  }
-
-  /** Every attribute, the starting ones first (a copy: the encoder reads `initial` and the added ones apart). */
-  get attributes(): Attributes {
-    const added = this.added;
-    if (added === undefined) return this.initial;
-    const all: Attributes = { ...this.initial };
-    // Defined, not assigned: a key such as `__proto__` is an attribute like any other.
-    for (let i = 0; i < added.length; i += 2)
-      Object.defineProperty(all, added[i] as string, {
-        value: added[i + 1],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    return all;
-  }
-
-  spanContext(): SpanContext {
-    return this.context;
-  }
-
-  setAttribute(key: string, value: SpanAttributes[string]): this {
-    if (value == null || this.endMs !== 0 || key.length === 0 || !isAttributeValue(value)) return this;
-    let added = this.added;
-    if (added === undefined) {
-      added = this.added = [];
-      this.count = initialKeysOf(this.initial).length;
-    }
-    // Keys at even places only: a string value equal to a key is not that key.
-    for (let i = 0; i < added.length; i += 2)
-      if (added[i] === key) {
-        added[i + 1] = value;
-        return this;
-      }
-    if (initialKeysOf(this.initial).includes(key)) this.more().restatesInitial = true;
-    else if (this.count >= COUNT_LIMIT) {
-      this.more().droppedAttributesCount++;
-      return this;
-    } else this.count++;
-    added.push(key, value);
-    return this;
-  }
-
-  setAttributes(attributes: SpanAttributes): this {
-    for (const key in attributes) if (Object.hasOwn(attributes, key)) this.setAttribute(key, attributes[key]);
-    return this;
-  }
-
-  addEvent(name: string, attributesOrTime?: SpanAttributes | TimeInput, time?: TimeInput): this {
-    if (this.endMs !== 0) return this;
-    let attributes: Attributes | undefined;
-    if (attributesOrTime instanceof Date || typeof attributesOrTime === 'number' || Array.isArray(attributesOrTime))
-      time ??= attributesOrTime as TimeInput;
-    else if (attributesOrTime) {
-      attributes = {};
-      for (const key in attributesOrTime)
-        if (Object.hasOwn(attributesOrTime, key) && isAttributeValue(attributesOrTime[key]))
-          attributes[key] = attributesOrTime[key];
-    }
-    const extras = this.more();
-    if (extras.events === NO_EVENTS) extras.events = [];
-    if (extras.events.length >= COUNT_LIMIT) {
-      extras.events.shift();
-      extras.droppedEventsCount++;
-    }
-    extras.events.push({
-      name,
-      attributes: attributes ?? {},
-      time: time === undefined ? hrTimeOf(wallClockMs(performance.now())) : timeOf(time),
-      droppedAttributesCount: 0,
-    });
-    return this;
-  }
-
-  addLink(link: Link): this {
-    const extras = this.more();
-    if (extras.links.length >= COUNT_LIMIT) extras.droppedLinksCount++;
-    else {
-      if (extras.links === NO_LINKS) extras.links = [];
-      extras.links.push(link);
-    }
-    return this;
-  }
-
-  addLinks(links: Link[]): this {
-    for (const link of links) this.addLink(link);
-    return this;
-  }
-
-  setStatus(status: SpanStatus): this {
-    if (this.endMs !== 0 || status.code === SpanStatusCode.UNSET || this.status.code === SpanStatusCode.OK) return this;
-    this.more().status =
-      status.code === SpanStatusCode.ERROR && typeof status.message === 'string'
-        ? { code: status.code, message: status.message }
-        : { code: status.code };
-    return this;
-  }
-
-  updateName(name: string): this {
-    if (this.endMs === 0) this.name = name;
-    return this;
-  }
-
-  end(endTime?: TimeInput): void {
-    if (this.endMs !== 0) return;
-    // A span started at a given time ends by the wall clock (a `performance.now()` reading is not comparable).
-    const given = this.extras?.startGiven !== undefined;
-    if (endTime !== undefined) this.more().endGiven = timeOf(endTime);
-    this.endMs = given ? Date.now() : wallClockMs(performance.now());
-    this.tracer.provider.ended.onEnd(this);
-  }
-
-  isRecording(): boolean {
-    return this.endMs === 0;
-  }
-
-  /** As the SDK records one: an `exception` event with its type (code, else name), message and stack. */
-  recordException(exception: Exception, time?: TimeInput): void {
-    const attributes: Attributes = {};
-    if (typeof exception === 'string') attributes['exception.message'] = exception;
-    else if (exception) {
-      if (exception.code) attributes['exception.type'] = exception.code.toString();
-      else if (exception.name) attributes['exception.type'] = exception.name;
-      if (exception.message) attributes['exception.message'] = exception.message;
-      if (exception.stack) attributes['exception.stacktrace'] = exception.stack;
-    }
-    if (attributes['exception.type'] || attributes['exception.message']) this.addEvent('exception', attributes, time);
-  }
-}
-
-class OwnTracer implements Tracer {
+class OwnTracer implements OwnSpanTracer {
   constructor(
     /** Its provider (a span's export and resource). */
     readonly provider: OwnTracerProvider,
@@ -314,11 +63,30 @@ class OwnTracer implements Tracer {
     readonly scope: SpanScopeName,
   ) {}
 
+  get fixedShapes(): boolean {
+    return this.provider.fixedShapes;
+  }
+
+  /** The parent's ids in `parentContext`: ours are valid as made; others' are checked (the API's hex checks cost a regex each). */
+  private parentIn(parentContext: Context): SpanContext | undefined {
+    const found = trace.getSpan(parentContext)?.spanContext();
+    return found !== undefined && (found instanceof SpanIds || isSpanContextValid(found)) ? found : undefined;
+  }
+
+  /** What `startSpan` makes of a turn's span where the head decided (no sampler asked), in its fixed shape. */
+  startTurn(
+    name: string,
+    start: Attributes,
+    previousResponseId: string | undefined,
+    parentContext: Context,
+  ): OwnTurnSpan {
+    const parent = this.parentIn(parentContext);
+    const ids = new SpanIds(parent, TraceFlags.SAMPLED, parent?.traceState);
+    return new OwnTurnSpan(this, name, ids, parent, start, parentContext, previousResponseId);
+  }
+
   startSpan(name: string, options: SpanOptions = {}, parentContext: Context = apiContext.active()): Span {
-    const parentSpan = options.root ? undefined : trace.getSpan(parentContext);
-    const found = parentSpan?.spanContext();
-    // Our own spans' ids are valid as made; others' are checked (the API's hex checks cost a regex each).
-    const parent = found !== undefined && (found instanceof SpanIds || isSpanContextValid(found)) ? found : undefined;
+    const parent = options.root ? undefined : this.parentIn(parentContext);
     const kind = options.kind ?? SpanKind.INTERNAL;
     const attributes = options.attributes ?? EMPTY;
     const { provider } = this;
@@ -357,7 +125,16 @@ export class OwnTracerProvider implements TracerProvider {
     readonly resource: SpanResource,
     /** Decides spans whose context the head sampler has not marked. */
     readonly sampler: SpanSampler,
-  ) {}
+    options: {
+      /** False: every span through the API path (for comparing both; default true). */
+      fixedShapes?: boolean;
+    } = {},
+  ) {
+    this.fixedShapes = options.fixedShapes !== false;
+  }
+
+  /** Whether the server's own spans are made in their fixed shape (telemetry/own-spans.ts). */
+  readonly fixedShapes: boolean;
 
   /** The tracer of an instrumentation scope (one per name, version and schema URL). */
   getTracer(name: string, version?: string, options?: { schemaUrl?: string }): Tracer {

@@ -2,6 +2,7 @@
 // the fields of the SDK's `ReadableSpan` that OTLP carries, so that the own tracer's spans and the SDK's both
 // encode. Apart from the encoder so that its readers (the own tracer, the export) depend on the shape only.
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
+import type { ProtobufBuffer } from './protobuf-buffer.js';
 
 /** What is encoded of an ended span: the fields of the SDK's `ReadableSpan` that OTLP carries. */
 export interface EncodableSpan {
@@ -44,6 +45,11 @@ export interface EncodableSpan {
   readonly initial?: Attributes;
   readonly added?: ReadonlyArray<string | AttributeValue>;
   readonly restatesInitial?: boolean;
+  /**
+   * Writes its attributes (Span field 9) itself when it keeps them in a fixed shape (a turn's span,
+   * ./own-spans.ts), answering true; false when the fields above are to be written instead.
+   */
+  encodeAttributes?(out: ProtobufBuffer): boolean;
   /**
    * True when the span's times are its clock's readings, kept as wall-clock ms (`startMs`, `endMs`: the CLI's
    * own tracer): the encoder writes them without `[s, ns]` pairs. `startTime` and `endTime` otherwise.

@@ -285,7 +285,7 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
     out.time(span.endTime);
   }
   if (span.initial === undefined) writeAttributes(out, 9, span.attributes);
-  else writeSpanAttributes(out, span, span.initial, head);
+  else if (span.encodeAttributes?.(out) !== true) writeSpanAttributes(out, span, span.initial, head);
   const { events, links, status: spanStatus } = span;
   const dropped = span.droppedAttributesCount;
   if (

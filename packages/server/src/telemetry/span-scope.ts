@@ -47,7 +47,7 @@ const contextManaged = (): boolean => {
 };
 
 /** The API's key of the current span in a context (its `createContextKey` is `Symbol.for` of the description). */
-const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
+export const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
 
 /**
  * A context with one value more than its parent, found along the chain: what `trace.setSpan` answers, without
@@ -76,13 +76,19 @@ export class ChildContext implements Context {
   }
 }
 
-/** `parent` with `span` current; the API's own way should its span key ever differ from the one above. */
-export const withSpan: (parent: Context, span: Span, tracer?: Tracer) => Context = (() => {
+/**
+ * Whether the API reads the current span under `SPAN_KEY`: then a context of our own making (`ChildContext`, a
+ * fixed-shape span, telemetry/own-spans.ts) holds it there.
+ */
+export const spanKeyHolds: boolean = (() => {
   const probe = trace.wrapSpanContext({ traceId: '1'.repeat(32), spanId: '1'.repeat(16), traceFlags: 0 });
-  return trace.getSpan(new ChildContext(ROOT_CONTEXT, SPAN_KEY, probe)) === probe
-    ? (parent, span, tracer) => new ChildContext(parent, SPAN_KEY, span, tracer)
-    : (parent, span) => trace.setSpan(parent, span);
+  return trace.getSpan(new ChildContext(ROOT_CONTEXT, SPAN_KEY, probe)) === probe;
 })();
+
+/** `parent` with `span` current; the API's own way should its span key ever differ from the one above. */
+export const withSpan: (parent: Context, span: Span, tracer?: Tracer) => Context = spanKeyHolds
+  ? (parent, span, tracer) => new ChildContext(parent, SPAN_KEY, span, tracer)
+  : (parent, span) => trace.setSpan(parent, span);
 
 /** The tracer that started the span current in `active`, when we made that context. */
 export const tracerIn = (active: Context): Tracer | undefined =>

@@ -53,7 +53,8 @@ import {
   type TurnFacts,
 } from './attributes.js';
 import { errorTypeOf, recordFailure } from './failures.js';
-import { apiRegistry, ChildContext, type SpanScope, tracerIn, withSpan } from './span-scope.js';
+import { ownSpansOf } from './own-spans.js';
+import { apiRegistry, ChildContext, type SpanScope, spanKeyHolds, tracerIn, withSpan } from './span-scope.js';
 
 export { type SpanScope, within } from './span-scope.js';
 import { HEAD_SAMPLED, type HeadSampler, headSamplerOf, headSamplers } from './head-sampling.js';
@@ -279,6 +280,11 @@ export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context
       attributes: Object.freeze(attributes),
     };
   });
+  // The CLI's own tracer, where the head decided: the fixed shape (./own-spans.ts).
+  if (ownSpansOf(tracer) && spanKeyHolds && active.getValue(HEAD_SAMPLED) === true) {
+    const previous = facts.previousResponseId;
+    return tracer.startTurn(start.name, start.attributes, previous && reportedName(previous), active);
+  }
   // One attribute object for the start, the continued turn's id in it (not set on the span afterwards).
   const attributes =
     facts.previousResponseId === undefined
