@@ -10,7 +10,7 @@ import type * as Transformer from '@opentelemetry/otlp-transformer';
 import { ChatCompletionsProvider, createResponsesService } from '../src/index.js';
 import { nodeFetch } from '../src/node/http-fetch.js';
 import { OwnTracerProvider } from '../src/node/own-tracer.js';
-import { OwnTurnSpan } from '../src/node/own-turn-span.js';
+import { OwnFixedSpan } from '../src/node/own-fixed-span.js';
 import type { EncodableSpan } from '../src/telemetry/encodable-span.js';
 import { sampleAtHead } from '../src/telemetry/head-sampling.js';
 import { SpanBatch } from '../src/telemetry/span-batch.js';
@@ -92,7 +92,7 @@ async function turns(fixedShapes: boolean) {
     ours: hex(batch.request()),
     theirs: hex(ProtobufTraceSerializer.serializeRequest(ended as never)!),
     // Which spans took the fixed shape, and which of those kept it to their end.
-    fixed: ended.map((span) => (span instanceof OwnTurnSpan ? (span.added === undefined ? 'fixed' : 'general') : '')),
+    fixed: ended.map((span) => (span instanceof OwnFixedSpan ? (span.generalized ? 'general' : 'fixed') : '')),
   };
 }
 

@@ -33,7 +33,7 @@ function comparable(spans: ReceivedSpan[]) {
   ) as unknown;
 }
 
-test("a turn's span in its fixed shape exports what the API path exports, byte for byte as the SDK would", () => {
+test("the server's spans in their fixed shape export what the API path exports, byte for byte as the SDK would", () => {
   const script = fileURLToPath(new URL('./own-spans-cases.ts', import.meta.url));
   const run = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', script], {
     encoding: 'utf8',
@@ -44,8 +44,9 @@ test("a turn's span in its fixed shape exports what the API path exports, byte f
     .split('\n')
     .map((line) => JSON.parse(line) as Run) as [Run, Run];
   expect([fixed.fixedShapes, api.fixedShapes]).toEqual([true, false]);
-  // Eleven turns: the first nine keep the fixed shape to their end; content capture turns the last two general.
-  expect(fixed.fixed.filter(Boolean)).toEqual([...Array(9).fill('fixed'), 'general', 'general']);
+  // Every span takes the fixed shape (request, turn, upstream call, store calls), and keeps it to its end but
+  // the last two turns' spans: content capture sets keys their shape has no field for.
+  expect(fixed.fixed.filter((shape) => shape !== 'fixed')).toEqual(['general', 'general']);
   expect(api.fixed.filter(Boolean)).toEqual([]);
   for (const { ours, theirs } of [fixed, api]) {
     expect(ours.length).toBeGreaterThan(20_000);
@@ -53,6 +54,9 @@ test("a turn's span in its fixed shape exports what the API path exports, byte f
   }
   const spans = protobufSpans(Buffer.from(fixed.ours, 'hex'));
   expect(spans).toHaveLength(fixed.fixed.length);
+  // Internal (turns, store calls), server and client spans.
+  expect(new Set(spans.map((span) => span.kind))).toEqual(new Set([1, 2, 3]));
+  expect(spans.some((span) => span.name.startsWith('store '))).toBe(true);
   // Every turn's span has its attributes (a failure's error.type and exception event among them).
   const turns = spans.filter((span) => span.name.startsWith('chat'));
   expect(turns).toHaveLength(11);

@@ -4,10 +4,11 @@
 // frozen attribute sets, whose encoding is then reused), each span handed at its end to the OTLP export
 // (./otlp-span-export.ts), which encodes it at once. Sampling is the environment's (the SDK's sampler, as
 // telemetry-sdk.ts builds it). Why: bench/telemetry.bench.ts's profile note. Span limits it does not implement
-// (OTEL_SPAN_*/OTEL_ATTRIBUTE_* set) keep the SDK's tracer (`ownTracerAllowed`). The server's turn span is made
-// in its fixed shape (`startTurn`, telemetry/own-spans.ts) unless the provider is asked for the API path only.
+// (OTEL_SPAN_*/OTEL_ATTRIBUTE_* set) keep the SDK's tracer (`ownTracerAllowed`). The server's own spans are made
+// in their fixed shape (`startFixed`, telemetry/own-spans.ts) unless the provider is asked for the API path only.
 import {
   type Attributes,
+  type AttributeValue,
   type Context,
   context as apiContext,
   isSpanContextValid,
@@ -23,10 +24,10 @@ import {
 } from '@opentelemetry/api';
 import type { SpanResource, SpanScopeName } from '../telemetry/encodable-span.js';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
-import type { OwnSpanTracer } from '../telemetry/own-spans.js';
+import type { OwnSpanTracer, SpanShape } from '../telemetry/own-spans.js';
 import { SpanIds } from '../telemetry/span-ids.js';
 import { EMPTY, type EndedSpans, OwnSpan } from './own-span.js';
-import { OwnTurnSpan } from './own-turn-span.js';
+import { OwnFixedSpan } from './own-fixed-span.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -73,16 +74,32 @@ class OwnTracer implements OwnSpanTracer {
     return found !== undefined && (found instanceof SpanIds || isSpanContextValid(found)) ? found : undefined;
   }
 
-  /** What `startSpan` makes of a turn's span where the head decided (no sampler asked), in its fixed shape. */
-  startTurn(
+  /** What `startSpan` makes of one of the server's spans where the head decided (no sampler asked), in its fixed shape. */
+  startFixed(
+    shape: SpanShape,
     name: string,
-    start: Attributes,
-    previousResponseId: string | undefined,
+    kind: SpanKind,
+    start: Attributes | undefined,
     parentContext: Context,
-  ): OwnTurnSpan {
+    headDecided: boolean,
+    extraKey?: string,
+    extraValue?: AttributeValue,
+  ): OwnFixedSpan {
     const parent = this.parentIn(parentContext);
     const ids = new SpanIds(parent, TraceFlags.SAMPLED, parent?.traceState);
-    return new OwnTurnSpan(this, name, ids, parent, start, parentContext, previousResponseId);
+    return new OwnFixedSpan(
+      this,
+      shape,
+      name,
+      kind,
+      ids,
+      parent,
+      start ?? EMPTY,
+      extraKey,
+      extraValue,
+      parentContext,
+      headDecided,
+    );
   }
 
   startSpan(name: string, options: SpanOptions = {}, parentContext: Context = apiContext.active()): Span {

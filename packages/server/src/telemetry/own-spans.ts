@@ -1,27 +1,82 @@
 // The server's own spans in a fixed shape, beside the OpenTelemetry API path: when the registered provider is the
-// CLI's own tracer (node/own-tracer.ts) and the head sampler decided the trace, a turn's span is one object of
-// fixed fields that is also its children's context (no `Context` made for it, no scope object, no generic list
-// of attributes) and writes its attributes from those fields at its end (`EncodableSpan.encodeAttributes`).
-// Anything the shape does not know (a key it has no field for, a field set out of its order) turns it into the
-// own tracer's general span, recording what the API path records. Why: bench/README.md, "Telemetry overhead".
-import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
-import type { SpanScope } from './span-scope.js';
+// CLI's own tracer (node/own-tracer.ts) and the head sampler decided the trace, each of a request's spans (the
+// request, its turn, the upstream call, the store calls) is one object of fixed fields that is also its
+// children's context (no `Context` made for it, no scope object, no generic list of attributes) and writes its
+// attributes from those fields at its end (`EncodableSpan.encodeAttributes`). Anything its shape does not know (a
+// key it has no field for, a field set out of its order) turns it into the own tracer's general span, recording
+// what the API path records. Why: bench/README.md, "Telemetry overhead".
+import type { Attributes, AttributeValue, Context, Span, SpanKind, Tracer } from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_RESPONSE_ID,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+} from './attributes.js';
+import { type KeyEntry, keyEntry } from './otlp-attributes.js';
+import { HEAD_SAMPLED } from './head-sampling.js';
+import { type SpanScope, spanKeyHolds } from './span-scope.js';
 
-/** A turn's span (`chat {model}`) as its own scope: `span` and `context` are itself. */
-export type OwnTurnSpan = Span & Context & SpanScope;
+/** A span of the server in its fixed shape, its own scope: `span` and `context` are itself. */
+export type OwnScopeSpan = Span & Context & SpanScope;
+
+/**
+ * The attributes a kind of the server's spans sets after its start, in the order it sets them (at most six), and
+ * their encoder entries.
+ */
+export interface SpanShape {
+  /** The keys, in order. */
+  readonly keys: readonly string[];
+  /** Their KeyValue entries (key bytes, a value's kept bytes). */
+  readonly entries: readonly KeyEntry[];
+}
+const shapeOf = (...keys: string[]): SpanShape => Object.freeze({ keys, entries: keys.map(keyEntry) });
+
+/** A turn's span: the finish reasons, then what `endTurnSpan` sets. */
+export const TURN_SHAPE = shapeOf(
+  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_RESPONSE_ID,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_ERROR_TYPE,
+);
+/** A request's server span (`endServerSpan`). */
+export const SERVER_SHAPE = shapeOf(ATTR_HTTP_ROUTE, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_ERROR_TYPE);
+/** An upstream call's client span (`endClientSpan`). */
+export const CLIENT_SHAPE = shapeOf(ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_ERROR_TYPE);
+/** A store call's span and other children (`endSpan`). */
+export const CHILD_SHAPE = shapeOf(ATTR_ERROR_TYPE);
 
 /** A tracer that makes the server's own spans in their fixed shape (the CLI's own tracer). */
 export interface OwnSpanTracer extends Tracer {
   /** False when its provider was asked for the API path only (the differential tests compare both). */
   readonly fixedShapes: boolean;
   /**
-   * A turn's span under `parent` (a context whose trace the head sampler decided to record): named `name`, its
-   * starting attributes `start` (a frozen set made once per model, provider and streaming), then the continued
-   * turn's `previousResponseId` when given.
+   * A span of `shape` under `parent`, recorded (the head sampler decided its trace: `headDecided` for the
+   * request's span, where the decision was made; its children find it in `parent`): named `name`, its starting
+   * attributes `start` (a frozen set made once, as a rule), then `extraKey` set to `extraValue` when given (a
+   * continued turn's previous response id).
    */
-  startTurn(name: string, start: Attributes, previousResponseId: string | undefined, parent: Context): OwnTurnSpan;
+  startFixed(
+    shape: SpanShape,
+    name: string,
+    kind: SpanKind,
+    start: Attributes | undefined,
+    parent: Context,
+    headDecided: boolean,
+    extraKey?: string,
+    extraValue?: AttributeValue,
+  ): OwnScopeSpan;
 }
 
 /** Whether `tracer` makes the server's own spans in their fixed shape. */
-export const ownSpansOf = (tracer: Tracer): tracer is OwnSpanTracer =>
-  (tracer as Partial<OwnSpanTracer>).fixedShapes === true;
+export const ownSpansOf = (tracer: Tracer | undefined): tracer is OwnSpanTracer =>
+  spanKeyHolds && (tracer as Partial<OwnSpanTracer> | undefined)?.fixedShapes === true;
+
+/** Whether a span of `tracer` under `active` takes the fixed shape: the CLI's own tracer, where the head decided. */
+export const fixedUnder = (tracer: Tracer | undefined, active: Context): tracer is OwnSpanTracer =>
+  ownSpansOf(tracer) && active.getValue(HEAD_SAMPLED) === true;

@@ -35,7 +35,7 @@ import {
   ATTR_GEN_AI_RESPONSE_MODEL,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
-  ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID,
+  ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID as PREVIOUS_ID,
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_REQUEST_METHOD_ORIGINAL,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
@@ -53,8 +53,8 @@ import {
   type TurnFacts,
 } from './attributes.js';
 import { errorTypeOf, recordFailure } from './failures.js';
-import { ownSpansOf } from './own-spans.js';
-import { apiRegistry, ChildContext, type SpanScope, spanKeyHolds, tracerIn, withSpan } from './span-scope.js';
+import { CHILD_SHAPE, CLIENT_SHAPE, fixedUnder, ownSpansOf, SERVER_SHAPE, TURN_SHAPE } from './own-spans.js';
+import { apiRegistry, ChildContext, type SpanScope, tracerIn, withSpan } from './span-scope.js';
 
 export { type SpanScope, within } from './span-scope.js';
 import { HEAD_SAMPLED, type HeadSampler, headSamplerOf, headSamplers } from './head-sampling.js';
@@ -158,6 +158,9 @@ export function startServerSpan(
     const found = trace.getSpanContext(parent);
     const caller = found !== undefined && isSpanContextValid(found) ? found : undefined;
     if (!headDecision(sampler, caller)) return caller === undefined ? UNTRACED : passedOn(parent, caller);
+    // The CLI's own tracer: the fixed shape (./own-spans.ts), which holds the head's decision for its children.
+    const own = delegateTracer;
+    if (ownSpansOf(own)) return own.startFixed(SERVER_SHAPE, name, SpanKind.SERVER, attributes, parent, true);
     parent = new ChildContext(parent, HEAD_SAMPLED, true);
   }
   const tracer = delegateTracer!;
@@ -245,6 +248,8 @@ export function startChildSpan(
   const active = parentOr(parent);
   if (trace.getSpan(active)?.isRecording() !== true) return undefined;
   const tracer = tracerUnder(active) ?? proxyTracer;
+  if (fixedUnder(tracer, active))
+    return tracer.startFixed(CHILD_SHAPE, name, SpanKind.INTERNAL, attributes, active, false);
   return scopeOf(tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active), active, tracer);
 }
 
@@ -281,15 +286,17 @@ export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context
     };
   });
   // The CLI's own tracer, where the head decided: the fixed shape (./own-spans.ts).
-  if (ownSpansOf(tracer) && spanKeyHolds && active.getValue(HEAD_SAMPLED) === true) {
+  if (fixedUnder(tracer, active)) {
     const previous = facts.previousResponseId;
-    return tracer.startTurn(start.name, start.attributes, previous && reportedName(previous), active);
+    const extra = previous === undefined ? undefined : reportedName(previous);
+    const { name, attributes } = start;
+    return tracer.startFixed(TURN_SHAPE, name, SpanKind.INTERNAL, attributes, active, false, PREVIOUS_ID, extra);
   }
   // One attribute object for the start, the continued turn's id in it (not set on the span afterwards).
   const attributes =
     facts.previousResponseId === undefined
       ? start.attributes
-      : { ...start.attributes, [ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID]: reportedName(facts.previousResponseId) };
+      : { ...start.attributes, [PREVIOUS_ID]: reportedName(facts.previousResponseId) };
   return scopeOf(tracer.startSpan(start.name, { kind: SpanKind.INTERNAL, attributes }, active), active, tracer);
 }
 /** A turn span's name and starting attributes by model, provider and streaming, made once (the sampler sees them too). */
@@ -328,6 +335,8 @@ export function startClientSpan(method: string, url: string, parent: Context | u
   if (!parentSpan.isRecording()) return { span: parentSpan, context: active };
   const attributes = clientAttributesOf(method, url);
   const tracer = tracerUnder(active) ?? proxyTracer;
+  if (fixedUnder(tracer, active))
+    return tracer.startFixed(CLIENT_SHAPE, method, SpanKind.CLIENT, attributes, active, false);
   return scopeOf(tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, active), active, tracer);
 }
 

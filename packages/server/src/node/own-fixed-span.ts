@@ -1,0 +1,167 @@
+// The server's spans in their fixed shape (telemetry/own-spans.ts): the own tracer's span with the attributes a
+// span of its kind sets after its start in fields of their own (`SpanShape`, at most six), in the order the
+// server sets them, written at its end from those fields (the starting set's kept bytes, then each field's
+// KeyValue), and the context of its children itself. A key its shape has no field for, or a field set before one
+// it already holds, turns it into the general span (`OwnSpan`) with what it holds so far, in order: what it
+// records never differs from the API path.
+import type { Attributes, AttributeValue, Context, SpanAttributes, SpanContext, SpanKind } from '@opentelemetry/api';
+import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
+import { frozenSetBytes, keyEntry, writeAttributes, writeKeyValue } from '../telemetry/otlp-attributes.js';
+import type { SpanShape } from '../telemetry/own-spans.js';
+import type { ProtobufBuffer } from '../telemetry/protobuf-buffer.js';
+import { ChildContext, SPAN_KEY, type SpanScope } from '../telemetry/span-scope.js';
+import { OwnSpan, type SpanMaker } from './own-span.js';
+import { isAttributeValue } from './own-span-attributes.js';
+
+/** A span in its fixed shape; its own scope (`span`, `context`). */
+export class OwnFixedSpan extends OwnSpan implements Context, SpanScope {
+  // The shape's fields, by position.
+  private f0: AttributeValue | undefined = undefined;
+  private f1: AttributeValue | undefined = undefined;
+  private f2: AttributeValue | undefined = undefined;
+  private f3: AttributeValue | undefined = undefined;
+  private f4: AttributeValue | undefined = undefined;
+  private f5: AttributeValue | undefined = undefined;
+  /** The last field set (the next one set must come after it, or be one already set). */
+  private last = -1;
+  /** Turned into the general span: its attributes are `OwnSpan`'s from then on. */
+  private general = false;
+
+  constructor(
+    maker: SpanMaker,
+    private readonly shape: SpanShape,
+    name: string,
+    kind: SpanKind,
+    ids: SpanContext,
+    parentSpanContext: SpanContext | undefined,
+    /** The starting set (a frozen one is written from its kept bytes). */
+    start: Attributes,
+    /** A starting attribute after `start`'s (a continued turn's previous response id), when `extraValue` is given. */
+    private readonly extraKey: string | undefined,
+    private readonly extraValue: AttributeValue | undefined,
+    /** The context it was started in (its parent's), where its children find what it does not hold. */
+    private readonly under: Context,
+    /** Whether the head sampler decided its trace here (the request's span): its children read it from it. */
+    private readonly headDecided: boolean,
+  ) {
+    super(maker, name, kind, ids, parentSpanContext, start, undefined, undefined);
+  }
+
+  /** Itself: the span of its scope. */
+  get span(): this {
+    return this;
+  }
+
+  /** Itself: the context its children run in. */
+  get context(): this {
+    return this;
+  }
+
+  getValue(key: symbol): unknown {
+    if (key === SPAN_KEY) return this;
+    if (key === HEAD_SAMPLED && this.headDecided) return true;
+    return this.under.getValue(key);
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return new ChildContext(this, key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return new ChildContext(this, key, undefined);
+  }
+
+  override setAttribute(key: string, value: SpanAttributes[string]): this {
+    if (this.general) return super.setAttribute(key, value);
+    if (value == null || !this.isRecording() || !isAttributeValue(value)) return this;
+    const field = this.shape.keys.indexOf(key);
+    if (field < 0 || (field < this.last && this.fieldValue(field) === undefined)) {
+      this.toGeneral();
+      return super.setAttribute(key, value);
+    }
+    if (field > this.last) this.last = field;
+    switch (field) {
+      case 0:
+        this.f0 = value;
+        break;
+      case 1:
+        this.f1 = value;
+        break;
+      case 2:
+        this.f2 = value;
+        break;
+      case 3:
+        this.f3 = value;
+        break;
+      case 4:
+        this.f4 = value;
+        break;
+      default:
+        this.f5 = value;
+    }
+    return this;
+  }
+
+  private fieldValue(field: number): AttributeValue | undefined {
+    switch (field) {
+      case 0:
+        return this.f0;
+      case 1:
+        return this.f1;
+      case 2:
+        return this.f2;
+      case 3:
+        return this.f3;
+      case 4:
+        return this.f4;
+      default:
+        return this.f5;
+    }
+  }
+
+  /** Whether it was turned into the general span (`added` holds its later attributes). */
+  get generalized(): boolean {
+    return this.general;
+  }
+
+  /** Hands what it holds to the general span, in the order it was set (the extra starting attribute first). */
+  private toGeneral(): void {
+    this.general = true;
+    if (this.extraValue !== undefined) super.setAttribute(this.extraKey!, this.extraValue);
+    for (let field = 0; field <= this.last; field++) {
+      const value = this.fieldValue(field);
+      if (value !== undefined) super.setAttribute(this.shape.keys[field]!, value);
+    }
+  }
+
+  override get attributes(): Attributes {
+    if (this.general) return super.attributes;
+    const all: Attributes = { ...this.initial };
+    if (this.extraValue !== undefined) all[this.extraKey!] = this.extraValue;
+    for (let field = 0; field <= this.last; field++) {
+      const value = this.fieldValue(field);
+      if (value !== undefined) all[this.shape.keys[field]!] = value;
+    }
+    return all;
+  }
+
+  /** Writes its attributes (Span field 9) from its fields; false once it is the general span (nothing written). */
+  encodeAttributes(out: ProtobufBuffer): boolean {
+    if (this.general) return false;
+    const start = frozenSetBytes(this.initial);
+    if (start !== undefined) out.append(start);
+    else writeAttributes(out, 9, this.initial);
+    if (this.extraValue !== undefined) writeKeyValue(out, 9, keyEntry(this.extraKey!), this.extraValue);
+    const entries = this.shape.entries;
+    const last = this.last;
+    if (last < 0) return true;
+    if (this.f0 !== undefined) writeKeyValue(out, 9, entries[0]!, this.f0);
+    if (last < 1) return true;
+    if (this.f1 !== undefined) writeKeyValue(out, 9, entries[1]!, this.f1);
+    if (this.f2 !== undefined) writeKeyValue(out, 9, entries[2]!, this.f2);
+    if (this.f3 !== undefined) writeKeyValue(out, 9, entries[3]!, this.f3);
+    if (this.f4 !== undefined) writeKeyValue(out, 9, entries[4]!, this.f4);
+    if (this.f5 !== undefined) writeKeyValue(out, 9, entries[5]!, this.f5);
+    return true;
+  }
+}
