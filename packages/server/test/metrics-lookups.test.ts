@@ -3,6 +3,8 @@
 // sets and series without a Map or WeakMap lookup (the sets of one provider and model are made together; an
 // instrument keeps its last two series, so input and output token usage in turn find theirs), and reads the clock
 // through the `performance` object kept at import, not the global (on Node a getter that runs on every read).
+// Each turn's model name is a string of its own, as one parsed from its request is: the last one's label is
+// found without hashing it again (no Set lookup), and so is the last request method's reported name.
 import { type MeterProvider, metrics } from '@opentelemetry/api';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { ServiceRequest, ServiceResponse } from '../src/exchange.js';
@@ -23,32 +25,42 @@ afterAll(() => metrics.disable());
 const labels = new ModelLabels(() => [['upstream-model']]);
 const stage = httpMetrics();
 
+/** A new string each call, as a request's parsed JSON makes one (a literal is the same interned string each time). */
+const parsedName = (name: string) => JSON.parse(JSON.stringify(name)) as string;
+
 /** One gateway JSON turn's metrics: its meter, then its answer's. */
 function gatewayTurn(): void {
-  const meter = meterTurn(0, 'upstream-model', 'openai', true, labels)!;
+  const meter = meterTurn(0, parsedName('upstream-model'), 'openai', true, labels)!;
   meter.firstOutput();
   meter.finished(12, 30);
   meter.ended();
-  const request = { method: 'POST', path: '/v1/responses', route: '/v1/responses', turn: {} } as ServiceRequest;
+  const request = {
+    method: parsedName('POST'),
+    path: '/v1/responses',
+    route: '/v1/responses',
+    turn: {},
+  } as ServiceRequest;
   const response: ServiceResponse = { status: 200, headers: {}, body: '{}' };
   stage.answered(request, response, 0);
 }
 
-test("a turn like the last one finds its metrics' attribute sets and series without a Map or WeakMap lookup", () => {
+test("a turn like the last one finds its metrics' attribute sets, series and model label without a Map, WeakMap or Set lookup", () => {
   gatewayTurn();
   const mapGet = vi.spyOn(Map.prototype, 'get');
   const weakMapGet = vi.spyOn(WeakMap.prototype, 'get');
+  const setHas = vi.spyOn(Set.prototype, 'has');
   let lookups: number[];
   try {
     gatewayTurn();
     gatewayTurn();
     // Counted before anything else runs (expect itself may look things up).
-    lookups = [mapGet.mock.calls.length, weakMapGet.mock.calls.length];
+    lookups = [mapGet.mock.calls.length, weakMapGet.mock.calls.length, setHas.mock.calls.length];
   } finally {
     mapGet.mockRestore();
     weakMapGet.mockRestore();
+    setHas.mockRestore();
   }
-  expect(lookups).toEqual([0, 0]);
+  expect(lookups).toEqual([0, 0, 0]);
   // The values still went to their own series: input and output token usage apart, three turns each.
   const usage = ownMetrics()
     .collect()
@@ -77,4 +89,21 @@ test("a turn's metrics read the clock without reading the `performance` global (
     Object.defineProperty(globalThis, 'performance', descriptor);
   }
   expect(globalReads).toBe(0);
+});
+
+test('the last label asked for is asked again once the listed names are replaced: a name no longer listed is `_OTHER`', async () => {
+  let listed = ['old-model'];
+  const replaced = new ModelLabels(() => [listed], 0);
+  replaced.refresh(0);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(replaced.label(parsedName('old-model'))).toBe('old-model');
+  listed = ['new-model'];
+  replaced.refresh(Number.MAX_SAFE_INTEGER);
+  // Asked while the new listing is counted beside the old one (every listing has not answered yet).
+  expect(replaced.label(parsedName('old-model'))).toBe('old-model');
+  await new Promise((resolve) => setImmediate(resolve));
+  expect([replaced.label(parsedName('old-model')), replaced.label(parsedName('new-model'))]).toEqual([
+    '_OTHER',
+    'new-model',
+  ]);
 });

@@ -253,11 +253,13 @@ export function countRejection(reason: string): void {
 }
 
 /**
- * The attributes of one answered request's `http.server.request.duration` (and of a turn's overhead): method,
- * status and route template (`route`: absent for unknown paths), made once per combination.
+ * The attributes of one answered request's `http.server.request.duration` and a turn's overhead (method, status,
+ * route template; `route` absent for unknown paths), made once per combination; the last method's reported name
+ * kept (requests in a row mostly share one: a set lookup less an answer).
  */
 export const httpRequestAttributes = (method: string, route: string | undefined, status: number): Attributes => {
-  const known = httpMethodOf(method);
+  if (method !== lastMethod) lastKnown = httpMethodOf((lastMethod = method));
+  const known = lastKnown;
   return httpSets.get(known, route, status, undefined, () => {
     const set: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
     if (route !== undefined) set[ATTR_HTTP_ROUTE] = route;
@@ -266,6 +268,7 @@ export const httpRequestAttributes = (method: string, route: string | undefined,
   });
 };
 const httpSets = new AttributeSets();
+let [lastMethod, lastKnown] = ['', httpMethodOf('')];
 
 /** What a turn tells its meter; made only while metrics are on. */
 export interface TurnMeter {
@@ -286,16 +289,14 @@ const failedAttributes = (provider: string, model: string, errorType: string) =>
   }));
 
 /**
- * The attribute sets of a turn's GenAI metrics by provider and model, made together at the first such turn:
- * a turn finds all of them with one lookup (its token usage asks for two sets more, which as separate lookups
- * missed the last-asked cache on every turn).
+ * The attribute sets of a turn's GenAI metrics by provider and model, made together at the first such turn: a turn
+ * finds all of them with one lookup (its token usage's two sets, as separate lookups, missed the last-asked cache).
  */
 interface TurnSets {
   /** The turn's and its upstream call's durations and times. */
   readonly turn: Attributes;
-  /** `gen_ai.client.token.usage` of input tokens. */
+  /** `gen_ai.client.token.usage` of input tokens, and of output tokens. */
   readonly input: Attributes;
-  /** `gen_ai.client.token.usage` of output tokens. */
   readonly output: Attributes;
 }
 const turnSets = new AttributeSets<TurnSets>();
@@ -311,13 +312,12 @@ const turnSetsOf = (provider: string, model: string): TurnSets =>
   });
 
 /**
- * A meter for one turn that started at `startedAt` (`clock.now()`), whose model call starts now;
- * undefined while metrics are off. `providerName` is the serving provider's `gen_ai.provider.name`: a turn of
- * any provider but this server's own models (`openresponses`) is also a client operation toward its upstream.
- * `streaming`: the model streams to a watching client (time to first chunk is recorded only then).
- * `gen_ai.request.model` is the model the request named (a gateway route's upstream name is not used), as
- * `labels` reports it (a name no provider lists is `_OTHER`);
- * `gen_ai.response.model` is left out, as it is always that same name here.
+ * A meter for one turn that started at `startedAt` (`clock.now()`), whose model call starts now; undefined while
+ * metrics are off. `providerName` is the serving provider's `gen_ai.provider.name`: a turn of any provider but this
+ * server's own models (`openresponses`) is also a client operation toward its upstream. `streaming`: the model
+ * streams to a watching client (time to first chunk is recorded only then). `gen_ai.request.model` is the model the
+ * request named (a gateway route's upstream name is not used), as `labels` reports it (a name no provider lists is
+ * `_OTHER`); `gen_ai.response.model` is left out, as it is always that same name here.
  */
 export function meterTurn(
   startedAt: number,

@@ -4,6 +4,7 @@ import { clock } from './clock.js';
 
 /** How long the model names metrics report are kept before the providers are asked again (one minute). */
 export const MODEL_LABELS_TTL_MS = 60_000;
+const OTHER = '_OTHER';
 
 /**
  * The model names metrics report as they are: those the providers list (the embedded and scenario models,
@@ -16,6 +17,13 @@ export class ModelLabels {
   #known = new Set<string>();
   #until = 0;
   #asking = false;
+  /**
+   * The name last asked for and its label: turns in a row name one model, each in a string of its own (from
+   * its request's JSON), which a set lookup hashes every time; compared with the last one it is not hashed,
+   * and the label handed on is one kept string, so the turn's attribute sets are then found by identity.
+   */
+  #lastAsked: string | undefined;
+  #lastLabel = OTHER;
 
   /** `lists` gives each provider's names, as it lists them (at once, or a promise of an upstream's listing). */
   constructor(
@@ -34,6 +42,7 @@ export class ModelLabels {
     this.#asking = true;
     const next = new Set<string>();
     const add = (names: readonly string[]) => {
+      this.#lastAsked = undefined;
       for (const name of names) {
         this.#known.add(name);
         next.add(name);
@@ -46,6 +55,7 @@ export class ModelLabels {
     );
     void Promise.all(lists).then(() => {
       this.#known = next;
+      this.#lastAsked = undefined;
       this.#asking = false;
       this.#until = clock.now() + this.ttlMs;
     });
@@ -56,7 +66,10 @@ export class ModelLabels {
    * asks when the turn starts (`refresh`, with the turn's start time: no clock read of its own).
    */
   label(model: string): string {
-    return this.#known.has(model) ? reportedName(model) : OTHER;
+    if (model === this.#lastAsked) return this.#lastLabel;
+    const label = this.#known.has(model) ? reportedName(model) : OTHER;
+    this.#lastAsked = model;
+    this.#lastLabel = label;
+    return label;
   }
 }
-const OTHER = '_OTHER';
