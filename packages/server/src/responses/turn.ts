@@ -88,11 +88,11 @@ export async function runTurn(
 
 /**
  * The model's parts as they come, telling `meter` of the first output and of the usage at `finish` (a class:
- * one object and one closure a turn, not four; a promise more only where the parts wait anyway).
+ * one object a turn, and one closure only where the parts wait; a promise more only where they wait anyway).
  */
 class MeteredParts implements PartIterator {
   private first = true;
-  private readonly observe = (result: IteratorResult<ModelPart>) => this.observed(result);
+  private observe: ((result: IteratorResult<ModelPart>) => IteratorResult<ModelPart>) | undefined;
 
   constructor(
     private readonly parts: PartIterator,
@@ -101,7 +101,9 @@ class MeteredParts implements PartIterator {
 
   next(): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>> {
     const pending = this.parts.next();
-    return pending instanceof Promise ? pending.then(this.observe) : this.observed(pending);
+    if (!(pending instanceof Promise)) return this.observed(pending);
+    this.observe ??= (result) => this.observed(result);
+    return pending.then(this.observe);
   }
 
   return(): unknown {
@@ -112,10 +114,17 @@ class MeteredParts implements PartIterator {
     if (result.done) return result;
     const part = result.value;
     if (part.type === 'finish') this.meter.finished(part.usage.inputTokens, part.usage.outputTokens);
-    else if (this.first && (part.type === 'item' || part.type.endsWith('-delta'))) {
+    else if (this.first && isOutput(part.type)) {
       this.first = false;
       this.meter.firstOutput();
     }
     return result;
   }
 }
+
+/**
+ * Whether a part is output (a delta or a whole item). The parts before a turn's first output are starts:
+ * their last letter tells them apart before the suffix test, a builtin call each (~80 instructions).
+ */
+const isOutput = (type: string): boolean =>
+  type === 'item' || (type.charCodeAt(type.length - 1) === 0x61 /* a */ && type.endsWith('-delta'));
