@@ -4,7 +4,8 @@
 // instrument keeps its last two series, so input and output token usage in turn find theirs), and reads the clock
 // through the `performance` object kept at import, not the global (on Node a getter that runs on every read).
 // Each turn's model name is a string of its own, as one parsed from its request is: the last one's label is
-// found without hashing it again (no Set lookup), and so is the last request method's reported name.
+// found without hashing it again (no Set lookup), and so is the last request method's reported name (asked
+// for the request's span name and for its metrics).
 import { type MeterProvider, metrics } from '@opentelemetry/api';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { ServiceRequest, ServiceResponse } from '../src/exchange.js';
@@ -13,6 +14,7 @@ import { ownMetrics, recordOwnMetrics } from '../src/telemetry/aggregation.js';
 import { METRIC_GEN_AI_CLIENT_TOKEN_USAGE } from '../src/telemetry/attributes.js';
 import { meterTurn } from '../src/telemetry/metrics.js';
 import { ModelLabels } from '../src/telemetry/model-labels.js';
+import { httpSpanName } from '../src/telemetry/tracing.js';
 
 beforeAll(() => {
   // A provider whose histograms and counters are the own aggregation's (its gauges are never read here).
@@ -28,8 +30,9 @@ const stage = httpMetrics();
 /** A new string each call, as a request's parsed JSON makes one (a literal is the same interned string each time). */
 const parsedName = (name: string) => JSON.parse(JSON.stringify(name)) as string;
 
-/** One gateway JSON turn's metrics: its meter, then its answer's. */
+/** One gateway JSON turn's metrics: its request's span name (asked even when its trace is sampled out), its meter, its answer's. */
 function gatewayTurn(): void {
+  httpSpanName(parsedName('POST'));
   const meter = meterTurn(0, parsedName('upstream-model'), 'openai', true, labels)!;
   meter.firstOutput();
   meter.finished(12, 30);

@@ -39,9 +39,15 @@ const KNOWN_HTTP_METHODS: ReadonlySet<string> = new Set([
 
 /**
  * `http.request.method` of a request: its method when the conventions name it, else `_OTHER` (a client
- * sending made-up methods to `service.fetch` cannot add label values or span names).
+ * sending made-up methods to `service.fetch` cannot add label values or span names). The last method's is
+ * kept: requests in a row mostly share one, and a request asks for it twice (its span's name, its metrics),
+ * a set lookup each before, even when its trace is sampled out.
  */
-export const httpMethodOf = (method: string): string => (KNOWN_HTTP_METHODS.has(method) ? method : '_OTHER');
+export const httpMethodOf = (method: string): string => {
+  if (method !== lastMethod) lastReported = KNOWN_HTTP_METHODS.has((lastMethod = method)) ? method : '_OTHER';
+  return lastReported;
+};
+let [lastMethod, lastReported] = ['', '_OTHER'];
 
 /**
  * Attribute sets by key, made once and frozen, for metric records and span starts: the SDK copies or hashes

@@ -254,12 +254,10 @@ export function countRejection(reason: string): void {
 
 /**
  * The attributes of one answered request's `http.server.request.duration` and a turn's overhead (method, status,
- * route template; `route` absent for unknown paths), made once per combination; the last method's reported name
- * kept (requests in a row mostly share one: a set lookup less an answer).
+ * route template; `route` absent for unknown paths), made once per combination.
  */
 export const httpRequestAttributes = (method: string, route: string | undefined, status: number): Attributes => {
-  if (method !== lastMethod) lastKnown = httpMethodOf((lastMethod = method));
-  const known = lastKnown;
+  const known = httpMethodOf(method);
   return httpSets.get(known, route, status, undefined, () => {
     const set: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
     if (route !== undefined) set[ATTR_HTTP_ROUTE] = route;
@@ -268,7 +266,6 @@ export const httpRequestAttributes = (method: string, route: string | undefined,
   });
 };
 const httpSets = new AttributeSets();
-let [lastMethod, lastKnown] = ['', httpMethodOf('')];
 
 /** What a turn tells its meter; made only while metrics are on. */
 export interface TurnMeter {
