@@ -1,7 +1,7 @@
 // Run by test/upstream-traceparent.test.ts in a child process (Node's own loader: the test runner cannot load
 // the SDK's builds): gateway JSON turns in process against the real replay upstream over HTTP through
 // `nodeFetch`, under the CLI's own tracer, with the default W3C propagators, a provider header named
-// traceparent, another propagator, and the W3C one alone; prints one JSON line per turn.
+// traceparent, another propagator, the W3C one alone, and the W3C one under another class name; prints one JSON line per turn.
 import { createRequire } from 'node:module';
 import type * as Api from '@opentelemetry/api';
 import type * as Core from '@opentelemetry/core';
@@ -73,5 +73,12 @@ await turn('custom');
 propagation.disable();
 propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 await turn('w3c alone');
+// A bundler may rename the SDK's classes: the propagator is known by what it writes.
+class RenamedByBundler extends W3CTraceContextPropagator {}
+propagation.disable();
+propagation.setGlobalPropagator(
+  new CompositePropagator({ propagators: [new RenamedByBundler(), new W3CBaggagePropagator()] }),
+);
+await turn('w3c renamed');
 await upstream.close();
 process.exit(0);

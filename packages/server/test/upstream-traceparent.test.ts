@@ -1,6 +1,6 @@
 // The traceparent a traced gateway turn sends upstream (models/upstream-call.ts, node/http-fetch.ts): turns in a
 // child process (test/upstream-traceparent-cases.ts) against the real replay upstream over HTTP through
-// `nodeFetch`, under the CLI's own tracer. With the default W3C propagators (and the W3C one alone) the header
+// `nodeFetch`, under the CLI's own tracer. With the default W3C propagators (and the W3C one alone, or renamed by a bundler) the header
 // is written from the client span's ids and appended to the provider's header list; a provider header named
 // traceparent is replaced by the call's own; with another propagator registered, what it injects for the client
 // span is what the upstream gets.
@@ -33,6 +33,7 @@ test('the upstream is told of the client span, through W3C propagation or the re
     ['provider traceparent', 200, true],
     ['custom', 200, false],
     ['w3c alone', 200, true],
+    ['w3c renamed', 200, true],
   ]);
   for (const { name, clients, traceparent, tracestate } of turns) {
     expect(clients).toHaveLength(1);

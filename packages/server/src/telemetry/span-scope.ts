@@ -29,12 +29,16 @@ export function within<A extends unknown[], T>(
 const API_REGISTRY = Symbol.for('opentelemetry.js.api.1');
 
 /**
- * What the API's registry holds now (its tracer provider proxy, meter provider, context manager), read
+ * What the API's registry holds now (its tracer provider proxy, meter provider, context manager, propagator), read
  * without the API's version check: for telling, by identity, that nothing was registered again since the
  * API was last asked (each registration after `disable()` puts a new object there).
  */
-export const apiRegistry = (): { trace?: unknown; metrics?: unknown; context?: unknown } | undefined =>
-  (globalThis as { [API_REGISTRY]?: { trace?: unknown; metrics?: unknown; context?: unknown } })[API_REGISTRY];
+export const apiRegistry = ():
+  | { trace?: unknown; metrics?: unknown; context?: unknown; propagation?: unknown }
+  | undefined =>
+  (globalThis as { [API_REGISTRY]?: { trace?: unknown; metrics?: unknown; context?: unknown; propagation?: unknown } })[
+    API_REGISTRY
+  ];
 
 /**
  * Whether an application may have registered a context manager: the API's registry holds one (or is not

@@ -4,43 +4,54 @@
 // the propagator's `inject` made a new list every call (~5k instructions of a traced gateway turn,
 // bench/telemetry.bench.ts's gateway note). Any other propagator is asked as before
 // (`withTraceHeaders`, ./tracing.ts).
-import { type Context, isSpanContextValid, propagation, type SpanContext, TraceFlags } from '@opentelemetry/api';
+import {
+  type Context,
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  type SpanContext,
+  TraceFlags,
+  trace,
+} from '@opentelemetry/api';
+import { apiRegistry } from './span-scope.js';
 import { SpanIds } from './span-ids.js';
 
 /** The SDK's tracing-suppression key (`@opentelemetry/core`'s suppressTracing; context keys are `Symbol.for`). */
 const SUPPRESS_TRACING = Symbol.for('OpenTelemetry SDK Context Key SUPPRESS_TRACING');
 
-/** Propagators whose `traceparent` is W3C trace context's: the trace context one, and baggage (which writes none). */
-const W3C_PROPAGATORS: ReadonlySet<string> = new Set(['W3CTraceContextPropagator', 'W3CBaggagePropagator']);
-
 let lastPropagator: unknown;
 let lastIsW3c = false;
 
+/** A span context the probe below injects, once sampled and once not (ids of the W3C recommendation's example). */
+const PROBES: readonly SpanContext[] = [TraceFlags.SAMPLED, TraceFlags.NONE].map((traceFlags) => ({
+  traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+  spanId: '00f067aa0ba902b7',
+  traceFlags,
+}));
+
 /**
- * Whether the registered propagator is W3C trace context's, alone or in a composite with W3C baggage (known by
- * the SDK's class names; asked again only when another propagator is registered).
+ * Whether the registered propagator writes `traceparent` as W3C trace context's does (the SDK's default: that
+ * one alone or in a composite; asked again only when another propagator is registered). Known by what it
+ * writes for two probe contexts, not by class names, which a bundler may rename; only `traceparent` is sent
+ * upstream either way (`withTraceHeaders`, ./tracing.ts).
  */
 export function w3cPropagation(): boolean {
-  const registered = (propagation as unknown as { _getGlobalPropagator?(): unknown })._getGlobalPropagator?.();
+  const registered = apiRegistry()?.propagation;
   if (registered !== lastPropagator) {
     lastPropagator = registered;
-    lastIsW3c = isW3c(registered);
+    lastIsW3c = registered !== undefined && PROBES.every(writesW3cTraceparent);
   }
   return lastIsW3c;
 }
 
-function isW3c(propagator: unknown): boolean {
-  if (typeof propagator !== 'object' || propagator === null) return false;
-  const name = propagator.constructor?.name;
-  if (name === 'W3CTraceContextPropagator') return true;
-  if (name !== 'CompositePropagator') return false;
-  // The composite's members (a field of the SDK's class, not in its types).
-  const members = (propagator as { _propagators?: unknown })._propagators;
-  return (
-    Array.isArray(members) &&
-    members.some((member) => member?.constructor?.name === 'W3CTraceContextPropagator') &&
-    members.every((member) => W3C_PROPAGATORS.has(member?.constructor?.name))
-  );
+function writesW3cTraceparent(probe: SpanContext): boolean {
+  const carrier: Record<string, string> = {};
+  try {
+    propagation.inject(trace.setSpanContext(ROOT_CONTEXT, probe), carrier);
+  } catch {
+    return false;
+  }
+  return carrier.traceparent === traceparentOf(probe, ROOT_CONTEXT);
 }
 
 const FLAGS = ['00', '01'];
