@@ -74,7 +74,10 @@ export class OwnFixedSpan extends OwnSpan implements Context, SpanScope {
   override setAttribute(key: string, value: SpanAttributes[string]): this {
     if (this.general) return super.setAttribute(key, value);
     if (value == null || !this.isRecording() || !isAttributeValue(value)) return this;
-    const field = this.shape.keys.indexOf(key);
+    // A loop, not `indexOf`: six keys at most, compared inline rather than through the builtin (~130 instructions a call).
+    const keys = this.shape.keys;
+    let field = keys.length - 1;
+    while (field >= 0 && keys[field] !== key) field--;
     if (field < 0 || (field < this.last && this.fieldValue(field) === undefined)) {
       this.toGeneral();
       return super.setAttribute(key, value);
