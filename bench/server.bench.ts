@@ -429,6 +429,68 @@ const heapMb = () => {
  * printed on the figure line, which says so when even the better placement spreads over 25%, and when both
  * bare sides were loader-bound (as in that run: 0.98 and 1.12 cores), so the ratio is an upper bound.
  */
+/*
+ * Profile note (issue 35, sixteenth session, ref-ser, 2026-11-30 03:10-04:20 UTC, main at 0ea4f52, load 3-13):
+ * the whole request over HTTP, the reference server against the floor, counted. Each built server in a process
+ * of its own (`startServer` with this bench's store; `bareEmbeddedServer`), this bench's request from the loader
+ * in another process, 32 keep-alive connections; callgrind of the server (`node --predictable --perf-basic-prof
+ * --no-incremental-marking --max-semi-space-size=64`, main thread), counters zeroed after the warm-up, 4,031
+ * requests counted. Two things the earlier HTTP counts lacked: TurboFan and Sparkplug compiles are left out
+ * (`--toggle-collect` on `Runtime_CompileOptimized` and `BaselineBatchCompiler::CompileBatch`: after 8,000
+ * requests the reference still compiled 60k instructions a request and the floor 72k, more than any row below),
+ * and the floor is counted after 20,000 (its `floorTurn` is deoptimized and reoptimized between 8,000 and
+ * 16,000; counted after 8,000 it ran 209k, after 20,000 154k). Node's keep-alive timeout is raised in both, so
+ * that valgrind's pace does not reset connections. Rows are inclusive: each native function's cost is charged
+ * to its nearest JavaScript caller's row in proportion to the call graph's edge costs; GC and V8's own JSON
+ * code are rows of their own. Instructions a request:
+ *                                                                      floor     reference
+ *   Node's exchange: net, streams, ticks (JS)                          27.3k       21.9k
+ *                    HTTP (JS: parser callbacks, response, headers)    15.2k       20.8k
+ *                    llhttp and the parser's C++ (header strings)      14.1k       18.1k
+ *                    socket and libuv (C++)                            17.9k       14.0k
+ *                    together                                          74.5k       74.8k
+ *   our HTTP adapter (request object, body read, answer written)           -        4.1k
+ *   middleware (request id, rate, turn slot, overhead header, router)      -        6.7k
+ *   route handler, body read and parse (their JavaScript)                  -        4.7k
+ *   the turn: runner, stream, model, meter, preparation                    -       42.6k
+ *   the events package's writer and ids                                 1.7k        6.6k
+ *   the floor's own JavaScript (floorTurn, words, serve)                17.4k           -
+ *   serialization (response-json: its JavaScript, string adds, flatten)     -       25.7k
+ *   V8's JSON.parse and JSON.stringify                                  52.7k        7.2k
+ *   the store                                                               -        3.2k
+ *   GC                                                                   6.5k       11.6k
+ *   other (native code reached only through cycles)                      0.9k        3.7k
+ *   total                                                              153.9k      190.8k
+ * So Node's exchange costs the reference server what it costs the floor (74.8k against 74.5k; the rows move
+ * between them only by where callgrind charges a C++ callback). The adapter copies neither body nor headers
+ * (the body is one `read()`, `req.headers` is Node's own), makes no `Headers`/`Request`, sets no timer and
+ * writes once (the seventh note's strace: one writev a request); its two headers more than the floor's
+ * (x-request-id and the overhead header) cost Node's name and value checks ~1k instructions each, in the HTTP
+ * row. A stored JSON turn serializes its response once (the store's text is the wire's answer: route-table's
+ * `result.json`). What the reference spends above the floor is ours and above Node: the front (adapter,
+ * middleware, route handler) 15.5k, the turn's machinery with the writer 49k against the floor's 19k, GC 11.6k
+ * against 6.5k; the serializer and JSON together (32.9k) are 20k under the floor's `JSON.stringify` (52.7k).
+ * Largest single rows of the turn (self): the embedded model's `parts` 3.4k, the output meter's `jsonBytes`
+ * 4.0k (with its recursive calls), the stream's `handle` and `take` 1.5k each, `countTokens` 1.5k, the
+ * writer's `end` and the stream's `handle` each one `Object.assign` (2.7k together); none is a tenth of what
+ * 0.8x asks.
+ *
+ * Instructions are not the whole gap. By instructions the floor is 0.81x of the reference; natively (the same
+ * two processes without valgrind, started through tsx on the built dist, loaded one at a time, 3 alternating
+ * rounds of 15,000 requests after 20,000, load 3.5-4.1) CPU a request was 142-159 µs against 63-99 for the
+ * process and 127-145 against 57-89 for its main thread: ~2x, and most of it on the main thread, not GC's or
+ * the compiler's helpers. Each of the
+ * reference's instructions costs ~1.6x-1.8x the floor's. Callgrind's cache model (`--cache-sim=yes`, 2,031
+ * requests after 8,000 and 16,000; the floor's window counted 190k instructions this time) puts part of that
+ * in the first-level caches: a request misses the instruction cache 8.9k times against 6.1k (4.4% of
+ * instructions against 3.2%) and the data cache 4.3k against 2.9k; the last level misses under 50 either.
+ * The reference runs many small functions once each a request (its code does not stay in the 32 KiB cache
+ * between requests), the floor mostly `JSON.stringify`'s loops. At ~10 cycles a first-level miss that is
+ * ~14 µs (at ~3 GHz) of the ~70-85 µs a request between them; the rest this model does not explain (branches,
+ * the TLB, the kernel).
+ * Nothing was cut this session: no row of ours is a structural layer, and the 15-20% less CPU that 0.8x asks
+ * (~30-38k instructions, or the time per instruction) is spread over the turn's machinery and its memory.
+ */
 export async function run(): Promise<void> {
   // BENCH_CASES=1mib runs only the stored turn with a 1 MiB input (as in reliability.bench.ts).
   if (process.env.BENCH_CASES?.split(',').includes('1mib')) return largeStoredTurn();
