@@ -37,6 +37,8 @@ const KNOWN_HTTP_METHODS: ReadonlySet<string> = new Set([
   'TRACE',
 ]);
 
+let lastMethod = '';
+let lastReported = '_OTHER';
 /**
  * `http.request.method` of a request: its method when the conventions name it, else `_OTHER` (a client
  * sending made-up methods to `service.fetch` cannot add label values or span names). The last method's is
@@ -44,10 +46,12 @@ const KNOWN_HTTP_METHODS: ReadonlySet<string> = new Set([
  * a set lookup each before, even when its trace is sampled out.
  */
 export const httpMethodOf = (method: string): string => {
-  if (method !== lastMethod) lastReported = KNOWN_HTTP_METHODS.has((lastMethod = method)) ? method : '_OTHER';
+  if (method !== lastMethod) {
+    lastMethod = method;
+    lastReported = KNOWN_HTTP_METHODS.has(method) ? method : '_OTHER';
+  }
   return lastReported;
 };
-let [lastMethod, lastReported] = ['', '_OTHER'];
 
 /**
  * Attribute sets by key, made once and frozen, for metric records and span starts: the SDK copies or hashes
