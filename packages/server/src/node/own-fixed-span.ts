@@ -6,7 +6,7 @@
 // records never differs from the API path.
 import type { Attributes, AttributeValue, Context, SpanAttributes, SpanContext, SpanKind } from '@opentelemetry/api';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
-import { frozenSetBytes, keyEntry, writeAttributes, writeKeyValue } from '../telemetry/otlp-attributes.js';
+import { keyEntry, writeKeyValue, writeStartingSet } from '../telemetry/otlp-attributes.js';
 import type { SpanShape } from '../telemetry/own-spans.js';
 import type { ProtobufBuffer } from '../telemetry/protobuf-buffer.js';
 import { ChildContext, SPAN_KEY, type SpanScope } from '../telemetry/span-scope.js';
@@ -151,9 +151,7 @@ export class OwnFixedSpan extends OwnSpan implements Context, SpanScope {
   /** Writes its attributes (Span field 9) from its fields; false once it is the general span (nothing written). */
   encodeAttributes(out: ProtobufBuffer): boolean {
     if (this.general) return false;
-    const start = frozenSetBytes(this.initial);
-    if (start !== undefined) out.append(start);
-    else writeAttributes(out, 9, this.initial);
+    writeStartingSet(out, this.initial);
     if (this.extraValue !== undefined) writeKeyValue(out, 9, keyEntry(this.extraKey!), this.extraValue);
     const entries = this.shape.entries;
     const last = this.last;

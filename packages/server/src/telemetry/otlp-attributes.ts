@@ -200,7 +200,7 @@ const recentSets: Array<Attributes | undefined> = new Array(RECENT_SETS).fill(un
 const recentBytes: Array<Uint8Array | undefined> = new Array(RECENT_SETS).fill(undefined);
 let recentNext = 0;
 /** The encoded attributes of a frozen starting set, or undefined when `initial` is not frozen. */
-export function frozenSetBytes(initial: Attributes): Uint8Array | undefined {
+function frozenSetBytes(initial: Attributes): Uint8Array | undefined {
   for (let i = 0; i < RECENT_SETS; i++) if (recentSets[i] === initial) return recentBytes[i];
   if (!Object.isFrozen(initial)) return undefined;
   let bytes = frozenSets.get(initial);
@@ -214,4 +214,19 @@ export function frozenSetBytes(initial: Attributes): Uint8Array | undefined {
   recentBytes[recentNext] = bytes;
   recentNext = (recentNext + 1) % RECENT_SETS;
   return bytes;
+}
+
+/**
+ * Writes a span's starting attributes (Span field 9): a frozen set's kept bytes, else key by key. True when the
+ * kept bytes were written (a block the encoder may keep, they are the same span after span).
+ */
+export function writeStartingSet(out: ProtobufBuffer, initial: Attributes): boolean {
+  const bytes = frozenSetBytes(initial);
+  // Copied by `set` (tens to hundreds of bytes: ~5 instructions a byte through the views, `copy`).
+  if (bytes === undefined) {
+    writeAttributes(out, 9, initial);
+    return false;
+  }
+  out.append(bytes);
+  return true;
 }

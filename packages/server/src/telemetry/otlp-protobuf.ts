@@ -7,7 +7,7 @@
 // bench/telemetry.bench.ts's profile note.
 import type { Attributes, AttributeValue, SpanContext, SpanKind } from '@opentelemetry/api';
 import type { EncodableSpan } from './encodable-span.js';
-import { frozenSetBytes, type KeyEntry, keyEntry, writeAttributes, writeKeyValue } from './otlp-attributes.js';
+import { type KeyEntry, keyEntry, writeAttributes, writeKeyValue, writeStartingSet } from './otlp-attributes.js';
 import { ProtobufBuffer } from './protobuf-buffer.js';
 import { SpanIds } from './span-ids.js';
 
@@ -46,12 +46,8 @@ function writeSpanAttributes(
     out.append(head!.block!);
     from = same;
   } else {
-    const bytes = frozenSetBytes(initial);
-    // Copied by `set` (tens to hundreds of bytes: ~5 instructions a byte through the views, `copy`).
-    if (bytes !== undefined) {
-      if (head !== undefined) keepAt = out.pos;
-      out.append(bytes);
-    } else writeAttributes(out, 9, initial);
+    const at = out.pos;
+    if (writeStartingSet(out, initial) && head !== undefined) keepAt = at;
   }
   // Where each added attribute ends in the block to keep: those with a value kept by identity (a primitive or
   // a frozen list), from the first, within BLOCK_BYTES.
