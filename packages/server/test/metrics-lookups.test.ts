@@ -14,7 +14,7 @@ import { ownMetrics, recordOwnMetrics } from '../src/telemetry/aggregation.js';
 import { METRIC_GEN_AI_CLIENT_TOKEN_USAGE } from '../src/telemetry/attributes.js';
 import { meterTurn } from '../src/telemetry/metrics.js';
 import { ModelLabels } from '../src/telemetry/model-labels.js';
-import { httpSpanName } from '../src/telemetry/tracing.js';
+import { httpSpanName } from '../src/telemetry/attributes.js';
 
 beforeAll(() => {
   // A provider whose histograms and counters are the own aggregation's (its gauges are never read here).

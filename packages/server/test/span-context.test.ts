@@ -17,6 +17,7 @@ import {
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { TurnOptions, TurnRunner } from '../src/responses/runner.js';
 import { instrumentRunner } from '../src/service/telemetry.js';
+import { httpServerStart } from '../src/telemetry/attributes.js';
 import { endSpan, startChildSpan, startServerSpan, within } from '../src/telemetry/tracing.js';
 
 /** Each span started: its ids and its parent's, as read from the context it was started in. */
@@ -60,7 +61,7 @@ afterAll(() => {
 });
 
 test("an application's span started inside ours (its context manager, an await between) is our span's child", async () => {
-  const server = startServerSpan('POST', () => null, {})!;
+  const server = startServerSpan(() => null, httpServerStart, 'POST', '/')!;
   const store = startChildSpan('store put', server.context)!;
   const app = await within(store, async () => {
     await new Promise((resolve) => setImmediate(resolve));
@@ -77,7 +78,7 @@ test("an application's span started inside ours (its context manager, an await b
 
 test('what others put in the context survives our spans; a deleted span reads as none', () => {
   const withBaggage = propagation.setBaggage(ROOT_CONTEXT, propagation.createBaggage({ tenant: { value: 'acme' } }));
-  const server = context.with(withBaggage, () => startServerSpan('POST', () => null, {}))!;
+  const server = context.with(withBaggage, () => startServerSpan(() => null, httpServerStart, 'POST', '/'))!;
   const store = startChildSpan('store get', server.context)!;
   expect(trace.getSpan(store.context)).toBe(store.span);
   expect(propagation.getBaggage(store.context)?.getEntry('tenant')?.value).toBe('acme');

@@ -18,6 +18,9 @@ import {
   ATTR_HTTP_ROUTE,
   ATTR_NETWORK_PROTOCOL_NAME,
   ATTR_URL_PATH,
+  AttributeSets,
+  httpServerStart,
+  type ServerStart,
   type TurnFacts,
   type TurnFailure,
 } from '../telemetry/attributes.js';
@@ -25,8 +28,6 @@ import {
   endServerSpan,
   endSpan,
   endTurnSpan,
-  httpServerAttributes,
-  httpSpanName,
   type SpanScope,
   sampledOutUnder,
   startServerSpan,
@@ -51,15 +52,10 @@ export function serverSpans(): Middleware {
   return tracedRequest;
 }
 
-// Not an async function: while nothing is registered (no scope) a request passes with no extra promise, and
-// with no span name or attribute set looked up.
+// Not an async function: while nothing is registered (no scope) a request passes with no extra promise; the
+// span's name and attributes are looked up only for a span that is started.
 const tracedRequest: Middleware = (request, next) => {
-  if (!tracing()) return next(request);
-  const scope = startServerSpan(
-    httpSpanName(request.method),
-    request.header,
-    httpServerAttributes(request.method, request.path),
-  );
+  const scope = startServerSpan(request.header, httpServerStart, request.method, request.path);
   if (!scope) return next(request);
   request.traceContext = scope.context;
   // A span the sampler dropped records nothing and needs no end: the request only carries its trace on
@@ -119,12 +115,7 @@ class SpannedStream implements ServiceEventStream {
 export function websocketTurns(runner: TurnRunner, header: (name: string) => string | null, path: string): TurnRunner {
   return Object.assign({}, runner, {
     turn: (raw: unknown, options: TurnOptions) => {
-      if (!tracing()) return runner.turn(raw, options);
-      const scope = startServerSpan('response.create', header, {
-        [ATTR_URL_PATH]: path,
-        [ATTR_HTTP_ROUTE]: path,
-        [ATTR_NETWORK_PROTOCOL_NAME]: 'websocket',
-      });
+      const scope = startServerSpan(header, websocketStart, 'response.create', path);
       if (!scope) return runner.turn(raw, options);
       return within(scope, () => runner.turn(raw, Object.assign({}, options, { traceContext: scope.context }))).then(
         (outcome) => {
@@ -139,6 +130,18 @@ export function websocketTurns(runner: TurnRunner, header: (name: string) => str
     },
   });
 }
+
+/** A WebSocket turn's server span by name and the connection's path, made once per path. */
+const websocketStart = (name: string, path: string): ServerStart =>
+  websocketStarts.get(name, path, undefined, undefined, () => ({
+    name,
+    attributes: Object.freeze({
+      [ATTR_URL_PATH]: path,
+      [ATTR_HTTP_ROUTE]: path,
+      [ATTR_NETWORK_PROTOCOL_NAME]: 'websocket',
+    }),
+  }));
+const websocketStarts = new AttributeSets<ServerStart>();
 
 /** `gen_ai.provider.name` of a provider: its own `genAiProvider`, else its name. */
 export const genAiProviderOf = (provider: ModelProvider): string => provider.genAiProvider ?? provider.name;

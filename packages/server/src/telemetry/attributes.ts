@@ -221,3 +221,29 @@ export interface TurnFacts {
    */
   upstreamMs?: number;
 }
+
+/** A server span's name and starting attributes (`startServerSpan`, ./tracing.ts). */
+export interface ServerStart {
+  readonly name: string;
+  readonly attributes: Attributes;
+}
+
+/** A server span's name before its route is known: its method, `HTTP` for one the conventions do not name. */
+export const httpSpanName = (method: string): string => {
+  const known = httpMethodOf(method);
+  return known === '_OTHER' ? 'HTTP' : known;
+};
+
+/**
+ * A server span's name (its method, `HTTP` for one the conventions do not name) and attributes (`_OTHER` and
+ * the original for such a method) for an HTTP request, made once per method and path: a server sees a few
+ * paths again and again.
+ */
+export const httpServerStart = (method: string, path: string): ServerStart =>
+  serverSets.get(method, path, undefined, undefined, () => {
+    const known = httpMethodOf(method);
+    const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_URL_PATH]: path };
+    if (known !== method) attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = method;
+    return { name: httpSpanName(method), attributes: Object.freeze(attributes) };
+  });
+const serverSets = new AttributeSets<ServerStart>();

@@ -45,7 +45,7 @@ export const apiRegistry = ():
  * where this API version keeps it, when `context.with` is asked anyway). test/span-context.test.ts holds
  * that an application's manager still sees our spans current.
  */
-const contextManaged = (): boolean => {
+export const contextManaged = (): boolean => {
   const registry = apiRegistry();
   return registry === undefined || registry.context !== undefined;
 };

@@ -3,17 +3,19 @@
 // list with one header appended (`nodeFetch` keeps that list made once), where a copy of the headers through
 // the propagator's `inject` made a new list every call (~5k instructions of a traced gateway turn,
 // bench/telemetry.bench.ts's gateway note). Any other propagator is asked as before
-// (`withTraceHeaders`, ./tracing.ts).
+// (`withTraceHeaders`, ./tracing.ts). The caller's `traceparent` is read here too under the W3C propagators
+// (`callerContext`).
 import {
   type Context,
   isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
   type SpanContext,
+  type TextMapGetter,
   TraceFlags,
   trace,
 } from '@opentelemetry/api';
-import { apiRegistry } from './span-scope.js';
+import { apiRegistry, withSpan } from './span-scope.js';
 import { SpanIds } from './span-ids.js';
 
 /** The SDK's tracing-suppression key (`@opentelemetry/core`'s suppressTracing; context keys are `Symbol.for`). */
@@ -70,4 +72,78 @@ export function traceparentOf(spanContext: SpanContext, context: Context): strin
   } else if (!isSpanContextValid(spanContext)) return undefined;
   const flags = spanContext.traceFlags || TraceFlags.NONE;
   return `00-${spanContext.traceId}-${spanContext.spanId}-${FLAGS[flags] ?? `0${Number(flags).toString(16)}`}`;
+}
+
+/** The headers W3C trace context's and baggage's propagators read (their `fields()`). */
+const W3C_FIELDS = new Set(['traceparent', 'tracestate', 'baggage']);
+
+let lastExtractor: unknown;
+let lastExtractsW3c = false;
+
+/**
+ * Whether the registered propagator is W3C trace context's (the SDK's default: in a composite with baggage's):
+ * it writes `traceparent` as that one does (`w3cPropagation`), reads the probes' `traceparent` as it does, and
+ * names no header but the W3C ones among its fields. Then `callerContext` reads a request's `traceparent`
+ * itself. Asked again only when another propagator is registered.
+ */
+function w3cExtraction(): boolean {
+  const registered = apiRegistry()?.propagation;
+  if (registered !== lastExtractor) {
+    lastExtractor = registered;
+    lastExtractsW3c =
+      w3cPropagation() &&
+      propagation.fields().every((field) => W3C_FIELDS.has(field)) &&
+      PROBES.every(readsW3cTraceparent) &&
+      readsW3cTraceparent(undefined);
+  }
+  return lastExtractsW3c;
+}
+
+/** Whether the propagator reads the probe's `traceparent` (or, for none, one of version 00 with a part more) as W3C's does. */
+function readsW3cTraceparent(probe: SpanContext | undefined): boolean {
+  const traceparent =
+    probe === undefined ? `${traceparentOf(PROBES[0]!, ROOT_CONTEXT)}-more` : traceparentOf(probe, ROOT_CONTEXT);
+  try {
+    const read = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent }));
+    if (probe === undefined) return read === undefined;
+    return (
+      read?.traceId === probe.traceId &&
+      read.spanId === probe.spanId &&
+      read.traceFlags === probe.traceFlags &&
+      read.isRemote === true
+    );
+  } catch {
+    return false;
+  }
+}
+
+const headerGetter: TextMapGetter<(name: string) => string | null> = {
+  get: (header, key) => header(key) ?? undefined,
+  keys: () => [],
+};
+
+/** W3C trace context's `traceparent` as its propagator matches it (`@opentelemetry/core`'s `parseTraceParent`). */
+const TRACEPARENT = /^\s?((?!ff)[\da-f]{2})-((?![0]{32})[\da-f]{32})-((?![0]{16})[\da-f]{16})-([\da-f]{2})(-.*)?\s?$/;
+
+/**
+ * `active` with the caller's trace context from its request headers, as the registered propagator extracts
+ * it. Under the W3C propagators a request with no `tracestate` or `baggage` is read here: only its
+ * `traceparent` then counts, parsed by their rules (a version `00` header with more parts is not one), without
+ * the API's lookups and the composite's calls; anything else is the propagator's to read.
+ */
+export function callerContext(active: Context, header: (name: string) => string | null): Context {
+  if (!w3cExtraction()) return propagation.extract(active, header, headerGetter);
+  const traceparent = header('traceparent');
+  if (header('baggage') || (traceparent && header('tracestate')))
+    return propagation.extract(active, header, headerGetter);
+  if (!traceparent) return active;
+  const match = TRACEPARENT.exec(traceparent);
+  if (match === null || (match[1] === '00' && match[5])) return active;
+  const caller: SpanContext = {
+    traceId: match[2]!,
+    spanId: match[3]!,
+    traceFlags: Number.parseInt(match[4]!, 16),
+    isRemote: true,
+  };
+  return withSpan(active, trace.wrapSpanContext(caller));
 }

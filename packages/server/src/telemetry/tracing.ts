@@ -20,7 +20,6 @@ import {
   type SpanContext,
   SpanKind,
   SpanStatusCode,
-  type TextMapGetter,
   TraceFlags,
   type Tracer,
   trace,
@@ -37,24 +36,24 @@ import {
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID as PREVIOUS_ID,
   ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_REQUEST_METHOD_ORIGINAL,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_HTTP_ROUTE,
   ATTR_SERVER_ADDRESS,
   ATTR_SERVER_PORT,
   ATTR_URL_FULL,
-  ATTR_URL_PATH,
   AttributeSets,
   attributeSet,
   GEN_AI_OPERATION_CHAT,
-  httpMethodOf,
+  httpSpanName,
   INSTRUMENTATION_SCOPE,
   reportedName,
+  type ServerStart,
   type TurnFacts,
 } from './attributes.js';
 import { errorTypeOf, recordFailure } from './failures.js';
 import { CHILD_SHAPE, CLIENT_SHAPE, fixedUnder, ownSpansOf, SERVER_SHAPE, TURN_SHAPE } from './own-spans.js';
-import { apiRegistry, ChildContext, type SpanScope, tracerIn, withSpan } from './span-scope.js';
+import { apiRegistry, ChildContext, contextManaged, type SpanScope, tracerIn, withSpan } from './span-scope.js';
+import { callerContext } from './traceparent.js';
 
 export { type SpanScope, within } from './span-scope.js';
 import { HEAD_SAMPLED, type HeadSampler, headSamplerOf, headSamplers } from './head-sampling.js';
@@ -110,11 +109,6 @@ function headDecision(sampler: HeadSampler, parent: SpanContext | undefined): bo
   return sampler.parentBased ? (parent.traceFlags & TraceFlags.SAMPLED) !== 0 : sampler.sampled(parent.traceId);
 }
 
-const headerGetter: TextMapGetter<(name: string) => string | null> = {
-  get: (header, key) => header(key) ?? undefined,
-  keys: () => [],
-};
-
 /**
  * A started scope (its context keeping `tracer` for the span's children), or undefined when the span records
  * nothing and carries no trace to propagate (no SDK).
@@ -142,27 +136,33 @@ export const sampledOutUnder = (parent: Context | undefined): boolean => sampled
 
 /**
  * The server span of one HTTP request (or WebSocket turn): a child of the span already current (an app
- * that mounts the handler under its own instrumentation), else of the caller's W3C `traceparent`.
- * Named by the method until the route is known (`endServerSpan`).
+ * that mounts the handler under its own instrumentation), else of the caller's W3C `traceparent`. Its name
+ * and attributes are `startOf(a, b)`, asked only for a span that is started (not for a trace the head
+ * sampler dropped); the function and its arguments rather than a closure per request.
  */
 export function startServerSpan(
-  name: string,
   header: (name: string) => string | null,
-  attributes: Attributes,
+  startOf: (a: string, b: string) => ServerStart,
+  a: string,
+  b: string,
 ): SpanScope | undefined {
   if (!tracing()) return undefined;
-  const active = context.active();
-  let parent = trace.getSpan(active) ? active : propagation.extract(active, header, headerGetter);
+  // Without a context manager the active context is the root, which holds no span: the API is not asked.
+  const managed = contextManaged();
+  const active = managed ? context.active() : ROOT_CONTEXT;
+  let parent = managed && trace.getSpan(active) ? active : callerContext(active, header);
   const sampler = headSampler;
   if (sampler !== undefined) {
-    const found = trace.getSpanContext(parent);
+    const found = parent === ROOT_CONTEXT ? undefined : trace.getSpanContext(parent);
     const caller = found !== undefined && isSpanContextValid(found) ? found : undefined;
     if (!headDecision(sampler, caller)) return caller === undefined ? UNTRACED : passedOn(parent, caller);
+    const { name, attributes } = startOf(a, b);
     // The CLI's own tracer: the fixed shape (./own-spans.ts), which holds the head's decision for its children.
     const own = delegateTracer;
     if (ownSpansOf(own)) return own.startFixed(SERVER_SHAPE, name, SpanKind.SERVER, attributes, parent, true);
     parent = new ChildContext(parent, HEAD_SAMPLED, true);
   }
+  const { name, attributes } = startOf(a, b);
   const tracer = delegateTracer!;
   return scopeOf(tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent), parent, tracer);
 }
@@ -191,25 +191,6 @@ function passedOn(parent: Context, caller: SpanContext): SpanScope {
   );
   return { span: dropped, context: withSpan(parent, dropped) };
 }
-
-/** A server span's name before its route is known: its method, `HTTP` for one the conventions do not name. */
-export const httpSpanName = (method: string): string => {
-  const known = httpMethodOf(method);
-  return known === '_OTHER' ? 'HTTP' : known;
-};
-
-/**
- * A server span's attributes for an HTTP request (`_OTHER` and the original for a method the conventions do
- * not name), made once per method and path: a server sees a few paths again and again.
- */
-export const httpServerAttributes = (method: string, path: string): Attributes =>
-  serverSets.get(method, path, undefined, undefined, () => {
-    const known = httpMethodOf(method);
-    const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_URL_PATH]: path };
-    if (known !== method) attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = method;
-    return attributes;
-  });
-const serverSets = new AttributeSets();
 
 /** A server span's name by method and route (`{method} {route}`), made once. */
 const routeNames = new AttributeSets<{ readonly name: string }>();
