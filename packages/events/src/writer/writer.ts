@@ -145,19 +145,22 @@ export interface StreamWriter {
 
 type Phase = 'new' | 'streaming' | 'ended';
 
+const DEFAULT_IDS = {
+  message: () => randomId('msg'),
+  functionCall: () => randomId('fc'),
+  reasoning: () => randomId('rs'),
+};
+const unixNow = () => Math.floor(Date.now() / 1000);
+
 /**
  * The one way servers emit events. High-level calls produce correct sequence numbers, indices, ids and
  * `.done` payloads; calls the stream's state does not allow throw StreamOrderError. Items stream one
  * after another: finish one before adding the next.
  */
 export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
-  const ids = {
-    message: () => randomId('msg'),
-    functionCall: () => randomId('fc'),
-    reasoning: () => randomId('rs'),
-    ...options.ids,
-  };
-  const now = options.now ?? (() => Math.floor(Date.now() / 1000));
+  // The defaults are made once, not per writer (a writer a turn).
+  const ids = options.ids ? { ...DEFAULT_IDS, ...options.ids } : DEFAULT_IDS;
+  const now = options.now ?? unixNow;
   const { onEvent } = options;
   // Unwatched (no onEvent), the writer edits `initial` in place with the values its events would carry,
   // which the accumulator would have folded into a copy: no event objects, no copies of items.
@@ -191,96 +194,6 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
     requireStreaming(what);
     if (closeOpenItem) throw new StreamOrderError(`${what} while another item is still open: finish it first`);
     return snapshot().output.length;
-  };
-
-  /** `target`: the part in the unwatched writer's response, whose text (and logprobs) it keeps current. */
-  const textPart = (
-    kind: 'output_text' | 'refusal' | 'summary',
-    at: { item_id: string; output_index: number; index: number },
-    target: Mutable | undefined,
-  ) => {
-    let text = '';
-    let annotations = 0;
-    let closed = false;
-    const logprobs: LogProb[] = target ? ((target.logprobs as LogProb[] | undefined) ?? []) : [];
-    const textKey = kind === 'refusal' ? 'refusal' : 'text';
-    const content = { item_id: at.item_id, output_index: at.output_index, content_index: at.index };
-    const guard = (what: string) => {
-      if (closed) throw new StreamOrderError(`${what} after the part was done`);
-    };
-    const writer = {
-      append(delta: string, deltaLogprobs?: LogProb[]) {
-        guard('append');
-        text += delta;
-        if (deltaLogprobs) logprobs.push(...deltaLogprobs);
-        if (target) {
-          target[textKey] = text;
-          return;
-        }
-        // Spelled out rather than spread from `position`: this runs for every delta.
-        if (kind === 'output_text')
-          emit({
-            type: 'response.output_text.delta',
-            item_id: at.item_id,
-            output_index: at.output_index,
-            content_index: at.index,
-            delta,
-            logprobs: deltaLogprobs ?? [],
-          });
-        else if (kind === 'refusal')
-          emit({
-            type: 'response.refusal.delta',
-            item_id: at.item_id,
-            output_index: at.output_index,
-            content_index: at.index,
-            delta,
-          });
-        else
-          emit({
-            type: 'response.reasoning_summary_text.delta',
-            item_id: at.item_id,
-            output_index: at.output_index,
-            summary_index: at.index,
-            delta,
-          });
-      },
-      annotate(annotation: Annotation) {
-        guard('annotate');
-        if (kind !== 'output_text') throw new StreamOrderError('only output text carries annotations');
-        if (target) {
-          (target.annotations as Annotation[])[annotations++] = cloneJson(annotation);
-          return;
-        }
-        emit({
-          type: 'response.output_text.annotation.added',
-          ...content,
-          annotation_index: annotations++,
-          annotation,
-        });
-      },
-      done() {
-        guard('done');
-        closed = true;
-        if (target) return;
-        if (kind === 'output_text') {
-          emit({ type: 'response.output_text.done', ...content, text, logprobs });
-          // The part as the accumulator built it, annotations and logprobs included, final from here on: the
-          // accumulator keeps it in place rather than copying it again.
-          const item = snapshot().output[at.output_index];
-          const part = item?.type === 'message' ? item.content[at.index] : undefined;
-          if (part?.type !== 'output_text') throw new Error(`the snapshot lost output text part ${at.index}`);
-          emit({ type: 'response.content_part.done', ...content, part });
-        } else if (kind === 'refusal') {
-          emit({ type: 'response.refusal.done', ...content, refusal: text });
-          emit({ type: 'response.content_part.done', ...content, part: { type: 'refusal', refusal: text } });
-        } else {
-          const summary = { item_id: at.item_id, output_index: at.output_index, summary_index: at.index };
-          emit({ type: 'response.reasoning_summary_text.done', ...summary, text });
-          emit({ type: 'response.reasoning_summary_part.done', ...summary, part: { type: 'summary_text', text } });
-        }
-      },
-    };
-    return { writer, isClosed: () => closed };
   };
 
   /** Starts the item at `outputIndex`: output_item.added, or (unwatched) the item itself in the output. */
@@ -352,10 +265,10 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         ...(init.phase ? { phase: init.phase } : {}),
       });
       let parts = 0;
-      let openPart: ReturnType<typeof textPart> | undefined;
+      let openPart: TextPart | undefined;
       const addPart = (kind: 'output_text' | 'refusal') => {
         if (closeOpenItem !== close) throw new StreamOrderError('the message is done');
-        if (openPart && !openPart.isClosed())
+        if (openPart && !openPart.closed)
           throw new StreamOrderError('another content part of this message is still open');
         const index = parts++;
         const part =
@@ -371,13 +284,13 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
             part,
           }),
         );
-        openPart = textPart(kind, { item_id: id, output_index: outputIndex, index }, target);
-        return openPart.writer;
+        openPart = new TextPart(kind, id, outputIndex, index, target, emit, snapshot);
+        return openPart;
       };
       const close = (status: 'completed' | 'incomplete') => {
-        if (openPart && !openPart.isClosed()) {
+        if (openPart && !openPart.closed) {
           if (status === 'completed') throw new StreamOrderError('a content part of this message is still open');
-          openPart.writer.done();
+          openPart.done();
         }
         finishItem(outputIndex, status);
       };
@@ -446,7 +359,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
       };
       addItemAt(outputIndex, item);
       let summaries = 0;
-      let openPart: ReturnType<typeof textPart> | undefined;
+      let openPart: TextPart | undefined;
       let content: string | undefined;
       /** The unwatched writer's raw reasoning part. */
       let contentPart: Mutable | undefined;
@@ -469,9 +382,9 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         });
       };
       const close = (status: 'completed' | 'incomplete', final: { encrypted_content?: string } = {}) => {
-        if (openPart && !openPart.isClosed()) {
+        if (openPart && !openPart.closed) {
           if (status === 'completed') throw new StreamOrderError('a summary part of this reasoning item is still open');
-          openPart.writer.done();
+          openPart.done();
         }
         finishContent();
         finishItem(
@@ -485,7 +398,7 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
         id,
         addSummaryPart() {
           if (closeOpenItem !== close) throw new StreamOrderError('the reasoning item is done');
-          if (openPart && !openPart.isClosed()) throw new StreamOrderError('another summary part is still open');
+          if (openPart && !openPart.closed) throw new StreamOrderError('another summary part is still open');
           const index = summaries++;
           const part = { type: 'summary_text' as const, text: '' };
           const target = addPartAt(outputIndex, 'summary', index, part, () =>
@@ -497,8 +410,8 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
               part,
             }),
           );
-          openPart = textPart('summary', { item_id: id, output_index: outputIndex, index }, target);
-          return openPart.writer;
+          openPart = new TextPart('summary', id, outputIndex, index, target, emit, snapshot);
+          return openPart;
         },
         appendContent(delta: string) {
           if (closeOpenItem !== close) throw new StreamOrderError('appendContent after the reasoning item was done');
@@ -606,6 +519,132 @@ export function createStreamWriter(options: StreamWriterOptions): StreamWriter {
   };
 
   return writer;
+}
+
+type TextKind = 'output_text' | 'refusal' | 'summary';
+
+/**
+ * An open text part (output text, refusal or reasoning summary) of one writer. A class: a part is one object
+ * with its methods on the prototype, where closures over its state made six objects a part.
+ */
+class TextPart implements TextPartWriter {
+  private text = '';
+  private annotations = 0;
+  /** Whether `done()` was called. */
+  closed = false;
+  private readonly logprobs: LogProb[];
+
+  constructor(
+    private readonly kind: TextKind,
+    private readonly itemId: string,
+    private readonly outputIndex: number,
+    private readonly index: number,
+    /** The part in the unwatched writer's response, whose text (and logprobs) it keeps current. */
+    private readonly target: Mutable | undefined,
+    private readonly emit: (draft: EventDraft) => void,
+    private readonly snapshot: () => ResponseResource,
+  ) {
+    this.logprobs = target ? ((target.logprobs as LogProb[] | undefined) ?? []) : [];
+  }
+
+  private guard(what: string): void {
+    if (this.closed) throw new StreamOrderError(`${what} after the part was done`);
+  }
+
+  append(delta: string, deltaLogprobs?: LogProb[]): void {
+    this.guard('append');
+    const text = (this.text += delta);
+    if (deltaLogprobs) this.logprobs.push(...deltaLogprobs);
+    const { kind, target } = this;
+    if (target) {
+      target[kind === 'refusal' ? 'refusal' : 'text'] = text;
+      return;
+    }
+    // Spelled out rather than spread from a position: this runs for every delta.
+    if (kind === 'output_text')
+      this.emit({
+        type: 'response.output_text.delta',
+        item_id: this.itemId,
+        output_index: this.outputIndex,
+        content_index: this.index,
+        delta,
+        logprobs: deltaLogprobs ?? [],
+      });
+    else if (kind === 'refusal')
+      this.emit({
+        type: 'response.refusal.delta',
+        item_id: this.itemId,
+        output_index: this.outputIndex,
+        content_index: this.index,
+        delta,
+      });
+    else
+      this.emit({
+        type: 'response.reasoning_summary_text.delta',
+        item_id: this.itemId,
+        output_index: this.outputIndex,
+        summary_index: this.index,
+        delta,
+      });
+  }
+
+  annotate(annotation: Annotation): void {
+    this.guard('annotate');
+    if (this.kind !== 'output_text') throw new StreamOrderError('only output text carries annotations');
+    if (this.target) {
+      (this.target.annotations as Annotation[])[this.annotations++] = cloneJson(annotation);
+      return;
+    }
+    this.emit({
+      type: 'response.output_text.annotation.added',
+      item_id: this.itemId,
+      output_index: this.outputIndex,
+      content_index: this.index,
+      annotation_index: this.annotations++,
+      annotation,
+    });
+  }
+
+  done(): void {
+    this.guard('done');
+    this.closed = true;
+    if (this.target) return;
+    const { kind, text, itemId: item_id, outputIndex: output_index, index } = this;
+    if (kind === 'output_text') {
+      this.emit({
+        type: 'response.output_text.done',
+        item_id,
+        output_index,
+        content_index: index,
+        text,
+        logprobs: this.logprobs,
+      });
+      // The part as the accumulator built it, annotations and logprobs included, final from here on: the
+      // accumulator keeps it in place rather than copying it again.
+      const item = this.snapshot().output[output_index];
+      const part = item?.type === 'message' ? item.content[index] : undefined;
+      if (part?.type !== 'output_text') throw new Error(`the snapshot lost output text part ${index}`);
+      this.emit({ type: 'response.content_part.done', item_id, output_index, content_index: index, part });
+    } else if (kind === 'refusal') {
+      this.emit({ type: 'response.refusal.done', item_id, output_index, content_index: index, refusal: text });
+      this.emit({
+        type: 'response.content_part.done',
+        item_id,
+        output_index,
+        content_index: index,
+        part: { type: 'refusal', refusal: text },
+      });
+    } else {
+      this.emit({ type: 'response.reasoning_summary_text.done', item_id, output_index, summary_index: index, text });
+      this.emit({
+        type: 'response.reasoning_summary_part.done',
+        item_id,
+        output_index,
+        summary_index: index,
+        part: { type: 'summary_text', text },
+      });
+    }
+  }
 }
 
 export type { StreamingEvent };
