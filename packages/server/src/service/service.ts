@@ -372,7 +372,7 @@ export function createRunner(
     compatibility: options.compatibility,
     ingress: options.ingress,
     // Facts (model, usage, failure) for the request log and metrics, noted by the runner as a turn ends.
-    notes: turnNotes(providers),
+    notes: turnNotes(providers, options.telemetry),
   });
   // A GenAI span per turn.
   return instrumentRunner(runner, { providers, defaultModel, ...options.telemetry });

@@ -3,6 +3,7 @@
 // calls and upstream calls are its children: stores/store-spans.ts, models/upstream-call.ts). Each is a
 // no-op costing a span check until an OpenTelemetry SDK is registered; prompts and completions are recorded
 // only with `captureMessageContent`.
+import type { Span } from '@opentelemetry/api';
 import type { ItemField, ResponseResource } from '@openresponses/types';
 import type { Backpressure, ServiceEventStream } from '../exchange.js';
 import type { Middleware } from '../handler/middleware.js';
@@ -36,6 +37,7 @@ import {
   within,
 } from '../telemetry/tracing.js';
 import { errorTypeOf } from '../telemetry/failures.js';
+import { contextManaged } from '../telemetry/span-scope.js';
 
 /** What the service's telemetry records beyond names and numbers. */
 export interface TelemetryOptions {
@@ -148,34 +150,60 @@ export const genAiProviderOf = (provider: ModelProvider): string => provider.gen
 
 /**
  * What the runner notes in a turn's `TurnFacts` as it ends, for the request log and metrics: the response's
- * model, id and usage, and a failure, once for every family and transport (only when it failed).
+ * model, id and usage, and a failure, once for every family and transport (only when it failed). A traced turn's
+ * span (`instrumentRunner`) is ended here too, in the callbacks the runner's end takes anyway, not by promise
+ * callbacks of its own; its failure's words are recorded on it only with content capture on.
  */
-export function turnNotes(providers: readonly ModelProvider[]): TurnNotes {
+export function turnNotes(providers: readonly ModelProvider[], telemetry: TelemetryOptions = {}): TurnNotes {
+  const capture = telemetry.captureMessageContent === true;
   return {
     ended(facts, outcome) {
       noteOutcome(facts, outcome.response);
       if (outcome.response.status === 'failed' && outcome.error)
         facts.failure = failureOf(outcome.error, facts.requestModel, providers);
+      const span = (facts as SpannedFacts).turnSpan;
+      if (span === undefined) return;
+      (facts as SpannedFacts).turnSpan = undefined;
+      if (span.isRecording()) {
+        span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, finishReasonsOf(outcome.response));
+        if (capture) span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, JSON.stringify(outputMessages(outcome)));
+      }
+      endTurnSpan(span, facts);
     },
     failed(facts, error) {
       facts.errorType ??= errorTypeOf(error);
       facts.failure = failureOf(asResponsesError(error), facts.requestModel, providers);
+      failTurnSpan(facts, error, capture);
     },
   };
 }
 
 /**
+ * Ends a traced turn's span (when `facts` holds one) as failed with `error`; the failure's words on it only with
+ * content capture on (they may quote the prompt or the completion).
+ */
+function failTurnSpan(facts: SpannedFacts, error: unknown, capture: boolean): void {
+  const span = facts.turnSpan;
+  if (span === undefined) return;
+  facts.turnSpan = undefined;
+  endTurnSpan(span, facts, error, capture ? printable(errorText(error), 2000) : undefined);
+}
+
+/** A traced turn's facts: its span until the runner notes the turn's end (`turnNotes` ends it). */
+interface SpannedFacts extends TurnFacts {
+  turnSpan?: Span;
+}
+
+/**
  * The turn runner with a GenAI span per turn (a child of `options.traceContext`, the request's span; the
  * runner makes the provider's upstream call and the store calls its children) and the requested model noted
- * in `options.facts` (the runner, made with `turnNotes`, notes how the turn ended).
+ * in `options.facts` (the runner, made with `turnNotes`, notes how the turn ended and ends its span).
  */
 export function instrumentRunner(
   runner: TurnRunner,
   settings: { providers: readonly ModelProvider[]; defaultModel: string } & TelemetryOptions,
 ): TurnRunner {
   const capture = settings.captureMessageContent === true;
-  // A failure's words on the turn's span only with content capture on (they may quote the prompt or the completion).
-  const exceptionMessage = (error: unknown) => (capture ? printable(errorText(error), 2000) : undefined);
   // Not an async function: while nothing is registered a turn costs no extra promise.
   const begin: TurnRunner['begin'] = (raw, options, watched) => {
     // Under a sampled-out request nothing is recorded: the untraced way (its context still reaches the upstream).
@@ -189,7 +217,6 @@ export function instrumentRunner(
     facts!.requestModel = requestModel;
     return runner.begin(raw, options, watched);
   };
-  // Promise callbacks rather than async functions: a turn's two promises, not one per await and function.
   const tracedTurn = (
     raw: unknown,
     options: TurnOptions,
@@ -210,23 +237,22 @@ export function instrumentRunner(
         ? { ...options, traceContext: scope ? scope.context : options.traceContext, facts }
         : options;
     if (!scope) return runner.begin(raw, inTurn, watched);
-    const span = scope.span;
-    const fail = (error: unknown): never => {
-      endTurnSpan(span, facts, error, exceptionMessage(error));
-      throw error;
-    };
-    const end = (outcome: TurnOutcome): TurnOutcome => {
-      if (span.isRecording()) {
-        span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, finishReasonsOf(outcome.response));
-        if (capture) span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, JSON.stringify(outputMessages(outcome)));
-      }
-      endTurnSpan(span, facts);
-      return outcome;
-    };
-    return promisedWithin(scope, runner.begin, runner, raw, inTurn, watched).then((run): RunTurn => {
+    // The runner's notes (`turnNotes`) end the span as the turn ends, begun or not: no promise of its own.
+    (facts as SpannedFacts).turnSpan = scope.span;
+    let begun: ReturnType<TurnRunner['begin']>;
+    try {
+      begun = within(scope, runner.begin, runner, raw, inTurn, watched);
+    } catch (error) {
+      // Thrown before a promise was made (as an async runner would not): nothing noted it, so the span ends here.
+      failTurnSpan(facts, error, capture);
+      return Promise.reject(error);
+    }
+    if (!capture && !contextManaged()) return begun;
+    // The request's content recorded, or the turn run with its span current for an application's context manager.
+    return begun.then((run): RunTurn => {
       if (capture && scope.span.isRecording()) recordInput(scope, raw);
-      return (onEvent, backpressure) => promisedWithin(scope, run, undefined, onEvent, backpressure).then(end, fail);
-    }, fail);
+      return (onEvent, backpressure) => promisedWithin(scope, run, undefined, onEvent, backpressure);
+    });
   };
   return Object.assign({}, runner, {
     begin,
