@@ -65,25 +65,37 @@ const tracedRequest: Middleware = (request, next) => {
   return scope.span.isRecording() ? recordedRequest(scope, request, next) : within(scope, next, undefined, request);
 };
 
-/** A request under its recording server span, ended when the answer (or its whole stream) has been written. */
-async function recordedRequest(
+/**
+ * A request under its recording server span, ended when the answer (or its whole stream) has been written. Not an
+ * async function: the answer's own promise and one callback pair, not an async frame resumed after an await.
+ */
+function recordedRequest(
   scope: SpanScope,
   request: Parameters<Middleware>[0],
   next: Parameters<Middleware>[1],
 ): ReturnType<Middleware> {
-  let response: Awaited<ReturnType<typeof next>>;
+  let answering: ReturnType<Middleware>;
   try {
-    response = await within(scope, next, undefined, request);
+    answering = within(scope, next, undefined, request);
   } catch (error) {
+    // Thrown before a promise was made: answered as an async function would, rejected.
     endServerSpan(scope.span, request.method, 500, request.route, error);
-    throw error;
+    return Promise.reject(error);
   }
-  const body = response.body;
-  if (body === null || typeof body === 'string') {
-    endServerSpan(scope.span, request.method, response.status, request.route);
-    return response;
-  }
-  return Object.assign({}, response, { body: new SpannedStream(body, scope, request, response.status) });
+  return answering.then(
+    (response) => {
+      const body = response.body;
+      if (body === null || typeof body === 'string') {
+        endServerSpan(scope.span, request.method, response.status, request.route);
+        return response;
+      }
+      return Object.assign({}, response, { body: new SpannedStream(body, scope, request, response.status) });
+    },
+    (error: unknown) => {
+      endServerSpan(scope.span, request.method, 500, request.route, error);
+      throw error;
+    },
+  );
 }
 
 /**
