@@ -491,6 +491,65 @@ const heapMb = () => {
  * Nothing was cut this session: no row of ours is a structural layer, and the 15-20% less CPU that 0.8x asks
  * (~30-38k instructions, or the time per instruction) is spread over the turn's machinery and its memory.
  */
+/*
+ * Profile note (issue 35, seventeenth session, ref-cache, 2026-11-30 06:25-07:15 UTC, main at 9c9d3d8, load 7-19):
+ * the sixteenth note's gap split by function: cache misses and bytes allocated, the reference against the floor.
+ * Callgrind as there (each server in a process of its own, this bench's request from the loader, 32 keep-alive
+ * connections, main thread, `--toggle-collect` on the two compile entries, keep-alive timeout raised), with
+ * `--cache-sim=yes` and instrumentation off through the warm-up (`--instr-atstart=no`, on by `callgrind_control
+ * -i on` for 500 requests before the counters are zeroed: the warm-up then takes minutes, not half an hour),
+ * 8,000 requests (reference) and 16,000 (floor) of warm-up, 1,531 counted. (`--toggle-collect` sets
+ * `--collect-atstart=no` unless that comes after it on the command line: counted otherwise, a window holds
+ * only the compiles.) JIT code named by `--perf-basic-prof`'s map. A request:
+ *                                       instructions        I1 misses         D1 misses
+ *                                      floor  reference   floor  reference  floor  reference
+ *   our JavaScript (TurboFan code)     11.5k    32.8k       190     2,251     289      957
+ *   V8's C++ (runtime, strings, API)   42.9k    46.2k     1,273     1,832     337      461
+ *   Node's JavaScript                  14.7k    12.5k     1,201     1,100     374      342
+ *   Node's and libuv's C++              9.0k     9.5k       606       620     224      256
+ *   V8 builtins: inline caches         14.5k    19.3k       438       570     373      546
+ *     calls, entries, baseline          6.9k     9.2k       299       399     262      386
+ *     strings and regexp                4.3k    15.8k       107       310      66      188
+ *     promises and async                  -      4.0k         -       214       -      156
+ *     other                             5.1k    14.4k       231       612     141      380
+ *   V8's JSON                          34.6k     3.8k       314       168     102       24
+ *   regular expressions (JIT)           1.0k     6.8k        19        67       7       17
+ *   libc and the rest                   6.0k    10.9k       308       420     223      331
+ *   GC                                  4.4k    14.2k        39        43      55      127
+ *   total                             154.9k   199.4k     5,025     8,606   2,453    4,171
+ * (the sixteenth note: 153.9k / 190.8k, I1 6.1k / 8.9k, D1 2.9k / 4.3k.) Of the 3.6k more instruction-cache
+ * misses, 2.1k are our own JavaScript: 2,251 misses in 32.8k instructions (one in 15), against the floor's 190
+ * in 11.5k and Node's JavaScript's one in 11. Our code runs once a request in ~40 optimized functions and is
+ * cold each time: ~140 KB of machine code (2,251 lines of 64 bytes) touched a request between Node's
+ * exchanges, against the floor's ~12 KB. By function, none above 111 misses: `unrolledHex` (ids) 111, the
+ * stream's `handle` 106, the route handler 106, `responseText` 106, `itemText` 89, `take` 85, the model's
+ * `parts` 83, the middleware frame 82, the adapter's listener 79, `Started.run` 78, `openNext` 75, the model's
+ * `answer` 74, `partText` 72, `usageText` 70, the runner's `begin` 68, `prepareTurn` 64; V8's C++ adds 0.6k
+ * (string flattening and runtime calls our code makes) and its builtins 1.2k (the megamorphic loads and stores
+ * 7.8k instructions against the floor's 5.3k, `StringAdd` 6.7k). Data misses: ours 957 against 289 (the
+ * route handler 69, the serializer's `hasKeys` 57, the middleware frame 51, `begin` 49, the adapter 48), the
+ * inline caches' 546 against 373, `memcpy` 180. At ~10 cycles a first-level miss the reference's 3.6k + 1.7k
+ * more are ~18 µs a request at 3 GHz: about the 15% CPU that 0.8x asks. The lever this count points at is the
+ * code the turn touches (the distinct functions a request runs, each once), not its count of instructions; nothing of that was cut this session. Less inlining does not shrink it: with
+ * `--max-inlined-bytecode-size-cumulative=100` (V8's default 920) the reference ran 203.8k instructions, 9.1k I1
+ * and 4.8k D1 misses a request (outside GC 196.4k against 184.2k), our JavaScript 38.5k instructions with 2,326
+ * misses: the misses follow the functions the request runs, not TurboFan's copies of them.
+ *
+ * Bytes: the JS heap's space counters (`v8.getHeapSpaceStatistics()`, the sum of `space_used_size`) around 1,000
+ * requests after 20,000 and a `gc()`, semi-space 128 MB so that no collection falls in between (checked), natively:
+ * the reference allocates 30.9-31.3 KB a request (four runs), the floor 12.9 KB. Split by the sampling heap
+ * profiler (interval 512 bytes, collected objects included, 4,000 requests after 20,000), the reference's 28.8 KB
+ * sampled: Node's exchange 6.0 KB (the floor's 6.0 KB), builtins called from anywhere 2.1 KB (1.3), the serializer
+ * 5.3 KB (its rope pieces; the floor's `JSON.stringify` is inside its 3.8 KB `floorTurn`), the turn's stream (the
+ * writer's making inlined) 3.6 KB, the route handler 1.8 KB, the embedded model 1.7 KB, the adapter 1.6 KB, the
+ * middleware frame 1.2 KB, the runner's begin 1.1 KB, preparation 1.0 KB, the writer's message 1.0 KB. Cut: the
+ * writer's open text part is a class (one object, not six closures and objects), its default ids and clock made
+ * once: 30.0-30.3 KB a request; `service.handle` (32 in flight, 5,000 turns after 20,000, main thread) outside GC
+ * 94.7k / 94.6k -> 95.5k / 94.3k instructions a turn (two counts each: unchanged); over HTTP as above, 185.2k ->
+ * 184.2k outside GC, I1 misses 8,606 -> 8,627, D1 4,171 -> 4,045 (one count each; GC in a window of 1,531 requests
+ * is one scavenge more or less: 14.2k and 7.5k). This bench at load 19 (the servers' thread waiting 5-15 ms a
+ * request for a CPU) read 0.50x / 0.67x: no figure.
+ */
 export async function run(): Promise<void> {
   // BENCH_CASES=1mib runs only the stored turn with a 1 MiB input (as in reliability.bench.ts).
   if (process.env.BENCH_CASES?.split(',').includes('1mib')) return largeStoredTurn();
