@@ -126,7 +126,10 @@ const headerGetter: TextMapGetter<(name: string) => string | null> = {
   keys: () => [],
 };
 
-/** W3C trace context's `traceparent` as its propagator matches it (`@opentelemetry/core`'s `parseTraceParent`). */
+/**
+ * W3C trace context's `traceparent` as its propagator matches it: `@opentelemetry/core`'s `parseTraceParent`,
+ * copied because that package comes only with the SDK, an optional peer of this one.
+ */
 const TRACEPARENT = /^\s?((?!ff)[\da-f]{2})-((?![0]{32})[\da-f]{32})-((?![0]{16})[\da-f]{16})-([\da-f]{2})(-.*)?\s?$/;
 
 /**

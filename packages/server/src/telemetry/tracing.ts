@@ -137,14 +137,15 @@ export const sampledOutUnder = (parent: Context | undefined): boolean => sampled
 /**
  * The server span of one HTTP request (or WebSocket turn): a child of the span already current (an app
  * that mounts the handler under its own instrumentation), else of the caller's W3C `traceparent`. Its name
- * and attributes are `startOf(a, b)`, asked only for a span that is started (not for a trace the head
- * sampler dropped); the function and its arguments rather than a closure per request.
+ * and attributes are `startOf(key, path)`, asked only for a span that is started (not for a trace the head
+ * sampler dropped); the function and its arguments rather than a closure per request. `key`: the request's
+ * method (HTTP), or the span's name (a WebSocket turn).
  */
 export function startServerSpan(
   header: (name: string) => string | null,
-  startOf: (a: string, b: string) => ServerStart,
-  a: string,
-  b: string,
+  startOf: (key: string, path: string) => ServerStart,
+  key: string,
+  path: string,
 ): SpanScope | undefined {
   if (!tracing()) return undefined;
   // Without a context manager the active context is the root, which holds no span: the API is not asked.
@@ -156,13 +157,13 @@ export function startServerSpan(
     const found = parent === ROOT_CONTEXT ? undefined : trace.getSpanContext(parent);
     const caller = found !== undefined && isSpanContextValid(found) ? found : undefined;
     if (!headDecision(sampler, caller)) return caller === undefined ? UNTRACED : passedOn(parent, caller);
-    const { name, attributes } = startOf(a, b);
+    const { name, attributes } = startOf(key, path);
     // The CLI's own tracer: the fixed shape (./own-spans.ts), which holds the head's decision for its children.
     const own = delegateTracer;
     if (ownSpansOf(own)) return own.startFixed(SERVER_SHAPE, name, SpanKind.SERVER, attributes, parent, true);
     parent = new ChildContext(parent, HEAD_SAMPLED, true);
   }
-  const { name, attributes } = startOf(a, b);
+  const { name, attributes } = startOf(key, path);
   const tracer = delegateTracer!;
   return scopeOf(tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent), parent, tracer);
 }
