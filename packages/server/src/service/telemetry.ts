@@ -78,9 +78,8 @@ function recordedRequest(
   try {
     answering = within(scope, next, undefined, request);
   } catch (error) {
-    // Thrown before a promise was made: answered as an async function would, rejected.
-    endServerSpan(scope.span, request.method, 500, request.route, error);
-    return Promise.reject(error);
+    // Thrown before a promise was made: answered as an async function would, rejected (the span ends below).
+    answering = Promise.reject(error);
   }
   return answering.then(
     (response) => {
@@ -173,9 +172,8 @@ export function turnNotes(providers: readonly ModelProvider[], telemetry: Teleme
       noteOutcome(facts, outcome.response);
       if (outcome.response.status === 'failed' && outcome.error)
         facts.failure = failureOf(outcome.error, facts.requestModel, providers);
-      const span = (facts as SpannedFacts).turnSpan;
+      const span = takeTurnSpan(facts);
       if (span === undefined) return;
-      (facts as SpannedFacts).turnSpan = undefined;
       if (span.isRecording()) {
         span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, finishReasonsOf(outcome.response));
         if (capture) span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, JSON.stringify(outputMessages(outcome)));
@@ -194,11 +192,18 @@ export function turnNotes(providers: readonly ModelProvider[], telemetry: Teleme
  * Ends a traced turn's span (when `facts` holds one) as failed with `error`; the failure's words on it only with
  * content capture on (they may quote the prompt or the completion).
  */
-function failTurnSpan(facts: SpannedFacts, error: unknown, capture: boolean): void {
-  const span = facts.turnSpan;
+function failTurnSpan(facts: TurnFacts, error: unknown, capture: boolean): void {
+  const span = takeTurnSpan(facts);
   if (span === undefined) return;
-  facts.turnSpan = undefined;
   endTurnSpan(span, facts, error, capture ? printable(errorText(error), 2000) : undefined);
+}
+
+/** A traced turn's span, taken from its facts once (whoever ends it first, no one ends it twice). */
+function takeTurnSpan(facts: SpannedFacts): Span | undefined {
+  const span = facts.turnSpan;
+  // Written only when there was one: an untraced turn's facts keep their shape.
+  if (span !== undefined) facts.turnSpan = undefined;
+  return span;
 }
 
 /** A traced turn's facts: its span until the runner notes the turn's end (`turnNotes` ends it). */
