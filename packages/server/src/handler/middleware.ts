@@ -1,8 +1,9 @@
 import { randomId } from '@openresponses/events';
 import { ResponsesError } from '../errors.js';
 import type { Admission } from '../admission.js';
-import type { Attributes } from '@opentelemetry/api';
-import { type Histogram, httpRequestAttributes, instruments } from '../telemetry/metrics.js';
+import { answerSeries } from '../telemetry/answer-metrics.js';
+import { instruments } from '../telemetry/metrics.js';
+import type { BoundHistogram } from '../telemetry/aggregation.js';
 import {
   type Backpressure,
   errorResponse,
@@ -270,22 +271,20 @@ export function httpMetrics(): AnswerStage {
       if (facts === undefined && meters === undefined) return response;
       // One clock read for the overhead and a whole answer's duration (~65 ns a read): both end here.
       const now = clock.now();
-      // The overhead and the duration share their labels: looked up once.
-      const attributes = meters && httpRequestAttributes(request.method, request.route, response.status);
+      // The overhead and the duration share their labels: their series looked up once.
+      const series = meters && answerSeries(meters, request.method, request.route, response.status);
       if (facts !== undefined) {
         const overheadMs = Math.max(0, now - started - (facts.upstreamMs ?? 0));
         response.headers[OVERHEAD_HEADER] = overheadMs.toFixed(3);
-        if (meters) meters.overheadDuration.record(overheadMs / 1000, attributes!);
+        if (series) series.overhead.record(overheadMs / 1000);
       }
-      if (!meters) return response;
+      if (!series) return response;
       const body = response.body;
       if (body === null || typeof body === 'string') {
-        meters.httpServerRequestDuration.record((now - started) / 1000, attributes!);
+        series.duration.record((now - started) / 1000);
         return response;
       }
-      return Object.assign({}, response, {
-        body: new TimedStream(body, meters.httpServerRequestDuration, attributes!, started),
-      });
+      return Object.assign({}, response, { body: new TimedStream(body, series.duration, started) });
     },
   };
 }
@@ -294,15 +293,12 @@ export function httpMetrics(): AnswerStage {
 class TimedStream implements ServiceEventStream {
   constructor(
     private readonly body: ServiceEventStream,
-    private readonly histogram: Histogram,
-    private readonly attributes: Attributes,
+    private readonly duration: BoundHistogram,
     private readonly started: number,
   ) {}
 
   pipe(write: (chunk: string | Uint8Array) => void, backpressure?: Backpressure): Promise<void> {
-    return this.body
-      .pipe(write, backpressure)
-      .finally(() => this.histogram.record((clock.now() - this.started) / 1000, this.attributes));
+    return this.body.pipe(write, backpressure).finally(() => this.duration.record((clock.now() - this.started) / 1000));
   }
 }
 

@@ -43,7 +43,7 @@ import type { TenantDirectory } from '../tenants.js';
 import { instrumentRunner, serverSpans, type TelemetryOptions, turnNotes, websocketTurns } from './telemetry.js';
 import { type CorsSetting, originAllowed, originCheck, originRefused } from '../handler/origin.js';
 import { type MetricsRoute, ROUTES, type RouteOptions } from '../handler/route-table.js';
-import { type GaugeSource, observeGauges } from '../telemetry/metrics.js';
+import { type GaugeSource, observeGauges } from '../telemetry/gauges.js';
 import { createRouter, withoutTrailingSlash } from '../handler/router.js';
 
 /** What `createResponsesService` and `createResponsesHandler` take. */

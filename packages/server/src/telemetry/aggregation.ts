@@ -43,6 +43,15 @@ interface Series {
   readonly counts: number[];
 }
 
+/** A histogram's recorder for one attribute set (`bind`): its series is found once, not per value. */
+export interface BoundHistogram {
+  record(value: number): void;
+}
+/** A counter's adder for one attribute set (`bind`). */
+export interface BoundCounter {
+  add(value: number): void;
+}
+
 /** What both instruments share: their series by attribute set. */
 class Instrument {
   private readonly byIdentity = new WeakMap<Attributes, Series>();
@@ -64,7 +73,8 @@ class Instrument {
     readonly boundaries: readonly number[],
   ) {}
 
-  protected series(attributes: Attributes): Series {
+  /** The series of `attributes` (made at its first value; past `MAX_SERIES` sets, the overflow series). */
+  series(attributes: Attributes): Series {
     if (attributes === this.lastAttributes) return this.lastSeries!;
     const known =
       attributes === this.previousAttributes
@@ -118,17 +128,42 @@ export class OwnHistogram extends Instrument {
 
   record(value: number, attributes: Attributes): void {
     // As the SDK: a histogram takes no negative values and no NaN.
-    if (!(value >= 0)) return;
-    const series = this.series(attributes);
-    series.sum += value;
-    series.count++;
-    if (value < series.min) series.min = value;
-    if (value > series.max) series.max = value;
-    const bounds = this.boundaries;
-    let bucket = 0;
-    while (bucket < bounds.length && value > bounds[bucket]!) bucket++;
-    series.counts[bucket]!++;
+    if (value >= 0) recordInto(this.series(attributes), this.boundaries, value);
   }
+
+  /** The recorder of `attributes`' values, whose series is found at its first value and kept. */
+  bind(attributes: Attributes): BoundHistogram {
+    return new HistogramBinding(this, attributes);
+  }
+}
+
+/**
+ * One attribute set's values of a histogram: its series found at the first value (a set bound but never recorded
+ * makes no series, as before) and kept, so a value costs no lookup. A set's series never changes once found.
+ */
+class HistogramBinding implements BoundHistogram {
+  private found: Series | undefined;
+
+  constructor(
+    private readonly histogram: OwnHistogram,
+    private readonly attributes: Attributes,
+  ) {}
+
+  record(value: number): void {
+    if (value >= 0)
+      recordInto((this.found ??= this.histogram.series(this.attributes)), this.histogram.boundaries, value);
+  }
+}
+
+/** A value (not negative, not NaN) into a histogram's series with bucket bounds `bounds`. */
+function recordInto(series: Series, bounds: readonly number[], value: number): void {
+  series.sum += value;
+  series.count++;
+  if (value < series.min) series.min = value;
+  if (value > series.max) series.max = value;
+  let bucket = 0;
+  while (bucket < bounds.length && value > bounds[bucket]!) bucket++;
+  series.counts[bucket]!++;
 }
 
 /** A monotonic counter. */
@@ -138,11 +173,32 @@ export class OwnCounter extends Instrument {
   }
 
   add(value: number, attributes: Attributes): void {
-    if (!(value >= 0)) return;
-    const series = this.series(attributes);
-    series.sum += value;
-    series.count++;
+    if (value >= 0) addInto(this.series(attributes), value);
   }
+
+  /** The adder of `attributes`' values, whose series is found at its first value and kept. */
+  bind(attributes: Attributes): BoundCounter {
+    return new CounterBinding(this, attributes);
+  }
+}
+
+/** One attribute set's values of a counter, its series found at the first value and kept (as `HistogramBinding`). */
+class CounterBinding implements BoundCounter {
+  private found: Series | undefined;
+
+  constructor(
+    private readonly counter: OwnCounter,
+    private readonly attributes: Attributes,
+  ) {}
+
+  add(value: number): void {
+    if (value >= 0) addInto((this.found ??= this.counter.series(this.attributes)), value);
+  }
+}
+
+function addInto(series: Series, value: number): void {
+  series.sum += value;
+  series.count++;
 }
 
 /** The instruments made through one aggregation, and what they hold. */

@@ -2,23 +2,19 @@
 // duration) plus the operator's own gauges and counters. Only `@opentelemetry/api`: the instruments come from
 // the global MeterProvider, a no-op until an SDK is registered (the Node CLI registers one with --metrics or
 // the OTLP environment). While none is, every function here returns after one lookup and records nothing.
-import { type Attributes, createNoopMeter, type Meter, metrics, type ObservableResult } from '@opentelemetry/api';
-import { type Aggregation, ownRecording } from './aggregation.js';
+import { type Attributes, createNoopMeter, type Meter, metrics } from '@opentelemetry/api';
+import { type Aggregation, type BoundCounter, type BoundHistogram, ownRecording } from './aggregation.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_TOKEN_TYPE,
-  ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_HTTP_ROUTE,
   GEN_AI_OPERATION_CHAT,
   GEN_AI_PROVIDERS,
   GEN_AI_TOKEN_TYPES,
   AttributeSets,
   attributeSet,
-  httpMethodOf,
   INSTRUMENTATION_SCOPE,
   METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
   METRIC_GEN_AI_CLIENT_TIME_TO_FIRST_CHUNK,
@@ -30,7 +26,10 @@ import {
   METRIC_OPENRESPONSES_OVERHEAD_DURATION,
   reportedName,
 } from './attributes.js';
+import type { AnswerSeries } from './answer-metrics.js';
+import { observeGaugesOn } from './gauges.js';
 import type { ModelLabels } from './model-labels.js';
+import type { TenantSeries } from './tenant-usage.js';
 import { apiRegistry } from './span-scope.js';
 import { clock } from './clock.js';
 
@@ -39,8 +38,6 @@ const NOT_ASKED: unique symbol = Symbol('not asked');
 
 /** Why a request or connection was refused with a 429 (`rate_limit_exceeded`, `server_busy`, …). */
 export const REJECTION_REASON = 'openresponses.rejection.reason';
-/** Which store a store gauge describes: `responses` (the response store) or `websocket` (connection-local state). */
-export const STORE_NAME = 'openresponses.store.name';
 
 /** Bucket boundaries the conventions recommend, per instrument. */
 export const BUCKETS = {
@@ -61,10 +58,13 @@ export const BUCKETS = {
 /** What the server records into: a histogram of the SDK (through the API) or of its own aggregation. */
 export interface Histogram {
   record(value: number, attributes: Attributes): void;
+  /** The recorder of one attribute set's values (the own aggregation finds its series once, not per value). */
+  bind(attributes: Attributes): BoundHistogram;
 }
 /** A monotonic counter, of the SDK or of the own aggregation. */
 export interface Counter {
   add(value: number, attributes: Attributes): void;
+  bind(attributes: Attributes): BoundCounter;
 }
 
 export interface Instruments {
@@ -79,16 +79,16 @@ export interface Instruments {
   rejections: Counter;
   tenantTokens: Counter;
   tenantTurns: Counter;
-}
-
-/** What the gauges read, from each live service in the process (summed). */
-export interface GaugeSource {
-  /** Turns running now (HTTP and WebSocket; background turns count in `backgroundTurns`). */
-  turnsInFlight(): number;
-  backgroundTurns(): number;
-  webSocketConnections(): number;
-  /** Bytes and entries of each store that counts them (by store name). */
-  stores(): ReadonlyArray<{ name: string; bytes: number; entries: number }>;
+  /**
+   * These instruments' recorders, bound once per label set (a turn's provider and model, a failed turn's error
+   * too, an answer's method, route and status, a tenant) as the first value of the set comes.
+   */
+  readonly bound: {
+    readonly turns: AttributeSets<TurnSeries>;
+    readonly failedTurns: AttributeSets<FailedTurnSeries>;
+    readonly answers: AttributeSets<AnswerSeries>;
+    readonly tenants: Map<string, TenantSeries>;
+  };
 }
 
 /** `registered`: what the API's registry held when the API was last asked (see `instruments`). */
@@ -97,8 +97,6 @@ let current: { registered: unknown; provider: unknown; own: Aggregation | undefi
   provider: undefined,
   own: undefined,
 };
-/** Weakly held: a service nobody uses any more leaves the gauges when it is collected. */
-const sources = new Set<WeakRef<GaugeSource>>();
 
 /**
  * The instruments of the registered MeterProvider, made once per provider; undefined while only the no-op
@@ -124,49 +122,24 @@ export function instruments(): Instruments | undefined {
   return current.instruments;
 }
 
-/** Adds a service's counters to the gauges; returns what removes them. */
-export function observeGauges(source: GaugeSource): () => void {
-  const ref = new WeakRef(source);
-  sources.add(ref);
-  return () => sources.delete(ref);
-}
-
 function create(meter: Meter, aggregation: Aggregation | undefined): Instruments {
-  const histogram = (name: string, unit: string, description: string, buckets: readonly number[]): Histogram =>
-    aggregation
-      ? aggregation.histogram(name, unit, description, buckets)
-      : meter.createHistogram(name, { unit, description, advice: { explicitBucketBoundaries: [...buckets] } });
-  const counter = (name: string, unit: string, description: string): Counter =>
-    aggregation ? aggregation.counter(name, unit, description) : meter.createCounter(name, { unit, description });
-  const gauge = (name: string, unit: string, description: string, read: (result: ObservableResult) => void) =>
-    meter.createObservableUpDownCounter(name, { unit, description }).addCallback(read);
-  gauge('openresponses.turns.active', '{turn}', 'Turns running now (HTTP and WebSocket).', (result) =>
-    result.observe(sum((source) => source.turnsInFlight())),
-  );
-  gauge('openresponses.background.active', '{turn}', 'Background turns running in this process.', (result) =>
-    result.observe(sum((source) => source.backgroundTurns())),
-  );
-  gauge('openresponses.websocket.connections', '{connection}', 'Open WebSocket connections.', (result) =>
-    result.observe(sum((source) => source.webSocketConnections())),
-  );
-  const stores = (read: (store: { bytes: number; entries: number }) => number) => (result: ObservableResult) => {
-    const totals = new Map<string, number>();
-    for (const source of live())
-      for (const store of source.stores()) totals.set(store.name, (totals.get(store.name) ?? 0) + read(store));
-    for (const [name, value] of totals) result.observe(value, { [STORE_NAME]: name });
+  const histogram = (name: string, unit: string, description: string, buckets: readonly number[]): Histogram => {
+    if (aggregation) return aggregation.histogram(name, unit, description, buckets);
+    const made = meter.createHistogram(name, { unit, description, advice: { explicitBucketBoundaries: [...buckets] } });
+    return {
+      record: (value, attributes) => made.record(value, attributes),
+      bind: (attributes) => ({ record: (value) => made.record(value, attributes) }),
+    };
   };
-  gauge(
-    'openresponses.store.size',
-    'By',
-    'Bytes the in-memory stores hold (their own count).',
-    stores((s) => s.bytes),
-  );
-  gauge(
-    'openresponses.store.entries',
-    '{response}',
-    'Responses the in-memory stores hold.',
-    stores((s) => s.entries),
-  );
+  const counter = (name: string, unit: string, description: string): Counter => {
+    if (aggregation) return aggregation.counter(name, unit, description);
+    const made = meter.createCounter(name, { unit, description });
+    return {
+      add: (value, attributes) => made.add(value, attributes),
+      bind: (attributes) => ({ add: (value) => made.add(value, attributes) }),
+    };
+  };
+  observeGaugesOn(meter);
   return {
     serverRequestDuration: histogram(
       METRIC_GEN_AI_SERVER_REQUEST_DURATION,
@@ -227,21 +200,13 @@ function create(meter: Meter, aggregation: Aggregation | undefined): Instruments
       'Tokens of finished turns by tenant (named in the tenants file, or key_<digest>) and token type.',
     ),
     tenantTurns: counter('openresponses.tenant.turns', '{turn}', 'Finished turns by tenant.'),
+    bound: {
+      turns: new AttributeSets<TurnSeries>(),
+      failedTurns: new AttributeSets<FailedTurnSeries>(),
+      answers: new AttributeSets<AnswerSeries>(),
+      tenants: new Map<string, TenantSeries>(),
+    },
   };
-}
-
-function* live(): Generator<GaugeSource> {
-  for (const ref of sources) {
-    const source = ref.deref();
-    if (source) yield source;
-    else sources.delete(ref);
-  }
-}
-
-function sum(read: (source: GaugeSource) => number): number {
-  let total = 0;
-  for (const source of live()) total += read(source);
-  return total;
 }
 
 /** Counts a 429 refusal (`reason`: the error code, such as `rate_limit_exceeded` or `server_busy`). */
@@ -251,21 +216,6 @@ export function countRejection(reason: string): void {
     attributeSet(`rejection\0${reason}`, () => ({ [REJECTION_REASON]: reason })),
   );
 }
-
-/**
- * The attributes of one answered request's `http.server.request.duration` and a turn's overhead (method, status,
- * route template; `route` absent for unknown paths), made once per combination.
- */
-export const httpRequestAttributes = (method: string, route: string | undefined, status: number): Attributes => {
-  const known = httpMethodOf(method);
-  return httpSets.get(known, route, status, undefined, () => {
-    const set: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
-    if (route !== undefined) set[ATTR_HTTP_ROUTE] = route;
-    if (status >= 500) set[ATTR_ERROR_TYPE] = String(status);
-    return set;
-  });
-};
-const httpSets = new AttributeSets();
 
 /** What a turn tells its meter; made only while metrics are on. */
 export interface TurnMeter {
@@ -277,35 +227,57 @@ export interface TurnMeter {
   ended(errorType?: string): void;
 }
 
-/** The attributes of a failed turn's GenAI metrics (`error.type`: its error code). */
-const failedSets = new AttributeSets();
-const failedAttributes = (provider: string, model: string, errorType: string) =>
-  failedSets.get(provider, model, errorType, undefined, () => ({
-    ...turnSetsOf(provider, model).turn,
-    [ATTR_ERROR_TYPE]: reportedName(errorType),
-  }));
-
-/**
- * The attribute sets of a turn's GenAI metrics by provider and model, made together at the first such turn: a turn
- * finds all of them with one lookup (its token usage's two sets, as separate lookups, missed the last-asked cache).
- */
-interface TurnSets {
-  /** The turn's and its upstream call's durations and times. */
-  readonly turn: Attributes;
+/** A turn's histograms by provider and model, bound to their attribute sets at the first such turn. */
+class TurnSeries {
+  /** `gen_ai.server.request.duration`, `gen_ai.server.time_to_first_token`, `gen_ai.server.time_per_output_token`. */
+  readonly requestDuration: BoundHistogram;
+  readonly timeToFirstToken: BoundHistogram;
+  readonly timePerOutputToken: BoundHistogram;
+  /** `gen_ai.client.operation.duration` and `gen_ai.client.time_to_first_chunk` of its upstream call. */
+  readonly operationDuration: BoundHistogram;
+  readonly timeToFirstChunk: BoundHistogram;
   /** `gen_ai.client.token.usage` of input tokens, and of output tokens. */
-  readonly input: Attributes;
-  readonly output: Attributes;
-}
-const turnSets = new AttributeSets<TurnSets>();
-const turnSetsOf = (provider: string, model: string): TurnSets =>
-  turnSets.get(provider, model, undefined, undefined, () => {
+  readonly inputTokens: BoundHistogram;
+  readonly outputTokens: BoundHistogram;
+
+  constructor(meters: Instruments, provider: string, model: string) {
     const turn: Attributes = Object.freeze({
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
       [ATTR_GEN_AI_PROVIDER_NAME]: provider,
       [ATTR_GEN_AI_REQUEST_MODEL]: reportedName(model),
     });
     const typed = (type: string) => Object.freeze({ ...turn, [ATTR_GEN_AI_TOKEN_TYPE]: type });
-    return { turn, input: typed(GEN_AI_TOKEN_TYPES.input), output: typed(GEN_AI_TOKEN_TYPES.output) };
+    this.requestDuration = meters.serverRequestDuration.bind(turn);
+    this.timeToFirstToken = meters.serverTimeToFirstToken.bind(turn);
+    this.timePerOutputToken = meters.serverTimePerOutputToken.bind(turn);
+    this.operationDuration = meters.clientOperationDuration.bind(turn);
+    this.timeToFirstChunk = meters.clientTimeToFirstChunk.bind(turn);
+    this.inputTokens = meters.clientTokenUsage.bind(typed(GEN_AI_TOKEN_TYPES.input));
+    this.outputTokens = meters.clientTokenUsage.bind(typed(GEN_AI_TOKEN_TYPES.output));
+  }
+}
+
+/** A failed turn's durations, whose attributes add its `error.type` (its error code) to the turn's. */
+interface FailedTurnSeries {
+  readonly requestDuration: BoundHistogram;
+  readonly operationDuration: BoundHistogram;
+}
+
+const turnSeriesOf = (meters: Instruments, provider: string, model: string): TurnSeries =>
+  meters.bound.turns.get(provider, model, undefined, undefined, () => new TurnSeries(meters, provider, model));
+
+const failedTurnSeriesOf = (meters: Instruments, provider: string, model: string, errorType: string) =>
+  meters.bound.failedTurns.get(provider, model, errorType, undefined, (): FailedTurnSeries => {
+    const attributes = Object.freeze({
+      [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
+      [ATTR_GEN_AI_PROVIDER_NAME]: provider,
+      [ATTR_GEN_AI_REQUEST_MODEL]: reportedName(model),
+      [ATTR_ERROR_TYPE]: reportedName(errorType),
+    });
+    return {
+      requestDuration: meters.serverRequestDuration.bind(attributes),
+      operationDuration: meters.clientOperationDuration.bind(attributes),
+    };
   });
 
 /**
@@ -374,24 +346,21 @@ class MeteredTurn implements TurnMeter {
     const { meters, startedAt, firstAt, finishedAt, providerName, outputTokens } = this;
     const model = this.labels ? this.labels.label(this.requestedModel) : this.requestedModel;
     const endedAt = clock.now();
-    const sets = turnSetsOf(providerName, model);
-    const attributes = sets.turn;
-    const failed = errorType === undefined ? attributes : failedAttributes(providerName, model, errorType);
-    meters.serverRequestDuration.record((endedAt - startedAt) / 1000, failed);
+    const series = turnSeriesOf(meters, providerName, model);
+    const failed = errorType === undefined ? series : failedTurnSeriesOf(meters, providerName, model, errorType);
+    failed.requestDuration.record((endedAt - startedAt) / 1000);
     // Time to first token and per output token: of successful responses only.
     if (errorType === undefined && firstAt !== undefined) {
-      meters.serverTimeToFirstToken.record((firstAt - startedAt) / 1000, attributes);
-      if (outputTokens > 1)
-        meters.serverTimePerOutputToken.record((endedAt - firstAt) / 1000 / (outputTokens - 1), attributes);
+      series.timeToFirstToken.record((firstAt - startedAt) / 1000);
+      if (outputTokens > 1) series.timePerOutputToken.record((endedAt - firstAt) / 1000 / (outputTokens - 1));
     }
     if (!this.client) return;
     const callStartedAt = this.callStartedAt;
-    meters.clientOperationDuration.record(((finishedAt ?? endedAt) - callStartedAt) / 1000, failed);
-    if (this.streaming && firstAt !== undefined)
-      meters.clientTimeToFirstChunk.record((firstAt - callStartedAt) / 1000, attributes);
+    failed.operationDuration.record(((finishedAt ?? endedAt) - callStartedAt) / 1000);
+    if (this.streaming && firstAt !== undefined) series.timeToFirstChunk.record((firstAt - callStartedAt) / 1000);
     if (finishedAt !== undefined) {
-      meters.clientTokenUsage.record(this.inputTokens, sets.input);
-      meters.clientTokenUsage.record(outputTokens, sets.output);
+      series.inputTokens.record(this.inputTokens);
+      series.outputTokens.record(outputTokens);
     }
   }
 }

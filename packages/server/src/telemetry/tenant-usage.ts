@@ -1,7 +1,9 @@
-// Per-tenant usage counters: label sets made once per tenant (tenants are the operator's, so bounded).
+// Per-tenant usage counters: label sets made once per tenant (tenants are the operator's, so bounded), each
+// tenant's counters bound to them once per instruments.
 import type { Attributes } from '@opentelemetry/api';
+import type { BoundCounter } from './aggregation.js';
 import { ATTR_GEN_AI_TOKEN_TYPE } from './attributes.js';
-import { instruments } from './metrics.js';
+import { type Instruments, instruments } from './metrics.js';
 
 /** The tenant's label: tenant names are the operator's (bounded by the tenants file and the key list). */
 export const TENANT_NAME = 'openresponses.tenant';
@@ -13,13 +15,40 @@ export function countTenantUsage(
 ): void {
   const meters = instruments();
   if (!meters) return;
-  const labels = tenantLabelsOf(tenant);
-  meters.tenantTurns.add(1, labels.turns);
-  const tokens = meters.tenantTokens;
-  if (usage.inputTokens > 0) tokens.add(usage.inputTokens, labels.input);
-  if (usage.cachedTokens > 0) tokens.add(usage.cachedTokens, labels.cached);
-  if (usage.outputTokens > 0) tokens.add(usage.outputTokens, labels.output);
-  if (usage.reasoningTokens > 0) tokens.add(usage.reasoningTokens, labels.reasoning);
+  const series = tenantSeriesOf(meters, tenant);
+  series.turns.add(1);
+  if (usage.inputTokens > 0) series.input.add(usage.inputTokens);
+  if (usage.cachedTokens > 0) series.cached.add(usage.cachedTokens);
+  if (usage.outputTokens > 0) series.output.add(usage.outputTokens);
+  if (usage.reasoningTokens > 0) series.reasoning.add(usage.reasoningTokens);
+}
+
+/** A tenant's counters of one set of instruments: its turns, and its tokens by token type. */
+export interface TenantSeries {
+  readonly turns: BoundCounter;
+  readonly input: BoundCounter;
+  readonly cached: BoundCounter;
+  readonly output: BoundCounter;
+  readonly reasoning: BoundCounter;
+}
+
+/** A tenant's counters, bound at its first turn (kept for as many tenants as their label sets). */
+function tenantSeriesOf(meters: Instruments, tenant: string): TenantSeries {
+  const kept = meters.bound.tenants;
+  let series = kept.get(tenant);
+  if (series === undefined) {
+    const labels = tenantLabelsOf(tenant);
+    const tokens = meters.tenantTokens;
+    series = {
+      turns: meters.tenantTurns.bind(labels.turns),
+      input: tokens.bind(labels.input),
+      cached: tokens.bind(labels.cached),
+      output: tokens.bind(labels.output),
+      reasoning: tokens.bind(labels.reasoning),
+    };
+    if (kept.size < MAX_TENANT_LABELS) kept.set(tenant, series);
+  }
+  return series;
 }
 
 /** A tenant's label sets: its turns', and its tokens' by token type. */
