@@ -23,8 +23,9 @@ function take(length: number): number {
     }
     const at = next;
     next += length;
+    // A word at a time (ids are 8 or 16 bytes).
     let any = 0;
-    for (let i = at; i < at + length; i++) any |= pool[i]!;
+    for (let i = at; i < at + length; i += 4) any |= poolView.getUint32(i);
     if (any !== 0) return at;
   }
 }
