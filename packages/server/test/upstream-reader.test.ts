@@ -4,7 +4,7 @@
 // against the real CLI process in test/hostile-upstream.test.ts.
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { AnthropicMessagesProvider } from '../src/models/anthropic-messages/index.js';
 import type { UpstreamFetch } from '../src/models/upstream.js';
 import { UpstreamCall } from '../src/models/upstream-call.js';
@@ -343,6 +343,28 @@ describe('nodeFetch', () => {
       await expect(read('/cut')).rejects.toMatchObject({ type: 'model_error', code: 'upstream_response_cut' });
     } finally {
       server.close();
+    }
+  });
+
+  test('an UpstreamCall arms one timer for its idle bound and deadline, due at the nearer, and clears it at close', () => {
+    const armed = vi.spyOn(globalThis, 'setTimeout');
+    const cleared = vi.spyOn(globalThis, 'clearTimeout');
+    try {
+      for (const [idle, deadline] of [
+        [500, 1_500],
+        [2_000, 1_500],
+      ] as const) {
+        armed.mockClear();
+        cleared.mockClear();
+        const limits = { ...DEFAULT_LIMITS, ...LIMITS, upstreamIdleMs: idle, upstreamDeadlineMs: deadline };
+        const call = new UpstreamCall('POST', {}, '{}', limits, new Redactor(), {});
+        call.close();
+        expect(armed.mock.calls.map((args) => args[1])).toEqual([Math.min(idle, deadline)]);
+        expect(cleared).toHaveBeenCalledTimes(1);
+      }
+    } finally {
+      armed.mockRestore();
+      cleared.mockRestore();
     }
   });
 
