@@ -89,9 +89,12 @@ export async function runTurn(
 /**
  * The model's parts as they come, telling `meter` of the first output and of the usage at `finish` (a class:
  * one object a turn, and one closure only where the parts wait; a promise more only where they wait anyway).
+ * Whether the parts waited since the first output is noted, so that a finish that came with it (an upstream's
+ * JSON answer is one batch of parts) shares its clock read.
  */
-class MeteredParts implements PartIterator {
+export class MeteredParts implements PartIterator {
   private first = true;
+  private waited = false;
   private observe: ((result: IteratorResult<ModelPart>) => IteratorResult<ModelPart>) | undefined;
 
   constructor(
@@ -102,7 +105,10 @@ class MeteredParts implements PartIterator {
   next(): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>> {
     const pending = this.parts.next();
     if (!(pending instanceof Promise)) return this.observed(pending);
-    this.observe ??= (result) => this.observed(result);
+    this.observe ??= (result) => {
+      this.waited = true;
+      return this.observed(result);
+    };
     return pending.then(this.observe);
   }
 
@@ -113,9 +119,11 @@ class MeteredParts implements PartIterator {
   private observed(result: IteratorResult<ModelPart>): IteratorResult<ModelPart> {
     if (result.done) return result;
     const part = result.value;
-    if (part.type === 'finish') this.meter.finished(part.usage.inputTokens, part.usage.outputTokens);
+    if (part.type === 'finish')
+      this.meter.finished(part.usage.inputTokens, part.usage.outputTokens, !this.first && !this.waited);
     else if (this.first && isOutput(part.type)) {
       this.first = false;
+      this.waited = false;
       this.meter.firstOutput();
     }
     return result;

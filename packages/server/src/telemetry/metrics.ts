@@ -221,8 +221,11 @@ export function countRejection(reason: string): void {
 export interface TurnMeter {
   /** The model's first output (a delta or a whole item) arrived. */
   firstOutput(): void;
-  /** The model's stream finished, with the tokens it reports. */
-  finished(inputTokens: number, outputTokens: number): void;
+  /**
+   * The model's stream finished, with the tokens it reports; `withFirstOutput`: its finish came with its first
+   * output, nothing waited between them (they share that clock read).
+   */
+  finished(inputTokens: number, outputTokens: number, withFirstOutput?: boolean): void;
   /** The turn ended: `errorType` when it failed (the error's code). */
   ended(errorType?: string): void;
 }
@@ -334,8 +337,8 @@ class MeteredTurn implements TurnMeter {
     this.firstAt ??= clock.now();
   }
 
-  finished(input: number, output: number): void {
-    if (this.client) this.finishedAt ??= clock.now();
+  finished(input: number, output: number, withFirstOutput = false): void {
+    if (this.client) this.finishedAt ??= withFirstOutput && this.firstAt !== undefined ? this.firstAt : clock.now();
     this.inputTokens = input;
     this.outputTokens = output;
   }
