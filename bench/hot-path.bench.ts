@@ -283,6 +283,25 @@ async function assertSpecAnswers(
  * turn's three response serializations; JSON.stringify 151k -> 135k a turn). In process, without compilation
  * and GC: 942.8k -> 915.0k instructions a turn (-2.9%).
  */
+/*
+ * Note (issue 35, eighteenth session, gw-sse, 2026-11-30 09:45-10:20 UTC, load average 2-5). Whether the SSE row's
+ * rise (1.40x / 1.41x on 9c9d3d8, 1.60x / 1.55x on 1f0210d) is code: callgrind of the built CLI process over
+ * HTTP (this bench's streamed stored request and stub, 16 keep-alive connections, telemetry off; `node
+ * --predictable --no-incremental-marking --max-semi-space-size=64 --perf-basic-prof`, TurboFan, Sparkplug and
+ * lazy compiles toggled out, instrumentation on after 8,000 or 20,000 requests, zeroed after 500 more, 3,015
+ * counted). Instructions a request, less GC (`Heap::CollectGarbage` and the sweeping allocation does, both
+ * inclusive), two runs each:
+ *   9c9d3d8                               1,025.4k (8,000 warm-up)   1,020.5k (20,000)
+ *   main b596a81                          1,023.1k                   1,017.9k
+ *   one upstream timer (14673e8)          1,014.6k / 1,015.8k (20,000, two runs)
+ *   bare translator (same harness, tsx)   1,003.8k (20,000)
+ * The code did not get dearer (the writer's TextPart moved inlining between append and turn-end's `watched`,
+ * no more). Left out above, GC: gateway 93-95k a request, bare 28.7k; allocated in process (service.handle, 16
+ * in flight, the sampling heap profiler with collected objects) 79.6 KB a streamed turn, the largest sites the
+ * events' JSON (7.5 KB), the 16 parsed chunks (6.4 KB), Node's http client and TextDecoder (~8 KB). Outside GC,
+ * the gateway runs ~1.01x the floor's instructions: the CPU row's gap is most likely GC (on helper threads too in
+ * a real run) and what callgrind does not count (cache misses), not instructions run.
+ */
 export async function run(): Promise<void> {
   const stub = await startStub();
   const here = path.dirname(fileURLToPath(import.meta.url));
