@@ -1,22 +1,13 @@
 // The server's spans in their fixed shape (telemetry/own-spans.ts): the own tracer's span with the attributes a
 // span of its kind sets after its start in fields of their own (`SpanShape`, at most six), in the order the
 // server sets them, written at its end from those fields (the starting set's kept bytes, then each field's
-// KeyValue; or the runs of the block its shape kept for its starting set whose values are the same, `KeptBlock`),
-// and the context of its children itself. A key its shape has no field for, or a field set before one
+// KeyValue), and the context of its children itself. A key its shape has no field for, or a field set before one
 // it already holds, turns it into the general span (`OwnSpan`) with what it holds so far, in order: what it
 // records never differs from the API path.
 import type { Attributes, AttributeValue, Context, SpanAttributes, SpanContext, SpanKind } from '@opentelemetry/api';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
 import { keyEntry, writeKeyValue, writeStartingSet } from '../telemetry/otlp-attributes.js';
-import {
-  KEPT_BLOCKS,
-  KEPT_BYTES,
-  KEPT_RETRY,
-  type KeptBlock,
-  type KeptBlocks,
-  NOT_KEPT,
-  type SpanShape,
-} from '../telemetry/own-spans.js';
+import type { SpanShape } from '../telemetry/own-spans.js';
 import type { ProtobufBuffer } from '../telemetry/protobuf-buffer.js';
 import { ChildContext, SPAN_KEY, type SpanScope } from '../telemetry/span-scope.js';
 import { OwnSpan, type SpanMaker } from './own-span.js';
@@ -161,112 +152,21 @@ export class OwnFixedSpan extends OwnSpan implements Context, SpanScope {
     return all;
   }
 
-  /**
-   * Writes its attributes (Span field 9) from its fields; false once it is the general span (nothing written).
-   * The runs of its shape's kept block for its starting set whose values are its own are copied, the rest
-   * written (`KeptBlock`); a span that finds no block, or one that missed `KEPT_RETRY` spans in a row, writes
-   * all and may keep what it wrote.
-   */
+  /** Writes its attributes (Span field 9) from its fields; false once it is the general span (nothing written). */
   encodeAttributes(out: ProtobufBuffer): boolean {
     if (this.general) return false;
-    const kept = this.shape.kept;
-    const initial = this.initial;
-    let block: KeptBlock | undefined;
-    for (const candidate of kept.blocks)
-      if (candidate.initial === initial) {
-        block = candidate;
-        break;
-      }
-    if (block === undefined || block.misses >= KEPT_RETRY) {
-      this.writeKeeping(out, kept, block);
-      return true;
-    }
-    // Items past both its last one set and the block's are unset in both.
-    const items = Math.max(this.last + 2, this.extraValue === undefined ? 0 : 1, block.used);
-    const { values, ends } = block;
-    // Where the run of the block not yet copied begins.
-    let from = 0;
-    let missed = false;
-    for (let item = 0; item < items; item++) {
-      const value = this.itemValue(item);
-      if (value === values[item] && (item > 0 || value === undefined || this.extraKey === block.extraKey)) continue;
-      missed = true;
-      copyRun(out, block, from, item);
-      this.writeItem(out, item, value);
-      from = ends[item + 1]!;
-    }
-    copyRun(out, block, from, values.length);
-    block.misses = missed ? block.misses + 1 : 0;
+    writeStartingSet(out, this.initial);
+    if (this.extraValue !== undefined) writeKeyValue(out, 9, keyEntry(this.extraKey!), this.extraValue);
+    const entries = this.shape.entries;
+    const last = this.last;
+    if (last < 0) return true;
+    if (this.f0 !== undefined) writeKeyValue(out, 9, entries[0]!, this.f0);
+    if (last < 1) return true;
+    if (this.f1 !== undefined) writeKeyValue(out, 9, entries[1]!, this.f1);
+    if (this.f2 !== undefined) writeKeyValue(out, 9, entries[2]!, this.f2);
+    if (this.f3 !== undefined) writeKeyValue(out, 9, entries[3]!, this.f3);
+    if (this.f4 !== undefined) writeKeyValue(out, 9, entries[4]!, this.f4);
+    if (this.f5 !== undefined) writeKeyValue(out, 9, entries[5]!, this.f5);
     return true;
   }
-
-  /** Item by item: the extra starting attribute, then each field. */
-  private itemValue(item: number): AttributeValue | undefined {
-    return item === 0 ? this.extraValue : this.fieldValue(item - 1);
-  }
-
-  private writeItem(out: ProtobufBuffer, item: number, value: AttributeValue | undefined): void {
-    if (value === undefined) return;
-    writeKeyValue(out, 9, item === 0 ? keyEntry(this.extraKey!) : this.shape.entries[item - 1]!, value);
-  }
-
-  /**
-   * Writes every item after the starting set; keeps what it wrote as its set's block (in place of `replacing`)
-   * when the set is frozen and was met before without one, or its block is to be kept again.
-   */
-  private writeKeeping(out: ProtobufBuffer, kept: KeptBlocks, replacing: KeptBlock | undefined): void {
-    const initial = this.initial;
-    const start = out.pos;
-    const items = this.shape.keys.length + 1;
-    let keep = writeStartingSet(out, initial) && (replacing !== undefined || kept.seen.includes(initial));
-    if (!keep) {
-      kept.seen[kept.nextSeen] = initial;
-      kept.nextSeen = (kept.nextSeen + 1) % kept.seen.length;
-    }
-    const ends = keep ? [out.pos - start] : undefined;
-    const values: unknown[] = [];
-    let used = 0;
-    for (let item = 0; item < items; item++) {
-      const value = this.itemValue(item);
-      this.writeItem(out, item, value);
-      if (ends === undefined) continue;
-      ends.push(out.pos - start);
-      values.push(typeof value === 'object' && !Object.isFrozen(value) ? NOT_KEPT : value);
-      if (value !== undefined) used = item + 1;
-    }
-    const length = out.pos - start;
-    keep &&= length <= KEPT_BYTES;
-    if (!keep) return;
-    const block: KeptBlock = {
-      initial,
-      extraKey: this.extraValue === undefined ? undefined : this.extraKey,
-      values,
-      used,
-      bytes: out.bytes.slice(start, out.pos),
-      ends: ends!,
-      runs: new Array(items + 1).fill(undefined),
-      runStarts: new Array(items + 1).fill(-1),
-      misses: 0,
-    };
-    const blocks = kept.blocks;
-    if (replacing !== undefined) blocks[blocks.indexOf(replacing)] = block;
-    else if (blocks.length < KEPT_BLOCKS) blocks.push(block);
-    else {
-      blocks[kept.next] = block;
-      kept.next = (kept.next + 1) % KEPT_BLOCKS;
-    }
-  }
-}
-
-/** Copies the run of `block` from `from` to where item `item` begins (`ends[values.length]`: the block's end). */
-function copyRun(out: ProtobufBuffer, block: KeptBlock, from: number, item: number): void {
-  const at = block.ends[item]!;
-  if (at <= from) return;
-  let run = block.runs[item];
-  if (run === undefined || block.runStarts[item] !== from) {
-    run = from === 0 && at === block.bytes.length ? block.bytes : block.bytes.subarray(from, at);
-    block.runs[item] = run;
-    block.runStarts[item] = from;
-  }
-  out.append(run);
 }
