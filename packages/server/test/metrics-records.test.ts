@@ -250,7 +250,7 @@ test('bound series collect what recording each value with its attribute set coll
   );
 });
 
-test("a turn like the last one finds no series per value: its label sets' series were bound once", () => {
+test("a turn like the last one finds no series per value and no Map entry: its label sets' series were bound once", () => {
   const labels = new ModelLabels(() => [['stub-model']]);
   const turn = () => {
     reads.push(1, 2, 3, 4);
@@ -268,11 +268,16 @@ test("a turn like the last one finds no series per value: its label sets' series
   };
   turn();
   const lookups = vi.spyOn(Object.getPrototypeOf(OwnHistogram.prototype), 'series');
+  const mapGet = vi.spyOn(Map.prototype, 'get');
+  let entries: number;
   try {
     turn();
     turn();
+    entries = mapGet.mock.calls.length;
     expect(lookups).not.toHaveBeenCalled();
   } finally {
     lookups.mockRestore();
+    mapGet.mockRestore();
   }
+  expect(entries).toBe(0);
 });

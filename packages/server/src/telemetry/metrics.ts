@@ -87,7 +87,7 @@ export interface Instruments {
     readonly turns: AttributeSets<TurnSeries>;
     readonly failedTurns: AttributeSets<FailedTurnSeries>;
     readonly answers: AttributeSets<AnswerSeries>;
-    readonly tenants: Map<string, TenantSeries>;
+    readonly tenants: AttributeSets<TenantSeries>;
   };
 }
 
@@ -204,7 +204,7 @@ function create(meter: Meter, aggregation: Aggregation | undefined): Instruments
       turns: new AttributeSets<TurnSeries>(),
       failedTurns: new AttributeSets<FailedTurnSeries>(),
       answers: new AttributeSets<AnswerSeries>(),
-      tenants: new Map<string, TenantSeries>(),
+      tenants: new AttributeSets<TenantSeries>(),
     },
   };
 }

@@ -32,24 +32,19 @@ export interface TenantSeries {
   readonly reasoning: BoundCounter;
 }
 
-/** A tenant's counters, bound at its first turn (kept for as many tenants as their label sets). */
-function tenantSeriesOf(meters: Instruments, tenant: string): TenantSeries {
-  const kept = meters.bound.tenants;
-  let series = kept.get(tenant);
-  if (series === undefined) {
+/** A tenant's counters, bound at its first turn (a turn like the last one finds them without a Map lookup). */
+const tenantSeriesOf = (meters: Instruments, tenant: string): TenantSeries =>
+  meters.bound.tenants.get(tenant, undefined, undefined, undefined, () => {
     const labels = tenantLabelsOf(tenant);
     const tokens = meters.tenantTokens;
-    series = {
+    return {
       turns: meters.tenantTurns.bind(labels.turns),
       input: tokens.bind(labels.input),
       cached: tokens.bind(labels.cached),
       output: tokens.bind(labels.output),
       reasoning: tokens.bind(labels.reasoning),
     };
-    if (kept.size < MAX_TENANT_LABELS) kept.set(tenant, series);
-  }
-  return series;
-}
+  });
 
 /** A tenant's label sets: its turns', and its tokens' by token type. */
 interface TenantLabels {
