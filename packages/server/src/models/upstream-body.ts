@@ -1,5 +1,6 @@
 // What UpstreamCall does with a body's bytes: joins them into text, and lets go of the rest of an answer.
 import type { Cancellation } from '../cancellation.js';
+import type { SSEFrame, SSEFrameDecoder } from '@openresponses/events';
 import type { UpstreamBodyReader, UpstreamResponse } from './upstream.js';
 
 /** A whole body's text read within a byte bound: `over` (nothing kept, the answer dropped) past it. */
@@ -122,4 +123,36 @@ export async function readBounded(
     reader.releaseLock();
   }
   return { text: joinText(chunks), over: false };
+}
+
+/** An SSE body being read by `UpstreamCall.nextFrames`: its reader, its frame decoder and its bytes so far. */
+export class FrameReading {
+  /** Bytes read so far (bounded by `maxUpstreamStreamBytes`). */
+  total = 0;
+  /** Frames were handed out: the next read first asks whether the answer is complete. */
+  handedOut = false;
+  /** The reader is no longer ours: released, or handed to `letGo`. */
+  released = false;
+
+  constructor(
+    readonly reader: UpstreamBodyReader,
+    readonly decoder: SSEFrameDecoder,
+    readonly complete: () => boolean,
+    readonly keepAlive: ((frame: SSEFrame) => boolean) | undefined,
+  ) {}
+
+  /** Releases the reader's lock, unless it is no longer ours; answers undefined (the reading's end). */
+  release(): undefined {
+    if (this.released) return undefined;
+    this.released = true;
+    this.reader.releaseLock();
+    return undefined;
+  }
+
+  /** The answer is whole: the rest of the body is let go (`letGo`); answers undefined (the reading's end). */
+  letGo(abort: Cancellation): undefined {
+    this.released = true;
+    letGo(this.reader, abort);
+    return undefined;
+  }
 }

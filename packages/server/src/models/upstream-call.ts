@@ -8,7 +8,7 @@ import type { TurnFacts } from '../telemetry/attributes.js';
 import { clock } from '../telemetry/clock.js';
 import { endClientSpan, startClientSpan, withTraceHeaders, within } from '../telemetry/tracing.js';
 import { traceparentOf, w3cPropagation } from '../telemetry/traceparent.js';
-import { type BoundedText, letGo, READ_WHOLE, readBounded, type WholeBodyReading } from './upstream-body.js';
+import { type BoundedText, FrameReading, READ_WHOLE, readBounded, type WholeBodyReading } from './upstream-body.js';
 import type { UpstreamFetch, UpstreamRequestInit, UpstreamResponse } from './upstream.js';
 import {
   bodyTooLarge,
@@ -279,26 +279,30 @@ export class UpstreamCall implements UpstreamRequestInit {
   }
 
   /**
-   * The frames of an SSE body, as the chunks complete them (each array non-empty). Ends when the body ends,
-   * when `complete()` says the answer is whole (the rest of the body is let go), or when the client goes away
-   * (check `clientGone`). Only events restart the idle timer, and not those `keepAlive` says are keep-alives
-   * (Anthropic's `ping`). A line or event over `maxUpstreamEventBytes` drops the connection and fails with
-   * `upstream_event_too_large`, a stream over `maxUpstreamStreamBytes` in all with `upstream_response_too_large`; a connection that breaks before the
-   * answer is complete fails with `upstream_stream_cut`.
+   * Starts reading an SSE body: `nextFrames` gives its frames as the chunks complete them; `release` the reading
+   * (in a `finally`) when the caller stops before the end. It ends when the body ends, when `complete()` says the
+   * answer is whole (the rest of the body is let go), or when the client goes away (check `clientGone`). Only
+   * events restart the idle timer, and not those `keepAlive` says are keep-alives (Anthropic's `ping`). A line
+   * or event over `maxUpstreamEventBytes` drops the connection and fails with `upstream_event_too_large`, a
+   * stream over `maxUpstreamStreamBytes` in all with `upstream_response_too_large`; a connection that breaks
+   * before the answer is complete fails with `upstream_stream_cut`. Not an async generator: its `next()`, its
+   * `yield` (which awaits the batch) and the result object were allocations on every read of a streamed turn.
    */
-  async *frames(
-    response: UpstreamResponse,
-    complete: () => boolean,
-    keepAlive?: (frame: SSEFrame) => boolean,
-  ): AsyncGenerator<SSEFrame[]> {
+  frames(response: UpstreamResponse, complete: () => boolean, keepAlive?: (frame: SSEFrame) => boolean): FrameReading {
     if (!response.body)
       throw new ResponsesError('model_error', 'upstream_invalid_response', 'The upstream answered without a body.');
-    const max = this.limits.maxUpstreamEventBytes;
-    const maxTotal = this.limits.maxUpstreamStreamBytes;
-    let total = 0;
-    const decoder = createSSEFrameDecoder({ maxFrameBytes: max });
-    const reader = response.body.getReader();
-    let released = false;
+    const decoder = createSSEFrameDecoder({ maxFrameBytes: this.limits.maxUpstreamEventBytes });
+    return new FrameReading(response.body.getReader(), decoder, complete, keepAlive);
+  }
+
+  /** The next frames of `reading` (a non-empty array), or undefined once it has ended (see `frames`). */
+  async nextFrames(reading: FrameReading): Promise<SSEFrame[] | undefined> {
+    if (reading.released) return undefined;
+    const reader = reading.reader;
+    if (reading.handedOut) {
+      reading.handedOut = false;
+      if (reading.complete()) return reading.letGo(this.abort);
+    }
     try {
       for (;;) {
         let next: ReadableStreamReadResult<Uint8Array>;
@@ -306,7 +310,7 @@ export class UpstreamCall implements UpstreamRequestInit {
           next = await reader.read();
         } catch (error) {
           // An upstream that said it was done and then hung or dropped the connection has still answered.
-          if (complete() || this.clientWent) return;
+          if (reading.complete() || this.clientWent) return reading.release();
           if (this.stopped) throw this.failed(this.failure(error));
           throw this.broken(
             'upstream_stream_cut',
@@ -314,34 +318,35 @@ export class UpstreamCall implements UpstreamRequestInit {
             error,
           );
         }
-        if (next.done) return;
-        total += next.value.byteLength;
-        if (total > maxTotal) {
+        if (next.done) return reading.release();
+        reading.total += next.value.byteLength;
+        const maxTotal = this.limits.maxUpstreamStreamBytes;
+        if (reading.total > maxTotal) {
           this.abort.cancel();
           throw this.failed(streamTooLarge(maxTotal));
         }
         let frames: SSEFrame[];
         try {
-          frames = decoder.decode(next.value);
+          frames = reading.decoder.decode(next.value);
         } catch (error) {
           if (!(error instanceof SSEFrameError)) throw error;
           this.abort.cancel();
-          throw this.failed(eventTooLarge(max, error.byteOffset));
+          throw this.failed(eventTooLarge(this.limits.maxUpstreamEventBytes, error.byteOffset));
         }
         if (frames.length > 0) {
           this.answered();
           // Keep-alive events (a family's pings) are no more activity than SSE comments are.
+          const keepAlive = reading.keepAlive;
           if (!keepAlive || !frames.every(keepAlive)) this.activeAt = clock.now();
-          yield frames;
+          reading.handedOut = true;
+          return frames;
         }
-        if (complete()) {
-          released = true;
-          letGo(reader, this.abort);
-          return;
-        }
+        if (reading.complete()) return reading.letGo(this.abort);
       }
-    } finally {
-      if (!released) reader.releaseLock();
+    } catch (error) {
+      // A failed reading lets go of its reader as it ends, as a finished one does.
+      reading.release();
+      throw error;
     }
   }
 

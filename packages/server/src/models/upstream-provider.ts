@@ -163,31 +163,36 @@ export abstract class UpstreamModelProvider implements ModelProvider {
       let parts: ModelPart[] = [];
       let broken: ResponsesError | undefined;
       let firstOutput = true;
-      for await (const frames of call.frames(response, () => events.complete, events.keepAlive)) {
-        for (let at = 0; at < frames.length; at++) {
-          try {
-            events.push(frames[at]!, parts);
-          } catch (error) {
-            broken = error instanceof ResponsesError ? this.redactor.error(error) : call.failure(error);
-          }
-          if (broken || events.complete) break;
-          if (firstOutput && parts.some(isOutput)) {
-            firstOutput = false;
-            if (at + 1 < frames.length) {
-              // The first output goes to the client before the rest of its read is translated: an upstream that
-              // sends many events at once (or a whole answer) would otherwise hold the first token until the
-              // last one is done (the transport writes what a turn produced once the turn waits).
-              yield parts;
-              parts = [];
-              await afterPendingWrites();
+      const reading = call.frames(response, () => events.complete, events.keepAlive);
+      try {
+        for (let frames = await call.nextFrames(reading); frames; frames = await call.nextFrames(reading)) {
+          for (let at = 0; at < frames.length; at++) {
+            try {
+              events.push(frames[at]!, parts);
+            } catch (error) {
+              broken = error instanceof ResponsesError ? this.redactor.error(error) : call.failure(error);
+            }
+            if (broken || events.complete) break;
+            if (firstOutput && parts.some(isOutput)) {
+              firstOutput = false;
+              if (at + 1 < frames.length) {
+                // The first output goes to the client before the rest of its read is translated: an upstream that
+                // sends many events at once (or a whole answer) would otherwise hold the first token until the
+                // last one is done (the transport writes what a turn produced once the turn waits).
+                yield parts;
+                parts = [];
+                await afterPendingWrites();
+              }
             }
           }
+          if (parts.length > 0) {
+            yield parts;
+            parts = [];
+          }
+          if (broken) throw broken;
         }
-        if (parts.length > 0) {
-          yield parts;
-          parts = [];
-        }
-        if (broken) throw broken;
+      } finally {
+        reading.release();
       }
       if (call.clientGone) return;
       events.finish(parts);
