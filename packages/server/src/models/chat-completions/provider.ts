@@ -7,6 +7,7 @@ import { toChatRequest, type ChatRequestSettings } from './request.js';
 import { ChunkTranslator, completionParts } from './response.js';
 import { fetchModelNames } from '../model-list.js';
 import type { UpstreamCall } from '../upstream-call.js';
+import type { SSEFrame } from '@openresponses/events';
 import type { UpstreamResponse } from '../upstream.js';
 
 /** A whole completion that is not JSON. */
@@ -67,44 +68,53 @@ export class ChatCompletionsProvider extends UpstreamModelProvider {
         stream: body.stream === true,
         httpError: (response, call) => this.httpError(response, call),
         answerParts: (text, call) => completionParts(call.json(text, NOT_JSON), withLogprobs),
-        events: (call) => this.chunkReader(call, withLogprobs),
+        events: (call) => new ChunkReader(call, this.redactor, withLogprobs),
       };
     });
   }
 
-  /** Each `chat.completion.chunk` through the translator; `[DONE]` ends the answer. */
-  private chunkReader(call: UpstreamCall, withLogprobs: string | undefined): UpstreamEventReader {
-    const translator = new ChunkTranslator(withLogprobs);
-    const redactor = this.redactor;
-    let done = false;
-    return {
-      get complete() {
-        return done;
-      },
-      push(frame, out) {
-        if (frame.data === '[DONE]') {
-          done = true;
-          return;
-        }
-        let chunk: unknown;
-        try {
-          chunk = call.json(frame.data);
-        } catch (error) {
-          if (error instanceof ResponsesError) throw error;
-          throw new ResponsesError(
-            'model_error',
-            'upstream_invalid_chunk',
-            `The upstream sent a chunk that is not valid JSON: ${redactor.text(frame.data, 120)}`,
-          );
-        }
-        translator.push(chunk, out);
-      },
-      finish: (out) => translator.finish(out),
-    };
-  }
-
   private httpError(response: UpstreamResponse, call: UpstreamCall): Promise<ResponsesError> {
     return openAIHttpError(response, call, this.redactor);
+  }
+}
+
+/**
+ * Each `chat.completion.chunk` through the translator; `[DONE]` ends the answer. A class: an object literal
+ * with a getter and two closures was made every streamed turn.
+ */
+class ChunkReader implements UpstreamEventReader {
+  complete = false;
+  private readonly translator: ChunkTranslator;
+
+  constructor(
+    private readonly call: UpstreamCall,
+    private readonly redactor: Redactor,
+    withLogprobs: string | undefined,
+  ) {
+    this.translator = new ChunkTranslator(withLogprobs);
+  }
+
+  push(frame: SSEFrame, out: ModelPart[]): void {
+    if (frame.data === '[DONE]') {
+      this.complete = true;
+      return;
+    }
+    let chunk: unknown;
+    try {
+      chunk = this.call.json(frame.data);
+    } catch (error) {
+      if (error instanceof ResponsesError) throw error;
+      throw new ResponsesError(
+        'model_error',
+        'upstream_invalid_chunk',
+        `The upstream sent a chunk that is not valid JSON: ${this.redactor.text(frame.data, 120)}`,
+      );
+    }
+    this.translator.push(chunk, out);
+  }
+
+  finish(out: ModelPart[]): void {
+    this.translator.finish(out);
   }
 }
 
