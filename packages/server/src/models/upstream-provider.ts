@@ -297,14 +297,27 @@ class ExchangeParts implements AsyncIterableIterator<ModelPart> {
       this.batch = NO_PARTS;
       return ENDED;
     }
-    return rest.next().then((result) => {
-      if (result.done) {
-        this.rest = undefined;
-        this.batch = NO_PARTS;
-        return ENDED;
-      }
-      return this.take(result.value);
-    });
+    return rest.next().then((this.takeNext ??= (result) => this.takeBatch(result)));
+  }
+
+  /**
+   * `takeBatch` as the callback of each read of a stream, made at its first read (a closure made on every read
+   * was garbage a batch; a whole answer's turn never needs it).
+   */
+  private takeNext:
+    | ((result: IteratorResult<ModelPart[], void>) => IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>>)
+    | undefined;
+
+  /** A stream's next batch, or its end. */
+  private takeBatch(
+    result: IteratorResult<ModelPart[], void>,
+  ): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>> {
+    if (result.done) {
+      this.rest = undefined;
+      this.batch = NO_PARTS;
+      return ENDED;
+    }
+    return this.take(result.value);
   }
 
   private take(batch: ModelPart[]): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>> {
