@@ -232,6 +232,8 @@ export interface TurnMeter {
 
 /** A turn's histograms by provider and model, bound to their attribute sets at the first such turn. */
 class TurnSeries {
+  /** Their attributes: the operation, the provider and the model (as reported). */
+  readonly attributes: Attributes;
   /** `gen_ai.server.request.duration`, `gen_ai.server.time_to_first_token`, `gen_ai.server.time_per_output_token`. */
   readonly requestDuration: BoundHistogram;
   readonly timeToFirstToken: BoundHistogram;
@@ -250,6 +252,7 @@ class TurnSeries {
       [ATTR_GEN_AI_REQUEST_MODEL]: reportedName(model),
     });
     const typed = (type: string) => Object.freeze({ ...turn, [ATTR_GEN_AI_TOKEN_TYPE]: type });
+    this.attributes = turn;
     this.requestDuration = meters.serverRequestDuration.bind(turn);
     this.timeToFirstToken = meters.serverTimeToFirstToken.bind(turn);
     this.timePerOutputToken = meters.serverTimePerOutputToken.bind(turn);
@@ -272,9 +275,7 @@ const turnSeriesOf = (meters: Instruments, provider: string, model: string): Tur
 const failedTurnSeriesOf = (meters: Instruments, provider: string, model: string, errorType: string) =>
   meters.bound.failedTurns.get(provider, model, errorType, undefined, (): FailedTurnSeries => {
     const attributes = Object.freeze({
-      [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
-      [ATTR_GEN_AI_PROVIDER_NAME]: provider,
-      [ATTR_GEN_AI_REQUEST_MODEL]: reportedName(model),
+      ...turnSeriesOf(meters, provider, model).attributes,
       [ATTR_ERROR_TYPE]: reportedName(errorType),
     });
     return {
