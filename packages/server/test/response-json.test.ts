@@ -329,6 +329,31 @@ describe('input items in pieces', () => {
     expect(pieces.length).toBeGreaterThan(10);
     for (const piece of pieces) expect(piece.length).toBeLessThan(64 * 1024);
   });
+
+  test('items of mixed sizes over many groups, one longer than a group, and values that are not items join to JSON.stringify’s text', () => {
+    const items: unknown[] = Array.from({ length: 400 }, (_, n) => ({
+      type: 'message',
+      role: n % 2 === 0 ? 'user' : 'assistant',
+      content: [{ type: 'input_text', text: `say "${n}"\n`.repeat(n < 100 ? 1 : (n * 37) % 2_000) }],
+    }));
+    items[200] = { type: 'message', role: 'user', content: 'x'.repeat(100_000) };
+    items.push(undefined, null, 'a string', () => 1);
+    const pieces = itemsJsonPieces(items as ItemField[]);
+    expect(pieces.join('')).toBe(JSON.stringify(items));
+    // Short items first made the groups long: the long items after them are not one large string.
+    expect(pieces.filter((piece) => piece.length >= 64 * 1024).map((piece) => piece.length)).toEqual([
+      JSON.stringify(items[200]).length,
+    ]);
+  });
+
+  test('an item’s toJSON is given its index in the whole list, as JSON.stringify gives it', () => {
+    const items = Array.from({ length: 300 }, (_, n) => ({
+      type: 'message',
+      n,
+      toJSON: (key: string) => `item ${key}`,
+    }));
+    expect(itemsJsonPieces(items as unknown as ItemField[]).join('')).toBe(JSON.stringify(items));
+  });
 });
 
 describe('the server’s own responses take the fast path', () => {
