@@ -2,7 +2,7 @@
 // duration) plus the operator's own gauges and counters. Only `@opentelemetry/api`: the instruments come from
 // the global MeterProvider, a no-op until an SDK is registered (the Node CLI registers one with --metrics or
 // the OTLP environment). While none is, every function here returns after one lookup and records nothing.
-import { type Attributes, createNoopMeter, type Meter, metrics } from '@opentelemetry/api';
+import { type Attributes, createNoopMeter, type Meter, type MeterProvider, metrics } from '@opentelemetry/api';
 import { type Aggregation, type BoundCounter, type BoundHistogram, ownRecording } from './aggregation.js';
 import {
   ATTR_ERROR_TYPE,
@@ -109,17 +109,28 @@ export function instruments(): Instruments | undefined {
   const own = ownRecording();
   if (registered === current.registered && own === current.own) return current.instruments;
   const provider = metrics.getMeterProvider();
-  if (provider !== current.provider || own !== current.own) {
-    const meter = provider.getMeter(INSTRUMENTATION_SCOPE);
-    // The API's no-op provider hands out its one no-op meter.
-    current = {
-      registered,
-      provider,
-      own,
-      instruments: meter === createNoopMeter() ? undefined : create(meter, own),
-    };
-  } else current.registered = registered;
+  if (provider !== current.provider || own !== current.own)
+    current = { registered, provider, own, instruments: instrumentsOf(provider, own) };
+  else current.registered = registered;
   return current.instruments;
+}
+
+/**
+ * The instruments made for each provider (with the own aggregation they record into): a provider registered
+ * again (after `metrics.disable()` or another provider) finds its own. A second set would add each histogram
+ * and counter to the own aggregation again, so that a scrape repeated every metric family, each holding only the
+ * values recorded since its set was made, and would add the gauges' callbacks again.
+ */
+const madeFor = new WeakMap<MeterProvider, { own: Aggregation | undefined; instruments: Instruments | undefined }>();
+
+function instrumentsOf(provider: MeterProvider, own: Aggregation | undefined): Instruments | undefined {
+  const made = madeFor.get(provider);
+  if (made !== undefined && made.own === own) return made.instruments;
+  const meter = provider.getMeter(INSTRUMENTATION_SCOPE);
+  // The API's no-op provider hands out its one no-op meter.
+  const instruments = meter === createNoopMeter() ? undefined : create(meter, own);
+  madeFor.set(provider, { own, instruments });
+  return instruments;
 }
 
 function create(meter: Meter, aggregation: Aggregation | undefined): Instruments {
