@@ -1,13 +1,13 @@
 // The server's spans in their fixed shape (telemetry/own-spans.ts): the own tracer's span with the attributes a
 // span of its kind sets after its start in fields of their own (`SpanShape`, at most six), in the order the
-// server sets them, written at its end from those fields (the starting set's kept bytes, then each field's
-// KeyValue), and the context of its children itself. A key its shape has no field for, or a field set before one
-// it already holds, turns it into the general span (`OwnSpan`) with what it holds so far, in order: what it
-// records never differs from the API path.
+// server sets them, written at its end from those fields (the starting set and the fields that stayed the same
+// as one kept block, then each other field's KeyValue), and the context of its children itself. A key its shape
+// has no field for, or a field set before one it already holds, turns it into the general span (`OwnSpan`) with
+// what it holds so far, in order: what it records never differs from the API path.
 import type { Attributes, AttributeValue, Context, SpanAttributes, SpanContext, SpanKind } from '@opentelemetry/api';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
 import { keyEntry, writeKeyValue, writeStartingSet } from '../telemetry/otlp-attributes.js';
-import type { SpanShape } from '../telemetry/own-spans.js';
+import type { KeptBlock, SpanShape } from '../telemetry/own-spans.js';
 import type { ProtobufBuffer } from '../telemetry/protobuf-buffer.js';
 import { ChildContext, SPAN_KEY, type SpanScope } from '../telemetry/span-scope.js';
 import { OwnSpan, type SpanMaker } from './own-span.js';
@@ -152,21 +152,92 @@ export class OwnFixedSpan extends OwnSpan implements Context, SpanScope {
     return all;
   }
 
-  /** Writes its attributes (Span field 9) from its fields; false once it is the general span (nothing written). */
+  /**
+   * Writes its attributes (Span field 9) from its fields; false once it is the general span (nothing written). A
+   * frozen starting set and the fields that were the same in the last span of its shape and set come as one block
+   * (`KeptBlock`); no block with a continued turn's previous response id (one per turn, never the same).
+   */
   encodeAttributes(out: ProtobufBuffer): boolean {
     if (this.general) return false;
-    writeStartingSet(out, this.initial);
-    if (this.extraValue !== undefined) writeKeyValue(out, 9, keyEntry(this.extraKey!), this.extraValue);
-    const entries = this.shape.entries;
-    const last = this.last;
-    if (last < 0) return true;
-    if (this.f0 !== undefined) writeKeyValue(out, 9, entries[0]!, this.f0);
-    if (last < 1) return true;
-    if (this.f1 !== undefined) writeKeyValue(out, 9, entries[1]!, this.f1);
-    if (this.f2 !== undefined) writeKeyValue(out, 9, entries[2]!, this.f2);
-    if (this.f3 !== undefined) writeKeyValue(out, 9, entries[3]!, this.f3);
-    if (this.f4 !== undefined) writeKeyValue(out, 9, entries[4]!, this.f4);
-    if (this.f5 !== undefined) writeKeyValue(out, 9, entries[5]!, this.f5);
+    if (this.extraValue !== undefined) {
+      writeStartingSet(out, this.initial);
+      writeKeyValue(out, 9, keyEntry(this.extraKey!), this.extraValue);
+      this.writeFields(out, 0);
+      return true;
+    }
+    const initial = this.initial;
+    const kept = this.shape.kept;
+    let block: KeptBlock | undefined;
+    for (let i = 0; i < kept.length; i++)
+      if (kept[i]!.initial === initial) {
+        block = kept[i];
+        break;
+      }
+    if (block === undefined) {
+      const start = out.pos;
+      if (!writeStartingSet(out, initial)) {
+        this.writeFields(out, 0);
+        return true;
+      }
+      this.keepBlock(out, start, initial, kept);
+      return true;
+    }
+    const values = block.values;
+    let same = 0;
+    while (same < values.length && this.fieldValue(same) === values[same]) same++;
+    if (same < values.length) {
+      block.bytes = block.bytes.slice(0, block.ends[same]);
+      values.length = same;
+      block.ends.length = same + 1;
+    }
+    if (same > 0 || this.last < 0) block.misses = 0;
+    else if (++block.misses >= BLOCK_RETRY) {
+      // The block's fields changed span after span and now stay: kept anew from this span.
+      kept.splice(kept.indexOf(block), 1);
+      const start = out.pos;
+      writeStartingSet(out, initial);
+      this.keepBlock(out, start, initial, kept);
+      return true;
+    }
+    out.append(block.bytes);
+    this.writeFields(out, same);
     return true;
   }
+
+  /** Its fields from `from` on (unset ones write nothing). */
+  private writeFields(out: ProtobufBuffer, from: number): void {
+    const entries = this.shape.entries;
+    for (let field = from; field <= this.last; field++) {
+      const value = this.fieldValue(field);
+      if (value !== undefined) writeKeyValue(out, 9, entries[field]!, value);
+    }
+  }
+
+  /**
+   * Writes its fields after its starting set (written from `start`) and keeps the bytes as its shape's block for
+   * `initial`: the set and each field up to the first whose value is not kept by identity (an unfrozen object).
+   */
+  private keepBlock(out: ProtobufBuffer, start: number, initial: Attributes, kept: KeptBlock[]): void {
+    const entries = this.shape.entries;
+    const values: unknown[] = [];
+    const ends = [out.pos - start];
+    let keeping = true;
+    for (let field = 0; field <= this.last; field++) {
+      const value = this.fieldValue(field);
+      if (value !== undefined) writeKeyValue(out, 9, entries[field]!, value);
+      if (keeping && (typeof value !== 'object' || Object.isFrozen(value)) && out.pos - start <= BLOCK_BYTES) {
+        values.push(value);
+        ends.push(out.pos - start);
+      } else keeping = false;
+    }
+    if (kept.length >= KEPT_BLOCKS) kept.shift();
+    kept.push({ initial, bytes: out.bytes.slice(start, start + ends[values.length]!), values, ends, misses: 0 });
+  }
 }
+
+/** Blocks kept a shape at most (its spans' starting sets: a store's operations, a turn's models). */
+const KEPT_BLOCKS = 4;
+/** A kept block's bytes at most. */
+const BLOCK_BYTES = 1024;
+/** Spans in a row matching none of a block's fields before it is kept anew. */
+const BLOCK_RETRY = 16;

@@ -32,8 +32,28 @@ export interface SpanShape {
   readonly keys: readonly string[];
   /** Their KeyValue entries (key bytes, a value's kept bytes). */
   readonly entries: readonly KeyEntry[];
+  /** The attributes blocks last written for spans of this shape, by frozen starting set (a few at most). */
+  readonly kept: KeptBlock[];
 }
-const shapeOf = (...keys: string[]): SpanShape => Object.freeze({ keys, entries: keys.map(keyEntry) });
+
+/**
+ * The bytes a span of a shape last wrote for its attributes (Span field 9's KeyValues): its frozen starting set's,
+ * then those of its first fields, as far as each was the same as the span's before (by identity: a primitive or a
+ * frozen list), written again by one `set` for the next span with the same starting set and first fields (a
+ * turn's finish reasons and model stay, its response id does not), as the floor writes a turn from templates.
+ */
+export interface KeptBlock {
+  /** The starting set it begins with. */
+  readonly initial: Attributes;
+  bytes: Uint8Array;
+  /** The fields' values it holds, in order. */
+  values: unknown[];
+  /** Where each field's KeyValue ends in `bytes` (`ends[0]`: the starting set's end; a field left unset adds none). */
+  ends: number[];
+  /** Spans in a row that matched none of its fields: at a few, the block is kept anew. */
+  misses: number;
+}
+const shapeOf = (...keys: string[]): SpanShape => Object.freeze({ keys, entries: keys.map(keyEntry), kept: [] });
 
 /** A turn's span: the finish reasons, then what `endTurnSpan` sets. */
 export const TURN_SHAPE = shapeOf(
