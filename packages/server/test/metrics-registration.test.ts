@@ -1,7 +1,8 @@
 // A MeterProvider registered again (after `metrics.disable()`, as an application or a bench that switches its
 // telemetry off and on does) records into the instruments made for it the first time: each metric is one
 // family in the own aggregation, holding every value since the first registration, and its gauges are
-// registered with the meter once.
+// registered with the meter once. Two providers in turn (both record into the one own aggregation) share each
+// family too.
 import { type MeterProvider, metrics } from '@opentelemetry/api';
 import { afterAll, expect, test } from 'vitest';
 import { ownMetrics, recordOwnMetrics } from '../src/telemetry/aggregation.js';
@@ -35,3 +36,27 @@ test('a provider registered three times: one set of instruments, every turn in i
   expect(gaugesOfOne).toBeGreaterThan(0);
   expect(gauges).toBe(gaugesOfOne);
 });
+
+test('two providers in turn: their instruments record into one family of each metric of the own aggregation', () => {
+  const meter = { createObservableUpDownCounter: () => ({ addCallback: () => {} }) };
+  recordOwnMetrics();
+  const before = requestDurations();
+  for (const provider of [{ getMeter: () => meter }, { getMeter: () => meter }] as unknown as MeterProvider[]) {
+    metrics.disable();
+    metrics.setGlobalMeterProvider(provider);
+    meterTurn(0, 'other-model', 'openai', false)!.ended();
+  }
+  const names = ownMetrics()
+    .collect()
+    .map((instrument) => instrument.name);
+  expect(new Set(names).size).toBe(names.length);
+  expect(requestDurations() - before).toBe(2);
+});
+
+/** The turns counted in every series of gen_ai.server.request.duration. */
+const requestDurations = () =>
+  ownMetrics()
+    .collect()
+    .filter((instrument) => instrument.name === METRIC_GEN_AI_SERVER_REQUEST_DURATION)
+    .flatMap((instrument) => instrument.series)
+    .reduce((turns, series) => turns + series.count, 0);

@@ -201,17 +201,34 @@ function addInto(series: Series, value: number): void {
   series.count++;
 }
 
-/** The instruments made through one aggregation, and what they hold. */
+/**
+ * The instruments made through one aggregation, and what they hold. An instrument asked for again with the same
+ * description (by the instruments of a second MeterProvider: both record into this one aggregation) is the one
+ * made first, as the SDK answers a meter's duplicate instrument: one metric family, not two of one name.
+ */
 export class Aggregation {
   private readonly instruments: Instrument[] = [];
 
   histogram(name: string, unit: string, description: string, boundaries: readonly number[]): OwnHistogram {
+    const known = this.instruments.find(
+      (instrument): instrument is OwnHistogram =>
+        instrument instanceof OwnHistogram &&
+        describes(instrument, name, unit, description) &&
+        instrument.boundaries.length === boundaries.length &&
+        instrument.boundaries.every((bound, i) => bound === boundaries[i]),
+    );
+    if (known) return known;
     const made = new OwnHistogram(name, unit, description, boundaries);
     this.instruments.push(made);
     return made;
   }
 
   counter(name: string, unit: string, description: string): OwnCounter {
+    const known = this.instruments.find(
+      (instrument): instrument is OwnCounter =>
+        instrument instanceof OwnCounter && describes(instrument, name, unit, description),
+    );
+    if (known) return known;
     const made = new OwnCounter(name, unit, description);
     this.instruments.push(made);
     return made;
@@ -222,6 +239,9 @@ export class Aggregation {
     return this.instruments.map((instrument) => instrument.snapshot()).filter((s) => s.series.length > 0);
   }
 }
+
+const describes = (instrument: Instrument, name: string, unit: string, description: string): boolean =>
+  instrument.name === name && instrument.unit === unit && instrument.description === description;
 
 /** The process's own aggregation: what the Node entry's metric readers read. */
 const processAggregation = new Aggregation();
