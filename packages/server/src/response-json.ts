@@ -1,4 +1,5 @@
-import type { ItemField, ResponseResource } from '@openresponses/types';
+import type { ResponseResource } from '@openresponses/types';
+import { NEEDS_ESCAPE, writtenAsIs } from './json-text.js';
 
 /**
  * `JSON.stringify(response)`, byte for byte, cheaper for the responses the server makes: their keys are in
@@ -14,28 +15,6 @@ export function responseJson(response: ResponseResource): string {
 }
 
 /**
- * `JSON.stringify(items)` of a turn's input items in pieces, whose concatenation is that text: the items in
- * groups of about PIECE_CHARS of JSON, each group's text `JSON.stringify`'s (its brackets and the commas
- * between groups pieces of their own). A long input's JSON as one string is a V8 large object, mapped fresh
- * from the kernel each time it is made (a 1 MiB input: ~257 page faults, 8 ms on the issue's VM); pieces
- * under V8's large-object size (128 KiB) are made in the young generation's pages, which are used again. A
- * group whose text passes LONGEST_GROUP is made again of fewer items; an item longer is a group of its own. A list that `JSON.stringify` would not write element by
- * element as a group does (not a plain array, an element with a `toJSON`, which is given its index) is one
- * piece, its text.
- */
-export function itemsJsonPieces(items: readonly ItemField[]): string[] {
-  return fastText(items, itemPieces, wholeList);
-}
-
-/** `JSON.stringify(items)` as one piece. */
-const wholeList = (items: readonly ItemField[]) => [JSON.stringify(items)];
-
-/** The JSON a group of `itemsJsonPieces` aims at: well under V8's large-object size, with room for a guess that overshoots. */
-const PIECE_CHARS = 32 * 1024;
-/** The longest group of more than one item `itemsJsonPieces` keeps: under V8's large-object size even at two bytes a character. */
-const LONGEST_GROUP = 48 * 1024;
-
-/**
  * The short strings of the serialization under way (ids, enumerated values, names) written without a check
  * of their own: they are checked together by one regular expression at its end, since a call each costs
  * more than the scan. Free text (a message's text, instructions) is checked string by string.
@@ -49,7 +28,7 @@ const UNKNOWN = Symbol('unknown shape');
  * `text(value)`, or `whole(value)` (`JSON.stringify`'s text) when `text` answers undefined, an unchecked
  * string needs an escape or a value is UNKNOWN. The one frame of `responseJson` and `itemsJsonPieces`.
  */
-function fastText<T, R>(value: T, text: (value: T) => R | undefined, whole: (value: T) => R): R {
+export function fastText<T, R>(value: T, text: (value: T) => R | undefined, whole: (value: T) => R): R {
   // Saved and restored: a `toJSON` that `JSON.stringify` calls inside may serialize a response of its own.
   const outer = unchecked;
   unchecked = '';
@@ -70,18 +49,15 @@ function fastText<T, R>(value: T, text: (value: T) => R | undefined, whole: (val
  * for the young generation to copy: the stored turn cost more with ropes than with JSON.stringify). No JSON
  * text starts with a NUL, so it is never undefined; the test is only the read.
  */
-const flat = (text: string) => (text.charCodeAt(0) === 0 ? undefined : text);
+export const flat = (text: string) => (text.charCodeAt(0) === 0 ? undefined : text);
 
-type Fields = Record<string, unknown>;
-
-/** A character `JSON.stringify` escapes (or, for a surrogate, may): a string with one is serialized by it. */
-const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
+export type Fields = Record<string, unknown>;
 
 /** Any value as `JSON.stringify` writes it as a property's value; one it would leave out is UNKNOWN. */
-function valueText(value: unknown): string {
+export function valueText(value: unknown): string {
   switch (typeof value) {
     case 'string':
-      return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
+      return writtenAsIs(value) ? `"${value}"` : JSON.stringify(value);
     case 'number':
       return Number.isFinite(value) ? `${value}` : 'null';
     case 'boolean':
@@ -94,7 +70,7 @@ function valueText(value: unknown): string {
 }
 
 /** A value expected to be a short string (see `unchecked`), or any value. */
-function shortText(value: unknown): string {
+export function shortText(value: unknown): string {
   if (typeof value !== 'string') return valueText(value);
   unchecked += value;
   return `"${value}"`;
@@ -123,7 +99,7 @@ function hasKeys(value: unknown, keys: readonly string[]): value is Fields {
   for (const key in value) if (key !== keys[at++] || !ownKey.call(value, key)) return false;
   return at === keys.length;
 }
-const ownKey = Object.prototype.hasOwnProperty;
+export const ownKey = Object.prototype.hasOwnProperty;
 
 /** An object of a known shape through `text`, any other value as `JSON.stringify` writes it. */
 function shaped(value: unknown, keys: readonly string[], text: (fields: Fields) => string): string {
@@ -264,61 +240,6 @@ const restAt = (store: boolean) =>
   '"metadata":{},"safety_identifier":null,"prompt_cache_key":null,';
 const STORED_REST = restAt(true);
 const UNSTORED_REST = restAt(false);
-
-/**
- * The list's text in pieces (see `itemsJsonPieces`); undefined where it is `JSON.stringify`'s whole. One
- * `JSON.stringify` a group rather than one an item: the input's items are in the client's key order, not the
- * shapes `itemText` writes, and a call an item cost 1.85 ms against 1.23 ms a group for 1 MiB of messages.
- */
-function itemPieces(items: unknown): string[] | undefined {
-  if (
-    !Array.isArray(items) ||
-    Object.getPrototypeOf(items) !== Array.prototype ||
-    (items as { toJSON?: unknown }).toJSON !== undefined
-  )
-    return undefined;
-  const length = items.length;
-  const pieces: string[] = [];
-  // The first group's size is a guess; each next one is sized from the characters an item took so far.
-  let groupSize = 8;
-  let chars = 0;
-  for (let from = 0; from < length; ) {
-    const count = Math.min(groupSize, length - from);
-    // Copied by hand: `slice` would ask the list's `constructor` for the new array.
-    const group = new Array<unknown>(count);
-    for (let i = 0; i < count; i++) {
-      const item = items[from + i];
-      if (
-        typeof item === 'bigint' ||
-        (typeof item === 'object' && item !== null && (item as { toJSON?: unknown }).toJSON !== undefined)
-      )
-        return undefined;
-      group[i] = item;
-    }
-    const json = JSON.stringify(group);
-    // A guess that took in much longer items than the last ones: the text is dropped before it is flattened
-    // (`JSON.stringify`'s rope is of parts far shorter), and the same items are taken in smaller groups.
-    if (json.length > LONGEST_GROUP && count > 1) {
-      groupSize = Math.max(1, Math.floor((count * PIECE_CHARS) / json.length));
-      continue;
-    }
-    // `flat` once, so that the slices below share one flat string.
-    const text = flat(json);
-    if (text === undefined) return undefined;
-    const first = from === 0;
-    from += count;
-    const last = from === length;
-    if (first && last) pieces.push(text);
-    else {
-      if (!first) pieces.push(',');
-      pieces.push(text.slice(first ? 0 : 1, last ? text.length : -1));
-    }
-    chars += text.length;
-    groupSize = Math.max(1, Math.floor((PIECE_CHARS * from) / chars));
-  }
-  if (length === 0) pieces.push('[]');
-  return pieces;
-}
 
 const TEXT_KEYS = ['format'];
 const FORMAT_KEYS = ['type'];

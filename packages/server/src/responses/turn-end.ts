@@ -2,7 +2,8 @@ import { type AnyStreamingEvent, isTerminalEventType } from '@openresponses/even
 import type { ResponseResource } from '@openresponses/types';
 import { asResponsesError } from '../errors.js';
 import type { Backpressure } from '../exchange.js';
-import { itemsJsonPieces, responseJson } from '../response-json.js';
+import { itemsJsonPieces } from '../input-json.js';
+import { responseJson } from '../response-json.js';
 import type { ResponseStore, StoredResponseText } from '../stores/contract.js';
 import { putAtOnce } from '../stores/memory.js';
 import type { TurnEventSink, TurnOptions, TurnOutcome, TurnRunnerOptions } from './runner.js';
