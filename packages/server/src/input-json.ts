@@ -121,7 +121,7 @@ const plainFields = (value: unknown): Fields | undefined =>
 function inputMessageText(value: unknown): string | undefined {
   const message = plainFields(value);
   if (message === undefined || message.type !== 'message') return undefined;
-  let text = '{';
+  let text: string | undefined;
   for (const key in message) {
     if (!ownKey.call(message, key)) return undefined;
     const field = message[key];
@@ -138,10 +138,40 @@ function inputMessageText(value: unknown): string | undefined {
         json = typeof field === 'string' ? valueText(field) : inputPartsText(field);
         break;
     }
-    if (json === undefined) return undefined;
-    text = text.length === 1 ? `{"${key}":${json}` : `${text},"${key}":${json}`;
+    const name = fieldName(key, text === undefined);
+    if (json === undefined || name === undefined) return undefined;
+    text = text === undefined ? name + json : text + name + json;
   }
-  return `${text}}`;
+  return text === undefined ? '{}' : `${text}}`;
+}
+
+/**
+ * `{"key":` for the first field of an object, `,"key":` for the others, for the keys these writers know: a
+ * literal, so a field costs two string adds rather than four (1 MiB of messages: ~35,000 fewer a turn).
+ */
+function fieldName(key: string, first: boolean): string | undefined {
+  switch (key) {
+    case 'type':
+      return first ? '{"type":' : ',"type":';
+    case 'id':
+      return first ? '{"id":' : ',"id":';
+    case 'status':
+      return first ? '{"status":' : ',"status":';
+    case 'role':
+      return first ? '{"role":' : ',"role":';
+    case 'phase':
+      return first ? '{"phase":' : ',"phase":';
+    case 'content':
+      return first ? '{"content":' : ',"content":';
+    case 'text':
+      return first ? '{"text":' : ',"text":';
+    case 'annotations':
+      return first ? '{"annotations":' : ',"annotations":';
+    case 'logprobs':
+      return first ? '{"logprobs":' : ',"logprobs":';
+    default:
+      return undefined;
+  }
 }
 
 /** A message's content: a plain list of text parts in any order of their keys, else undefined. */
@@ -165,7 +195,7 @@ function inputPartsText(value: unknown): string | undefined {
 function inputPartText(value: unknown): string | undefined {
   const part = plainFields(value);
   if (part === undefined || (part.type !== 'input_text' && part.type !== 'output_text')) return undefined;
-  let text = '{';
+  let text: string | undefined;
   for (const key in part) {
     if (!ownKey.call(part, key)) return undefined;
     const field = part[key];
@@ -185,8 +215,9 @@ function inputPartText(value: unknown): string | undefined {
             : undefined;
         break;
     }
-    if (json === undefined) return undefined;
-    text = text.length === 1 ? `{"${key}":${json}` : `${text},"${key}":${json}`;
+    const name = fieldName(key, text === undefined);
+    if (json === undefined || name === undefined) return undefined;
+    text = text === undefined ? name + json : text + name + json;
   }
-  return `${text}}`;
+  return text === undefined ? '{}' : `${text}}`;
 }
