@@ -38,6 +38,7 @@ import {
 } from '../telemetry/tracing.js';
 import { errorTypeOf } from '../telemetry/failures.js';
 import { contextManaged } from '../telemetry/span-scope.js';
+import { turnOptionsWith } from './tenant-turns.js';
 
 /** What the service's telemetry records beyond names and numbers. */
 export interface TelemetryOptions {
@@ -247,11 +248,10 @@ export function instrumentRunner(
     const provider = settings.providers.find((p) => p.supports(requestModel));
     if (provider) facts.provider = genAiProviderOf(provider);
     const scope = startTurnSpan(facts, watched, options.traceContext);
-    // A spread, not Object.assign: V8 copies the options' shape at once rather than property by property.
     // The runner notes the turn's end in `facts` (made here when the transport brought none) before the span reads them.
     const inTurn =
       scope || facts !== options.facts
-        ? { ...options, traceContext: scope ? scope.context : options.traceContext, facts }
+        ? turnOptionsWith(options, options.ended, scope ? scope.context : options.traceContext, facts)
         : options;
     if (!scope) return runner.begin(raw, inTurn, watched);
     // The runner's notes (`turnNotes`) end the span as the turn ends, begun or not: no promise of its own.
