@@ -95,7 +95,7 @@ describe('writtenAsIs', () => {
   });
 });
 
-test('a long input of messages in a client’s key order, with hostile texts, joins to JSON.stringify’s text', () => {
+test('a long input of messages in a client’s key order, with hostile texts, and other items among them joins to JSON.stringify’s text', () => {
   const message = fc
     .tuple(fc.boolean(), longText, fc.boolean())
     .map(([user, text, asString]) =>
@@ -103,10 +103,15 @@ test('a long input of messages in a client’s key order, with hostile texts, jo
         ? { type: 'message', role: 'user', content: asString ? text : [{ type: 'input_text', text }], id: 'msg_1' }
         : { role: 'assistant', type: 'message', content: [{ text, type: 'output_text', annotations: [] }] },
     );
+  // Another item among them: its group goes to JSON.stringify, between groups of messages written here.
+  const call = longText.map((text) => ({ type: 'function_call', call_id: 'call_1', name: 'f', arguments: text }));
   fc.assert(
-    fc.property(fc.array(message, { minLength: 1, maxLength: 40 }), (items) => {
-      expect(itemsJsonPieces(items as unknown as ItemField[]).join('')).toBe(JSON.stringify(items));
-    }),
+    fc.property(
+      fc.array(fc.oneof({ weight: 4, arbitrary: message }, call), { minLength: 1, maxLength: 40 }),
+      (items) => {
+        expect(itemsJsonPieces(items as unknown as ItemField[]).join('')).toBe(JSON.stringify(items));
+      },
+    ),
     { numRuns: 60 },
   );
 });
