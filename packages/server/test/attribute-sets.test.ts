@@ -31,3 +31,10 @@ test('past 2,000 sets a set is still right but made each time and not kept; the 
   expect(sets.get('model-7', undefined, undefined, undefined, () => ({ name: 'made again' }))).toBe(kept[7]);
   expect(kept[1999]!.name).toBe('chat model-1999');
 });
+
+test('make is given the parts asked for: one function made once serves every lookup, no closure per call', () => {
+  const sets = new AttributeSets<{ readonly key: string }>();
+  const made = (a: string, b: number | undefined, c: boolean, d: undefined) => ({ key: `${a} ${b} ${c} ${d}` });
+  expect(sets.get('POST', 200, true, undefined, made)).toEqual({ key: 'POST 200 true undefined' });
+  expect(sets.get('GET', undefined, false, undefined, made)).toEqual({ key: 'GET undefined false undefined' });
+});

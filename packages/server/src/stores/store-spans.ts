@@ -21,16 +21,16 @@ interface StoreSpanStart {
 type StoreSpanStarts = Readonly<Record<Operation, StoreSpanStart>>;
 const OPERATIONS: readonly Operation[] = ['get', 'getChain', 'getItem', 'put', 'update', 'delete'];
 const startsByKind = new AttributeSets<StoreSpanStarts>();
-const startsOf = (kind: string): StoreSpanStarts =>
-  startsByKind.get(kind, undefined, undefined, undefined, () => {
-    const starts = {} as Record<Operation, StoreSpanStart>;
-    for (const operation of OPERATIONS)
-      starts[operation] = Object.freeze({
-        name: `store ${operation}`,
-        attributes: Object.freeze({ 'db.operation.name': operation, 'openresponses.store': kind }),
-      });
-    return starts;
-  });
+const startsOf = (kind: string): StoreSpanStarts => startsByKind.get(kind, undefined, undefined, undefined, startsMade);
+const startsMade = (kind: string): StoreSpanStarts => {
+  const starts = {} as Record<Operation, StoreSpanStart>;
+  for (const operation of OPERATIONS)
+    starts[operation] = Object.freeze({
+      name: `store ${operation}`,
+      attributes: Object.freeze({ 'db.operation.name': operation, 'openresponses.store': kind }),
+    });
+  return starts;
+};
 
 /**
  * `store` with a child span of `parent` per call, or `store` itself when `parent` carries no span (no

@@ -17,15 +17,15 @@ import type { Instruments } from './metrics.js';
  * route template; `route` absent for unknown paths), made once per combination.
  */
 export const httpRequestAttributes = (method: string, route: string | undefined, status: number): Attributes => {
-  const known = httpMethodOf(method);
-  return httpSets.get(known, route, status, undefined, () => {
-    const set: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
-    if (route !== undefined) set[ATTR_HTTP_ROUTE] = route;
-    if (status >= 500) set[ATTR_ERROR_TYPE] = String(status);
-    return set;
-  });
+  return httpSets.get(httpMethodOf(method), route, status, undefined, httpAttributesOf);
 };
 const httpSets = new AttributeSets();
+const httpAttributesOf = (known: string, route: string | undefined, status: number): Attributes => {
+  const set: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status };
+  if (route !== undefined) set[ATTR_HTTP_ROUTE] = route;
+  if (status >= 500) set[ATTR_ERROR_TYPE] = String(status);
+  return set;
+};
 
 /** An answer's histograms, bound to its attributes (`httpRequestAttributes`). */
 export interface AnswerSeries {

@@ -73,7 +73,9 @@ export function attributeSet(key: string, make: () => Attributes): Attributes {
  * Attribute sets by up to four parts (a provider, a model, …), made once and frozen, like `attributeSet` but
  * found through nested maps by the parts themselves: no key string is built and hashed per lookup (a metric
  * value's labels are looked up several times a turn). Bounded as `attributeSet` is. `T`: an attribute set, or
- * an object holding one with what else is made once with it (a span's name).
+ * an object holding one with what else is made once with it (a span's name). `make` is given the parts: a
+ * function made once that reads them, not a closure made at every lookup (with the context it captures, each
+ * found set cost an allocation).
  */
 export class AttributeSets<T extends object = Attributes> {
   private readonly root = new Map<unknown, Map<unknown, Map<unknown, Map<unknown, T>>>>();
@@ -81,7 +83,7 @@ export class AttributeSets<T extends object = Attributes> {
   /** The parts last asked for and their set (kept ones only): most lookups ask for the same again. */
   private last: { a: unknown; b: unknown; c: unknown; d: unknown; set: T } | undefined;
 
-  get(a: unknown, b: unknown, c: unknown, d: unknown, make: () => T): T {
+  get<A, B, C, D>(a: A, b: B, c: C, d: D, make: (a: A, b: B, c: C, d: D) => T): T {
     const last = this.last;
     if (last !== undefined && last.a === a && last.b === b && last.c === c && last.d === d) return last.set;
     const found = this.root.get(a)?.get(b)?.get(c)?.get(d);
@@ -89,7 +91,7 @@ export class AttributeSets<T extends object = Attributes> {
       this.last = { a, b, c, d, set: found };
       return found;
     }
-    const set = Object.freeze(make());
+    const set = Object.freeze(make(a, b, c, d));
     // Past the bound a set is made each time and nothing is kept, not even the maps on its way.
     if (this.size < MAX_ATTRIBUTE_SETS) {
       let byB = this.root.get(a);
@@ -240,10 +242,11 @@ export const httpSpanName = (method: string): string => {
  * paths again and again.
  */
 export const httpServerStart = (method: string, path: string): ServerStart =>
-  serverSets.get(method, path, undefined, undefined, () => {
-    const known = httpMethodOf(method);
-    const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_URL_PATH]: path };
-    if (known !== method) attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = method;
-    return { name: httpSpanName(method), attributes: Object.freeze(attributes) };
-  });
+  serverSets.get(method, path, undefined, undefined, serverStartOf);
+const serverStartOf = (method: string, path: string): ServerStart => {
+  const known = httpMethodOf(method);
+  const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: known, [ATTR_URL_PATH]: path };
+  if (known !== method) attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = method;
+  return { name: httpSpanName(method), attributes: Object.freeze(attributes) };
+};
 const serverSets = new AttributeSets<ServerStart>();

@@ -194,6 +194,7 @@ function passedOn(parent: Context, caller: SpanContext): SpanScope {
 
 /** A server span's name by method and route (`{method} {route}`), made once. */
 const routeNames = new AttributeSets<{ readonly name: string }>();
+const routeNameOf = (method: string, route: string) => ({ name: `${httpSpanName(method)} ${route}` });
 
 /** Ends a server span: `{method} {route}` as its name, the status (5xx an error, as the HTTP conventions say for servers). */
 export function endServerSpan(
@@ -205,9 +206,7 @@ export function endServerSpan(
 ): void {
   if (span.isRecording()) {
     if (route !== undefined) {
-      span.updateName(
-        routeNames.get(method, route, undefined, undefined, () => ({ name: `${httpSpanName(method)} ${route}` })).name,
-      );
+      span.updateName(routeNames.get(method, route, undefined, undefined, routeNameOf).name);
       span.setAttribute(ATTR_HTTP_ROUTE, route);
     }
     span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
@@ -254,18 +253,7 @@ export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context
   const tracer = tracerUnder(active);
   if (tracer === undefined) return undefined;
   const model = facts.requestModel === undefined ? undefined : reportedName(facts.requestModel);
-  const start = turnStarts.get(model, facts.provider, stream, undefined, () => {
-    const attributes: Attributes = {
-      [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
-      [ATTR_GEN_AI_REQUEST_STREAM]: stream,
-    };
-    if (model !== undefined) attributes[ATTR_GEN_AI_REQUEST_MODEL] = model;
-    if (facts.provider !== undefined) attributes[ATTR_GEN_AI_PROVIDER_NAME] = facts.provider;
-    return {
-      name: model ? `${GEN_AI_OPERATION_CHAT} ${model}` : GEN_AI_OPERATION_CHAT,
-      attributes: Object.freeze(attributes),
-    };
-  });
+  const start = turnStarts.get(model, facts.provider, stream, undefined, turnStartOf);
   // The CLI's own tracer, where the head decided: the fixed shape (./own-spans.ts).
   if (fixedUnder(tracer, active)) {
     const previous = facts.previousResponseId;
@@ -282,6 +270,18 @@ export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context
 }
 /** A turn span's name and starting attributes by model, provider and streaming, made once (the sampler sees them too). */
 const turnStarts = new AttributeSets<{ readonly name: string; readonly attributes: Attributes }>();
+const turnStartOf = (model: string | undefined, provider: string | undefined, stream: boolean) => {
+  const attributes: Attributes = {
+    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
+    [ATTR_GEN_AI_REQUEST_STREAM]: stream,
+  };
+  if (model !== undefined) attributes[ATTR_GEN_AI_REQUEST_MODEL] = model;
+  if (provider !== undefined) attributes[ATTR_GEN_AI_PROVIDER_NAME] = provider;
+  return {
+    name: model ? `${GEN_AI_OPERATION_CHAT} ${model}` : GEN_AI_OPERATION_CHAT,
+    attributes: Object.freeze(attributes),
+  };
+};
 
 /**
  * Ends a turn's span with what the turn told (`facts`), an error when it failed; `exceptionMessage` is the
