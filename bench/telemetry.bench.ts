@@ -7,6 +7,13 @@
 // metrics only; traces only at 0/10/100% sampled at the head; both; an application's own SDK sampling each span
 // itself), for an embedded and a gateway JSON turn. TELEMETRY_SPLIT_ONLY=1 stops after it; TELEMETRY_SAMPLING_SWEEP=1
 // runs only the sampling sweep (fixtures/sampling-sweep.ts).
+// Every in-process row (split, stages, the four processes, the sweep, the floor in one process) exports every
+// span it makes: each of a setting's 16 lanes yields to the event loop after each turn, as a server's concurrent
+// requests do, and a span dropped at the export's queue fails the bench (SpanTally in fixtures/service-turns.ts;
+// each fixture prints its spans made, exported and dropped when it ends). Before 2026-11-30 (bench-drops) the
+// embedded turns, microtasks only, never let the export run until a slice ended: its 2,048-span queue full, most
+// spans dropped (42,880 of 44,928 over six 2,496-turn slices), so the embedded rows' spans cost less than a
+// server's; the gateway turns yield on the upstream's I/O and dropped none.
 //
 // Floor note (issue 35's fourteenth session, tel-floor; 2026-11-29 21:10-21:55 UTC, load 10-17 from four other
 // sessions and this one's callgrinds). TELEMETRY_FLOOR_ONLY=1 runs only the telemetry floor: the least work any
