@@ -2,6 +2,7 @@
 // exposition of what it collects. The library records through @opentelemetry/api only; this is where the SDK is.
 import type { MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { ownMetricProducer, readsOwnMetrics } from './own-metrics.js';
+import { prometheusText } from './prometheus-text.js';
 import { loadOptional, type SdkMetricReader } from './telemetry-sdk.js';
 
 /** `GET /metrics` for the Node entry, from `prometheusEndpoint()`: a metric reader and the text it serves. */
@@ -19,7 +20,7 @@ export interface PrometheusEndpoint {
  * The exporter is loaded only when this is called (like the SDK, it costs startup time).
  */
 export async function prometheusEndpoint(): Promise<PrometheusEndpoint> {
-  const { PrometheusExporter, PrometheusSerializer } = await loadOptional(
+  const { PrometheusExporter } = await loadOptional(
     '@opentelemetry/exporter-prometheus',
     '--metrics (GET /metrics)',
     () => import('@opentelemetry/exporter-prometheus'),
@@ -31,14 +32,13 @@ export async function prometheusEndpoint(): Promise<PrometheusEndpoint> {
   );
   const reader = new PrometheusExporter({ preventServerStart: true, metricProducers: [ownMetricProducer(sdk)] });
   readsOwnMetrics(reader);
-  // Without target_info: the resource (host name, pid, runtime version) is not for whoever holds a scrape key.
-  const serializer = new PrometheusSerializer(undefined, undefined, undefined, true);
   return {
     reader,
     scrape: async () => {
       const { resourceMetrics, errors } = await reader.collect();
       for (const error of errors) console.error('openresponses-server: metrics collection error', error);
-      return boundedExposition(serializer.serialize(withUnitSuffixes(resourceMetrics)));
+      // Without target_info: the resource (host name, pid, runtime version) is not for whoever holds a scrape key.
+      return boundedExposition(prometheusText(withUnitSuffixes(resourceMetrics)));
     },
   };
 }
