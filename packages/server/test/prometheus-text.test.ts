@@ -7,6 +7,7 @@ import { deserialize, serialize } from 'node:v8';
 import { ValueType } from '@opentelemetry/api';
 import type { DataPoint, Histogram, MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { describe, expect, test } from 'vitest';
+import { boundedExposition } from '../src/node/prometheus.js';
 import { prometheusText } from '../src/node/prometheus-text.js';
 
 /** `DataPointType` and `AggregationTemporality` of @opentelemetry/sdk-metrics (loaded only in the library's process). */
@@ -155,6 +156,25 @@ describe('the Prometheus exposition (node/prometheus-text.ts)', () => {
   test('writes what the library writes over 2,000 made-up collections', () => {
     for (const [index, metrics] of collections.entries())
       expect(prometheusText(metrics), `seed ${index + 1}`).toBe(texts[index]);
+  });
+
+  test('written only up to a bound, cut by boundedExposition as the whole text is, at every line end', () => {
+    let cuts = 0;
+    for (const [index, metrics] of collections.slice(0, 1000).entries()) {
+      const whole = texts[index];
+      const lineEnds = [...whole.matchAll(/\n/g)].map((match) => match.index);
+      for (const end of [0, ...lineEnds, whole.length])
+        for (const max of [end - 1, end, end + 1, end + 2]) {
+          if (max < 0) continue;
+          const written = prometheusText(metrics, max);
+          // The whole text's beginning, ended only once past max + 1.
+          expect(whole.startsWith(written) && (written === whole || written.length > max + 1)).toBe(true);
+          if (written.length < whole.length) cuts++;
+          expect(boundedExposition(written, max), `seed ${index + 1}, max ${max}`).toBe(boundedExposition(whole, max));
+        }
+    }
+    // Most bounds stop the writing early.
+    expect(cuts).toBeGreaterThan(30_000);
   });
 
   test('writes what the library writes over the SDK instruments of every kind, 500 series each', () => {

@@ -38,7 +38,7 @@ export async function prometheusEndpoint(): Promise<PrometheusEndpoint> {
       const { resourceMetrics, errors } = await reader.collect();
       for (const error of errors) console.error('openresponses-server: metrics collection error', error);
       // Without target_info: the resource (host name, pid, runtime version) is not for whoever holds a scrape key.
-      return boundedExposition(prometheusText(withUnitSuffixes(resourceMetrics)));
+      return boundedExposition(prometheusText(withUnitSuffixes(resourceMetrics), MAX_EXPOSITION_CHARS));
     },
   };
 }
