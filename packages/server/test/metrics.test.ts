@@ -5,7 +5,6 @@ import { afterEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
 import { createResponsesService } from '../src/service/service.js';
 import { MAX_REPORTED_NAME_LENGTH } from '../src/telemetry/attributes.js';
-import { boundedExposition } from '../src/node/prometheus.js';
 import { BUCKETS } from '../src/telemetry/metrics.js';
 import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
 import { runCliToExit, startCli } from './cli-process.js';
@@ -327,19 +326,5 @@ describe('GET /metrics in the library (the scrape function injected)', () => {
       }),
     );
     expect(((await turn.json()) as { error: { code: string } }).error.code).toBe('too_many_concurrent_requests');
-  });
-});
-
-describe('the exposition size bound', () => {
-  test('a text past the bound is cut before the family that crosses it, with a comment, and still parses', () => {
-    const family = (i: number) => `# HELP m${i} M.\n# TYPE m${i} gauge\nm${i} ${i}\n`;
-    const text = Array.from({ length: 100 }, (_, i) => family(i)).join('');
-    const cut = boundedExposition(text, 1000);
-    expect(cut.length).toBeLessThan(1100);
-    expect(cut).toMatch(/# openresponses: exposition cut at 1000 characters/);
-    const families = parsePrometheusTextFormat(cut);
-    expect(families.length).toBeGreaterThan(5);
-    expect(families.every((f) => f.metrics.length === 1)).toBe(true);
-    expect(boundedExposition(text)).toBe(text);
   });
 });

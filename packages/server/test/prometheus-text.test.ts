@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { ValueType } from '@opentelemetry/api';
 import type { DataPoint, Histogram, MetricData, ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, test } from 'vitest';
-import { boundedExposition } from '../src/node/prometheus.js';
+import { MAX_EXPOSITION_CHARS } from '../src/node/prometheus.js';
 import { prometheusText } from '../src/node/prometheus-text.js';
 
 /** `DataPointType` and `AggregationTemporality` of @opentelemetry/sdk-metrics (loaded only in the library's process). */
@@ -158,8 +159,8 @@ describe('the Prometheus exposition (node/prometheus-text.ts)', () => {
       expect(prometheusText(metrics), `seed ${index + 1}`).toBe(texts[index]);
   });
 
-  test('written only up to a bound, cut by boundedExposition as the whole text is, at every line end', () => {
-    let cuts = 0;
+  test('bounded: the families that fit served whole, each family left out named, at every line end', () => {
+    let leftOut = 0;
     for (const [index, metrics] of collections.slice(0, 1000).entries()) {
       const whole = texts[index];
       const lineEnds = [...whole.matchAll(/\n/g)].map((match) => match.index);
@@ -167,14 +168,62 @@ describe('the Prometheus exposition (node/prometheus-text.ts)', () => {
         for (const max of [end - 1, end, end + 1, end + 2]) {
           if (max < 0) continue;
           const written = prometheusText(metrics, max);
-          // The whole text's beginning, ended only once past max + 1.
-          expect(whole.startsWith(written) && (written === whole || written.length > max + 1)).toBe(true);
-          if (written.length < whole.length) cuts++;
-          expect(boundedExposition(written, max), `seed ${index + 1}, max ${max}`).toBe(boundedExposition(whole, max));
+          expect(written, `seed ${index + 1}, max ${max}`).toBe(expectedCut(whole, max));
+          if (whole !== '# no registered metrics') expect(written.length).toBeLessThanOrEqual(max);
+          leftOut += written.split(LEFT_OUT).length - 1;
         }
     }
-    // Most bounds stop the writing early.
-    expect(cuts).toBeGreaterThan(30_000);
+    // Most bounds leave families out.
+    expect(leftOut).toBeGreaterThan(30_000);
+  });
+
+  test('a histogram whose bucket lines are as short as they can be is served at a bound of its length', () => {
+    // No count or sum line: the lines the writer skips a histogram by, without writing it, are all of it.
+    const value = { buckets: { boundaries: [1, 2], counts: [0, 0] }, count: undefined, sum: undefined };
+    const metrics: ResourceMetrics = {
+      resource: { attributes: {} } as ResourceMetrics['resource'],
+      scopeMetrics: [
+        {
+          scope: { name: 's' },
+          metrics: [
+            {
+              descriptor: { name: 'h', description: '', unit: '', valueType: ValueType.DOUBLE },
+              aggregationTemporality: CUMULATIVE,
+              dataPointType: HISTOGRAM,
+              dataPoints: [
+                point({ a: 'x', b: '' }, value as unknown as Histogram),
+                point({}, value as unknown as Histogram),
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const whole = prometheusText(metrics);
+    expect(whole.split('\n').filter((line) => line.startsWith('h_bucket'))).toHaveLength(4);
+    expect(prometheusText(metrics, whole.length)).toBe(whole);
+    expect(prometheusText(metrics, whole.length - 1)).toMatch(/^# openresponses: metric family h left out/);
+  });
+
+  test('with the default bound, a histogram at the series cap is left out and the gauges and counters served', () => {
+    const metrics = atTheCaps();
+    const whole = prometheusText(metrics);
+    const histogram = families(whole)[1];
+    expect(histogram.length).toBeGreaterThan(MAX_EXPOSITION_CHARS);
+    const written = prometheusText(metrics, MAX_EXPOSITION_CHARS);
+    expect(written.length).toBeLessThanOrEqual(MAX_EXPOSITION_CHARS);
+    expect(written).toBe(expectedCut(whole, MAX_EXPOSITION_CHARS));
+    const [gauge, , counter] = families(whole);
+    expect(written).toBe(
+      `${gauge}# openresponses: metric family gen_ai_server_request_duration_seconds left out: the exposition would pass ${MAX_EXPOSITION_CHARS} characters\n${counter}`,
+    );
+    // Still the text format: the comment is only a comment.
+    expect(parsePrometheusTextFormat(written).map((family) => family.name)).toEqual([
+      'openresponses_server_active_requests',
+      'openresponses_server_rejections_total',
+    ]);
+    const small = gauge.length + counter.length + 200;
+    expect(prometheusText(metrics, small)).toBe(written.replaceAll(`${MAX_EXPOSITION_CHARS}`, `${small}`));
   });
 
   test('writes what the library writes over the SDK instruments of every kind, 500 series each', () => {
@@ -183,3 +232,81 @@ describe('the Prometheus exposition (node/prometheus-text.ts)', () => {
     expect(text).toBe(texts.at(-1));
   });
 });
+
+const LEFT_OUT = '# openresponses: metric family ';
+
+/** A text's metric families, each from its `# HELP` line (newlines in help text and label values are escaped). */
+const families = (text: string): string[] => text.split(/(?=^# HELP )/m);
+
+/**
+ * What `prometheusText(metrics, max)` serves, from the whole text: each family whole while it fits, else a
+ * comment naming it while that fits, else nothing more.
+ */
+function expectedCut(whole: string, max: number): string {
+  if (whole === '# no registered metrics') return whole;
+  let text = '';
+  for (const family of families(whole)) {
+    if (text.length + family.length <= max) {
+      text += family;
+      continue;
+    }
+    const name = family.slice('# HELP '.length, family.indexOf(' ', '# HELP '.length));
+    const comment = `${LEFT_OUT}${name} left out: the exposition would pass ${max} characters\n`;
+    if (text.length + comment.length > max) break;
+    text += comment;
+  }
+  return text;
+}
+
+/**
+ * A collection as the server's own caps allow it: a gauge, then a request duration histogram at the series cap
+ * (2,000 series and the overflow one, model names listed by an upstream, 14 buckets), then a counter.
+ */
+function atTheCaps(): ResourceMetrics {
+  const descriptor = (name: string, unit = '') => ({
+    name,
+    description: `${name}.`,
+    unit,
+    valueType: ValueType.DOUBLE,
+  });
+  const boundaries = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+  const seriesAttributes = (i: number) => ({
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.provider.name': 'openai',
+    'gen_ai.request.model': `org-${i % 200}/model-with-a-listed-name-${i}`,
+    'error.type': i % 10 === 0 ? '' : `upstream_error_${i % 10}`,
+  });
+  const metrics: MetricData[] = [
+    {
+      descriptor: descriptor('openresponses_server_active_requests'),
+      aggregationTemporality: CUMULATIVE,
+      dataPointType: GAUGE,
+      dataPoints: [point({}, 3)],
+    },
+    {
+      descriptor: descriptor('gen_ai_server_request_duration_seconds', 's'),
+      aggregationTemporality: CUMULATIVE,
+      dataPointType: HISTOGRAM,
+      dataPoints: Array.from({ length: 2001 }, (_, i) =>
+        point(i === 2000 ? { 'otel.metric.overflow': true } : seriesAttributes(i), {
+          buckets: { boundaries, counts: Array.from({ length: 15 }, (_, b) => (i + b) % 7) },
+          sum: i / 3,
+          count: 15,
+          min: 0,
+          max: 1,
+        } as Histogram),
+      ),
+    },
+    {
+      descriptor: descriptor('openresponses_server_rejections'),
+      aggregationTemporality: CUMULATIVE,
+      dataPointType: SUM,
+      isMonotonic: true,
+      dataPoints: [point({ 'openresponses.rejection.reason': 'rate_limited' }, 12)],
+    },
+  ];
+  return {
+    resource: { attributes: {} } as ResourceMetrics['resource'],
+    scopeMetrics: [{ scope: { name: 'openresponses-server' }, metrics }],
+  };
+}

@@ -38,20 +38,16 @@ export async function prometheusEndpoint(): Promise<PrometheusEndpoint> {
       const { resourceMetrics, errors } = await reader.collect();
       for (const error of errors) console.error('openresponses-server: metrics collection error', error);
       // Without target_info: the resource (host name, pid, runtime version) is not for whoever holds a scrape key.
-      return boundedExposition(prometheusText(withUnitSuffixes(resourceMetrics), MAX_EXPOSITION_CHARS));
+      return prometheusText(withUnitSuffixes(resourceMetrics), MAX_EXPOSITION_CHARS);
     },
   };
 }
 
-/** The largest exposition served (4 MiB): label values are bounded, and this bounds what they could still add up to. */
+/**
+ * The largest exposition served (4 MiB): label values are bounded, and this bounds what they could still add up to
+ * (a family that would pass it is left out whole, and the others served: `prometheusText`).
+ */
 export const MAX_EXPOSITION_CHARS = 4 * 1024 * 1024;
-
-/** `text` whole, or cut before the metric family that crosses `max` characters, with a comment saying so (still valid text format). */
-export function boundedExposition(text: string, max = MAX_EXPOSITION_CHARS): string {
-  if (text.length <= max) return text;
-  const cut = text.lastIndexOf('\n# HELP ', max);
-  return `${text.slice(0, cut < 0 ? 0 : cut + 1)}# openresponses: exposition cut at ${max} characters; later metric families left out\n`;
-}
 
 /** Prometheus unit words of the UCUM units this server's instruments use; `{…}` annotations add nothing. */
 const UNIT_WORDS: Readonly<Record<string, string>> = { s: 'seconds', ms: 'milliseconds', By: 'bytes' };
