@@ -857,6 +857,15 @@ export async function run(): Promise<void> {
  * 1.33x / 1.37x the floor over HTTP. What is left above the floor over HTTP (~3 ms a turn) is no longer
  * fresh memory (the faults are the floor's: the body's string and the heap's growth) but the turn's own
  * passes over the MiB (the profile notes above: the word count, normalizing, the depth walk, GC).
+ *
+ * Nineteenth session (big-turn, same VM as the eighteenth). Callgrind of the built package put 26.3M of the
+ * turn's 64.4M instructions (outside GC) in V8's `JSON.stringify` string loop over the input's texts, one call
+ * an item. Now a group of ~32 KiB a call, and input messages in any key order written field by field, each
+ * long text as it is once a WebAssembly SIMD check (`json-text.ts`) finds nothing to escape: 37.1M a turn, the
+ * serialization 1.75 -> ~0.8 ms; this case 3.17x / 3.21x -> 2.37x / 2.27x (two idle runs on df531ad). In a
+ * profile (~1.3x inflated, ms a turn): the store's serialization 1.26, GC 1.03, the parse with its depth check
+ * 1.02, HTTP parser and handler 0.95, the response write 0.61, the body read 0.35, the store's chunks 0.29, the
+ * word count 0.24, normalizing 0.19.
  */
 /** Microseconds this thread has waited on a run queue while runnable (Linux; NaN elsewhere). */
 function runQueueWaitMicros(): number {
