@@ -1,5 +1,6 @@
 // Whether a string needs `JSON.stringify`'s escapes: the check the server's own serializers (response-json.ts,
 // input-json.ts) make before writing a text as it is.
+import { ASCII_CHUNK, ASCII_FROM, asciiInto, simdModule } from './ascii-simd.js';
 
 /** A character `JSON.stringify` escapes (or, for a surrogate, may): a string with one is serialized by it. */
 export const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
@@ -12,30 +13,21 @@ export const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
  * `JSON.stringify`'s own check, a character at a time, which a text found plain no longer pays).
  */
 export function writtenAsIs(text: string): boolean {
-  if (text.length < SIMD_FROM || plainJson === undefined) return !NEEDS_ESCAPE.test(text);
-  for (let start = 0; start < text.length; start += SIMD_CHUNK) {
-    const chunk = text.length <= SIMD_CHUNK ? text : text.slice(start, start + SIMD_CHUNK);
-    const { read, written } = encoder.encodeInto(chunk, plainJson.bytes);
-    if (read !== chunk.length || written !== read) return !NEEDS_ESCAPE.test(text);
-    // Spaces after the end need no escape: the function reads whole sixteens.
-    const padded = (written + 15) & ~15;
-    plainJson.bytes.fill(0x20, written, padded);
-    if (plainJson.plain(padded) === 0) return false;
+  if (text.length < ASCII_FROM || plainJson === undefined) return !NEEDS_ESCAPE.test(text);
+  for (let start = 0; start < text.length; start += ASCII_CHUNK) {
+    const chunk = text.length <= ASCII_CHUNK ? text : text.slice(start, start + ASCII_CHUNK);
+    const length = asciiInto(chunk, plainJson.bytes);
+    if (length < 0) return !NEEDS_ESCAPE.test(text);
+    if (plainJson.exports.plain(length) === 0) return false;
   }
   return true;
 }
 
-/** Below this many characters the per-call cost of `encodeInto` is more than it saves. */
-const SIMD_FROM = 64;
-/** Characters encoded at a time (a multiple of 16, within the module's one page of memory). */
-const SIMD_CHUNK = 32 * 1024;
-const encoder = new TextEncoder();
-
 /**
  * `plain(length)`: 1 when none of the first `length` bytes (a multiple of 16) of the module's memory is one
  * `JSON.stringify` escapes in ASCII (below 32, `"` or a backslash), else 0: per sixteen bytes, the three tests as
- * lane masks ORed into one, tested once at the end. Assembled from this text (WebAssembly 2.0 with SIMD, as
- * the word count's module in models/item-text.ts); a runtime that cannot compile it checks with NEEDS_ESCAPE:
+ * lane masks ORed into one, tested once at the end. Assembled from this text (`simdModule`); a runtime that
+ * cannot compile it checks with NEEDS_ESCAPE:
  *
  *   (module
  *     (memory (export "memory") 1)
@@ -59,15 +51,4 @@ const encoder = new TextEncoder();
 const PLAIN_JSON =
   'AGFzbQEAAAABBgFgAX8BfwMCAQAFAwEAAQcSAgZtZW1vcnkCAAVwbGFpbgAACncBdQIBfwJ7AkADQCABIABPDQEgAf0ABAAhAiADIAL9DCAgICAgICAgICAgICAgICD9JiAC/QwiIiIiIiIiIiIiIiIiIiIi/SMgAv0MXFxcXFxcXFxcXFxcXFxcXP0j/VD9UP1QIQMgAUEQaiEBDAALCyAD/VNFCw==';
 
-const plainJson: { plain(length: number): number; bytes: Uint8Array } | undefined = (() => {
-  try {
-    const module = new WebAssembly.Module(Uint8Array.from(atob(PLAIN_JSON), (char) => char.charCodeAt(0)));
-    const exports = new WebAssembly.Instance(module).exports as {
-      plain(length: number): number;
-      memory: WebAssembly.Memory;
-    };
-    return { plain: exports.plain, bytes: new Uint8Array(exports.memory.buffer, 0, SIMD_CHUNK) };
-  } catch {
-    return undefined; // no WebAssembly, or no compiling it from bytes (some edge runtimes)
-  }
-})();
+const plainJson = simdModule<{ plain(length: number): number }>(PLAIN_JSON);

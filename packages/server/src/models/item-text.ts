@@ -1,6 +1,7 @@
 // What a turn's text counts as: the word-ish tokens the embedded model reports and `truncation` estimates
 // with, and the text of an item or of the latest user message, for providers that answer it.
 import type { ItemField } from '@openresponses/types';
+import { ASCII_CHUNK, ASCII_FROM, asciiInto, type SimdModule, simdModule } from '../ascii-simd.js';
 import type { ModelRequest } from './provider.js';
 
 /**
@@ -39,36 +40,27 @@ SPACES.fill(1, 0x2000, 0x200b);
  * start. 1 MiB of English in 1 KB texts: 0.27 ms, against 0.62 ms for the same count four bytes at a time
  * in JavaScript (load 8.7); `countWords` takes ~2.6 ms.
  */
-function countAsciiWords(text: string, wordStarts: WordStarts): number {
+function countAsciiWords(text: string, wordStarts: SimdModule<WordStarts>): number {
   let count = 0;
-  // 1 when the byte before the chunk is a space (the start of the text counts as one).
+  // 1 when the character before the chunk is a space (the start of the text counts as one).
   let carry = 1;
   for (let start = 0; start < text.length; start += ASCII_CHUNK) {
     const chunk = text.length <= ASCII_CHUNK ? text : text.slice(start, start + ASCII_CHUNK);
-    const { read, written } = encoder.encodeInto(chunk, wordStarts.bytes);
-    if (read !== chunk.length || written !== read) return count + countWords(text, start, carry);
-    // Spaces after the end start no word: the function reads whole sixteens.
-    const padded = (written + 15) & ~15;
-    wordStarts.bytes.fill(0x20, written, padded);
-    count += wordStarts.count(padded, carry);
-    carry = SPACES[wordStarts.bytes[written - 1]!]!;
+    const length = asciiInto(chunk, wordStarts.bytes);
+    if (length < 0) return count + countWords(text, start, carry);
+    count += wordStarts.exports.count(length, carry);
+    carry = SPACES[chunk.charCodeAt(chunk.length - 1)]!;
   }
   return count;
 }
-
-/** Below this many units the per-call cost of `encodeInto` is more than it saves. */
-const ASCII_FROM = 64;
-/** Units encoded at a time (a multiple of 16, within the module's one page of memory). */
-const ASCII_CHUNK = 32 * 1024;
-const encoder = new TextEncoder();
 
 /**
  * `count(length, carry)`: the words that start in the first `length` bytes (a multiple of 16) of the
  * module's memory, ASCII, where the byte before them is a space when `carry` is 1. Per sixteen bytes: the
  * spaces (' ' or 9-13, as in `SPACES`) as a lane mask, the previous byte's mask by a shuffle with the
  * sixteen before, a word start where a non-space follows a space; the starts are summed in byte lanes (at
- * most 255 sixteens) and then widened. Assembled from this text (WebAssembly 2.0 with SIMD, which every
- * Node since 16 runs); a runtime that cannot compile it counts with `countWords`:
+ * most 255 sixteens) and then widened. Assembled from this text (`simdModule`); a runtime that cannot compile
+ * it counts with `countWords`:
  *
  *   (module
  *     (memory (export "memory") 1)
@@ -107,22 +99,9 @@ const WORD_STARTS =
 
 interface WordStarts {
   count(length: number, carry: number): number;
-  /** The first ASCII_CHUNK bytes of the module's memory. */
-  bytes: Uint8Array;
 }
 
-const wordStarts: WordStarts | undefined = (() => {
-  try {
-    const module = new WebAssembly.Module(Uint8Array.from(atob(WORD_STARTS), (char) => char.charCodeAt(0)));
-    const exports = new WebAssembly.Instance(module).exports as {
-      count: WordStarts['count'];
-      memory: WebAssembly.Memory;
-    };
-    return { count: exports.count, bytes: new Uint8Array(exports.memory.buffer, 0, ASCII_CHUNK) };
-  } catch {
-    return undefined; // no WebAssembly, or no compiling it from bytes (some edge runtimes)
-  }
-})();
+const wordStarts = simdModule<WordStarts>(WORD_STARTS);
 
 /** The request's context in `countTokens` tokens: as the turn counted it, or counted here for a request built by hand. */
 export function contextTokens(request: Pick<ModelRequest, 'inputTokens' | 'items' | 'instructions'>): number {
