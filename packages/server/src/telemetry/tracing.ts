@@ -327,18 +327,19 @@ export function startClientSpan(method: string, url: string, parent: Context | u
  * instructions a traced gateway turn, callgrind).
  */
 const clientAttributesOf = (method: string, url: string): Attributes =>
-  clientAttributeSets.get(method, url, undefined, undefined, () => {
-    const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
-    if (URL.canParse(url)) {
-      const parsed = new URL(url);
-      const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
-      attributes[ATTR_SERVER_ADDRESS] = parsed.hostname;
-      attributes[ATTR_SERVER_PORT] = port;
-      attributes[ATTR_URL_FULL] = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-    }
-    return attributes;
-  });
+  clientAttributeSets.get(method, url, undefined, undefined, clientAttributesMade);
 const clientAttributeSets = new AttributeSets();
+const clientAttributesMade = (method: string, url: string): Attributes => {
+  const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
+  if (URL.canParse(url)) {
+    const parsed = new URL(url);
+    const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+    attributes[ATTR_SERVER_ADDRESS] = parsed.hostname;
+    attributes[ATTR_SERVER_PORT] = port;
+    attributes[ATTR_URL_FULL] = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  }
+  return attributes;
+};
 
 /** Ends an upstream call's span: its status (4xx and 5xx errors, as the conventions say for clients) or the error. */
 export function endClientSpan(span: Span, status: number | undefined, error?: unknown): void {
