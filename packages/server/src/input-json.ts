@@ -1,6 +1,6 @@
 // The stored turn's input items as JSON in pieces (`StoredResponseText.inputPieces`), for the memory store.
 import type { ItemField } from '@openresponses/types';
-import { type Fields, fastText, flat, ownKey, shortText, valueText } from './response-json.js';
+import { fastText, flat, isPlainArray, listText, ownKey, plainFields, shortText, valueText } from './response-json.js';
 
 /**
  * `JSON.stringify(items)` of a turn's input items in pieces, whose concatenation is that text: the items in
@@ -32,12 +32,7 @@ const LONGEST_GROUP = 48 * 1024;
  * 1.23 ms a group for 1 MiB of messages.
  */
 function itemPieces(items: unknown): string[] | undefined {
-  if (
-    !Array.isArray(items) ||
-    Object.getPrototypeOf(items) !== Array.prototype ||
-    (items as { toJSON?: unknown }).toJSON !== undefined
-  )
-    return undefined;
+  if (!isPlainArray(items)) return undefined;
   const length = items.length;
   const pieces: string[] = [];
   // The first group's size is a guess; each next one is sized from the characters an item took so far.
@@ -113,15 +108,6 @@ function messagesText(
   return text + closing;
 }
 
-/** A plain object (see `hasKeys`) whose own enumerable keys are all its own, else undefined. */
-const plainFields = (value: unknown): Fields | undefined =>
-  typeof value === 'object' &&
-  value !== null &&
-  (value as Fields).constructor === Object &&
-  (value as Fields).toJSON === undefined
-    ? (value as Fields)
-    : undefined;
-
 /**
  * A message in any order of its keys (a client's, with the id and status the server adds after them), its
  * content text parts likewise; undefined for any other key, value or part. The keys are written as the
@@ -144,7 +130,7 @@ function inputMessageText(value: unknown): string | undefined {
         json = typeof field === 'string' ? shortText(field) : undefined;
         break;
       case 'content':
-        json = typeof field === 'string' ? valueText(field) : inputPartsText(field);
+        json = typeof field === 'string' ? valueText(field) : listText(field, inputPartText);
         break;
     }
     const name = fieldName(key, text === undefined);
@@ -156,7 +142,9 @@ function inputMessageText(value: unknown): string | undefined {
 
 /**
  * `{"key":` for the first field of an object, `,"key":` for the others, for the keys these writers know: a
- * literal, so a field costs two string adds rather than four (1 MiB of messages: ~35,000 fewer a turn).
+ * literal, so a field costs two string adds rather than four (1 MiB of messages: ~35,000 fewer a turn). A
+ * switch rather than a table of the same pairs: 3–5 ns a call against 10 ns for a `Map` and 13 ns for an
+ * object's keys (a micro-measure of the keys a message and its parts take, 30 November).
  */
 function fieldName(key: string, first: boolean): string | undefined {
   switch (key) {
@@ -181,23 +169,6 @@ function fieldName(key: string, first: boolean): string | undefined {
     default:
       return undefined;
   }
-}
-
-/** A message's content: a plain list of text parts in any order of their keys, else undefined. */
-function inputPartsText(value: unknown): string | undefined {
-  if (
-    !Array.isArray(value) ||
-    Object.getPrototypeOf(value) !== Array.prototype ||
-    (value as { toJSON?: unknown }).toJSON !== undefined
-  )
-    return undefined;
-  let text = '[';
-  for (let i = 0; i < value.length; i++) {
-    const part = inputPartText(value[i]);
-    if (part === undefined) return undefined;
-    text = i === 0 ? text + part : `${text},${part}`;
-  }
-  return `${text}]`;
 }
 
 /** An input or output text part in any order of its keys, with empty `annotations` and `logprobs`; else undefined. */

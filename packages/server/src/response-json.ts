@@ -88,18 +88,28 @@ function unknown(): never {
  * making an array; `Object.getPrototypeOf` cost a runtime call an object.
  */
 function hasKeys(value: unknown, keys: readonly string[]): value is Fields {
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    (value as Fields).constructor !== Object ||
-    (value as Fields).toJSON !== undefined
-  )
-    return false;
+  const fields = plainFields(value);
+  if (fields === undefined) return false;
   let at = 0;
-  for (const key in value) if (key !== keys[at++] || !ownKey.call(value, key)) return false;
+  for (const key in fields) if (key !== keys[at++] || !ownKey.call(fields, key)) return false;
   return at === keys.length;
 }
 export const ownKey = Object.prototype.hasOwnProperty;
+
+/** `value` when made by `{…}` with no `toJSON` (see `hasKeys`), else undefined. */
+export const plainFields = (value: unknown): Fields | undefined =>
+  typeof value === 'object' &&
+  value !== null &&
+  (value as Fields).constructor === Object &&
+  (value as Fields).toJSON === undefined
+    ? (value as Fields)
+    : undefined;
+
+/** Whether `JSON.stringify` writes `value` element by element: an array of the realm's own, with no `toJSON`. */
+export const isPlainArray = (value: unknown): value is unknown[] =>
+  Array.isArray(value) &&
+  Object.getPrototypeOf(value) === Array.prototype &&
+  (value as { toJSON?: unknown }).toJSON === undefined;
 
 /** An object of a known shape through `text`, any other value as `JSON.stringify` writes it. */
 function shaped(value: unknown, keys: readonly string[], text: (fields: Fields) => string): string {
@@ -111,13 +121,8 @@ function shaped(value: unknown, keys: readonly string[], text: (fields: Fields) 
  * element `element` does not know (undefined) sends the whole array to `JSON.stringify`: one call for a
  * list of shapes not known here costs less than a call each (946 items of 1 KiB: 4.6 against 6.8 ms).
  */
-function listText(value: unknown, element: (value: unknown) => string | undefined): string {
-  if (
-    !Array.isArray(value) ||
-    Object.getPrototypeOf(value) !== Array.prototype ||
-    (value as { toJSON?: unknown }).toJSON !== undefined
-  )
-    return valueText(value);
+export function listText(value: unknown, element: (value: unknown) => string | undefined): string {
+  if (!isPlainArray(value)) return valueText(value);
   const length = value.length;
   if (length === 0) return '[]';
   let text = element(value[0]);
