@@ -10,9 +10,10 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { describe, expect, test } from 'vitest';
-import { InMemoryResponseStore } from '../src/stores/memory.js';
+import { InMemoryResponseStore, putAtOnce } from '../src/stores/memory.js';
 import { storeSpans } from '../src/stores/store-spans.js';
 import { withSpan } from '../src/telemetry/span-scope.js';
+import { sampleEntry } from '../src/testing/index.js';
 
 const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331' };
 
@@ -62,5 +63,47 @@ describe('store spans', () => {
     expect(Object.isFrozen(first)).toBe(true);
     expect(second).toBe(first);
     expect(item).toEqual({ 'db.operation.name': 'getItem', 'openresponses.store': 'InMemoryResponseStore' });
+  });
+});
+
+describe('a traced write into the memory store', () => {
+  /** A parent whose tracer notes each span's name as it starts and as it ends (with its status). */
+  const noting = () => {
+    const noted: string[] = [];
+    const span = (name: string): Span => {
+      const made = trace.wrapSpanContext({ ...spanContext, traceFlags: TraceFlags.SAMPLED });
+      return Object.assign(made, {
+        isRecording: () => true,
+        setAttribute: () => made,
+        setStatus: (status: { code: number }) => (noted.push(`${name} status ${status.code}`), made),
+        recordException: () => {},
+        end: () => void noted.push(`${name} ended`),
+      });
+    };
+    const tracer = {
+      startSpan: (name: string) => (noted.push(`${name} started`), span(name)),
+    } as unknown as Tracer;
+    return { noted, parent: withSpan(ROOT_CONTEXT, span('turn'), tracer) };
+  };
+
+  test('is made at once, its span ended as it returns (no promise, as an untraced write)', () => {
+    const { noted, parent } = noting();
+    const store = new InMemoryResponseStore();
+    const entry = sampleEntry({ id: 'resp_at_once', text: 'plain' });
+    expect(putAtOnce(storeSpans(store, parent), entry, 'owner')).toBe(true);
+    expect(noted).toEqual(['store put started', 'store put ended']);
+    expect(store.putNow(entry, 'someone else')).toBe(false);
+  });
+
+  test('that throws ends its span as failed and throws at once', () => {
+    const { noted, parent } = noting();
+    class Failing extends InMemoryResponseStore {
+      override putNow(): boolean {
+        throw new Error('full');
+      }
+    }
+    const entry = sampleEntry({ id: 'resp_failing', text: 'plain' });
+    expect(() => putAtOnce(storeSpans(new Failing(), parent), entry, 'owner')).toThrow('full');
+    expect(noted).toEqual(['store put started', 'store put status 2', 'store put ended']);
   });
 });

@@ -348,8 +348,19 @@ export class InMemoryResponseStore implements ResponseStore {
 }
 
 /**
+ * A wrapper's own `putAtOnce` (the store spans' wrapper, stores/store-spans.ts): it stores at once when the store it
+ * wraps does, so a traced turn's write into the memory store makes no promise either.
+ */
+export const PUT_AT_ONCE = Symbol('putAtOnce');
+
+/** A store wrapper with its own `putAtOnce` (`PUT_AT_ONCE`). */
+interface PutsAtOnce {
+  [PUT_AT_ONCE](entry: StoredResponse, owner: string, text?: StoredResponseText): boolean | Promise<boolean>;
+}
+
+/**
  * Stores `entry` in `store` at once when it is this process's memory store with its own `put` (no promise, no
- * microtask), else through `put`.
+ * microtask), or a wrapper that stores at once when what it wraps does, else through `put`.
  */
 export function putAtOnce(
   store: ResponseStore,
@@ -357,7 +368,8 @@ export function putAtOnce(
   owner: string,
   text?: StoredResponseText,
 ): boolean | Promise<boolean> {
-  return store.put === InMemoryResponseStore.prototype.put
-    ? (store as InMemoryResponseStore).putNow(entry, owner, text)
-    : store.put(entry, owner, text);
+  if (store.put === InMemoryResponseStore.prototype.put)
+    return (store as InMemoryResponseStore).putNow(entry, owner, text);
+  const wrapper = store as Partial<PutsAtOnce>;
+  return wrapper[PUT_AT_ONCE] !== undefined ? wrapper[PUT_AT_ONCE](entry, owner, text) : store.put(entry, owner, text);
 }

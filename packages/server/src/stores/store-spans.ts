@@ -5,6 +5,7 @@ import type { Attributes, Context } from '@opentelemetry/api';
 import { AttributeSets } from '../telemetry/attributes.js';
 import { endSpan, type SpanScope, sampledOutUnder, startChildSpan, within } from '../telemetry/tracing.js';
 import type { ResponseStore, StoredResponse, StoredResponseText } from './contract.js';
+import { PUT_AT_ONCE, putAtOnce } from './memory.js';
 
 type Operation = 'get' | 'getChain' | 'getItem' | 'put' | 'update' | 'delete';
 
@@ -78,6 +79,26 @@ class TracedStore implements ResponseStore {
 
   put(entry: StoredResponse, owner: string, text?: StoredResponseText) {
     return this.traced('put', this.store.put, entry, owner, text);
+  }
+
+  /**
+   * `putAtOnce` of the store underneath, in the span: a write into the memory store ends its span as it returns,
+   * with no promise, no span-ending callback and no turn's callback after it (as an untraced turn's write).
+   */
+  [PUT_AT_ONCE](entry: StoredResponse, owner: string, text?: StoredResponseText): boolean | Promise<boolean> {
+    const start = this.starts.put;
+    const scope = startChildSpan(start.name, this.parent, start.attributes);
+    if (!scope) return putAtOnce(this.store, entry, owner, text);
+    let putting: boolean | Promise<boolean>;
+    try {
+      putting = within(scope, putAtOnce, undefined, this.store, entry, owner, text);
+    } catch (error) {
+      endSpan(scope.span, error);
+      throw error;
+    }
+    if (putting instanceof Promise) return ended(scope, putting);
+    endSpan(scope.span);
+    return putting;
   }
 
   update(id: string, owner: string, change: (current: StoredResponse) => StoredResponse | undefined) {
