@@ -42,7 +42,7 @@ const DIGIT_CODES = (() => {
 })();
 // An id's character codes handed to String.fromCharCode.apply in plain arrays: from a typed array V8 copies them
 // through a slow elements path (callgrind: a traceparent 6.0k instructions that way, 2.3k this way; a traceparent
-// is now decoded from its bytes, below).
+// is now made from the ids' bytes, ./traceparent.ts).
 const codes16: number[] = new Array(16).fill(0);
 const codes32: number[] = new Array(32).fill(0);
 /** `length` (8 or 16) bytes of `bytes` from `at`, as lower-case hex. */
@@ -55,12 +55,6 @@ function hexOf(bytes: Uint8Array, at: number, length: number): string {
   }
   return String.fromCharCode.apply(null, codes);
 }
-
-/** A `traceparent`'s bytes: `00-`, 32 digits, `-`, 16 digits, `-0`, the flag's digit. */
-const parentBytes = new TextEncoder().encode('00-00000000000000000000000000000000-0000000000000000-00');
-// Its 55 ASCII bytes made a string by one `TextDecoder.decode`: ~0.5k instructions fewer than
-// `String.fromCharCode.apply` of 55 codes (callgrind of each alone, 100,000 calls: ~880 against ~1,410).
-const ascii = new TextDecoder();
 
 /**
  * A span context whose ids are bytes in a random pool: the trace id 16 bytes of `traceBytes` from `traceAt`
@@ -115,33 +109,5 @@ export class SpanIds implements SpanContext {
   get spanId(): string {
     this.spanHex ??= hexOf(this.spanBytes, this.spanAt, 8);
     return this.spanHex;
-  }
-
-  /**
-   * The W3C `traceparent` of these ids (version 00, the sampled flag as set), made as one string from the ids'
-   * bytes: what W3C trace context's propagator writes of `traceId`, `spanId` and `traceFlags` 0 or 1. Undefined
-   * for other flags, which the propagator's rule writes.
-   */
-  traceparent(): string | undefined {
-    const flags = this.traceFlags;
-    if (flags !== 0 && flags !== 1) return undefined;
-    const trace = this.traceBytes;
-    if (trace === undefined) return `00-${this.traceId}-${this.spanId}-0${flags}`;
-    const codes = parentBytes;
-    const traceAt = this.traceAt;
-    for (let i = 0; i < 16; i++) {
-      const byte = trace[traceAt + i]!;
-      codes[3 + 2 * i] = DIGIT_CODES[2 * byte]!;
-      codes[4 + 2 * i] = DIGIT_CODES[2 * byte + 1]!;
-    }
-    const span = this.spanBytes;
-    const spanAt = this.spanAt;
-    for (let i = 0; i < 8; i++) {
-      const byte = span[spanAt + i]!;
-      codes[36 + 2 * i] = DIGIT_CODES[2 * byte]!;
-      codes[37 + 2 * i] = DIGIT_CODES[2 * byte + 1]!;
-    }
-    codes[54] = 0x30 + flags;
-    return ascii.decode(codes);
   }
 }

@@ -68,14 +68,66 @@ export function traceparentOf(spanContext: SpanContext, context: Context): strin
   // without `isSpanContextValid`'s two regular expressions (~0.9k instructions a sampled-out gateway turn).
   if (spanContext === INVALID_SPAN_CONTEXT) return undefined;
   if (context.getValue(SUPPRESS_TRACING) === true) return undefined;
-  // Our own ids are valid as made, and write their header in one string; others' are checked as the
+  // Our own ids are valid as made, and write their header from their bytes; others' are checked as the
   // propagator checks them.
-  if (spanContext instanceof SpanIds) {
-    const own = spanContext.traceparent();
-    if (own !== undefined) return own;
-  } else if (!isSpanContextValid(spanContext)) return undefined;
   const flags = spanContext.traceFlags || TraceFlags.NONE;
+  if (spanContext instanceof SpanIds) {
+    if (spanContext.traceBytes !== undefined && (flags === 0 || flags === 1)) return ownTraceparent(spanContext, flags);
+  } else if (!isSpanContextValid(spanContext)) return undefined;
   return `00-${spanContext.traceId}-${spanContext.spanId}-${FLAGS[flags] ?? `0${Number(flags).toString(16)}`}`;
+}
+
+/** The character codes of a byte's hex digits, high and low. */
+const HIGH = new Uint8Array(256);
+const LOW = new Uint8Array(256);
+for (let byte = 0; byte < 256; byte++) {
+  HIGH[byte] = '0123456789abcdef'.charCodeAt(byte >>> 4);
+  LOW[byte] = '0123456789abcdef'.charCodeAt(byte & 0xf);
+}
+
+/**
+ * `00-{trace id}-{span id}-0{flags}` of a trace started here (its ids' bytes in the pool), for flags 0 or 1: each
+ * byte read into a local and the 55 characters made by one `String.fromCharCode` call, no loop, buffer or
+ * decoder (callgrind, a traced gateway turn: `traceparentOf` 1.8k instructions, 2.4k with the 55 codes written
+ * into bytes and decoded by `TextDecoder`).
+ */
+function ownTraceparent(ids: SpanIds, flags: 0 | 1): string {
+  const trace = ids.traceBytes!;
+  const traceAt = ids.traceAt;
+  const t0 = trace[traceAt]!;
+  const t1 = trace[traceAt + 1]!;
+  const t2 = trace[traceAt + 2]!;
+  const t3 = trace[traceAt + 3]!;
+  const t4 = trace[traceAt + 4]!;
+  const t5 = trace[traceAt + 5]!;
+  const t6 = trace[traceAt + 6]!;
+  const t7 = trace[traceAt + 7]!;
+  const t8 = trace[traceAt + 8]!;
+  const t9 = trace[traceAt + 9]!;
+  const t10 = trace[traceAt + 10]!;
+  const t11 = trace[traceAt + 11]!;
+  const t12 = trace[traceAt + 12]!;
+  const t13 = trace[traceAt + 13]!;
+  const t14 = trace[traceAt + 14]!;
+  const t15 = trace[traceAt + 15]!;
+  const span = ids.spanBytes;
+  const spanAt = ids.spanAt;
+  const s0 = span[spanAt]!;
+  const s1 = span[spanAt + 1]!;
+  const s2 = span[spanAt + 2]!;
+  const s3 = span[spanAt + 3]!;
+  const s4 = span[spanAt + 4]!;
+  const s5 = span[spanAt + 5]!;
+  const s6 = span[spanAt + 6]!;
+  const s7 = span[spanAt + 7]!;
+  // biome-ignore format: one pair of digits a byte
+  return String.fromCharCode(
+    0x30, 0x30, 0x2d,
+    HIGH[t0]!, LOW[t0]!, HIGH[t1]!, LOW[t1]!, HIGH[t2]!, LOW[t2]!, HIGH[t3]!, LOW[t3]!, HIGH[t4]!, LOW[t4]!, HIGH[t5]!, LOW[t5]!, HIGH[t6]!, LOW[t6]!, HIGH[t7]!, LOW[t7]!, HIGH[t8]!, LOW[t8]!, HIGH[t9]!, LOW[t9]!, HIGH[t10]!, LOW[t10]!, HIGH[t11]!, LOW[t11]!, HIGH[t12]!, LOW[t12]!, HIGH[t13]!, LOW[t13]!, HIGH[t14]!, LOW[t14]!, HIGH[t15]!, LOW[t15]!,
+    0x2d,
+    HIGH[s0]!, LOW[s0]!, HIGH[s1]!, LOW[s1]!, HIGH[s2]!, LOW[s2]!, HIGH[s3]!, LOW[s3]!, HIGH[s4]!, LOW[s4]!, HIGH[s5]!, LOW[s5]!, HIGH[s6]!, LOW[s6]!, HIGH[s7]!, LOW[s7]!,
+    0x2d, 0x30, 0x30 + flags,
+  );
 }
 
 /** The headers W3C trace context's and baggage's propagators read (their `fields()`). */
