@@ -191,8 +191,9 @@ const theirs = (spans: readonly EncodableSpan[]): Uint8Array =>
   // size of the one before it (kept with the head), and the span moves when its own differs.
   for (const size of [10, 200, 10, 20_000, 200])
     ownTracer.startSpan('sized', { attributes: { text: 'w'.repeat(size) } }, ROOT_CONTEXT).end();
-  // Strings of 32 characters and more set after the start (written by `TextEncoder.encodeInto`): ASCII, one made
-  // by concatenation (as a response id is), and ones not ASCII at their end or their start.
+  // Strings of 32 characters and more set after the start (written by one native call: Node's Buffer writer, else
+  // `TextEncoder.encodeInto`): ASCII, one made by concatenation (as a response id is), and ones not ASCII at their
+  // end or their start.
   const a40 = 'a'.repeat(40);
   for (const text of [a40, `resp_${'0123456789abcdef'.repeat(2)}`, `${a40}é`, `😀${a40}`])
     ownTracer.startSpan('long strings', {}, ROOT_CONTEXT).setAttribute('text', text).end();
