@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from 'vitest';
+import { expect, onTestFinished, test } from 'vitest';
 import { edgeViolations } from './edges.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -22,6 +22,7 @@ test('every pending exception still exists (remove it from PENDING once its impo
 
 test('the check sees relative, deep and dynamic imports into src/ and test/', () => {
   const root = mkdtempSync(path.join(tmpdir(), 'openresponses-edges-'));
+  onTestFinished(() => rmSync(root, { recursive: true, force: true }));
   mkdirSync(path.join(root, 'bench/fixtures'), { recursive: true });
   writeFileSync(
     path.join(root, 'bench/fixtures/bad.ts'),
