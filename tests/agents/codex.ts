@@ -1,11 +1,12 @@
-// Runs the pinned Codex CLI (`codex exec`) against a server on 127.0.0.1 with an isolated CODEX_HOME in a
-// temporary folder: a custom provider with `wire_api = "responses"`, no update check, no analytics, and a
-// proxy that goes nowhere for anything but 127.0.0.1, so Codex cannot reach any other network.
+// Runs the pinned Codex CLI (`codex exec`) against a server on 127.0.0.1 with an isolated CODEX_HOME and TMPDIR in
+// a temporary folder removed when the test ends: a custom provider with `wire_api = "responses"`, no update check,
+// no analytics, and a proxy that goes nowhere for anything but 127.0.0.1, so Codex cannot reach any other network.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { onTestFinished } from 'vitest';
 import { API_KEY } from './server.js';
 
 const codexBin = createRequire(import.meta.url).resolve('@openai/codex/bin/codex.js');
@@ -36,16 +37,20 @@ export interface CodexHome {
   home: string;
   /** The working folder Codex runs commands in. */
   workdir: string;
+  /** Codex's TMPDIR (it keeps a daemon folder and a sandbox lock there). */
+  tmp: string;
 }
 
+/** A Codex home for the current test, removed when it ends (pass or fail). */
 export function codexHome(baseUrl: string, model: string): CodexHome {
   const root = mkdtempSync(path.join(tmpdir(), 'codex-'));
+  onTestFinished(() => rmSync(root, { recursive: true, force: true }));
   const home = path.join(root, 'home');
   const workdir = path.join(root, 'work');
-  mkdirSync(home);
-  mkdirSync(workdir);
+  const tmp = path.join(root, 'tmp');
+  for (const folder of [home, workdir, tmp]) mkdirSync(folder);
   writeFileSync(path.join(home, 'config.toml'), codexConfig(baseUrl, model));
-  return { home, workdir };
+  return { home, workdir, tmp };
 }
 
 /** `codex exec <args>`: its exit code and output (the final message is the last line of stdout). */
@@ -60,6 +65,9 @@ export function codexExec(
       PATH: process.env.PATH ?? '',
       HOME: where.home,
       CODEX_HOME: where.home,
+      TMPDIR: where.tmp,
+      TMP: where.tmp,
+      TEMP: where.tmp,
       OPENRESPONSES_API_KEY: API_KEY,
       // Everything but 127.0.0.1 goes to a closed port.
       HTTPS_PROXY: 'http://127.0.0.1:9',
