@@ -40,11 +40,17 @@ const webEntriesModule = (specifiers: string[]) =>
 
 export default async function setup(project: TestProject): Promise<() => void> {
   const work = mkdtempSync(path.join(tmpdir(), 'openresponses-runtimes-'));
+  const remove = () => rmSync(work, { recursive: true, force: true });
   const consumer = path.join(work, 'consumer');
-  await installTarballs(consumer, await packAll(work));
-  const guest = path.join(consumer, 'guest');
-  cpSync(fileURLToPath(new URL('./guest', import.meta.url)), guest, { recursive: true });
-  writeFileSync(path.join(guest, 'web-entries.mjs'), webEntriesModule(webEntries));
+  try {
+    await installTarballs(consumer, await packAll(work));
+    const guest = path.join(consumer, 'guest');
+    cpSync(fileURLToPath(new URL('./guest', import.meta.url)), guest, { recursive: true });
+    writeFileSync(path.join(guest, 'web-entries.mjs'), webEntriesModule(webEntries));
+  } catch (error) {
+    remove(); // vitest runs no teardown for a setup that failed.
+    throw error;
+  }
   project.provide('consumer', consumer);
-  return () => rmSync(work, { recursive: true, force: true });
+  return remove;
 }

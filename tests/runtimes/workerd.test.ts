@@ -2,12 +2,13 @@
 // way wrangler does (esbuild, `workerd`/`worker`/`browser` conditions, no Node compatibility), the fetch
 // handler served by the Worker (JSON, streams, errors), the suite inside the Worker, and our client inside
 // the Worker calling the Node reference server.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer } from '@openresponses/server/node';
 import { build, type BuildFailure } from 'esbuild';
-import { Miniflare } from 'miniflare';
+import { Miniflare, type MiniflareOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { NODE_ONLY_ENTRIES, rowOf, webEntries } from './consumer.js';
 import {
@@ -62,16 +63,32 @@ async function bundleWorker(consumer: string, entry: string): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
+/**
+ * A Miniflare whose own temporary folder (`<os.tmpdir()>/miniflare-<random>`, read in its constructor, which its
+ * `dispose` removes without waiting) is made in `folder`, so the test removes it once the Worker is disposed.
+ */
+function miniflareIn(folder: string, options: MiniflareOptions): Miniflare {
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = folder;
+  try {
+    return new Miniflare(options);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+}
+
 describe('workerd', () => {
   const consumer = inject('consumer');
   const observed = new Observations('workerd', `npm \`miniflare\` with \`workerd\` ${workerdVersion}`);
   let worker: Miniflare;
   let url: string;
   let reference: RunningServer;
+  const miniflareTemp = mkdtempSync(path.join(tmpdir(), 'openresponses-miniflare-'));
 
   beforeAll(async () => {
     const script = await bundleWorker(consumer, 'guest/worker.mjs');
-    worker = new Miniflare({
+    worker = miniflareIn(miniflareTemp, {
       modules: true,
       script,
       compatibilityDate: '2026-04-01',
@@ -87,6 +104,7 @@ describe('workerd', () => {
   afterAll(async () => {
     await worker?.dispose();
     await reference?.close();
+    rmSync(miniflareTemp, { recursive: true, force: true, maxRetries: 5 });
   });
 
   test('the web-standard entry points bundle for workerd and run there as in Node', async () => {
@@ -137,7 +155,7 @@ describe('workerd', () => {
   });
 
   test('a Worker that builds createResponsesHandler at module scope starts and serves (construction draws no random values)', async () => {
-    const moduleScope = new Miniflare({
+    const moduleScope = miniflareIn(miniflareTemp, {
       modules: true,
       script: await bundleWorker(consumer, 'guest/worker-module-scope.mjs'),
       compatibilityDate: '2026-04-01',
