@@ -22,7 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { Application, LogLevel, type TypeDocOptions } from 'typedoc';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, onTestFinished, test } from 'vitest';
 import { CHROMIUM, chromiumAvailable, launchChromium } from '../../test-support/chromium.js';
 import { markdownFiles, repoRoot } from './markdown.js';
 
@@ -171,6 +171,7 @@ test.skipIf(!available)('the index and an API page render in Chromium', async ()
 
 test('the same validation fails on an undocumented export and on a broken link', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'openresponses-docs-canary-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(path.join(dir, 'src'));
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'canary', version: '1.0.0', type: 'module' }));
   writeFileSync(
@@ -202,7 +203,6 @@ test('the same validation fails on an undocumented export and on a broken link',
   const project = await app.convert();
   expect(project).toBeDefined();
   app.validate(project!);
-  rmSync(dir, { recursive: true, force: true });
   expect(messages.join('\n')).toMatch(/undocumented \(\w+\).*does not have any documentation/);
   expect(messages.join('\n')).toMatch(/Failed to resolve link to "Nowhere"/);
 });

@@ -25,6 +25,9 @@ async function serve({ routes, limits, env }: HostileServeRequest): Promise<Host
   const server = await startChildServer(['--port', '0', '--api-key', KEY, '--config', config], {
     ...limitsEnv(limits),
     ...env,
+  }).catch((error: unknown) => {
+    rmSync(directory, { recursive: true, force: true });
+    throw error;
   });
   return {
     url: server.url,
@@ -32,10 +35,7 @@ async function serve({ routes, limits, env }: HostileServeRequest): Promise<Host
     rss: () => server.rss(),
     cpuMs: () => server.cpuMs(),
     alive: () => server.alive(),
-    close: async () => {
-      await server.stop();
-      rmSync(directory, { recursive: true, force: true });
-    },
+    close: () => server.stop().finally(() => rmSync(directory, { recursive: true, force: true })),
   };
 }
 
