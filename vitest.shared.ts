@@ -1,5 +1,9 @@
 // Shared vitest settings: tests run on package sources through the `@openresponses/source` export condition, so no build is needed.
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+/** The global setup every test config lists: one temporary folder per run, checked empty and removed at its end. */
+export const temporaryFolder = fileURLToPath(new URL('./test-support/temp-folder.ts', import.meta.url));
 
 export const sourceConditions = ['@openresponses/source', 'import', 'module', 'node', 'default'];
 
@@ -8,6 +12,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: sourceConditions, externalConditions: ['@openresponses/source'] } },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    globalSetup: [temporaryFolder],
     // The type tests (*.test-d.ts) are compiled by each package's typecheck task (tsc over src and test, where a
     // false expectTypeOf is a compile error); vitest's typecheck would run that whole tsc again in the test task
     // (zod: 46 of its 80 s of CPU time).

@@ -1,7 +1,7 @@
 // A temporary copy of the repository for tests that change it (spec:add, changeset version, publish): the files
 // git tracks or would track, the synced spec documents, and a node_modules of links to this checkout's
 // dependencies, except that the workspace's own packages link to the copy's packages.
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -17,6 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeInBackground } from '../../test-support/temp-folder.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -168,6 +169,6 @@ export function copyRepository(
     json: (file) => JSON.parse(readFileSync(path.join(dir, file), 'utf8')),
     // Unlinking a tree of hard links (56,000 entries) takes 12 s on a loaded machine, nearly all of it waiting on
     // the filesystem: the removal runs on after the test.
-    remove: () => spawn('rm', ['-rf', dir], { detached: true, stdio: 'ignore' }).unref(),
+    remove: () => removeInBackground(dir),
   };
 }

@@ -1,3 +1,6 @@
 import { defineConfig } from 'vitest/config';
+import { temporaryFolder } from '../../vitest.shared.js';
 
-export default defineConfig({ test: { include: ['*.test.ts'], testTimeout: 900_000, hookTimeout: 300_000 } });
+export default defineConfig({
+  test: { include: ['*.test.ts'], globalSetup: [temporaryFolder], testTimeout: 900_000, hookTimeout: 300_000 },
+});

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
 import { consumerEnv } from '../../test-support/tarballs.js';
+import { removeInBackground } from '../../test-support/temp-folder.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
@@ -23,7 +24,7 @@ const work = mkdtempSync(path.join(tmpdir(), 'openresponses-newcomer-'));
 const clone = path.join(work, 'openresponses-typescript');
 const consumer = path.join(work, 'my-project');
 // Removing a fresh node_modules takes minutes on a loaded machine: the removal runs on after the test.
-afterAll(() => spawn('rm', ['-rf', work], { detached: true, stdio: 'ignore' }).unref());
+afterAll(() => removeInBackground(work));
 
 /**
  * The environment of a newcomer's shell (a consumer's: none of the variables npm, turbo and vitest set for

@@ -1,5 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { temporaryFolder } from '../../vitest.shared.js';
 
 export default defineConfig({
-  test: { include: ['*.test.ts'], globalSetup: ['./consumer.ts'], testTimeout: 120_000, hookTimeout: 240_000 },
+  test: {
+    include: ['*.test.ts'],
+    globalSetup: [temporaryFolder, './consumer.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 240_000,
+  },
 });
