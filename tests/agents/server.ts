@@ -99,15 +99,22 @@ export async function startGateway(family: string): Promise<Gateway> {
   const folder = mkdtempSync(path.join(tmpdir(), 'agents-gateway-'));
   const config = path.join(folder, 'routes.json');
   writeFileSync(config, JSON.stringify({ routes: [{ model: 'via-gateway', type: family, url: upstream.rootUrl }] }));
-  const server = await startCliServer(['--config', config]);
+  const server = await startCliServer(['--config', config]).catch(async (error: unknown) => {
+    await upstream.close();
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  });
   return {
     server,
     upstream,
     wire,
     close: async () => {
-      await server.close();
-      await upstream.close();
-      rmSync(folder, { recursive: true, force: true });
+      try {
+        await server.close();
+        await upstream.close();
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
     },
   };
 }
