@@ -2,6 +2,9 @@
 // input-json.ts) make before writing a text as it is.
 import { ASCII_CHUNK, ASCII_FROM, asciiInto, simdModule } from './ascii-simd.js';
 
+/** A character past Latin-1: a text without one V8 can keep one byte a character (see the memory store's `Kept`). */
+export const PAST_LATIN1 = /[^\x00-\xff]/;
+
 /** A character `JSON.stringify` escapes (or, for a surrogate, may): a string with one is serialized by it. */
 export const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 

@@ -1,7 +1,7 @@
 // The in-memory store: the shared store contract, plus what is its own (least-recently-used eviction by
 // count and by approximate bytes).
 import fc from 'fast-check';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { InMemoryResponseStore } from '../src/index.js';
 import { describeStoreContract, sampleEntry } from '../src/testing/index.js';
 
@@ -125,6 +125,48 @@ describe('InMemoryResponseStore', () => {
     expect(await store.getItem('msg_in_e_1', 'o')).toEqual(written[4]!.entry.input[1]);
     // One byte a character (and the last chunk's rest), not two.
     expect(store.bytes).toBeLessThan(2 * 1.1 * (written[3]!.text.inputPieces.join('').length + 2_000));
+  });
+
+  test('a long text past Latin-1 is kept as UTF-8 in chunks used again: read back whole, no fresh memory once the store turns over', async () => {
+    const store = new InMemoryResponseStore({ maxEntries: 2 });
+    const long = (id: string, turn: number) => {
+      const entry = sampleEntry({ id, text: `answer ${turn} ✓ 😀 ${'é'.repeat(140_000)}` });
+      // ~300 KiB of JSON: characters of one to four UTF-8 bytes (some across a chunk's end) and escapes.
+      (entry.input[0] as { content: Array<{ text: string }> }).content[0]!.text = `${turn} é ✓ 😀 "q" \\ `.repeat(
+        12_000,
+      );
+      const input = JSON.stringify(entry.input);
+      // Cut anywhere but inside a surrogate pair, except once (the one way such a text is not chunked).
+      const whole = (at: number) => (/[\ud800-\udbff]/.test(input[at - 1]!) ? at + 1 : at);
+      const cut = turn === 4 ? input.indexOf('😀', 150_000) + 1 : whole(150_000);
+      const inputPieces = [input.slice(0, whole(1_000)), input.slice(whole(1_000), cut), input.slice(cut)];
+      return { entry, text: { response: JSON.stringify(entry.response), input, inputPieces } };
+    };
+    const allocate = vi.spyOn(Buffer, 'allocUnsafeSlow');
+    const encode = vi.spyOn(TextEncoder.prototype, 'encode');
+    try {
+      for (let turn = 0; turn < 6; turn++) {
+        const { entry, text } = long(`r${turn}`, turn);
+        // From the fourth on: an entry is written before the one it evicts goes, whose chunks the next takes.
+        if (turn === 3) {
+          allocate.mockClear();
+          encode.mockClear();
+        }
+        expect(await store.put(structuredClone(entry), 'o', text)).toBe(true);
+        expect(await store.get(entry.response.id, 'o')).toEqual(entry);
+        expect(await store.getItem(`msg_in_r${turn}`, 'o')).toEqual(entry.input[0]);
+      }
+      // No new chunk, and only the input cut inside a pair encoded whole.
+      expect(allocate).not.toHaveBeenCalled();
+      expect(encode.mock.calls.filter(([text]) => text !== undefined && text.length > 100_000)).toHaveLength(1);
+    } finally {
+      allocate.mockRestore();
+      encode.mockRestore();
+    }
+    // Counted as the chunks it takes: about its UTF-8 bytes, not two bytes a character.
+    const { text } = long('r9', 9);
+    const bytes = Buffer.byteLength(text.response) + Buffer.byteLength(text.input);
+    expect(store.bytes).toBeLessThan(2 * 1.1 * bytes);
   });
 
   test('behaves like a plain least-recently-used list for any sequence of puts, gets, item lookups and deletes', async () => {

@@ -7,8 +7,9 @@ import {
   type StoredResponse,
   type StoredResponseText,
 } from './contract.js';
+import { PAST_LATIN1 } from '../json-text.js';
 import { clock } from '../telemetry/clock.js';
-import { CHUNK_BYTES, CHUNKED_CHARS, ChunkedText, ChunkPool, type Latin1Buffer, NodeBuffer } from './chunked-text.js';
+import { CHUNKED_CHARS, ChunkedText, ChunkPool, cutsPair, type Latin1Buffer, NodeBuffer } from './chunked-text.js';
 import { UseOrder, type UseOrderEntry } from './use-order.js';
 
 /** What `new InMemoryResponseStore(options)` takes. */
@@ -56,21 +57,6 @@ const decoder = new TextDecoder();
 const LONGEST_STRING = 8 * 1024;
 
 /**
- * A character past Latin-1. A longer text without one is kept as the string it is (while the strings kept
- * so stay under `maxHeapTextBytes`), counted one byte a character: V8 keeps such a string one byte a character (`JSON.stringify` makes one whenever the strings
- * it serializes are, and `JSON.parse` and the UTF-8 decoders make those whenever they can), and an
- * expression that can match no Latin-1 character fails such a string at once, without reading it. The
- * test also makes `JSON.stringify`'s rope of pieces one string, which is what is kept: a rope's pieces
- * would be copied by the young generation's collections and spread over pages that eviction fragments.
- * A text with such a character is kept as UTF-8 bytes, one allocation outside the heap, exactly as large as
- * counted (as a string, mostly-ASCII text would cost two bytes a character). Storing a 1 MiB ASCII input
- * costs one copy instead of the encoder's three passes (put: 1.9 ms -> 0.7 ms). Not seen here: a Latin-1
- * text that V8 keeps two bytes a character (a slice of a wider one that left its wide characters out)
- * costs twice what it is counted; the turn's JSON is made of parsed strings, which never are.
- */
-const PAST_LATIN1 = /[^\x00-\xff]/;
-
-/**
  * A long Latin-1 text past the heap's share, kept outside the heap one byte a character: copying a
  * one-byte string's characters out is a `memcpy`, where the UTF-8 encoder transcodes them (1 MiB of
  * ASCII: 0.16 ms against 0.65 ms, load 8.6), and reading it back is the same copy the other way. Where
@@ -80,7 +66,21 @@ class Latin1Bytes {
   constructor(readonly bytes: Latin1Buffer) {}
 }
 
-/** JSON text as the store keeps it: a string, Latin-1 chunks or bytes, or (with a character past Latin-1) UTF-8 bytes. */
+/**
+ * JSON text as the store keeps it: a string, Latin-1 chunks or bytes, or (with a character past Latin-1,
+ * `PAST_LATIN1`) UTF-8. A longer text without such a character is kept as the string it is (while the strings
+ * kept so stay under `maxHeapTextBytes`), counted one byte a character: V8 keeps such a string one byte a
+ * character (`JSON.stringify` makes one whenever the strings it serializes are, and `JSON.parse` and the
+ * UTF-8 decoders make those whenever they can), and an expression that can match no Latin-1 character fails
+ * such a string at once, without reading it. The test also makes `JSON.stringify`'s rope of pieces one
+ * string, which is what is kept: a rope's pieces would be copied by the young generation's collections and
+ * spread over pages that eviction fragments. A text with such a character is kept as UTF-8 outside the heap
+ * (as a string, mostly-ASCII text would cost two bytes a character): a long one in chunks used again (see
+ * `keepUtf8`), a shorter one as its bytes, exactly as large as counted. Storing a 1 MiB ASCII input costs
+ * one copy instead of the encoder's three passes (put: 1.9 ms -> 0.7 ms). Not seen here: a Latin-1 text
+ * that V8 keeps two bytes a character (a slice of a wider one that left its wide characters out) costs twice
+ * what it is counted; the turn's JSON is made of parsed strings, which never are.
+ */
 type Kept = string | ChunkedText | Latin1Bytes | Uint8Array;
 
 /** What a kept text takes of the heap's share (`maxHeapTextBytes`): a long string's length. */
@@ -91,7 +91,7 @@ const keptBytes = (kept: Kept) =>
       ? 2 * kept.length
       : kept.length
     : kept instanceof ChunkedText
-      ? kept.chunks.length * CHUNK_BYTES
+      ? kept.bytes
       : kept instanceof Latin1Bytes
         ? kept.bytes.length
         : kept.byteLength;
@@ -159,7 +159,8 @@ export class InMemoryResponseStore implements ResponseStore {
       now: options.now ?? (() => clock.now()),
       dropped: (entry) => {
         this.heapTextBytes -= entry.heapTextBytes;
-        if (entry.input instanceof ChunkedText) this.chunks.giveBack(entry.input);
+        this.giveBack(entry.response);
+        this.giveBack(entry.input);
         if (this.unindexed.delete(entry)) return;
         const owned = this.items.get(entry.owner);
         if (!owned) return;
@@ -274,26 +275,43 @@ export class InMemoryResponseStore implements ResponseStore {
    */
   private keep(text: string, pending: number): Kept {
     if (text.length <= LONGEST_STRING) return text;
-    if (PAST_LATIN1.test(text)) return encoder.encode(text);
+    if (PAST_LATIN1.test(text)) return this.keepUtf8([text], text.length);
     if (this.heapTextBytes + pending + text.length <= this.maxHeapTextBytes) return text;
     return NodeBuffer ? new Latin1Bytes(NodeBuffer.from(text, 'latin1')) : encoder.encode(text);
   }
 
   /**
    * Input JSON given in pieces as kept: a long Latin-1 text in several pieces copied into chunks outside the
-   * heap (see `ChunkedText`; not counted in `maxHeapTextBytes`), any other as `keep` keeps their concatenation.
+   * heap (see `ChunkedText`; not counted in `maxHeapTextBytes`), a long one past Latin-1 encoded into chunks
+   * (`keepUtf8`), any other as `keep` keeps their concatenation.
    */
   private keepPieces(pieces: readonly string[], pending: number): Kept {
     // One piece is a string made already (an item longer than a piece): kept as it is, it costs no copy.
     if (pieces.length === 1) return this.keep(pieces[0]!, pending);
     let length = 0;
+    let latin1 = true;
     for (const piece of pieces) {
-      if (PAST_LATIN1.test(piece)) return this.keep(pieces.join(''), pending);
+      latin1 &&= !PAST_LATIN1.test(piece);
       length += piece.length;
     }
+    if (!latin1 && length > LONGEST_STRING) return this.keepUtf8(pieces, length);
     return length < CHUNKED_CHARS || !NodeBuffer
       ? this.keep(pieces.join(''), pending)
       : this.chunks.take(pieces, length);
+  }
+
+  /**
+   * A text past Latin-1 (`length` characters in `pieces`) as UTF-8: a long one encoded into chunks used again
+   * (see `Utf8ChunkedText`), else its bytes. A fresh allocation that large is memory that only a full
+   * collection frees once its entry is evicted: a 32 MiB store turning over 2 MiB texts held 69-101 MiB of
+   * array buffers at its RSS peak, 38-60 MiB in chunks (issue 35). The chunks an evicted entry gives back
+   * take the next one's text, and encoding into them costs less than the encoder's fresh array (2 MiB of
+   * mostly ASCII, a micro-measure: 2.7 ms against 5.7).
+   */
+  private keepUtf8(pieces: readonly string[], length: number): Kept {
+    return length >= CHUNKED_CHARS && NodeBuffer && !cutsPair(pieces)
+      ? this.chunks.takeUtf8(pieces)
+      : encoder.encode(pieces.length === 1 ? pieces[0]! : pieces.join(''));
   }
 
   private write(entry: StoredResponse, owner: string, text?: StoredResponseText): void {
@@ -312,7 +330,8 @@ export class InMemoryResponseStore implements ResponseStore {
     const heapTextBytes = heapShare(response) + heapShare(input);
     size += keptBytes(response) + keptBytes(input);
     if (size > this.maxBytes) {
-      if (input instanceof ChunkedText) this.chunks.giveBack(input);
+      this.giveBack(response);
+      this.giveBack(input);
       throw new StoreEntryTooLargeError(
         `Response '${id}' is too large to store (${size} bytes; the store holds ${this.maxBytes}).`,
       );
@@ -334,6 +353,11 @@ export class InMemoryResponseStore implements ResponseStore {
     this.entries.set(kept);
     this.heapTextBytes += heapTextBytes;
     this.unindexed.add(kept);
+  }
+
+  /** Gives a kept text's chunks back to the pool. */
+  private giveBack(kept: Kept): void {
+    if (kept instanceof ChunkedText) this.chunks.giveBack(kept);
   }
 
   /** Adds the items of the entries written since the last lookup to `items`, in the order they were written. */
