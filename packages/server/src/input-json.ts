@@ -1,5 +1,6 @@
 // The stored turn's input items as JSON in pieces (`StoredResponseText.inputPieces`), for the memory store.
 import type { ItemField } from '@openresponses/types';
+import { PAST_LATIN1, writtenAsIs } from './json-text.js';
 import { fastText, flat, isPlainArray, listText, ownKey, plainFields, shortText, valueText } from './response-json.js';
 
 /**
@@ -12,7 +13,8 @@ import { fastText, flat, isPlainArray, listText, ownKey, plainFields, shortText,
  * are made in the young generation's pages, which are used again. A group whose text passes LONGEST_GROUP is
  * made again of fewer items; an item longer is a group of its own. A list that `JSON.stringify` would not
  * write element by element as a group does (not a plain array, an element with a `toJSON`, which is given its
- * index) is one piece, its text.
+ * index) is one piece, its text. A long message text past Latin-1 is a piece of its own, the string it is
+ * (see `LEFT_OUT`).
  */
 export function itemsJsonPieces(items: readonly ItemField[]): string[] {
   return fastText(items, itemPieces, wholeList);
@@ -25,6 +27,20 @@ const wholeList = (items: readonly ItemField[]) => [JSON.stringify(items)];
 const PIECE_CHARS = 32 * 1024;
 /** The longest group of more than one item `itemsJsonPieces` keeps: under V8's large-object size even at two bytes a character. */
 const LONGEST_GROUP = 48 * 1024;
+
+/**
+ * Written in a group's text where a long message text was left out of it (`leftOut`), in the order met: the
+ * group's pieces are the text cut there with those texts between. The store keeps a text past Latin-1 as
+ * UTF-8, which it encodes from the pieces: written in, such a text was copied into the group's flat string,
+ * two bytes a character, only to be encoded and dropped (a 2 MiB input: 4 MiB more for the collector each
+ * turn, which V8 promoted to its old generation whenever a scavenge came during the turn: issue 35, the
+ * store-budget test's RSS). Latin-1 texts stay in: the group's flat string is what the store keeps then. A
+ * raw control character is in no text the writers make but an unchecked short string, after which the whole
+ * is `JSON.stringify`'s (`fastText`).
+ */
+const LEFT_OUT = '\u0001';
+/** The texts left out of the group being written, or undefined where none are (see `LEFT_OUT`). */
+let leftOut: string[] | undefined;
 
 /**
  * The list's text in pieces (see `itemsJsonPieces`); undefined where it is `JSON.stringify`'s whole. Items of
@@ -43,13 +59,32 @@ function itemPieces(items: unknown): string[] | undefined {
     const first = from === 0;
     const last = from + count === length;
     // Messages are written with the list's bracket or the comma before them, and its bracket after the last.
-    const written = messagesText(items, from, count, first ? '[' : ',', last ? ']' : '');
+    const texts: string[] = (leftOut = []);
+    let written: string | undefined;
+    try {
+      written = messagesText(items, from, count, first ? '[' : ',', last ? ']' : '');
+    } finally {
+      leftOut = undefined;
+    }
     const json = written ?? groupJson(items, from, count);
     if (json === undefined) return undefined;
     // A guess that took in much longer items than the last ones: the text is dropped before it is flattened
     // (`JSON.stringify`'s rope is of parts far shorter), and the same items are taken in smaller groups.
     if (json.length > LONGEST_GROUP && count > 1) {
       groupSize = Math.max(1, Math.floor((count * PIECE_CHARS) / json.length));
+      continue;
+    }
+    if (written !== undefined && texts.length > 0) {
+      const cut = written.split(LEFT_OUT);
+      if (cut.length !== texts.length + 1) return undefined;
+      pieces.push(cut[0]!);
+      chars += written.length;
+      for (let i = 0; i < texts.length; i++) {
+        pieces.push(texts[i]!, cut[i + 1]!);
+        chars += texts[i]!.length;
+      }
+      from += count;
+      groupSize = Math.max(1, Math.floor((PIECE_CHARS * from) / chars));
       continue;
     }
     // `flat` once, so that the slices below share one flat string.
@@ -130,7 +165,7 @@ function inputMessageText(value: unknown): string | undefined {
         json = typeof field === 'string' ? shortText(field) : undefined;
         break;
       case 'content':
-        json = typeof field === 'string' ? valueText(field) : listText(field, inputPartText);
+        json = typeof field === 'string' ? messageText(field) : listText(field, inputPartText);
         break;
     }
     const name = fieldName(key, text === undefined);
@@ -171,6 +206,14 @@ function fieldName(key: string, first: boolean): string | undefined {
   }
 }
 
+/** A message's text as JSON, or LEFT_OUT for a long one past Latin-1 that is written as it is (see `LEFT_OUT`). */
+function messageText(text: string): string {
+  if (leftOut === undefined || text.length <= PIECE_CHARS || !PAST_LATIN1.test(text) || !writtenAsIs(text))
+    return valueText(text);
+  leftOut.push(text);
+  return `"${LEFT_OUT}"`;
+}
+
 /** An input or output text part in any order of its keys, with empty `annotations` and `logprobs`; else undefined. */
 function inputPartText(value: unknown): string | undefined {
   const part = plainFields(value);
@@ -185,7 +228,7 @@ function inputPartText(value: unknown): string | undefined {
         json = `"${field}"`;
         break;
       case 'text':
-        json = typeof field === 'string' ? valueText(field) : undefined;
+        json = typeof field === 'string' ? messageText(field) : undefined;
         break;
       case 'annotations':
       case 'logprobs':

@@ -346,6 +346,30 @@ describe('input items in pieces', () => {
     expect(pieces.filter((piece) => piece.length >= 64 * 1024)).toEqual([`,${JSON.stringify(items[200])}`]);
   });
 
+  test('a long message text past Latin-1 is a piece of its own, as it is; one in Latin-1 or with escapes stays in its group', () => {
+    const wide = `✓ ${'x'.repeat(100_000)}`;
+    const latin1 = `é ${'x'.repeat(100_000)}`;
+    const escaped = `✓ "q" ${'x'.repeat(100_000)}`;
+    const items = [
+      {
+        type: 'message',
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'short' },
+          { type: 'input_text', text: wide },
+        ],
+      },
+      { type: 'message', role: 'user', content: wide },
+      { type: 'message', role: 'user', content: latin1 },
+      { type: 'message', role: 'user', content: escaped },
+      { type: 'message', role: 'user', content: 'after' },
+    ];
+    const pieces = itemsJsonPieces(items as unknown as ItemField[]);
+    expect(pieces.join('')).toBe(JSON.stringify(items));
+    expect(pieces.filter((piece) => piece === wide)).toHaveLength(2);
+    expect(pieces.filter((piece) => piece.includes(latin1) || piece.includes(JSON.stringify(escaped)))).toHaveLength(2);
+  });
+
   test('an item’s toJSON is given its index in the whole list, as JSON.stringify gives it', () => {
     const items = Array.from({ length: 300 }, (_, n) => ({
       type: 'message',
