@@ -22,7 +22,13 @@ const REQUESTS = 100;
  * body, the turn's copies) and the allocators' slack. The same load with `store: false` grew RSS by
  * 69 MB; stored, 141 to 222 MB with this fix and 269 to 401 MB before it (16 and 32 MiB budgets),
  * when a stored response was a JSON string counted by its length: the texts here hold a character past
- * Latin-1, so V8 kept them two bytes a character, twice what was counted.
+ * Latin-1, so V8 kept them two bytes a character, twice what was counted. Most of the rest is garbage V8
+ * has not collected yet: a turn's body text and parsed input (4 MiB each here, two bytes a character) are
+ * promoted to the old generation when a scavenge comes during the turn and wait for a full collection,
+ * which comes late (V8 grows that generation's limit after each scavenge). At the past-Latin-1 case's RSS
+ * peak (30 November, 11 runs): large objects 93-129 MiB, array buffers (the store's chunks) +38-54 MiB,
+ * growth 158-203 MiB; 189-249 before the store kept its texts in reused chunks and the turn stopped
+ * copying the input for it (issue 35).
  */
 const ALLOWANCE = 192 * MIB;
 
