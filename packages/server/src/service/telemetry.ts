@@ -147,15 +147,16 @@ export function websocketTurns(runner: TurnRunner, header: (name: string) => str
 
 /** A WebSocket turn's server span by name and the connection's path, made once per path. */
 const websocketStart = (name: string, path: string): ServerStart =>
-  websocketStarts.get(name, path, undefined, undefined, () => ({
-    name,
-    attributes: Object.freeze({
-      [ATTR_URL_PATH]: path,
-      [ATTR_HTTP_ROUTE]: path,
-      [ATTR_NETWORK_PROTOCOL_NAME]: 'websocket',
-    }),
-  }));
+  websocketStarts.get(name, path, undefined, undefined, websocketStartMade);
 const websocketStarts = new AttributeSets<ServerStart>();
+const websocketStartMade = (name: string, path: string): ServerStart => ({
+  name,
+  attributes: Object.freeze({
+    [ATTR_URL_PATH]: path,
+    [ATTR_HTTP_ROUTE]: path,
+    [ATTR_NETWORK_PROTOCOL_NAME]: 'websocket',
+  }),
+});
 
 /** `gen_ai.provider.name` of a provider: its own `genAiProvider`, else its name. */
 export const genAiProviderOf = (provider: ModelProvider): string => provider.genAiProvider ?? provider.name;

@@ -42,12 +42,18 @@ export const answerSeries = (
   route: string | undefined,
   status: number,
 ): AnswerSeries => {
-  const known = httpMethodOf(method);
-  return meters.bound.answers.get(known, route, status, undefined, () => {
-    const attributes = httpRequestAttributes(known, route, status);
-    return {
-      duration: meters.httpServerRequestDuration.bind(attributes),
-      overhead: meters.overheadDuration.bind(attributes),
-    };
-  });
+  // `meters` as a part (the same for every lookup in its own sets): a maker made once, not a closure per lookup.
+  return meters.bound.answers.get(httpMethodOf(method), route, status, meters, answerSeriesMade);
+};
+const answerSeriesMade = (
+  known: string,
+  route: string | undefined,
+  status: number,
+  meters: Instruments,
+): AnswerSeries => {
+  const attributes = httpRequestAttributes(known, route, status);
+  return {
+    duration: meters.httpServerRequestDuration.bind(attributes),
+    overhead: meters.overheadDuration.bind(attributes),
+  };
 };

@@ -280,20 +280,30 @@ interface FailedTurnSeries {
   readonly operationDuration: BoundHistogram;
 }
 
+// The makers are given `meters` as a part (the same for every lookup in its own sets): functions made once, not a
+// closure over `meters` made at every lookup.
 const turnSeriesOf = (meters: Instruments, provider: string, model: string): TurnSeries =>
-  meters.bound.turns.get(provider, model, undefined, undefined, () => new TurnSeries(meters, provider, model));
+  meters.bound.turns.get(provider, model, meters, undefined, turnSeriesMade);
+const turnSeriesMade = (provider: string, model: string, meters: Instruments) =>
+  new TurnSeries(meters, provider, model);
 
 const failedTurnSeriesOf = (meters: Instruments, provider: string, model: string, errorType: string) =>
-  meters.bound.failedTurns.get(provider, model, errorType, undefined, (): FailedTurnSeries => {
-    const attributes = Object.freeze({
-      ...turnSeriesOf(meters, provider, model).attributes,
-      [ATTR_ERROR_TYPE]: reportedName(errorType),
-    });
-    return {
-      requestDuration: meters.serverRequestDuration.bind(attributes),
-      operationDuration: meters.clientOperationDuration.bind(attributes),
-    };
+  meters.bound.failedTurns.get(provider, model, errorType, meters, failedTurnSeriesMade);
+const failedTurnSeriesMade = (
+  provider: string,
+  model: string,
+  errorType: string,
+  meters: Instruments,
+): FailedTurnSeries => {
+  const attributes = Object.freeze({
+    ...turnSeriesOf(meters, provider, model).attributes,
+    [ATTR_ERROR_TYPE]: reportedName(errorType),
   });
+  return {
+    requestDuration: meters.serverRequestDuration.bind(attributes),
+    operationDuration: meters.clientOperationDuration.bind(attributes),
+  };
+};
 
 /**
  * A meter for one turn that started at `startedAt` (`clock.now()`), whose model call starts now; undefined while

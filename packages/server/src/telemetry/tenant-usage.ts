@@ -34,17 +34,19 @@ export interface TenantSeries {
 
 /** A tenant's counters, bound at its first turn (a turn like the last one finds them without a Map lookup). */
 const tenantSeriesOf = (meters: Instruments, tenant: string): TenantSeries =>
-  meters.bound.tenants.get(tenant, undefined, undefined, undefined, () => {
-    const labels = tenantLabelsOf(tenant);
-    const tokens = meters.tenantTokens;
-    return {
-      turns: meters.tenantTurns.bind(labels.turns),
-      input: tokens.bind(labels.input),
-      cached: tokens.bind(labels.cached),
-      output: tokens.bind(labels.output),
-      reasoning: tokens.bind(labels.reasoning),
-    };
-  });
+  meters.bound.tenants.get(tenant, meters, undefined, undefined, tenantSeriesMade);
+/** Given `meters` as a part (the same for every lookup in its own sets): made once, not a closure per lookup. */
+const tenantSeriesMade = (tenant: string, meters: Instruments): TenantSeries => {
+  const labels = tenantLabelsOf(tenant);
+  const tokens = meters.tenantTokens;
+  return {
+    turns: meters.tenantTurns.bind(labels.turns),
+    input: tokens.bind(labels.input),
+    cached: tokens.bind(labels.cached),
+    output: tokens.bind(labels.output),
+    reasoning: tokens.bind(labels.reasoning),
+  };
+};
 
 /** A tenant's label sets: its turns', and its tokens' by token type. */
 interface TenantLabels {
