@@ -1,50 +1,83 @@
-// The server's spans in their fixed shape (telemetry/own-spans.ts): the own tracer's span with the attributes a
-// span of its kind sets after its start in fields of their own (`SpanShape`, at most six), in the order the
-// server sets them, written at its end from those fields (the starting set and the fields that stayed the same
-// as one kept block, then each other field's KeyValue), and the context of its children itself. A key its shape
-// has no field for, or a field set before one it already holds, turns it into the general span (`OwnSpan`) with
-// what it holds so far, in order: what it records never differs from the API path.
+// The server's spans in their fixed shape (telemetry/own-spans.ts): the own tracer's span (`SpanRecord`, as the
+// general `OwnSpan`, but made by its own constructor: ./own-span.ts says why) with the attributes a span of its
+// kind sets after its start in fields of their own (`SpanShape`, at most six), in the order the server sets them,
+// written at its end from those fields (the starting set and the fields that stayed the same as one kept block,
+// then each other field's KeyValue), and the context of its children itself. A key its shape has no field for, or
+// a field set before one it already holds, turns it into the general span (what `OwnSpan` records) with what it
+// holds so far, in order: what it records never differs from the API path.
 import type { Attributes, AttributeValue, Context, SpanAttributes, SpanContext, SpanKind } from '@opentelemetry/api';
+import { performance } from 'node:perf_hooks';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
 import { keyEntry, writeKeyValue, writeStartingSet } from '../telemetry/otlp-attributes.js';
 import type { KeptBlock, SpanShape } from '../telemetry/own-spans.js';
 import type { ProtobufBuffer } from '../telemetry/protobuf-buffer.js';
 import { ChildContext, SPAN_KEY, type SpanScope } from '../telemetry/span-scope.js';
-import { OwnSpan, type SpanMaker } from './own-span.js';
+import { type SpanMaker, SpanRecord } from './own-span.js';
+import { wallClockMs } from './span-clock.js';
 import { isAttributeValue } from './own-span-attributes.js';
 
 /** A span in its fixed shape; its own scope (`span`, `context`). */
-export class OwnFixedSpan extends OwnSpan implements Context, SpanScope {
+export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
   // The shape's fields, by position.
-  private f0: AttributeValue | undefined = undefined;
-  private f1: AttributeValue | undefined = undefined;
-  private f2: AttributeValue | undefined = undefined;
-  private f3: AttributeValue | undefined = undefined;
-  private f4: AttributeValue | undefined = undefined;
-  private f5: AttributeValue | undefined = undefined;
+  declare private f0: AttributeValue | undefined;
+  declare private f1: AttributeValue | undefined;
+  declare private f2: AttributeValue | undefined;
+  declare private f3: AttributeValue | undefined;
+  declare private f4: AttributeValue | undefined;
+  declare private f5: AttributeValue | undefined;
   /** The last field set (the next one set must come after it, or be one already set). */
-  private last = -1;
-  /** Turned into the general span: its attributes are `OwnSpan`'s from then on. */
-  private general = false;
+  declare private last: number;
+  /** Turned into the general span: its attributes are `SpanRecord`'s from then on. */
+  declare private general: boolean;
+  declare private readonly shape: SpanShape;
+  /** A starting attribute after `start`'s (a continued turn's previous response id), when `extraValue` is given. */
+  declare private readonly extraKey: string | undefined;
+  declare private readonly extraValue: AttributeValue | undefined;
+  /** The context it was started in (its parent's), where its children find what it does not hold. */
+  declare private readonly under: Context;
+  /** Whether the head sampler decided its trace here (the request's span): its children read it from it. */
+  declare private readonly headDecided: boolean;
 
   constructor(
     maker: SpanMaker,
-    private readonly shape: SpanShape,
+    shape: SpanShape,
     name: string,
     kind: SpanKind,
     ids: SpanContext,
     parentSpanContext: SpanContext | undefined,
     /** The starting set (a frozen one is written from its kept bytes). */
     start: Attributes,
-    /** A starting attribute after `start`'s (a continued turn's previous response id), when `extraValue` is given. */
-    private readonly extraKey: string | undefined,
-    private readonly extraValue: AttributeValue | undefined,
-    /** The context it was started in (its parent's), where its children find what it does not hold. */
-    private readonly under: Context,
-    /** Whether the head sampler decided its trace here (the request's span): its children read it from it. */
-    private readonly headDecided: boolean,
+    extraKey: string | undefined,
+    extraValue: AttributeValue | undefined,
+    under: Context,
+    headDecided: boolean,
   ) {
-    super(maker, name, kind, ids, parentSpanContext, start, undefined, undefined);
+    super();
+    // Every field of `SpanRecord`, in the order OwnSpan assigns them, then its own.
+    this.tracer = maker;
+    this.name = name;
+    this.kind = kind;
+    this.ids = ids;
+    this.parentSpanContext = parentSpanContext;
+    this.initial = start;
+    this.added = undefined;
+    this.count = 0;
+    this.extras = undefined;
+    this.endMs = 0;
+    this.startMs = wallClockMs(performance.now());
+    this.f0 = undefined;
+    this.f1 = undefined;
+    this.f2 = undefined;
+    this.f3 = undefined;
+    this.f4 = undefined;
+    this.f5 = undefined;
+    this.last = -1;
+    this.general = false;
+    this.shape = shape;
+    this.extraKey = extraKey;
+    this.extraValue = extraValue;
+    this.under = under;
+    this.headDecided = headDecided;
   }
 
   /** Itself: the span of its scope. */

@@ -1,8 +1,8 @@
 // The CLI's own tracer's span (./own-tracer.ts): recorded until `end`, then handed to the export
 // (./otlp-span-export.ts) and forgotten. Ids kept as bytes of a pooled random buffer (telemetry/span-ids.ts), one
 // `performance.now()` a start and an end (./span-clock.ts), the starting attributes kept as given (the server's
-// frozen attribute sets, whose encoding is then reused). The turn's span in its fixed shape (./own-turn-span.ts)
-// is one of these.
+// frozen attribute sets, whose encoding is then reused). The server's spans in their fixed shape
+// (./own-fixed-span.ts) share its methods (`SpanRecord`).
 import {
   type Attributes,
   type AttributeValue,
@@ -69,37 +69,34 @@ class SpanExtras {
   endGiven: HrTime | undefined = undefined;
 }
 
-/** A sampled span of the own tracer: recorded until `end`, then handed to the export and forgotten. */
-export class OwnSpan implements Span, EncodableSpan {
+/**
+ * What the own tracer's two spans share, this general one (`OwnSpan`) and the fixed shape's (./own-fixed-span.ts):
+ * every method and field, but no constructor and no field initialisers. Each span's class assigns every field
+ * in its own constructor, so that `super()` is left out (V8 omits a default constructor) and making a span is
+ * one allocation: a base constructor run through `super()` was not inlined into the tracer's `startFixed` (its
+ * construct stubs and call ~1k instructions a traced gateway turn, callgrind).
+ */
+export abstract class SpanRecord implements Span, EncodableSpan {
   /**
    * Attributes set after the start, in the order first set, as key, value, key, value (one array made at the
    * first one, not two): the encoder writes them without an object to walk or a check a key.
    */
-  added: Array<string | AttributeValue> | undefined = undefined;
+  declare added: Array<string | AttributeValue> | undefined;
   /** Wall-clock ms of the start, of the end (0 until it ends; the encoder writes these when no time was given). */
-  readonly startMs: number;
-  endMs = 0;
+  declare startMs: number;
+  declare endMs: number;
   /** Distinct attributes, counted from the first `setAttribute` (the limit is the SDK's default, 128). */
-  private count = 0;
-  private extras: SpanExtras | undefined = undefined;
+  declare protected count: number;
+  declare protected extras: SpanExtras | undefined;
+  declare protected tracer: SpanMaker;
+  declare name: string;
+  declare kind: SpanKind;
+  declare protected ids: SpanContext;
+  declare parentSpanContext: SpanContext | undefined;
+  /** The starting attributes, as given (never written to). */
+  declare initial: Attributes;
 
-  constructor(
-    private readonly tracer: SpanMaker,
-    public name: string,
-    readonly kind: SpanKind,
-    private readonly ids: SpanContext,
-    readonly parentSpanContext: SpanContext | undefined,
-    /** The starting attributes, as given (never written to). */
-    readonly initial: Attributes,
-    links: Link[] | undefined,
-    startTime: TimeInput | undefined,
-  ) {
-    this.startMs = wallClockMs(performance.now());
-    if (links !== undefined && links.length > 0) this.more().links = links.slice(0, COUNT_LIMIT);
-    if (startTime !== undefined) this.more().startGiven = timeOf(startTime);
-  }
-
-  private more(): SpanExtras {
+  protected more(): SpanExtras {
     return (this.extras ??= new SpanExtras());
   }
 
@@ -280,5 +277,35 @@ export class OwnSpan implements Span, EncodableSpan {
       if (exception.stack) attributes['exception.stacktrace'] = exception.stack;
     }
     if (attributes['exception.type'] || attributes['exception.message']) this.addEvent('exception', attributes, time);
+  }
+}
+
+/** A sampled span of the own tracer: recorded until `end`, then handed to the export and forgotten. */
+export class OwnSpan extends SpanRecord {
+  constructor(
+    tracer: SpanMaker,
+    name: string,
+    kind: SpanKind,
+    ids: SpanContext,
+    parentSpanContext: SpanContext | undefined,
+    initial: Attributes,
+    links: Link[] | undefined,
+    startTime: TimeInput | undefined,
+  ) {
+    super();
+    // Every field of `SpanRecord`, in the order OwnFixedSpan assigns them.
+    this.tracer = tracer;
+    this.name = name;
+    this.kind = kind;
+    this.ids = ids;
+    this.parentSpanContext = parentSpanContext;
+    this.initial = initial;
+    this.added = undefined;
+    this.count = 0;
+    this.extras = undefined;
+    this.endMs = 0;
+    this.startMs = wallClockMs(performance.now());
+    if (links !== undefined && links.length > 0) this.more().links = links.slice(0, COUNT_LIMIT);
+    if (startTime !== undefined) this.more().startGiven = timeOf(startTime);
   }
 }
