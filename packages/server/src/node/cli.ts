@@ -3,6 +3,7 @@
 // deterministic model. Without keys and without --open, a key is generated and printed. Flags, their
 // environment variables, choices and value parsers are declared with commander: every bad value is one line
 // naming the flag or variable, exit 2, before anything is generated, printed or opened.
+import './v8-pretenuring.js';
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { DEFAULT_LIMITS, type ServerLimits } from '../limits.js';
