@@ -4,6 +4,7 @@ import { depthExceeds, nestedTooDeep, type ServerLimits } from './limits.js';
 import { LATEST_SPEC_VERSION, SPEC_VERSIONS, type SpecVersion } from '@openresponses/zod';
 import type { Context } from '@opentelemetry/api';
 import type { TurnFacts } from './telemetry/attributes.js';
+import type { SpanScope } from './telemetry/span-scope.js';
 
 /**
  * A request as the service reads it. Transports give it cheaply: the fetch-style handler from a web
@@ -41,8 +42,10 @@ export interface ServiceRequest {
     /** Settles (never rejects) once the background turn has ended, whatever its outcome. */
     ended: Promise<void>;
   };
-  /** The OpenTelemetry context of the request's server span, set by its middleware while tracing: its turn and store calls are children. */
+  /** The OpenTelemetry context of the request's server span, set by its stage while tracing: its turn and store calls are children. */
   traceContext?: Context;
+  /** The request's recording server span (service/telemetry.ts's `serverSpans` stage), ended once it is answered. */
+  serverScope?: SpanScope;
 }
 
 /**

@@ -17,70 +17,8 @@ import type { TurnOptions, TurnRunner } from '../responses/runner.js';
 import { tooLarge } from './body.js';
 import { clock } from '../telemetry/clock.js';
 
-/** Serves a request: the router, or the rest of the middleware chain in front of it. */
-export type ServiceHandler = (request: ServiceRequest) => Promise<ServiceResponse>;
-
-/**
- * Runs around the rest of the chain: answers itself, or calls `next` and may change its answer.
- * Chains are composed once when the service is made, so a request allocates nothing for them.
- */
-export type Middleware = (request: ServiceRequest, next: ServiceHandler) => Promise<ServiceResponse>;
-
-/**
- * A layer that acts on every answer and never answers in the chain's place (request ids, metrics, the request
- * log, CORS headers, the error mapping). `compose` runs a run of neighbouring stages in one async frame, so a
- * request awaits once for all of them rather than once a layer; what each sees is what it would see as a
- * layer of its own.
- */
-export interface AnswerStage {
-  /** Before the inner chain runs, outermost stage first (what inner layers read: the request id). */
-  before?(request: ServiceRequest): void;
-  /** The inner chain's answer, changed or replaced, innermost stage first; `started` is when the run of stages began. */
-  answered(request: ServiceRequest, response: ServiceResponse, started: number): ServiceResponse;
-  /** What the inner chain threw, as an answer (the error mapping); a stage without it lets the error pass, as a layer that awaits would. */
-  failed?(request: ServiceRequest, error: unknown): ServiceResponse;
-}
-
-/** `first` runs first; its `next` is the second, and so on down to `handler` (neighbouring stages share one frame). */
-export function compose(layers: readonly (Middleware | AnswerStage)[], handler: ServiceHandler): ServiceHandler {
-  let next = handler;
-  for (let end = layers.length; end > 0; ) {
-    const layer = layers[end - 1]!;
-    if (typeof layer === 'function') {
-      const inner = next;
-      next = (request) => layer(request, inner);
-      end--;
-      continue;
-    }
-    let start = end - 1;
-    while (start > 0 && typeof layers[start - 1] !== 'function') start--;
-    next = staged(layers.slice(start, end) as AnswerStage[], next);
-    end = start;
-  }
-  return next;
-}
-
-/** One async frame for `stages` around `next`. */
-function staged(stages: readonly AnswerStage[], next: ServiceHandler): ServiceHandler {
-  return async (request) => {
-    const started = clock.now();
-    for (const stage of stages) stage.before?.(request);
-    let response: ServiceResponse | undefined;
-    let error: unknown;
-    try {
-      response = await next(request);
-    } catch (thrown) {
-      error = thrown;
-    }
-    for (let i = stages.length - 1; i >= 0; i--) {
-      const stage = stages[i]!;
-      if (response !== undefined) response = stage.answered(request, response, started);
-      else if (stage.failed) response = stage.failed(request, error);
-    }
-    if (response === undefined) throw error;
-    return response;
-  };
-}
+export { type AnswerStage, compose, type Middleware, type ServiceHandler } from './compose.js';
+import type { AnswerStage, Middleware, ServiceHandler } from './compose.js';
 
 /** Every answer carries `x-request-id` (clients put it in their errors; logs name it). */
 export function requestIds(): AnswerStage {

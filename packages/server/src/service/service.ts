@@ -236,7 +236,7 @@ export function createResponsesService(options: ResponsesServiceOptions = {}): R
   });
   const corsValues = options.cors ? corsHeaderValues(options.cors, CORS_ALLOWED_HEADERS) : undefined;
   // Outermost first: every answer (errors included) gets a request id, is logged and carries CORS headers;
-  // the stages from `httpMetrics` to `errorMapping` run in one async frame.
+  // the stages from `serverSpans` to `errorMapping` run in one async frame.
   const middleware: Array<Middleware | AnswerStage> = [
     serverSpans(),
     httpMetrics(),

@@ -1,12 +1,12 @@
 // The service's instrumentation, put together at the composition root: a server span per HTTP request
-// (outermost middleware) and per WebSocket turn, a GenAI span per turn around the turn runner (whose store
+// (the outermost answer stage) and per WebSocket turn, a GenAI span per turn around the turn runner (whose store
 // calls and upstream calls are its children: stores/store-spans.ts, models/upstream-call.ts). Each is a
 // no-op costing a span check until an OpenTelemetry SDK is registered; prompts and completions are recorded
 // only with `captureMessageContent`.
 import type { Span } from '@opentelemetry/api';
 import type { ItemField, ResponseResource } from '@openresponses/types';
 import type { Backpressure, ServiceEventStream } from '../exchange.js';
-import type { Middleware } from '../handler/middleware.js';
+import type { AnswerStage, Middleware } from '../handler/middleware.js';
 import type { ModelProvider } from '../models/provider.js';
 import type { TurnNotes, TurnOptions, TurnOutcome, TurnRunner } from '../responses/runner.js';
 import { asResponsesError, type ResponsesError } from '../errors.js';
@@ -50,53 +50,39 @@ export interface TelemetryOptions {
   captureMessageContent?: boolean;
 }
 
-/** The outermost middleware: one server span per request, ended when the answer (or its whole stream) has been written. */
-export function serverSpans(): Middleware {
-  return tracedRequest;
-}
-
-// Not an async function: while nothing is registered (no scope) a request passes with no extra promise; the
-// span's name and attributes are looked up only for a span that is started.
-const tracedRequest: Middleware = (request, next) => {
-  const scope = startServerSpan(request.header, httpServerStart, request.method, request.path);
-  if (!scope) return next(request);
-  request.traceContext = scope.context;
-  // A span the sampler dropped records nothing and needs no end: the request only carries its trace on
-  // (current for an application's context manager, so its own instrumentation is sampled out too).
-  return scope.span.isRecording() ? recordedRequest(scope, request, next) : within(scope, next, undefined, request);
-};
-
 /**
- * A request under its recording server span, ended when the answer (or its whole stream) has been written. Not an
- * async function: the answer's own promise and one callback pair, not an async frame resumed after an await.
+ * The outermost answer stage: one server span per request, ended when the answer (or its whole stream) has been
+ * written. A stage, not a middleware: it starts and ends the span in the frame the other stages share, with no
+ * promise and callbacks of its own per request; that frame runs the inner chain with the span current for an
+ * application's context manager. The span's name and attributes are looked up only for a span that is started.
  */
-function recordedRequest(
-  scope: SpanScope,
-  request: Parameters<Middleware>[0],
-  next: Parameters<Middleware>[1],
-): ReturnType<Middleware> {
-  let answering: ReturnType<Middleware>;
-  try {
-    answering = within(scope, next, undefined, request);
-  } catch (error) {
-    // Thrown before a promise was made: answered as an async function would, rejected (the span ends below).
-    answering = Promise.reject(error);
-  }
-  return answering.then(
-    (response) => {
-      const body = response.body;
-      if (body === null || typeof body === 'string') {
-        endServerSpan(scope.span, request.method, response.status, request.route);
-        return response;
-      }
-      return Object.assign({}, response, { body: new SpannedStream(body, scope, request, response.status) });
-    },
-    (error: unknown) => {
-      endServerSpan(scope.span, request.method, 500, request.route, error);
-      throw error;
-    },
-  );
+export function serverSpans(): AnswerStage {
+  return SERVER_SPANS;
 }
+
+const SERVER_SPANS: AnswerStage = {
+  before(request) {
+    const scope = startServerSpan(request.header, httpServerStart, request.method, request.path);
+    if (!scope) return;
+    request.traceContext = scope.context;
+    // A span the sampler dropped records nothing and needs no end: the request only carries its trace on.
+    if (scope.span.isRecording()) request.serverScope = scope;
+  },
+  answered(request, response) {
+    const scope = request.serverScope;
+    if (scope === undefined) return response;
+    const body = response.body;
+    if (body === null || typeof body === 'string') {
+      endServerSpan(scope.span, request.method, response.status, request.route);
+      return response;
+    }
+    return Object.assign({}, response, { body: new SpannedStream(body, scope, request, response.status) });
+  },
+  thrown(request, error) {
+    const scope = request.serverScope;
+    if (scope !== undefined) endServerSpan(scope.span, request.method, 500, request.route, error);
+  },
+};
 
 /**
  * An answer's stream under its request's server span, which ends once the stream has been written (an object

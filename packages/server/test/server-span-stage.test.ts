@@ -1,0 +1,65 @@
+// A request's server span starts and ends in the frame the answer stages share (service/telemetry.ts's
+// `serverSpans`), not in a middleware of its own: a traced request makes no more promises than an untraced one
+// (its `.then` and callbacks were a promise and a microtask more per traced request), and its span still ends
+// with the answer's route and status.
+import { createHook } from 'node:async_hooks';
+import { type Attributes, type Span, TraceFlags, type Tracer, trace } from '@opentelemetry/api';
+import { afterEach, expect, test } from 'vitest';
+import { createResponsesService, DeterministicModel } from '../src/index.js';
+
+const ended: Array<{ name: string; attributes: Attributes }> = [];
+const recordingTracer = {
+  startSpan: (name: string, options?: { attributes?: Attributes }): Span => {
+    const record = { name, attributes: { ...options?.attributes } };
+    let open = true;
+    const span = trace.wrapSpanContext({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: '00f067aa0ba902b7',
+      traceFlags: TraceFlags.SAMPLED,
+    });
+    return Object.assign(span, {
+      isRecording: () => open,
+      setAttribute(key: string, value: Attributes[string]) {
+        record.attributes[key] = value;
+        return this;
+      },
+      updateName(next: string) {
+        record.name = next;
+        return this;
+      },
+      end: () => {
+        open = false;
+        ended.push(record);
+      },
+    });
+  },
+} as unknown as Tracer;
+afterEach(() => trace.disable());
+
+test('a traced request makes no more promises than an untraced one, and its span ends with the answer', async () => {
+  const service = createResponsesService({ providers: [new DeterministicModel()] });
+  const request = () => ({ method: 'GET', path: '/v1/models', header: () => null, text: async () => '' });
+  const promisesOfRequest = async () => {
+    let made = 0;
+    const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && made++) });
+    hook.enable();
+    const answer = await service.handle(request());
+    hook.disable();
+    expect(answer.status).toBe(200);
+    return made;
+  };
+  // Warm: what a first request makes once is not counted.
+  await promisesOfRequest();
+  const untraced = await promisesOfRequest();
+  trace.setGlobalTracerProvider({ getTracer: () => recordingTracer });
+  await promisesOfRequest();
+  ended.length = 0;
+  const traced = await promisesOfRequest();
+  expect(ended).toEqual([
+    {
+      name: 'GET /v1/models',
+      attributes: expect.objectContaining({ 'http.route': '/v1/models', 'http.response.status_code': 200 }),
+    },
+  ]);
+  expect(traced).toBe(untraced);
+});
