@@ -85,7 +85,8 @@ class OwnTracer implements OwnSpanTracer {
     extraKey?: string,
     extraValue?: AttributeValue,
   ): OwnFixedSpan {
-    const parent = this.parentIn(parentContext);
+    // A child of one of the server's own spans (its context): its ids as they are, not looked up through the API.
+    const parent = parentContext instanceof OwnFixedSpan ? parentContext.spanContext() : this.parentIn(parentContext);
     const ids = new SpanIds(parent, TraceFlags.SAMPLED, parent?.traceState);
     return new OwnFixedSpan(
       this,
