@@ -96,8 +96,7 @@ export class ChunkPool {
     for (const piece of pieces)
       for (let from = 0; from < piece.length; ) {
         if (at === CHUNK_BYTES) {
-          chunk = this.spare.pop() ?? NodeBuffer!.allocUnsafeSlow(CHUNK_BYTES);
-          chunks.push(chunk);
+          chunk = this.next(chunks);
           at = 0;
         }
         const count = Math.min(CHUNK_BYTES - at, piece.length - from);
@@ -119,8 +118,7 @@ export class ChunkPool {
     for (const piece of pieces)
       for (let from = 0; from < piece.length; ) {
         if (at === CHUNK_BYTES) {
-          chunk = this.spare.pop() ?? NodeBuffer!.allocUnsafeSlow(CHUNK_BYTES);
-          chunks.push(chunk);
+          chunk = this.next(chunks);
           at = 0;
         }
         // A slice of a flat string is a view of it, not a copy; the encoder writes only what fits.
@@ -136,6 +134,13 @@ export class ChunkPool {
         }
       }
     return new Utf8ChunkedText(chunks, (chunks.length - 1) * CHUNK_BYTES + at);
+  }
+
+  /** A chunk given back, else a new one, added to `chunks`. */
+  private next(chunks: Latin1Buffer[]): Latin1Buffer {
+    const chunk = this.spare.pop() ?? NodeBuffer!.allocUnsafeSlow(CHUNK_BYTES);
+    chunks.push(chunk);
+    return chunk;
   }
 
   /** Takes back the chunks of a text no longer kept, to hand out again. */
