@@ -14,7 +14,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkStream, decodeSSE } from '@openresponses/events';
 import { validateResponseResource } from '@openresponses/types/validate';
-import { load, median, processStat, startServerProcess, WARM_REQUESTS, WARM_SECONDS } from './fixtures/load.js';
+import {
+  CLI_V8_FLAGS,
+  load,
+  median,
+  processStat,
+  startServerProcess,
+  WARM_REQUESTS,
+  WARM_SECONDS,
+} from './fixtures/load.js';
 import { startStub } from './fixtures/upstream-process.js';
 
 /**
@@ -306,7 +314,7 @@ export async function run(): Promise<void> {
   const stub = await startStub();
   const here = path.dirname(fileURLToPath(import.meta.url));
   const bare = await startServerProcess(
-    ['--import', 'tsx', path.join(here, 'fixtures/bare-translator.ts'), stub.url],
+    [...CLI_V8_FLAGS, '--import', 'tsx', path.join(here, 'fixtures/bare-translator.ts'), stub.url],
     (port) => `http://127.0.0.1:${port}`,
   );
   const serverPackage = createRequire(import.meta.url).resolve('@openresponses/server/package.json');
