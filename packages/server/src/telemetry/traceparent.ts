@@ -17,7 +17,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { apiRegistry, withSpan } from './span-scope.js';
-import { SpanIds } from './span-ids.js';
+import { HEX_HIGH, HEX_LOW, SpanIds } from './span-ids.js';
 
 /** The SDK's tracing-suppression key (`@opentelemetry/core`'s suppressTracing; context keys are `Symbol.for`). */
 const SUPPRESS_TRACING = Symbol.for('OpenTelemetry SDK Context Key SUPPRESS_TRACING');
@@ -77,14 +77,6 @@ export function traceparentOf(spanContext: SpanContext, context: Context): strin
   return `00-${spanContext.traceId}-${spanContext.spanId}-${FLAGS[flags] ?? `0${Number(flags).toString(16)}`}`;
 }
 
-/** The character codes of a byte's hex digits, high and low. */
-const HIGH = new Uint8Array(256);
-const LOW = new Uint8Array(256);
-for (let byte = 0; byte < 256; byte++) {
-  HIGH[byte] = '0123456789abcdef'.charCodeAt(byte >>> 4);
-  LOW[byte] = '0123456789abcdef'.charCodeAt(byte & 0xf);
-}
-
 /**
  * `00-{trace id}-{span id}-0{flags}` of a trace started here (its ids' bytes in the pool), for flags 0 or 1: each
  * byte read into a local and the 55 characters made by one `String.fromCharCode` call, no loop, buffer or
@@ -123,9 +115,9 @@ function ownTraceparent(ids: SpanIds, flags: 0 | 1): string {
   // biome-ignore format: one pair of digits a byte
   return String.fromCharCode(
     0x30, 0x30, 0x2d,
-    HIGH[t0]!, LOW[t0]!, HIGH[t1]!, LOW[t1]!, HIGH[t2]!, LOW[t2]!, HIGH[t3]!, LOW[t3]!, HIGH[t4]!, LOW[t4]!, HIGH[t5]!, LOW[t5]!, HIGH[t6]!, LOW[t6]!, HIGH[t7]!, LOW[t7]!, HIGH[t8]!, LOW[t8]!, HIGH[t9]!, LOW[t9]!, HIGH[t10]!, LOW[t10]!, HIGH[t11]!, LOW[t11]!, HIGH[t12]!, LOW[t12]!, HIGH[t13]!, LOW[t13]!, HIGH[t14]!, LOW[t14]!, HIGH[t15]!, LOW[t15]!,
+    HEX_HIGH[t0]!, HEX_LOW[t0]!, HEX_HIGH[t1]!, HEX_LOW[t1]!, HEX_HIGH[t2]!, HEX_LOW[t2]!, HEX_HIGH[t3]!, HEX_LOW[t3]!, HEX_HIGH[t4]!, HEX_LOW[t4]!, HEX_HIGH[t5]!, HEX_LOW[t5]!, HEX_HIGH[t6]!, HEX_LOW[t6]!, HEX_HIGH[t7]!, HEX_LOW[t7]!, HEX_HIGH[t8]!, HEX_LOW[t8]!, HEX_HIGH[t9]!, HEX_LOW[t9]!, HEX_HIGH[t10]!, HEX_LOW[t10]!, HEX_HIGH[t11]!, HEX_LOW[t11]!, HEX_HIGH[t12]!, HEX_LOW[t12]!, HEX_HIGH[t13]!, HEX_LOW[t13]!, HEX_HIGH[t14]!, HEX_LOW[t14]!, HEX_HIGH[t15]!, HEX_LOW[t15]!,
     0x2d,
-    HIGH[s0]!, LOW[s0]!, HIGH[s1]!, LOW[s1]!, HIGH[s2]!, LOW[s2]!, HIGH[s3]!, LOW[s3]!, HIGH[s4]!, LOW[s4]!, HIGH[s5]!, LOW[s5]!, HIGH[s6]!, LOW[s6]!, HIGH[s7]!, LOW[s7]!,
+    HEX_HIGH[s0]!, HEX_LOW[s0]!, HEX_HIGH[s1]!, HEX_LOW[s1]!, HEX_HIGH[s2]!, HEX_LOW[s2]!, HEX_HIGH[s3]!, HEX_LOW[s3]!, HEX_HIGH[s4]!, HEX_LOW[s4]!, HEX_HIGH[s5]!, HEX_LOW[s5]!, HEX_HIGH[s6]!, HEX_LOW[s6]!, HEX_HIGH[s7]!, HEX_LOW[s7]!,
     0x2d, 0x30, 0x30 + flags,
   );
 }
