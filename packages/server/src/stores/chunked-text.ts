@@ -1,15 +1,15 @@
 // Long texts kept outside the heap in chunks that are used again (the in-memory store's long texts): Latin-1
 // one byte a character, any other as UTF-8.
 
-/** A Node `Buffer` as the store uses one (undefined where the runtime has none). */
-export type Latin1Buffer = Uint8Array & {
+/** A Node `Buffer` as the store uses one: a chunk of Latin-1 or UTF-8 bytes. */
+export type ChunkBuffer = Uint8Array & {
   toString(encoding: 'latin1' | 'utf8', start?: number, end?: number): string;
   write(text: string, offset: number, length: number, encoding: 'latin1'): number;
 };
 /** Node's `Buffer`, or undefined where the runtime has none. */
 export const NodeBuffer = (
   globalThis as {
-    Buffer?: { from(text: string, encoding: 'latin1'): Latin1Buffer; allocUnsafeSlow(size: number): Latin1Buffer };
+    Buffer?: { from(text: string, encoding: 'latin1'): ChunkBuffer; allocUnsafeSlow(size: number): ChunkBuffer };
   }
 ).Buffer;
 
@@ -35,7 +35,7 @@ export const CHUNKED_CHARS = 128 * 1024;
  */
 export class ChunkedText {
   constructor(
-    readonly chunks: readonly Latin1Buffer[],
+    readonly chunks: readonly ChunkBuffer[],
     readonly length: number,
   ) {}
 
@@ -86,12 +86,12 @@ export const cutsPair = (pieces: readonly string[]) => {
 
 /** Chunks for `ChunkedText`s: those given back first, then new ones. Needs `NodeBuffer`. */
 export class ChunkPool {
-  private readonly spare: Latin1Buffer[] = [];
+  private readonly spare: ChunkBuffer[] = [];
 
   /** `pieces` (Latin-1 text, `length` characters in all) copied into chunks. */
   take(pieces: readonly string[], length: number): ChunkedText {
-    const chunks: Latin1Buffer[] = [];
-    let chunk: Latin1Buffer | undefined;
+    const chunks: ChunkBuffer[] = [];
+    let chunk: ChunkBuffer | undefined;
     let at = CHUNK_BYTES;
     for (const piece of pieces)
       for (let from = 0; from < piece.length; ) {
@@ -112,8 +112,8 @@ export class ChunkPool {
    * replacement characters) encoded as UTF-8 into chunks, without joining them.
    */
   takeUtf8(pieces: readonly string[]): Utf8ChunkedText {
-    const chunks: Latin1Buffer[] = [];
-    let chunk: Latin1Buffer | undefined;
+    const chunks: ChunkBuffer[] = [];
+    let chunk: ChunkBuffer | undefined;
     let at = CHUNK_BYTES;
     for (const piece of pieces)
       for (let from = 0; from < piece.length; ) {
@@ -137,7 +137,7 @@ export class ChunkPool {
   }
 
   /** A chunk given back, else a new one, added to `chunks`. */
-  private next(chunks: Latin1Buffer[]): Latin1Buffer {
+  private next(chunks: ChunkBuffer[]): ChunkBuffer {
     const chunk = this.spare.pop() ?? NodeBuffer!.allocUnsafeSlow(CHUNK_BYTES);
     chunks.push(chunk);
     return chunk;

@@ -9,7 +9,7 @@ import {
 } from './contract.js';
 import { PAST_LATIN1 } from '../json-text.js';
 import { clock } from '../telemetry/clock.js';
-import { CHUNKED_CHARS, ChunkedText, ChunkPool, cutsPair, type Latin1Buffer, NodeBuffer } from './chunked-text.js';
+import { CHUNKED_CHARS, ChunkedText, ChunkPool, cutsPair, type ChunkBuffer, NodeBuffer } from './chunked-text.js';
 import { UseOrder, type UseOrderEntry } from './use-order.js';
 
 /** What `new InMemoryResponseStore(options)` takes. */
@@ -63,7 +63,7 @@ const LONGEST_STRING = 8 * 1024;
  * the runtime has no `Buffer`, such a text is kept as UTF-8.
  */
 class Latin1Bytes {
-  constructor(readonly bytes: Latin1Buffer) {}
+  constructor(readonly bytes: ChunkBuffer) {}
 }
 
 /**
