@@ -383,14 +383,21 @@ export async function run(): Promise<void> {
       return;
     }
     // The telemetry floor beside the CLI over HTTP (fixtures/telemetry-floor-run.ts); TELEMETRY_FLOOR_ONLY=1: it alone.
-    // TELEMETRY_FLOOR_ONLY=process: only its in-process half.
+    // TELEMETRY_FLOOR_ONLY=process: only its in-process half (the gateway's and the embedded turn's floors);
+    // =embedded: only the embedded JSON turn's floor in one process.
+    if (process.env.TELEMETRY_FLOOR_ONLY === 'embedded') {
+      await compareTelemetryFloorInProcess(sinks, '-');
+      return;
+    }
     if (process.env.TELEMETRY_FLOOR_ONLY === 'process') {
       await compareTelemetryFloorInProcess(sinks, stub.url);
+      await compareTelemetryFloorInProcess(sinks, '-');
       return;
     }
     if (process.env.TELEMETRY_FLOOR_ONLY === '1') {
       await compareTelemetryFloor(sinks, stub.url);
       await compareTelemetryFloorInProcess(sinks, stub.url);
+      await compareTelemetryFloorInProcess(sinks, '-');
       return;
     }
     // "Telemetry on" split by part, each setting against off in one process: the evidence per setting.
@@ -399,6 +406,7 @@ export async function run(): Promise<void> {
     if (process.env.TELEMETRY_SPLIT_ONLY === '1') return;
     await compareTelemetryFloor(sinks, stub.url);
     await compareTelemetryFloorInProcess(sinks, stub.url);
+    await compareTelemetryFloorInProcess(sinks, '-');
     await compareSpanPaths(sinks);
     await compareSpanStages(embedded, sinks);
     await compareSpanStages(gateway, sinks, stub.url);
