@@ -40,18 +40,20 @@ export function startTurn(
     options.facts,
   );
   const parts = readParts(turn.provider.generate(request));
-  const iterator = meter ? new MeteredParts(parts, meter) : parts;
+  const metered = meter ? new MeteredParts(parts, meter) : undefined;
+  const iterator = metered ?? parts;
   const started = (first: IteratorResult<ModelPart> | Error): StartedTurn =>
     new Started(turn, deps, options, iterator, first, request.upstream);
   let pending: ReturnType<PartIterator['next']>;
   try {
-    pending = iterator.next();
+    pending = metered ? metered.nextObservedByCaller() : iterator.next();
   } catch (error) {
     if (error instanceof ResponsesError) throw error;
     return started(error as Error);
   }
   if (!(pending instanceof Promise)) return started(pending);
-  return pending.then(started, (error: unknown) => {
+  const arrived = metered ? (first: IteratorResult<ModelPart>) => started(metered.observedAfterWait(first)) : started;
+  return pending.then(arrived, (error: unknown) => {
     if (error instanceof ResponsesError) throw error;
     return started(error as Error);
   });
@@ -105,11 +107,27 @@ export class MeteredParts implements PartIterator {
   next(): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>> {
     const pending = this.parts.next();
     if (!(pending instanceof Promise)) return this.observed(pending);
-    this.observe ??= (result) => {
-      this.waited = true;
-      return this.observed(result);
-    };
+    this.observe ??= (result) => this.observedAfterWait(result);
     return pending.then(this.observe);
+  }
+
+  /**
+   * The next part like `next`, except that a part waited for is returned unobserved: the caller passes it to
+   * `observedAfterWait` in its own continuation. `startTurn` reads the first part so, without the promise more
+   * that `next` chains: with that promise on every turn's first (upstream) part, V8's allocation-site
+   * pretenuring (its default) moved ~80 more allocation sites of the turn into old space (CLI with metrics on,
+   * stored gateway JSON turns over HTTP: 84-103 sites tenured instead of 12-15, 7.0-7.7 against 3.5-3.7 KB
+   * promoted a request).
+   */
+  nextObservedByCaller(): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>> {
+    const pending = this.parts.next();
+    return pending instanceof Promise ? pending : this.observed(pending);
+  }
+
+  /** A part that was waited for, observed (see `nextObservedByCaller`). */
+  observedAfterWait(result: IteratorResult<ModelPart>): IteratorResult<ModelPart> {
+    this.waited = true;
+    return this.observed(result);
   }
 
   return(): unknown {
