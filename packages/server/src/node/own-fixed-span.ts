@@ -33,10 +33,12 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
   /** A starting attribute after `start`'s (a continued turn's previous response id), when `extraValue` is given. */
   declare private readonly extraKey: string | undefined;
   declare private readonly extraValue: AttributeValue | undefined;
-  /** The context it was started in (its parent's), where its children find what it does not hold. */
+  /**
+   * Where its context finds what it does not hold: the context it was started in, or, started in one of the
+   * server's own spans' contexts, that span's (a fixed span holds only itself and the head's mark, which every
+   * fixed span holds), so a lookup walks past no span of the trace.
+   */
   declare private readonly under: Context;
-  /** Whether the head sampler decided its trace here (the request's span): its children read it from it. */
-  declare private readonly headDecided: boolean;
 
   constructor(
     maker: SpanMaker,
@@ -49,8 +51,8 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     start: Attributes,
     extraKey: string | undefined,
     extraValue: AttributeValue | undefined,
-    under: Context,
-    headDecided: boolean,
+    /** The context it was started in. */
+    parentContext: Context,
   ) {
     super();
     // Every field of `SpanRecord`, in the order OwnSpan assigns them, then its own.
@@ -76,8 +78,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     this.shape = shape;
     this.extraKey = extraKey;
     this.extraValue = extraValue;
-    this.under = under;
-    this.headDecided = headDecided;
+    this.under = parentContext instanceof OwnFixedSpan ? parentContext.under : parentContext;
   }
 
   /** Itself: the span of its scope. */
@@ -92,7 +93,8 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
 
   getValue(key: symbol): unknown {
     if (key === SPAN_KEY) return this;
-    if (key === HEAD_SAMPLED && this.headDecided) return true;
+    // Made only where the head sampler decided to record the trace (the request's span, then under it).
+    if (key === HEAD_SAMPLED) return true;
     return this.under.getValue(key);
   }
 

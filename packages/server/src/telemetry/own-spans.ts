@@ -76,8 +76,8 @@ export interface OwnSpanTracer extends Tracer {
   /** False when its provider was asked for the API path only (the differential tests compare both). */
   readonly fixedShapes: boolean;
   /**
-   * A span of `shape` under `parent`, recorded (the head sampler decided its trace: `headDecided` for the
-   * request's span, where the decision was made; its children find it in `parent`): named `name`, its starting
+   * A span of `shape` under `parent`, recorded (asked only where the head sampler decided to record its trace:
+   * for the request's span, or under a context that holds that mark): named `name`, its starting
    * attributes `start` (a frozen set made once, as a rule), then `extraKey` set to `extraValue` when given (a
    * continued turn's previous response id).
    */
@@ -87,7 +87,6 @@ export interface OwnSpanTracer extends Tracer {
     kind: SpanKind,
     start: Attributes | undefined,
     parent: Context,
-    headDecided: boolean,
     extraKey?: string,
     extraValue?: AttributeValue,
   ): OwnScopeSpan;

@@ -159,7 +159,7 @@ export function startServerSpan(
     const { name, attributes } = startOf(key, path);
     // The CLI's own tracer: the fixed shape (./own-spans.ts), which holds the head's decision for its children.
     const own = delegateTracer;
-    if (ownSpansOf(own)) return own.startFixed(SERVER_SHAPE, name, SpanKind.SERVER, attributes, parent, true);
+    if (ownSpansOf(own)) return own.startFixed(SERVER_SHAPE, name, SpanKind.SERVER, attributes, parent);
     parent = new ChildContext(parent, HEAD_SAMPLED, true);
   }
   const { name, attributes } = startOf(key, path);
@@ -228,8 +228,7 @@ export function startChildSpan(
   const active = parentOr(parent);
   if (trace.getSpan(active)?.isRecording() !== true) return undefined;
   const tracer = tracerUnder(active) ?? proxyTracer;
-  if (fixedUnder(tracer, active))
-    return tracer.startFixed(CHILD_SHAPE, name, SpanKind.INTERNAL, attributes, active, false);
+  if (fixedUnder(tracer, active)) return tracer.startFixed(CHILD_SHAPE, name, SpanKind.INTERNAL, attributes, active);
   return scopeOf(tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active), active, tracer);
 }
 
@@ -259,7 +258,7 @@ export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context
     const previous = facts.previousResponseId;
     const extra = previous === undefined ? undefined : reportedName(previous);
     const { name, attributes } = start;
-    return tracer.startFixed(TURN_SHAPE, name, SpanKind.INTERNAL, attributes, active, false, PREVIOUS_ID, extra);
+    return tracer.startFixed(TURN_SHAPE, name, SpanKind.INTERNAL, attributes, active, PREVIOUS_ID, extra);
   }
   // One attribute object for the start, the continued turn's id in it (not set on the span afterwards).
   const attributes =
@@ -316,8 +315,7 @@ export function startClientSpan(method: string, url: string, parent: Context | u
   if (!parentSpan.isRecording()) return { span: parentSpan, context: active };
   const attributes = clientAttributesOf(method, url);
   const tracer = tracerUnder(active) ?? proxyTracer;
-  if (fixedUnder(tracer, active))
-    return tracer.startFixed(CLIENT_SHAPE, method, SpanKind.CLIENT, attributes, active, false);
+  if (fixedUnder(tracer, active)) return tracer.startFixed(CLIENT_SHAPE, method, SpanKind.CLIENT, attributes, active);
   return scopeOf(tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, active), active, tracer);
 }
 
