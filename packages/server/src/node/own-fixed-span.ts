@@ -8,7 +8,7 @@
 import type { Attributes, AttributeValue, Context, SpanAttributes, SpanContext, SpanKind } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
-import { keyEntry, writeKeyValue, writeStartingSet } from '../telemetry/otlp-attributes.js';
+import { writeKeyValue, writeStartingSet } from '../telemetry/otlp-attributes.js';
 import type { KeptBlock, SpanShape } from '../telemetry/own-spans.js';
 import type { ProtobufBuffer } from '../telemetry/protobuf-buffer.js';
 import { ChildContext, SPAN_KEY, type SpanScope } from '../telemetry/span-scope.js';
@@ -30,8 +30,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
   /** Turned into the general span: its attributes are `SpanRecord`'s from then on. */
   declare private general: boolean;
   declare private readonly shape: SpanShape;
-  /** A starting attribute after `start`'s (a continued turn's previous response id), when `extraValue` is given. */
-  declare private readonly extraKey: string | undefined;
+  /** Its shape's `extraKey` (a continued turn's previous response id), a starting attribute after `start`'s. */
   declare private readonly extraValue: AttributeValue | undefined;
   /**
    * Where its context finds what it does not hold: the context it was started in, or, started in one of the
@@ -49,7 +48,6 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     parentSpanContext: SpanContext | undefined,
     /** The starting set (a frozen one is written from its kept bytes). */
     start: Attributes,
-    extraKey: string | undefined,
     extraValue: AttributeValue | undefined,
     /** The context it was started in. */
     parentContext: Context,
@@ -76,7 +74,6 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     this.last = -1;
     this.general = false;
     this.shape = shape;
-    this.extraKey = extraKey;
     this.extraValue = extraValue;
     this.under = parentContext instanceof OwnFixedSpan ? parentContext.under : parentContext;
   }
@@ -169,7 +166,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
   /** Hands what it holds to the general span, in the order it was set (the extra starting attribute first). */
   private toGeneral(): void {
     this.general = true;
-    if (this.extraValue !== undefined) super.setAttribute(this.extraKey!, this.extraValue);
+    if (this.extraValue !== undefined) super.setAttribute(this.shape.extraKey!, this.extraValue);
     for (let field = 0; field <= this.last; field++) {
       const value = this.fieldValue(field);
       if (value !== undefined) super.setAttribute(this.shape.keys[field]!, value);
@@ -179,7 +176,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
   override get attributes(): Attributes {
     if (this.general) return super.attributes;
     const all: Attributes = { ...this.initial };
-    if (this.extraValue !== undefined) all[this.extraKey!] = this.extraValue;
+    if (this.extraValue !== undefined) all[this.shape.extraKey!] = this.extraValue;
     for (let field = 0; field <= this.last; field++) {
       const value = this.fieldValue(field);
       if (value !== undefined) all[this.shape.keys[field]!] = value;
@@ -196,7 +193,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     if (this.general) return false;
     if (this.extraValue !== undefined) {
       writeStartingSet(out, this.initial);
-      writeKeyValue(out, 9, keyEntry(this.extraKey!), this.extraValue);
+      writeKeyValue(out, 9, this.shape.extraEntry!, this.extraValue);
       this.writeFields(out, 0);
       return true;
     }

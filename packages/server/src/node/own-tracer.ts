@@ -81,13 +81,12 @@ class OwnTracer implements OwnSpanTracer {
     kind: SpanKind,
     start: Attributes | undefined,
     parentContext: Context,
-    extraKey?: string,
     extraValue?: AttributeValue,
   ): OwnFixedSpan {
     // A child of one of the server's own spans (its context): its ids as they are, not looked up through the API.
     const parent = parentContext instanceof OwnFixedSpan ? parentContext.spanContext() : this.parentIn(parentContext);
     const ids = new SpanIds(parent, TraceFlags.SAMPLED, parent?.traceState);
-    return new OwnFixedSpan(this, shape, name, kind, ids, parent, start ?? EMPTY, extraKey, extraValue, parentContext);
+    return new OwnFixedSpan(this, shape, name, kind, ids, parent, start ?? EMPTY, extraValue, parentContext);
   }
 
   startSpan(name: string, options: SpanOptions = {}, parentContext: Context = apiContext.active()): Span {

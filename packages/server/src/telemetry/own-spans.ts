@@ -15,6 +15,7 @@ import {
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
   ATTR_HTTP_ROUTE,
+  ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID,
 } from './attributes.js';
 import { type KeyEntry, keyEntry } from './otlp-attributes.js';
 import { HEAD_SAMPLED } from './head-sampling.js';
@@ -34,6 +35,12 @@ export interface SpanShape {
   readonly entries: readonly KeyEntry[];
   /** The attributes blocks last written for spans of this shape, by frozen starting set (a few at most). */
   readonly kept: KeptBlock[];
+  /**
+   * The starting attribute after the starting set that a span of this shape may be given (`startFixed`'s
+   * `extraValue`: a continued turn's previous response id), and its encoder entry.
+   */
+  readonly extraKey?: string;
+  readonly extraEntry?: KeyEntry;
 }
 
 /**
@@ -53,23 +60,33 @@ export interface KeptBlock {
   /** Spans in a row that matched none of its fields: at a few, the block is kept anew. */
   misses: number;
 }
-const shapeOf = (...keys: string[]): SpanShape => Object.freeze({ keys, entries: keys.map(keyEntry), kept: [] });
+const shapeOf = (keys: string[], extraKey?: string): SpanShape =>
+  Object.freeze({
+    keys,
+    entries: keys.map(keyEntry),
+    kept: [],
+    extraKey,
+    extraEntry: extraKey === undefined ? undefined : keyEntry(extraKey),
+  });
 
-/** A turn's span: the finish reasons, then what `endTurnSpan` sets. */
+/** A turn's span: the finish reasons, then what `endTurnSpan` sets; a continued turn's previous response id at its start. */
 export const TURN_SHAPE = shapeOf(
-  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
-  ATTR_GEN_AI_RESPONSE_MODEL,
-  ATTR_GEN_AI_RESPONSE_ID,
-  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
-  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
-  ATTR_ERROR_TYPE,
+  [
+    ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+    ATTR_GEN_AI_RESPONSE_MODEL,
+    ATTR_GEN_AI_RESPONSE_ID,
+    ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+    ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+    ATTR_ERROR_TYPE,
+  ],
+  ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID,
 );
 /** A request's server span (`endServerSpan`). */
-export const SERVER_SHAPE = shapeOf(ATTR_HTTP_ROUTE, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_ERROR_TYPE);
+export const SERVER_SHAPE = shapeOf([ATTR_HTTP_ROUTE, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_ERROR_TYPE]);
 /** An upstream call's client span (`endClientSpan`). */
-export const CLIENT_SHAPE = shapeOf(ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_ERROR_TYPE);
+export const CLIENT_SHAPE = shapeOf([ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_ERROR_TYPE]);
 /** A store call's span and other children (`endSpan`). */
-export const CHILD_SHAPE = shapeOf(ATTR_ERROR_TYPE);
+export const CHILD_SHAPE = shapeOf([ATTR_ERROR_TYPE]);
 
 /** A tracer that makes the server's own spans in their fixed shape (the CLI's own tracer). */
 export interface OwnSpanTracer extends Tracer {
@@ -78,8 +95,8 @@ export interface OwnSpanTracer extends Tracer {
   /**
    * A span of `shape` under `parent`, recorded (asked only where the head sampler decided to record its trace:
    * for the request's span, or under a context that holds that mark): named `name`, its starting
-   * attributes `start` (a frozen set made once, as a rule), then `extraKey` set to `extraValue` when given (a
-   * continued turn's previous response id).
+   * attributes `start` (a frozen set made once, as a rule), then the shape's `extraKey` set to `extraValue` when
+   * given (a continued turn's previous response id).
    */
   startFixed(
     shape: SpanShape,
@@ -87,7 +104,6 @@ export interface OwnSpanTracer extends Tracer {
     kind: SpanKind,
     start: Attributes | undefined,
     parent: Context,
-    extraKey?: string,
     extraValue?: AttributeValue,
   ): OwnScopeSpan;
 }

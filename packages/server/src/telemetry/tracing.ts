@@ -258,7 +258,7 @@ export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context
     const previous = facts.previousResponseId;
     const extra = previous === undefined ? undefined : reportedName(previous);
     const { name, attributes } = start;
-    return tracer.startFixed(TURN_SHAPE, name, SpanKind.INTERNAL, attributes, active, PREVIOUS_ID, extra);
+    return tracer.startFixed(TURN_SHAPE, name, SpanKind.INTERNAL, attributes, active, extra);
   }
   // One attribute object for the start, the continued turn's id in it (not set on the span afterwards).
   const attributes =
