@@ -84,6 +84,31 @@
 // performance.now stays, and a metered JSON turn reads it twice less (the answer's overhead and duration share one
 // read, the model labels' age is checked against the turn's start): ~0.13 us of the metrics' 2-3 us. Traces at
 // 0% beside metrics alone, three runs: -1.1, -0.3, -1.2 us (the head sampling check costs nothing seen).
+// Sampling, instructions (2026-11-30, issue 35's twenty-first session, load 4-9). Callgrind of the built package
+// (fbd1f97), JSON turns through `service.handle` in process, 16 lanes, parentbased_traceidratio, metrics off, no
+// pause: 24k warm turns (a new service every 4k: the memory store slows past 10k entries), instrumentation on,
+// 2.5k re-warm, ~2k counted, turns counted by Builtin_JsonParse calls (once a turn embedded, twice gateway);
+// "steady" leaves GC and compiles out (a 2k-turn window holds 0-2 scavenges). Thousands of instructions a turn,
+// total / steady / megamorphic IC calls; "missed": a 10% process warmed on 10%, its draws then made to miss:
+//   embedded: 0% 118.5 / 106.4 / 22.1; 10% 120.8 / 109.4 / 22.2; 10% missed 118.6 / 106.7 / 22.1;
+//             100% 140.7 / 129.9 / 22.6. 10% adds 13% of what 100% adds (steady), near a tenth.
+//   gateway (stored): 0% 294.3 / 273.7 / 225; 10% 308.5 / 278.5 / 245; 10% missed 310.3 / 283.3 / 258;
+//             100% 328.7 / 303.4 / 250. 10% adds 16% (steady). Every row with spans exported has +20-33
+//             megamorphic calls a turn in node:http's agent and streams (keepSocketAlive, addRequest,
+//             removeSocket, its 'free' listener), and the missed row's +9.6k is mostly there (node's code in
+//             baseline or generic loads): the span export's own requests (another agent, maxSockets 1, another
+//             peer's headers) share that code with the upstream calls, so every turn pays while any export
+//             flows, sampled or not. One run each: the gateway's whole turn moves +-2-8k between runs.
+// No deopt when a turn switches kind (--trace-deopt, 2k counted gateway turns: 6 at 0%, 6 at 10%, 5 at 100%, all
+// in node's http and stream code). A trap in the callgrind harness of the last sessions (--predictable
+// --no-incremental-marking --max-semi-space-size=64): without incremental marking each mark-compact deopts ~45
+// functions at once ("weak objects": writeSpan, startFixed, endTurnSpan, the runner's run, ...); none with V8's
+// defaults, --single-threaded-gc or --predictable alone. At 10% the sampled path then runs in Sparkplug code
+// until its own calls make it hot again, ten times as many turns as at 100%. With that flag 10% read 124.0 /
+// 112.1 embedded (23-27% of what 100% adds; writeSpan and the span ends at baseline in the profile), and what a
+// sampled turn cost was the count window's luck. So in instructions the mix costs its parts once the harness
+// keeps incremental marking (`--predictable --max-semi-space-size=64`); the timed rows' 10% excess above is not
+// in instructions at this build: compare it in time, two processes per setting.
 //
 // Measure note (2026-11-29, issue 35's ninth session, load 5.7-9 from three callgrinds of other sessions).
 // Why "the same without HTTP" (four processes) swung by 40-250 points a round: (1) warm-up. Each process ran
