@@ -144,6 +144,15 @@ const websocketStartMade = (name: string, path: string): ServerStart => ({
   }),
 });
 
+/**
+ * The first provider that serves `model`, as `providers.find` answers: a loop rather than a closure made per traced
+ * turn (with the context it captures, an allocation each).
+ */
+function providerFor(providers: readonly ModelProvider[], model: string): ModelProvider | undefined {
+  for (let i = 0; i < providers.length; i++) if (providers[i]!.supports(model)) return providers[i];
+  return undefined;
+}
+
 /** `gen_ai.provider.name` of a provider: its own `genAiProvider`, else its name. */
 export const genAiProviderOf = (provider: ModelProvider): string => provider.genAiProvider ?? provider.name;
 
@@ -232,7 +241,7 @@ export function instrumentRunner(
     facts.requestModel = requestModel;
     const previous = (raw as { previous_response_id?: unknown } | null)?.previous_response_id;
     if (typeof previous === 'string') facts.previousResponseId = previous;
-    const provider = settings.providers.find((p) => p.supports(requestModel));
+    const provider = providerFor(settings.providers, requestModel);
     if (provider) facts.provider = genAiProviderOf(provider);
     const scope = startTurnSpan(facts, watched, options.traceContext);
     // The runner notes the turn's end in `facts` (made here when the transport brought none) before the span reads them.
@@ -290,7 +299,7 @@ function promisedWithin<A extends unknown[], T>(
  * shapes, whole and before any cut. Made only when a turn failed.
  */
 function failureOf(error: ResponsesError, model: string | undefined, providers: readonly ModelProvider[]): TurnFailure {
-  const provider = model === undefined ? undefined : providers.find((p) => p.supports(model));
+  const provider = model === undefined ? undefined : providerFor(providers, model);
   const message = provider?.redact ? provider.redact(error.message) : redactSecretShapes(error.message);
   return { type: error.type, code: error.code, status: error.status, message, provider: provider?.name };
 }
@@ -322,7 +331,9 @@ function finishReasonOf(response: ResponseResource): string {
     const reason = (response.incomplete_details as { reason?: string } | null | undefined)?.reason;
     return reason === 'max_output_tokens' ? 'length' : (reason ?? 'incomplete');
   }
-  return response.output.some((item) => item.type === 'function_call') ? 'tool_calls' : 'stop';
+  const output = response.output;
+  for (let i = 0; i < output.length; i++) if (output[i]!.type === 'function_call') return 'tool_calls';
+  return 'stop';
 }
 
 type MessagePart = Record<string, unknown>;
