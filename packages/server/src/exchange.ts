@@ -84,6 +84,14 @@ export function jsonText(status: number, text: string, headers?: Record<string, 
   return { status, headers: all, body: text };
 }
 
+/**
+ * `response` with another body (a stream wrapped to see its end): a literal of its three fields, where
+ * `Object.assign({}, response, { body })` cost ~1k instructions a streamed turn (callgrind).
+ */
+export function withBody(response: ServiceResponse, body: ServiceEventStream): ServiceResponse {
+  return { status: response.status, headers: response.headers, body };
+}
+
 export function errorResponse(error: unknown): ServiceResponse {
   const failure = asResponsesError(error);
   return json(failure.status, failure.toJSON(), failure.headers);

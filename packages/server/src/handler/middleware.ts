@@ -10,6 +10,7 @@ import {
   type ServiceEventStream,
   type ServiceRequest,
   type ServiceResponse,
+  withBody,
 } from '../exchange.js';
 import { traceIdOf } from '../telemetry/tracing.js';
 import type { TurnFacts, TurnFailure } from '../telemetry/attributes.js';
@@ -222,7 +223,7 @@ export function httpMetrics(): AnswerStage {
         series.duration.record((now - started) / 1000);
         return response;
       }
-      return Object.assign({}, response, { body: new TimedStream(body, series.duration, started) });
+      return withBody(response, new TimedStream(body, series.duration, started));
     },
   };
 }

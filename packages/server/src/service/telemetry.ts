@@ -5,7 +5,7 @@
 // only with `captureMessageContent`.
 import type { Span } from '@opentelemetry/api';
 import type { ItemField, ResponseResource } from '@openresponses/types';
-import type { Backpressure, ServiceEventStream } from '../exchange.js';
+import { type Backpressure, type ServiceEventStream, withBody } from '../exchange.js';
 import type { AnswerStage, Middleware } from '../handler/middleware.js';
 import type { ModelProvider } from '../models/provider.js';
 import type { TurnNotes, TurnOptions, TurnOutcome, TurnRunner } from '../responses/runner.js';
@@ -76,7 +76,7 @@ const SERVER_SPANS: AnswerStage = {
       endServerSpan(scope.span, request.method, response.status, request.route);
       return response;
     }
-    return Object.assign({}, response, { body: new SpannedStream(body, scope, request, response.status) });
+    return withBody(response, new SpannedStream(body, scope, request, response.status));
   },
   thrown(request, error) {
     const scope = request.serverScope;
