@@ -238,3 +238,14 @@ export function printable(text: string, max = 200, redactor: Redactor = SHAPES_O
     .slice(0, max)
     .replace(UNPRINTABLE, '?');
 }
+
+/** `error` with its message and param through `redact` (the same error when nothing changed; `cause` kept). */
+export function redactedError(error: ResponsesError, redact: (text: string) => string): ResponsesError {
+  const message = redact(error.message);
+  const param = error.param === null || redact(error.param) === error.param ? error.param : null;
+  if (message === error.message && param === error.param) return error;
+  return new ResponsesError(error.type, error.code, message, param, error.status, {
+    headers: error.headers,
+    cause: error.cause,
+  });
+}

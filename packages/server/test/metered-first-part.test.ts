@@ -1,6 +1,8 @@
-// A metered turn (metrics on) reads its first part as an unmetered one does: `startTurn` observes a first part
-// that was waited for in its own continuation, with no promise more (src/responses/turn.ts, MeteredParts): that
-// promise on every turn made V8 pretenure ~80 more of the turn's allocation sites.
+// A metered turn (metrics on) reads its parts as an unmetered one does: `startTurn` observes a first part that was
+// waited for in its own continuation, with no promise more (src/responses/turn.ts): that promise on every turn made
+// V8 pretenure ~80 more of the turn's allocation sites. The turn's stream observes every later part as it reads it
+// (turn/stream.ts, turn/part-meter.ts), where a wrapping iterator chained a promise to each part that waited.
+import { createHook } from 'node:async_hooks';
 import { LATEST_SPEC_VERSION } from '@openresponses/zod';
 import { expect, test } from 'vitest';
 import { DEFAULT_LIMITS } from '../src/limits.js';
@@ -54,4 +56,46 @@ test("a metered turn's first part, waited for, is metered and reaches the turn a
   const metered = await ticksToStart(meter);
   expect(calls).toEqual([['finished', 3, 4, false]]);
   expect(metered).toBe(await ticksToStart());
+});
+
+/** Parts of a streamed answer from an upstream, each waited for. */
+const streamed: ModelPart[] = [
+  { type: 'text-start', id: 'm' },
+  { type: 'text-delta', id: 'm', delta: 'Hi' },
+  { type: 'text-delta', id: 'm', delta: ' there' },
+  { type: 'text-end', id: 'm' },
+  { type: 'finish', reason: 'stop', usage: { inputTokens: 3, outputTokens: 2 } },
+];
+const streaming: ModelProvider = {
+  ...provider,
+  name: 'streaming',
+  generate: async function* () {
+    yield* streamed;
+  },
+};
+
+/** The promises a whole turn of `streaming` makes, started and run (promise hooks on). */
+async function promisesOfTurn(meter?: TurnMeter): Promise<number> {
+  const streamDeps = { ...deps, providers: [streaming], defaultModel: 'streaming' };
+  const prepared = await prepareTurn({ model: 'streaming', input: 'hi' }, LATEST_SPEC_VERSION, streamDeps);
+  let made = 0;
+  const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && made++) });
+  hook.enable();
+  const { response } = await (await startTurn(prepared, streamDeps, {}, meter)).run();
+  hook.disable();
+  expect(response.status).toBe('completed');
+  return made;
+}
+
+test("a metered turn's later parts are metered as the turn reads them, with no promise more than an unmetered turn's", async () => {
+  const calls: unknown[][] = [];
+  const meter: TurnMeter = {
+    firstOutput: () => calls.push(['firstOutput']),
+    finished: (...args) => calls.push(['finished', ...args]),
+    ended: () => {},
+  };
+  await promisesOfTurn(); // the first turn's one-time work
+  const metered = await promisesOfTurn(meter);
+  expect(calls).toEqual([['firstOutput'], ['finished', 3, 2, false]]);
+  expect(metered).toBe(await promisesOfTurn());
 });

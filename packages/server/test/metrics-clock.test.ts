@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { httpMetrics } from '../src/handler/middleware.js';
 import type { ServiceRequest, ServiceResponse } from '../src/exchange.js';
 import type { ModelPart } from '../src/models/provider.js';
-import { MeteredParts } from '../src/responses/turn.js';
+import { PartMeter } from '../src/responses/turn/part-meter.js';
 import type { PartIterator } from '../src/responses/turn/parts.js';
 import { ownMetrics, recordOwnMetrics } from '../src/telemetry/aggregation.js';
 import {
@@ -98,11 +98,11 @@ function parts(list: ModelPart[], waits: boolean[]): PartIterator {
   };
 }
 
-/** Reads every part, as a turn does. */
-async function drain(iterator: PartIterator): Promise<void> {
+/** Reads every part, as a turn does, showing each to `meter` as it arrives. */
+async function drain(iterator: PartIterator, meter: PartMeter): Promise<void> {
   for (;;) {
     const next = iterator.next();
-    if ((next instanceof Promise ? await next : next).done) return;
+    if ((next instanceof Promise ? meter.observedAfterWait(await next) : meter.observed(next)).done) return;
   }
 }
 
@@ -113,7 +113,7 @@ function heard(list: ModelPart[], waits: boolean[]) {
     finished: (...args) => calls.push(['finished', ...args]),
     ended: () => {},
   };
-  return drain(new MeteredParts(parts(list, waits), meter)).then(() => calls);
+  return drain(parts(list, waits), new PartMeter(meter)).then(() => calls);
 }
 
 test('a finish that came in the batch of the first output is told so; one after a wait, or without output, is not', async () => {

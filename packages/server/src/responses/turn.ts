@@ -4,6 +4,7 @@ import type { Backpressure } from '../exchange.js';
 import type { ModelPart } from '../models/provider.js';
 import type { TurnMeter } from '../telemetry/metrics.js';
 import type { PreparedTurn, TurnDependencies } from './turn/prepare.js';
+import { PartMeter } from './turn/part-meter.js';
 import { type PartIterator, type Pending, readParts } from './turn/parts.js';
 import { providerRequest } from './turn/provider-request.js';
 import { type RunOptions, streamTurn, type TurnResult } from './turn/stream.js';
@@ -40,19 +41,22 @@ export function startTurn(
     options.facts,
   );
   const parts = readParts(turn.provider.generate(request));
-  const metered = meter ? new MeteredParts(parts, meter) : undefined;
-  const iterator = metered ?? parts;
+  const meterParts = meter ? new PartMeter(meter) : undefined;
   const started = (first: IteratorResult<ModelPart> | Error): StartedTurn =>
-    new Started(turn, deps, options, iterator, first, request.upstream);
+    new Started(turn, deps, options, parts, first, request.upstream, meterParts);
   let pending: ReturnType<PartIterator['next']>;
   try {
-    pending = metered ? metered.nextObservedByCaller() : iterator.next();
+    pending = parts.next();
   } catch (error) {
     if (error instanceof ResponsesError) throw error;
     return started(error as Error);
   }
-  if (!(pending instanceof Promise)) return started(pending);
-  const arrived = metered ? (first: IteratorResult<ModelPart>) => started(metered.observedAfterWait(first)) : started;
+  if (!(pending instanceof Promise)) return started(meterParts ? meterParts.observed(pending) : pending);
+  // A waited first part is observed in this continuation, not in a `.then` of its own: with that promise more on
+  // every upstream turn, V8's allocation-site pretenuring moved ~80 more of the turn's sites into old space (f5de2ac).
+  const arrived = meterParts
+    ? (first: IteratorResult<ModelPart>) => started(meterParts.observedAfterWait(first))
+    : started;
   return pending.then(arrived, (error: unknown) => {
     if (error instanceof ResponsesError) throw error;
     return started(error as Error);
@@ -68,11 +72,21 @@ class Started implements StartedTurn {
     private readonly iterator: PartIterator,
     private readonly first: IteratorResult<ModelPart> | Error,
     readonly upstream: string | undefined,
+    private readonly meterParts: PartMeter | undefined,
   ) {}
 
   run(onEvent?: (event: AnyStreamingEvent) => void, backpressure?: Backpressure): Pending<TurnResult> {
     const { turn, deps, options } = this;
-    return streamTurn(turn, deps, options, onEvent, this.iterator, this.first, backpressure ?? options.backpressure);
+    return streamTurn(
+      turn,
+      deps,
+      options,
+      onEvent,
+      this.iterator,
+      this.first,
+      backpressure ?? options.backpressure,
+      this.meterParts,
+    );
   }
 }
 
@@ -86,101 +100,4 @@ export async function runTurn(
   options: RunOptions = {},
 ): Promise<TurnResult> {
   return (await startTurn(turn, deps, options)).run(options.onEvent);
-}
-
-/**
- * The model's parts as they come, telling `meter` of the first output and of the usage at `finish` (a class:
- * one object a turn, and one closure only where the parts wait; a promise more only where they wait anyway).
- * Whether the parts waited since the first output is noted, so that a finish that came with it (an upstream's
- * JSON answer is one batch of parts) shares its clock read.
- */
-export class MeteredParts implements PartIterator {
-  private first = true;
-  private waited = false;
-  private observe: ((result: IteratorResult<ModelPart>) => IteratorResult<ModelPart>) | undefined;
-
-  constructor(
-    private readonly parts: PartIterator,
-    private readonly meter: TurnMeter,
-  ) {}
-
-  next(): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>> {
-    const pending = this.parts.next();
-    if (!(pending instanceof Promise)) return this.observed(pending);
-    this.observe ??= (result) => this.observedAfterWait(result);
-    return pending.then(this.observe);
-  }
-
-  /**
-   * The next part like `next`, except that a part waited for is returned unobserved: the caller passes it to
-   * `observedAfterWait` in its own continuation. `startTurn` reads the first part so, without the promise more
-   * that `next` chains: with that promise on every turn's first (upstream) part, V8's allocation-site
-   * pretenuring (its default) moved ~80 more allocation sites of the turn into old space (CLI with metrics on,
-   * stored gateway JSON turns over HTTP: 84-103 sites tenured instead of 12-15, 7.0-7.7 against 3.5-3.7 KB
-   * promoted a request).
-   */
-  nextObservedByCaller(): IteratorResult<ModelPart> | Promise<IteratorResult<ModelPart>> {
-    const pending = this.parts.next();
-    return pending instanceof Promise ? pending : this.observed(pending);
-  }
-
-  /** A part that was waited for, observed (see `nextObservedByCaller`). */
-  observedAfterWait(result: IteratorResult<ModelPart>): IteratorResult<ModelPart> {
-    this.waited = true;
-    return this.observed(result);
-  }
-
-  return(): unknown {
-    return this.parts.return?.();
-  }
-
-  private observed(result: IteratorResult<ModelPart>): IteratorResult<ModelPart> {
-    if (result.done) return result;
-    const part = result.value;
-    if (part.type === 'finish')
-      this.meter.finished(part.usage.inputTokens, part.usage.outputTokens, !this.first && !this.waited);
-    else if (this.first && isOutput(part.type)) {
-      this.first = false;
-      this.waited = false;
-      this.meter.firstOutput();
-    }
-    return result;
-  }
-}
-
-/**
- * Whether a part is output (a delta or a whole item): its type compared with each part type, interned strings
- * compared by reference, where a suffix test was a builtin call of ~190 instructions a turn (callgrind). Every
- * part type is named.
- */
-function isOutput(type: ModelPart['type']): boolean {
-  switch (type) {
-    case 'text-delta':
-    case 'item':
-    case 'function-call-delta':
-    case 'reasoning-delta':
-    case 'reasoning-summary-delta':
-    case 'refusal-delta':
-      return true;
-    case 'text-start':
-    case 'text-end':
-    case 'refusal-start':
-    case 'refusal-end':
-    case 'message-part-start':
-    case 'text-annotation':
-    case 'reasoning-start':
-    case 'reasoning-summary-start':
-    case 'reasoning-summary-end':
-    case 'reasoning-end':
-    case 'function-call-start':
-    case 'function-call-end':
-    case 'vendor-event':
-    case 'finish':
-    case 'error':
-      return false;
-    default:
-      // A part type added to `ModelPart` fails to compile here until it is sorted.
-      void (type satisfies never);
-      return false;
-  }
 }

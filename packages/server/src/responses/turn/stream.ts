@@ -6,11 +6,12 @@ import type { Backpressure } from '../../exchange.js';
 import { DEFAULT_LIMITS } from '../../limits.js';
 import type { ModelPart, ModelUsage } from '../../models/provider.js';
 import type { Cancellation } from '../../cancellation.js';
-import { redactSecretShapes } from '../../redaction.js';
+import { redactedError, redactSecretShapes } from '../../redaction.js';
 import type { TurnFacts } from '../../telemetry/attributes.js';
 import { initialResponse } from './echo.js';
 import { beginItem, type Lane, type LaneTurn, type OpenItem } from './lanes.js';
 import { outputBytesOf } from './output-budget.js';
+import type { PartMeter } from './part-meter.js';
 import { isItemEnd, laneKey, noResult, type PartIterator, type Pending, stopParts, tokensOf } from './parts.js';
 import type { PreparedTurn, TurnDependencies } from './prepare.js';
 
@@ -51,8 +52,9 @@ export function streamTurn(
   iterator: PartIterator,
   first: IteratorResult<ModelPart> | Error,
   backpressure: Backpressure | undefined,
+  meter?: PartMeter,
 ): Pending<TurnResult> {
-  return new TurnStream(turn, deps, options, onEvent, iterator).run(first, backpressure);
+  return new TurnStream(turn, deps, options, onEvent, iterator, meter).run(first, backpressure);
 }
 
 /**
@@ -83,6 +85,8 @@ class TurnStream implements LaneTurn {
     private readonly options: Omit<RunOptions, 'onEvent'>,
     onEvent: ((event: AnyStreamingEvent) => void) | undefined,
     private readonly iterator: PartIterator,
+    /** Shown each part after the first (`startTurn` showed it that one) as it arrives, before the turn waits for the client. */
+    private readonly meter: PartMeter | undefined,
   ) {
     this.request = turn.request;
     const now = options.now ?? unixSeconds;
@@ -295,6 +299,7 @@ class TurnStream implements LaneTurn {
         if (next instanceof Promise) {
           try {
             next = await next;
+            if (this.meter && !(next instanceof Error)) this.meter.observedAfterWait(next);
           } catch (error) {
             next = error as Error;
           }
@@ -346,7 +351,9 @@ class TurnStream implements LaneTurn {
   /** The provider's next part, or its failure. */
   private advance(): Next | Promise<Next> {
     try {
-      return this.iterator.next();
+      const next = this.iterator.next();
+      if (this.meter && !(next instanceof Promise)) this.meter.observed(next);
+      return next;
     } catch (error) {
       return error as Error;
     }
@@ -385,15 +392,4 @@ function usageOf(usage: ModelUsage): Usage {
     input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
   };
-}
-
-/** `error` with its message and param through `redact` (the same error when nothing changed; `cause` kept). */
-function redactedError(error: ResponsesError, redact: (text: string) => string): ResponsesError {
-  const message = redact(error.message);
-  const param = error.param === null || redact(error.param) === error.param ? error.param : null;
-  if (message === error.message && param === error.param) return error;
-  return new ResponsesError(error.type, error.code, message, param, error.status, {
-    headers: error.headers,
-    cause: error.cause,
-  });
 }
