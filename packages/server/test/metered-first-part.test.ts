@@ -46,13 +46,19 @@ async function ticksToStart(meter?: TurnMeter): Promise<number> {
   return ticks;
 }
 
-test("a metered turn's first part, waited for, is metered and reaches the turn as soon as an unmetered one's", async () => {
+/** A turn meter that notes what it is told, in order. */
+function recordingMeter(): { calls: unknown[][]; meter: TurnMeter } {
   const calls: unknown[][] = [];
   const meter: TurnMeter = {
     firstOutput: () => calls.push(['firstOutput']),
     finished: (...args) => calls.push(['finished', ...args]),
     ended: () => {},
   };
+  return { calls, meter };
+}
+
+test("a metered turn's first part, waited for, is metered and reaches the turn as soon as an unmetered one's", async () => {
+  const { calls, meter } = recordingMeter();
   const metered = await ticksToStart(meter);
   expect(calls).toEqual([['finished', 3, 4, false]]);
   expect(metered).toBe(await ticksToStart());
@@ -88,12 +94,7 @@ async function promisesOfTurn(meter?: TurnMeter): Promise<number> {
 }
 
 test("a metered turn's later parts are metered as the turn reads them, with no promise more than an unmetered turn's", async () => {
-  const calls: unknown[][] = [];
-  const meter: TurnMeter = {
-    firstOutput: () => calls.push(['firstOutput']),
-    finished: (...args) => calls.push(['finished', ...args]),
-    ended: () => {},
-  };
+  const { calls, meter } = recordingMeter();
   await promisesOfTurn(); // the first turn's one-time work
   const metered = await promisesOfTurn(meter);
   expect(calls).toEqual([['firstOutput'], ['finished', 3, 2, false]]);
