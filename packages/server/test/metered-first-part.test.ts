@@ -11,6 +11,7 @@ import { createSealer, generateEncryptionKey } from '../src/responses/sealed.js'
 import { startTurn } from '../src/responses/turn.js';
 import { prepareTurn, type TurnDependencies } from '../src/responses/turn/prepare.js';
 import type { TurnMeter } from '../src/telemetry/metrics.js';
+import { recordingMeter } from './recording-meter.js';
 
 /** A first part that is metered at once (a finish with no output before it). */
 const parts: ModelPart[] = [{ type: 'finish', reason: 'stop', usage: { inputTokens: 3, outputTokens: 4 } }];
@@ -44,17 +45,6 @@ async function ticksToStart(meter?: TurnMeter): Promise<number> {
   }
   await starting;
   return ticks;
-}
-
-/** A turn meter that notes what it is told, in order. */
-function recordingMeter(): { calls: unknown[][]; meter: TurnMeter } {
-  const calls: unknown[][] = [];
-  const meter: TurnMeter = {
-    firstOutput: () => calls.push(['firstOutput']),
-    finished: (...args) => calls.push(['finished', ...args]),
-    ended: () => {},
-  };
-  return { calls, meter };
 }
 
 test("a metered turn's first part, waited for, is metered and reaches the turn as soon as an unmetered one's", async () => {

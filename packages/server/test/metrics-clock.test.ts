@@ -15,8 +15,9 @@ import {
   METRIC_HTTP_SERVER_REQUEST_DURATION,
   METRIC_OPENRESPONSES_OVERHEAD_DURATION,
 } from '../src/telemetry/attributes.js';
-import { meterTurn, type TurnMeter } from '../src/telemetry/metrics.js';
+import { meterTurn } from '../src/telemetry/metrics.js';
 import { ModelLabels } from '../src/telemetry/model-labels.js';
+import { recordingMeter } from './recording-meter.js';
 
 let reads = 0;
 beforeAll(() => {
@@ -107,12 +108,7 @@ async function drain(iterator: PartIterator, meter: PartMeter): Promise<void> {
 }
 
 function heard(list: ModelPart[], waits: boolean[]) {
-  const calls: unknown[][] = [];
-  const meter: TurnMeter = {
-    firstOutput: () => calls.push(['firstOutput']),
-    finished: (...args) => calls.push(['finished', ...args]),
-    ended: () => {},
-  };
+  const { calls, meter } = recordingMeter();
   return drain(parts(list, waits), new PartMeter(meter)).then(() => calls);
 }
 
