@@ -7,13 +7,22 @@
 // dropped and counted. A turn never waits for it, and nothing it meets fails one.
 // Settings it does not implement (compression, client certificates, another protocol or exporter) keep the
 // SDK's path (`ownSpanExportSettings`). Measured in bench/telemetry.bench.ts (profile note).
-import { request as httpRequest, Agent as HttpAgent } from 'node:http';
-import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+// Its requests stay on the turns' thread (`otlpRequests`). Measured (callgrind, built package, service.handle
+// turns in process, 3,008 counted after 6,000, 512 spans a POST; GC, write barriers and compiles left out):
+// against the same turns with the POST patched out they cost the embedded JSON turn +2.5k instructions of 125k
+// (+2.0%, two runs) and the stored gateway JSON turn +1.1k to +2.4k of 303k (+0.4-0.8%); --trace-deopt over
+// 24,000 turns shows the same deopts with and without them (a few in the first 3,000 turns, then none), so the
+// turns' Node code stays optimised: a steady cost, not repeated deopts. In a worker thread (`OtlpPoster`) the
+// turns' thread came to the no-POST level for the embedded turn (126.3k) and showed no cut for the gateway
+// (306.7k), while the worker spent 4.2k (embedded) and 5.3-5.6k (gateway) a turn: Node's http client runs cold
+// there, ~0.7M instructions an export against ~0.43M here. The process would spend more, so it is not used.
+import * as http from 'node:http';
+import * as https from 'node:https';
 import { TraceFlags } from '@opentelemetry/api';
 import type { EncodableSpan } from '../telemetry/encodable-span.js';
-import { clock } from '../telemetry/clock.js';
 import type { ProtobufBuffer } from '../telemetry/protobuf-buffer.js';
 import { SpanBatch } from '../telemetry/span-batch.js';
+import { otlpRequests } from './otlp-post-worker.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -39,62 +48,6 @@ export interface SpanExportSettings {
 export const MAX_QUEUE_BYTES = 16 * 1024 * 1024;
 /** Bytes of one request body at most: 4 MiB (a collector's common limit); a batch is sent when it reaches it. */
 const MAX_BATCH_BYTES = 4 * 1024 * 1024;
-/** Bytes of a collector's answer read at most (its body is not used). */
-const MAX_ANSWER_BYTES = 64 * 1024;
-
-// Retries, as the SDK's OTLP exporter makes them (@opentelemetry/otlp-exporter-base's retrying transport): at
-// most 5 after the first try, the pause 1 s growing 1.5x to at most 5 s, ±20% jitter, a collector's
-// Retry-After in its place; none that would end past the export's timeout.
-const MAX_RETRIES = 5;
-const FIRST_PAUSE_MS = 1000;
-const MAX_PAUSE_MS = 5000;
-const PAUSE_GROWTH = 1.5;
-const JITTER = 0.2;
-/** Answers a collector gives when it may take the batch later. */
-const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
-/** Network failures worth another try (the SDK's list). */
-const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-]);
-
-/** An export that failed: what the collector answered, if it did, and when it asked to be tried again. */
-interface ExportFailure extends Error {
-  /** The request never reached the collector (its reused keep-alive connection was closed under it). */
-  unsent?: boolean;
-  /** The collector's HTTP status. */
-  status?: number;
-  /** The collector's Retry-After, in ms. */
-  retryAfterMs?: number;
-  /** A network error's code (`ECONNREFUSED`, …). */
-  code?: string;
-}
-
-/** A Retry-After value in ms (seconds, or an HTTP date), as the SDK reads it; undefined when absent or unreadable. */
-function retryAfterMsOf(header: string | undefined): number | undefined {
-  if (header === undefined) return undefined;
-  const seconds = Number.parseInt(header, 10);
-  if (Number.isInteger(seconds)) return Math.max(0, seconds * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
-}
-
-/** How long to wait before trying `failure` again (`pause`: the backoff's turn), or undefined when it is not worth one. */
-function retryDelayOf(failure: ExportFailure, pause: number): number | undefined {
-  const retryable =
-    failure.status !== undefined
-      ? RETRYABLE_STATUSES.has(failure.status)
-      : failure.code !== undefined && RETRYABLE_NETWORK_CODES.has(failure.code);
-  if (!retryable) return undefined;
-  return failure.retryAfterMs ?? Math.min(pause * (1 + (Math.random() * 2 - 1) * JITTER), MAX_PAUSE_MS);
-}
-
 const isSet = (text: string | undefined): text is string => text !== undefined && text.trim() !== '';
 const positive = (text: string | undefined, otherwise: number): number => {
   const value = Number(text);
@@ -182,16 +135,14 @@ export class OtlpSpanExport {
   private stopped = false;
   private failing = false;
   private readonly counts = { exported: 0, dropped: 0, failed: 0 };
-  private readonly agent: HttpAgent;
+  /** Its requests: one keep-alive connection, timeouts and retries (on this thread: see the header). */
+  private readonly requests = otlpRequests(http, https);
 
   constructor(
     /** Where and how it sends (`ownSpanExportSettings`). */
     readonly settings: SpanExportSettings,
     private readonly onProblem: (message: string) => void = () => {},
-  ) {
-    const options = { keepAlive: true, maxSockets: 1 };
-    this.agent = settings.url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
-  }
+  ) {}
 
   /** Nothing: a span is encoded when it ends. */
   onStart(): void {}
@@ -227,7 +178,7 @@ export class OtlpSpanExport {
   async shutdown(): Promise<void> {
     await this.forceFlush();
     this.stopped = true;
-    this.agent.destroy();
+    this.requests.close();
   }
 
   /** Moves the batch being written to the ones waiting, and starts sending if nothing is in flight. */
@@ -253,7 +204,8 @@ export class OtlpSpanExport {
           const pending = resource as { asyncAttributesPending?: boolean; waitForAsyncAttributes?(): Promise<void> };
           if (pending.asyncAttributesPending) await pending.waitForAsyncAttributes?.();
         }
-        await this.export(batch.request());
+        const { url, headers, timeoutMs } = this.settings;
+        await this.requests.send({ url: url.href, headers, body: batch.request(), timeoutMs });
         sent = true;
       } catch (error) {
         if (!this.failing)
@@ -272,81 +224,5 @@ export class OtlpSpanExport {
       } else this.counts.failed += batch.spans;
     }
     this.sending = undefined;
-  }
-
-  /**
-   * Sends `body`, trying again after a retryable failure (see MAX_RETRIES) while the export's timeout allows;
-   * rejects with the last failure.
-   */
-  private async export(body: Uint8Array): Promise<void> {
-    const deadline = clock.now() + this.settings.timeoutMs;
-    let pause = FIRST_PAUSE_MS;
-    for (let retries = 0; ; retries++) {
-      try {
-        // A collector may close an idle keep-alive connection just as it is reused (Node's servers do after 5 s):
-        // that request never reached it, so it goes once more at once, on a new connection.
-        await this.post(body, deadline - clock.now()).catch((error: ExportFailure) => {
-          if (!error.unsent) throw error;
-          return this.post(body, deadline - clock.now());
-        });
-        return;
-      } catch (error) {
-        const wait = retries < MAX_RETRIES ? retryDelayOf(error as ExportFailure, pause) : undefined;
-        if (wait === undefined || this.stopped || wait >= deadline - clock.now()) throw error;
-        pause *= PAUSE_GROWTH;
-        await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
-      }
-    }
-  }
-
-  /** One POST of `body`, settled when a 2xx answer has been read (bounded) or rejected within `timeoutMs`. */
-  private post(body: Uint8Array, timeLeftMs: number): Promise<void> {
-    const { url, headers } = this.settings;
-    const timeoutMs = Math.max(1, Math.round(timeLeftMs));
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise<void>((resolve, reject) => {
-      const exchange = send(url, {
-        method: 'POST',
-        agent: this.agent,
-        headers: { ...headers, 'content-type': 'application/x-protobuf', 'content-length': body.length },
-      });
-      const settle = (error?: Error) => {
-        clearTimeout(timer);
-        if (error) reject(error);
-        else resolve();
-      };
-      const timer = setTimeout(() => {
-        const late = new Error(`no answer within ${timeoutMs} ms`);
-        exchange.destroy(late);
-        settle(late);
-      }, timeoutMs);
-      timer.unref();
-      exchange.on('error', (error: ExportFailure) => {
-        error.unsent = exchange.reusedSocket && !answered;
-        settle(error);
-      });
-      let answered = false;
-      exchange.on('response', (answer) => {
-        answered = true;
-        let read = 0;
-        answer.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_ANSWER_BYTES) exchange.destroy(new Error(`an answer over ${MAX_ANSWER_BYTES} bytes`));
-        });
-        answer.on('error', settle);
-        answer.on('close', () => {
-          if (!answer.complete) settle(new Error('the connection closed before the answer ended'));
-        });
-        answer.on('end', () => {
-          const status = answer.statusCode ?? 0;
-          if (status >= 200 && status < 300) return settle();
-          const failure: ExportFailure = new Error(`HTTP ${status}`);
-          failure.status = status;
-          failure.retryAfterMs = retryAfterMsOf(answer.headers['retry-after']);
-          settle(failure);
-        });
-      });
-      exchange.end(body);
-    });
   }
 }
