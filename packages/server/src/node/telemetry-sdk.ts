@@ -10,6 +10,7 @@ import { HEAD_SAMPLED, type HeadSampler, sampleAtHead } from '../telemetry/head-
 import { OwnTracerProvider, ownTracerAllowed } from './own-tracer.js';
 import { OtlpSpanExport, ownSpanExportSettings, type SpanExportCounts } from './otlp-span-export.js';
 import { ownMetricProducer, readingOwnMetrics } from './own-metrics.js';
+import { ownMetricExportAllowed, ownMetricExporter } from './otlp-metric-export.js';
 import { withoutCredentials } from './store-url.js';
 
 /** Every optional OpenTelemetry package the CLI may load, for one install line. */
@@ -388,9 +389,9 @@ async function otlpMetricExporter(env: Env) {
     ).OTLPMetricExporter();
   }
   const name = '@opentelemetry/exporter-metrics-otlp-proto';
-  return new (
-    await loadOptional(name, purpose, () => import('@opentelemetry/exporter-metrics-otlp-proto'))
-  ).OTLPMetricExporter();
+  const proto = await loadOptional(name, purpose, () => import('@opentelemetry/exporter-metrics-otlp-proto'));
+  // The SDK's exporter with its requests in a worker thread (./otlp-metric-export.ts) unless a setting needs its own.
+  return ownMetricExportAllowed(env) ? ownMetricExporter() : new proto.OTLPMetricExporter();
 }
 
 function positive(text: string | undefined): number | undefined {
