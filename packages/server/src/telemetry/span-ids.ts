@@ -67,34 +67,47 @@ function hexOf(bytes: Uint8Array, at: number, length: number): string {
  * fields fewer than the bytes and the view apart, 16 bytes a span context, four a traced gateway turn.
  */
 export class SpanIds implements SpanContext {
-  private traceHex: string | undefined;
-  private spanHex: string | undefined;
-  private readonly tracePool: IdPool | undefined;
-  readonly traceAt: number;
-  private readonly spanPool: IdPool;
-  readonly spanAt: number;
+  // Declared, not class fields: emitted as ES2022 fields, each was defined before the constructor ran (a define
+  // per field), and the tracer's `new SpanIds` went through the generic construct stub rather than inline.
+  // Every field is assigned once, in this order, in each branch: one map for every span context.
+  /** Set once, by the tracer that decides sampling with the trace id (before the context is handed out). */
+  declare traceFlags: number;
+  declare readonly traceState: TraceState | undefined;
+  declare private traceHex: string | undefined;
+  declare private spanHex: string | undefined;
+  declare private readonly tracePool: IdPool | undefined;
+  declare readonly traceAt: number;
+  declare private readonly spanPool: IdPool;
+  declare readonly spanAt: number;
 
   constructor(
     /** The parent's context (its trace id is kept), or undefined for a new trace. */
     parent: SpanContext | undefined,
-    /** Set once, by the tracer that decides sampling with the trace id (before the context is handed out). */
-    public traceFlags: number,
-    readonly traceState: TraceState | undefined,
+    traceFlags: number,
+    traceState: TraceState | undefined,
   ) {
+    this.traceFlags = traceFlags;
+    this.traceState = traceState;
     if (parent === undefined) {
-      this.traceAt = take(16);
+      this.traceHex = undefined;
+      this.spanHex = undefined;
+      const traceAt = take(16);
       this.tracePool = pool;
+      this.traceAt = traceAt;
     } else if (parent instanceof SpanIds) {
+      this.traceHex = parent.traceHex;
+      this.spanHex = undefined;
       this.tracePool = parent.tracePool;
       this.traceAt = parent.traceAt;
-      this.traceHex = parent.traceHex;
     } else {
+      this.traceHex = parent.traceId;
+      this.spanHex = undefined;
       this.tracePool = undefined;
       this.traceAt = 0;
-      this.traceHex = parent.traceId;
     }
-    this.spanAt = take(8);
+    const spanAt = take(8);
     this.spanPool = pool;
+    this.spanAt = spanAt;
   }
 
   get traceBytes(): Uint8Array | undefined {
