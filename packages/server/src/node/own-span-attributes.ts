@@ -8,7 +8,10 @@ const isPrimitive = (value: unknown): boolean =>
 export function isAttributeValue(value: unknown): value is AttributeValue {
   if (!Array.isArray(value)) return isPrimitive(value);
   let type: string | undefined;
-  for (const item of value) {
+  // Indexed, not `for…of`: the array iterator's builtin was called per item (~170 instructions a traced turn's
+  // finish reasons); a hole reads as undefined either way.
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
     if (item == null) continue;
     if (type === undefined) {
       if (!isPrimitive(item)) return false;
