@@ -9,7 +9,7 @@ import type { Attributes, AttributeValue, Context, SpanAttributes, SpanContext, 
 import { performance } from 'node:perf_hooks';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
 import { writeKeyValue, writeStartingSet } from '../telemetry/otlp-attributes.js';
-import type { KeptBlock, SpanShape } from '../telemetry/own-spans.js';
+import type { KeptBlock, OwnSpanTracer, SpanShape } from '../telemetry/own-spans.js';
 import type { ProtobufBuffer } from '../telemetry/protobuf-buffer.js';
 import { ChildContext, SPAN_KEY, type SpanScope } from '../telemetry/span-scope.js';
 import { type SpanMaker, SpanRecord } from './own-span.js';
@@ -86,6 +86,12 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
   /** Itself: the context its children run in. */
   get context(): this {
     return this;
+  }
+
+  /** Its tracer while it records: its children's, in their fixed shape (`fixedTracerUnder`). */
+  get fixedChildren(): OwnSpanTracer | undefined {
+    // Made only by an `OwnSpanTracer` (own-tracer.ts' `startFixed`).
+    return this.endMs === 0 ? (this.tracer as unknown as OwnSpanTracer) : undefined;
   }
 
   getValue(key: symbol): unknown {

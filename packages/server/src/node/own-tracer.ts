@@ -13,6 +13,7 @@ import {
   context as apiContext,
   isSpanContextValid,
   type Link,
+  ROOT_CONTEXT,
   type Span,
   type SpanContext,
   SpanKind,
@@ -70,6 +71,8 @@ class OwnTracer implements OwnSpanTracer {
 
   /** The parent's ids in `parentContext`: ours are valid as made; others' are checked (the API's hex checks cost a regex each). */
   private parentIn(parentContext: Context): SpanContext | undefined {
+    // The root context holds no span (a request with no caller's trace): not looked up in its map.
+    if (parentContext === ROOT_CONTEXT) return undefined;
     const found = trace.getSpan(parentContext)?.spanContext();
     return found !== undefined && (found instanceof SpanIds || isSpanContextValid(found)) ? found : undefined;
   }

@@ -112,6 +112,21 @@ export interface OwnSpanTracer extends Tracer {
 export const ownSpansOf = (tracer: Tracer | undefined): tracer is OwnSpanTracer =>
   spanKeyHolds && (tracer as Partial<OwnSpanTracer> | undefined)?.fixedShapes === true;
 
+/** A context that is one of the server's own spans in its fixed shape (node/own-fixed-span.ts). */
+interface FixedParent {
+  /** The tracer that started it while it records (its children's, in their fixed shape); undefined once it ended. */
+  readonly fixedChildren: OwnSpanTracer | undefined;
+}
+
+/**
+ * The tracer of `active`'s children in their fixed shape when `active` is one of the server's own spans in its
+ * fixed shape and still records: what `fixedUnder` answers for it (its tracer made it in that shape, where the
+ * head decided), read from the span rather than through the API's span lookup, the registry and the head's mark.
+ * As for a context of ours (`tracerIn`), the children's tracer is the one that started their parent.
+ */
+export const fixedTracerUnder = (active: Context): OwnSpanTracer | undefined =>
+  (active as Partial<FixedParent>).fixedChildren;
+
 /** Whether a span of `tracer` under `active` takes the fixed shape: the CLI's own tracer, where the head decided. */
 export const fixedUnder = (tracer: Tracer | undefined, active: Context): tracer is OwnSpanTracer =>
   ownSpansOf(tracer) && active.getValue(HEAD_SAMPLED) === true;

@@ -50,7 +50,15 @@ import {
   type TurnFacts,
 } from './attributes.js';
 import { errorTypeOf, recordFailure } from './failures.js';
-import { CHILD_SHAPE, CLIENT_SHAPE, fixedUnder, ownSpansOf, SERVER_SHAPE, TURN_SHAPE } from './own-spans.js';
+import {
+  CHILD_SHAPE,
+  CLIENT_SHAPE,
+  fixedTracerUnder,
+  fixedUnder,
+  ownSpansOf,
+  SERVER_SHAPE,
+  TURN_SHAPE,
+} from './own-spans.js';
 import { apiRegistry, ChildContext, contextManaged, type SpanScope, tracerIn, withSpan } from './span-scope.js';
 import { callerContext } from './traceparent.js';
 
@@ -226,6 +234,9 @@ export function startChildSpan(
   attributes?: Attributes,
 ): SpanScope | undefined {
   const active = parentOr(parent);
+  // Under one of the server's own spans in its fixed shape that records: its tracer, with no lookup.
+  const own = fixedTracerUnder(active);
+  if (own !== undefined) return own.startFixed(CHILD_SHAPE, name, SpanKind.INTERNAL, attributes, active);
   if (trace.getSpan(active)?.isRecording() !== true) return undefined;
   const tracer = tracerUnder(active) ?? proxyTracer;
   if (fixedUnder(tracer, active)) return tracer.startFixed(CHILD_SHAPE, name, SpanKind.INTERNAL, attributes, active);
@@ -248,17 +259,19 @@ export function endSpan(span: Span, error?: unknown): void {
  */
 export function startTurnSpan(facts: TurnFacts, stream: boolean, parent: Context | undefined): SpanScope | undefined {
   const active = parentOr(parent);
-  if (sampledOut(active)) return undefined;
-  const tracer = tracerUnder(active);
+  // Under one of the server's own spans in its fixed shape that records: its tracer, with no lookup.
+  const own = fixedTracerUnder(active);
+  const tracer = own ?? (sampledOut(active) ? undefined : tracerUnder(active));
   if (tracer === undefined) return undefined;
   const model = facts.requestModel === undefined ? undefined : reportedName(facts.requestModel);
   const start = turnStarts.get(model, facts.provider, stream, undefined, turnStartOf);
   // The CLI's own tracer, where the head decided: the fixed shape (./own-spans.ts).
-  if (fixedUnder(tracer, active)) {
+  const fixed = own ?? (fixedUnder(tracer, active) ? tracer : undefined);
+  if (fixed !== undefined) {
     const previous = facts.previousResponseId;
     const extra = previous === undefined ? undefined : reportedName(previous);
     const { name, attributes } = start;
-    return tracer.startFixed(TURN_SHAPE, name, SpanKind.INTERNAL, attributes, active, extra);
+    return fixed.startFixed(TURN_SHAPE, name, SpanKind.INTERNAL, attributes, active, extra);
   }
   // One attribute object for the start, the continued turn's id in it (not set on the span afterwards).
   const attributes =
@@ -310,6 +323,10 @@ export function endTurnSpan(span: Span, facts: TurnFacts, error?: unknown, excep
  */
 export function startClientSpan(method: string, url: string, parent: Context | undefined): SpanScope | undefined {
   const active = parentOr(parent);
+  // Under one of the server's own spans in its fixed shape that records: its tracer, with no lookup.
+  const own = fixedTracerUnder(active);
+  if (own !== undefined)
+    return own.startFixed(CLIENT_SHAPE, method, SpanKind.CLIENT, clientAttributesOf(method, url), active);
   const parentSpan = trace.getSpan(active);
   if (!parentSpan) return undefined;
   if (!parentSpan.isRecording()) return { span: parentSpan, context: active };
