@@ -40,8 +40,22 @@ const startsMade = (kind: string): StoreSpanStarts => {
  */
 export function storeSpans(store: ResponseStore, parent: Context | undefined): ResponseStore {
   if (parent === undefined || sampledOutUnder(parent)) return store;
-  return new TracedStore(store, parent, startsOf(store.constructor?.name ?? 'ResponseStore'));
+  return new TracedStore(store, parent, startsOfStore(store));
 }
+
+/**
+ * The span starts of `store`'s class: those of the store last asked for again (a server has one store), not its
+ * constructor's name read and looked up each traced turn (~150 instructions: the name is an API getter).
+ */
+function startsOfStore(store: ResponseStore): StoreSpanStarts {
+  if (store !== lastStore) {
+    lastStarts = startsOf(store.constructor?.name ?? 'ResponseStore');
+    lastStore = store;
+  }
+  return lastStarts!;
+}
+let lastStore: ResponseStore | undefined;
+let lastStarts: StoreSpanStarts | undefined;
 
 /**
  * The wrapper of one traced turn or request: one object of one class (not a closure per method made per turn),
