@@ -1,4 +1,9 @@
-import { type RoutedProviderOptions, type UpstreamEventReader, UpstreamModelProvider } from '../upstream-provider.js';
+import {
+  type RoutedProviderOptions,
+  type UpstreamEventReader,
+  UpstreamModelProvider,
+  Exchange,
+} from '../upstream-provider.js';
 import type { SSEFrame } from '@openresponses/events';
 import { ResponsesError } from '../../errors.js';
 import { upstreamRetryHeaders } from '../../redaction.js';
@@ -80,12 +85,12 @@ export class AnthropicMessagesProvider extends UpstreamModelProvider {
         thinking: this.options.thinking,
         thinkingOf: await reasoningStates(request, thinkingStateSchema),
       });
-      return {
-        url: `${this.base}/v1/messages`,
-        body: JSON.stringify(body),
-        stream: body.stream === true,
-        httpError: (response, call) => this.httpError(response, call),
-        answerParts: (text, call) => {
+      return new Exchange(
+        `${this.base}/v1/messages`,
+        JSON.stringify(body),
+        body.stream === true,
+        (response, call) => this.httpError(response, call),
+        (text, call) => {
           const message = messageSchema.safeParse(parseJson(call, text));
           if (!message.success)
             throw new ResponsesError(
@@ -95,8 +100,8 @@ export class AnthropicMessagesProvider extends UpstreamModelProvider {
             );
           return messageParts(message.data);
         },
-        events: (call) => this.eventReader(call),
-      };
+        (call) => this.eventReader(call),
+      );
     });
   }
 

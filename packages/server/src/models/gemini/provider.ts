@@ -1,4 +1,4 @@
-import { type RoutedProviderOptions, UpstreamModelProvider } from '../upstream-provider.js';
+import { type RoutedProviderOptions, UpstreamModelProvider, Exchange } from '../upstream-provider.js';
 import { ResponsesError } from '../../errors.js';
 import { upstreamRetryHeaders } from '../../redaction.js';
 import type { ModelRoute } from '../family.js';
@@ -81,13 +81,13 @@ export class GeminiProvider extends UpstreamModelProvider {
         thinking: this.options.thinking,
         thoughtsOf: await reasoningStates(request, thoughtStateSchema),
       });
-      return {
-        url: `${this.base}/models/${encodeURIComponent(model)}:${request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
-        body: JSON.stringify(body),
-        stream: request.stream,
-        httpError: (response, call) => this.httpError(response, call),
-        answerParts: (text, call) => answerParts(this.chunk(parseJson(call, text), 'answer')),
-        events: (call) => {
+      return new Exchange(
+        `${this.base}/models/${encodeURIComponent(model)}:${request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        JSON.stringify(body),
+        request.stream,
+        (response, call) => this.httpError(response, call),
+        (text, call) => answerParts(this.chunk(parseJson(call, text), 'answer')),
+        (call) => {
           const translator = new StreamTranslator();
           return {
             get complete() {
@@ -97,7 +97,7 @@ export class GeminiProvider extends UpstreamModelProvider {
             finish: (out) => translator.finish(out),
           };
         },
-      };
+      );
     });
   }
 
