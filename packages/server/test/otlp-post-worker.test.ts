@@ -1,8 +1,9 @@
 // OTLP POSTs in a worker thread (node/otlp-post-worker.ts' OtlpPoster) against real HTTP receivers on
-// 127.0.0.1: the bytes and headers arrive and the body comes back; a failure answers its reason; the worker
-// stopped mid-request fails that request and the next one starts another; a collector slow past the timeout
-// fails the request and the worker stays; close with a hung collector ends the request and the worker. The
-// requests themselves (retries, bounds) are otlpRequests', tested through the span export (otlp-span-export.test.ts).
+// 127.0.0.1: the bytes and headers arrive and the body comes back (a view into a larger buffer is copied, not
+// moved); a failure answers its reason; the worker stopped mid-request fails that request and the next one
+// starts another; a collector slow past the timeout fails the request and the worker stays; close with a hung
+// collector ends the request and the worker. The requests themselves (retries, bounds) are otlpRequests',
+// tested through the span export (otlp-span-export.test.ts).
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -76,6 +77,23 @@ test('the bytes and headers arrive, sent from another thread; the body is handed
   } finally {
     unsubscribe('http.client.request.start', onStart);
   }
+});
+
+test('a body viewing part of a larger buffer is copied, not moved: the rest of that buffer stays readable', async () => {
+  const received: number[][] = [];
+  const url = await receiverAnswering((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push([...Buffer.concat(chunks)]);
+      res.end();
+    });
+  });
+  const backing = new Uint8Array([9, 9, 1, 2, 3, 4, 9, 9]);
+  const answer = await newPoster().post(request(url, { body: backing.subarray(2, 6) }));
+  expect(answer.failure).toBeUndefined();
+  expect(received).toEqual([[1, 2, 3, 4]]);
+  expect([...backing]).toEqual([9, 9, 1, 2, 3, 4, 9, 9]);
 });
 
 test('a failed request answers its reason (after the retries the timeout allows)', async () => {

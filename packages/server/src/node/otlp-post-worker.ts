@@ -15,7 +15,10 @@ export interface OtlpPost {
   url: URL;
   /** Headers sent besides content-type and content-length. */
   headers: Readonly<Record<string, string>>;
-  /** The request body. Its buffer is moved to the worker (unusable here) until the answer hands it back. */
+  /**
+   * The request body. A buffer it fills whole is moved to the worker (unusable here) until the answer hands it
+   * back; a view into a larger buffer is copied.
+   */
   body: Uint8Array;
   /** The whole exchange, retries included, in ms. */
   timeoutMs: number;
@@ -275,7 +278,17 @@ export class OtlpPoster {
       this.pending.set(id, { settle: resolve, guard });
       worker.ref();
       const message: PostMessage = { id, url: url.href, headers, body, timeoutMs };
-      worker.postMessage(message, [body.buffer as ArrayBuffer]);
+      // Only a buffer the body owns whole moves: a view into a larger one (a pooled Buffer, which Node 22 and
+      // later refuse to transfer, or a batch's buffer) is copied, so the sender's other bytes stay readable.
+      const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+      try {
+        worker.postMessage(message, owned ? [body.buffer as ArrayBuffer] : []);
+      } catch (error) {
+        this.pending.delete(id);
+        clearTimeout(guard);
+        if (this.pending.size === 0) worker.unref();
+        resolve({ failure: `the request could not reach the export worker (${(error as Error).message})`, body });
+      }
     });
   }
 
