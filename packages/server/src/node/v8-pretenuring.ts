@@ -6,8 +6,9 @@
 // that tipped metrics over is gone (startTurn in responses/turn.ts: 12-15 sites tenured with metrics on, as with
 // them off); the flag stays for the sites V8 tenures either way. Since a gateway turn's upstream exchange is an
 // object V8 cannot tenure (models/upstream-provider.ts), what it still earns is small: streamed gateway turns over
-// HTTP move 1.9-2.2 KB a request into the old generation with it and 2.1-2.7 KB without, and with telemetry on
-// cost ~1.5% fewer instructions a request (callgrind, one 2,500-request window each, 2026-11-30). Imported by
+// HTTP move 1.9-2.2 KB a request into the old generation with it and 2.1-2.7 KB without, and their instructions
+// a request differ by 2% or less, either way (callgrind, one 2,500-request window each without a mark-compact,
+// 2026-11-30: off 1,175,623 with it, 1,152,781 without; telemetry on 1,252,451 and 1,270,642). Imported by
 // cli.ts alone: the library never sets V8 flags in an application's process.
 import { setFlagsFromString } from 'node:v8';
 
