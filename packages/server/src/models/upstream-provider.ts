@@ -66,14 +66,21 @@ export interface UpstreamExchange {
  * instead of 2.1-2.3 KB; see OpenedExchange).
  */
 export class Exchange implements UpstreamExchange {
-  constructor(
-    readonly url: string,
-    readonly body: string,
-    readonly stream: boolean,
-    readonly httpError: UpstreamExchange['httpError'],
-    readonly answerParts: UpstreamExchange['answerParts'],
-    readonly events: UpstreamExchange['events'],
-  ) {}
+  readonly url: string;
+  readonly body: string;
+  readonly stream: boolean;
+  readonly httpError: UpstreamExchange['httpError'];
+  readonly answerParts: UpstreamExchange['answerParts'];
+  readonly events: UpstreamExchange['events'];
+  /** `fields`, a literal the call lets go at once (never old enough to be tenured), copied by name. */
+  constructor(fields: UpstreamExchange) {
+    this.url = fields.url;
+    this.body = fields.body;
+    this.stream = fields.stream;
+    this.httpError = fields.httpError;
+    this.answerParts = fields.answerParts;
+    this.events = fields.events;
+  }
 }
 
 /** How a family reads its upstream's streamed answer, one SSE event at a time. */

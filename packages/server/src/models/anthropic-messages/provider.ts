@@ -85,12 +85,12 @@ export class AnthropicMessagesProvider extends UpstreamModelProvider {
         thinking: this.options.thinking,
         thinkingOf: await reasoningStates(request, thinkingStateSchema),
       });
-      return new Exchange(
-        `${this.base}/v1/messages`,
-        JSON.stringify(body),
-        body.stream === true,
-        (response, call) => this.httpError(response, call),
-        (text, call) => {
+      return new Exchange({
+        url: `${this.base}/v1/messages`,
+        body: JSON.stringify(body),
+        stream: body.stream === true,
+        httpError: (response, call) => this.httpError(response, call),
+        answerParts: (text, call) => {
           const message = messageSchema.safeParse(parseJson(call, text));
           if (!message.success)
             throw new ResponsesError(
@@ -100,8 +100,8 @@ export class AnthropicMessagesProvider extends UpstreamModelProvider {
             );
           return messageParts(message.data);
         },
-        (call) => this.eventReader(call),
-      );
+        events: (call) => this.eventReader(call),
+      });
     });
   }
 

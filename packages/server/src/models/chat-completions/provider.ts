@@ -67,14 +67,14 @@ export class ChatCompletionsProvider extends UpstreamModelProvider {
       });
       const logprobsAt = request.include.indexOf(LOGPROBS_INCLUDE);
       const withLogprobs = logprobsAt < 0 ? undefined : `include[${logprobsAt}]`;
-      return new Exchange(
-        this.endpoint,
-        JSON.stringify(body),
-        body.stream === true,
-        (response, call) => this.httpError(response, call),
-        (text, call) => completionParts(call.json(text, NOT_JSON), withLogprobs),
-        (call) => new ChunkReader(call, this.redactor, withLogprobs),
-      );
+      return new Exchange({
+        url: this.endpoint,
+        body: JSON.stringify(body),
+        stream: body.stream === true,
+        httpError: (response, call) => this.httpError(response, call),
+        answerParts: (text, call) => completionParts(call.json(text, NOT_JSON), withLogprobs),
+        events: (call) => new ChunkReader(call, this.redactor, withLogprobs),
+      });
     });
   }
 

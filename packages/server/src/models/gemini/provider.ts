@@ -81,13 +81,13 @@ export class GeminiProvider extends UpstreamModelProvider {
         thinking: this.options.thinking,
         thoughtsOf: await reasoningStates(request, thoughtStateSchema),
       });
-      return new Exchange(
-        `${this.base}/models/${encodeURIComponent(model)}:${request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
-        JSON.stringify(body),
-        request.stream,
-        (response, call) => this.httpError(response, call),
-        (text, call) => answerParts(this.chunk(parseJson(call, text), 'answer')),
-        (call) => {
+      return new Exchange({
+        url: `${this.base}/models/${encodeURIComponent(model)}:${request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        body: JSON.stringify(body),
+        stream: request.stream,
+        httpError: (response, call) => this.httpError(response, call),
+        answerParts: (text, call) => answerParts(this.chunk(parseJson(call, text), 'answer')),
+        events: (call) => {
           const translator = new StreamTranslator();
           return {
             get complete() {
@@ -97,7 +97,7 @@ export class GeminiProvider extends UpstreamModelProvider {
             finish: (out) => translator.finish(out),
           };
         },
-      );
+      });
     });
   }
 

@@ -66,12 +66,12 @@ export class OpenResponsesProvider extends UpstreamModelProvider {
         },
         await this.reasoningStates(request),
       );
-      return new Exchange(
-        `${this.base}/responses`,
-        JSON.stringify(body),
-        request.stream,
-        (response, call) => openAIHttpError(response, call, this.redactor),
-        (text, call) => {
+      return new Exchange({
+        url: `${this.base}/responses`,
+        body: JSON.stringify(body),
+        stream: request.stream,
+        httpError: (response, call) => openAIHttpError(response, call, this.redactor),
+        answerParts: (text, call) => {
           try {
             return responseParts(call.json(text, NOT_JSON), this.base);
           } catch (error) {
@@ -79,7 +79,7 @@ export class OpenResponsesProvider extends UpstreamModelProvider {
             throw error instanceof ResponsesError ? this.redactor.error(error) : error;
           }
         },
-        (call) => {
+        events: (call) => {
           const translator = new EventTranslator(this.base);
           return {
             get complete() {
@@ -92,7 +92,7 @@ export class OpenResponsesProvider extends UpstreamModelProvider {
             finish: () => translator.finish(),
           };
         },
-      );
+      });
     });
   }
 
