@@ -254,7 +254,14 @@ function writeKind(out: ProtobufBuffer, kind: SpanKind): void {
 export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpan): void {
   const head = headOf(span.name, span.kind);
   const lengthSize = head === undefined ? 1 : head.lengthSize;
-  const at = out.open(field, lengthSize);
+  let at: number;
+  if (field < 16) {
+    // `open` in line: its tag is one byte (ScopeSpans.spans is field 2), no varint loop and one room check.
+    out.reserve(1 + lengthSize);
+    at = out.pos + 1;
+    out.bytes[at - 1] = (field << 3) | 2;
+    out.pos = at + lengthSize;
+  } else at = out.open(field, lengthSize);
   const context = span.spanContext();
   const parent = span.parentSpanContext;
   if (!(context instanceof SpanIds && writeOwnIds(out, context, parent))) {
