@@ -174,7 +174,8 @@ const heads = new Map<string, Array<Head | undefined>>();
  * varint size of that span's length (most spans take 2 bytes: kept for it, no move at the close).
  */
 interface Head {
-  readonly bytes: ProtobufBuffer;
+  /** Its bytes, exactly (written by one `set`: a call to `copy`'s word loop cost ~300 instructions a head). */
+  readonly bytes: Uint8Array;
   readonly keys: string[];
   readonly entries: KeyEntry[];
   lengthSize: number;
@@ -212,12 +213,10 @@ function headOf(name: string, kind: SpanKind): Head | undefined {
     (byKind === undefined && heads.size >= HEADS_MAX)
   )
     return undefined;
-  const bytes = ProtobufBuffer.stringField(5, name);
-  writeKind(bytes, kind);
-  // Room past the head: `copy` reads whole words.
-  bytes.reserve(3);
+  const written = ProtobufBuffer.stringField(5, name);
+  writeKind(written, kind);
   head = {
-    bytes,
+    bytes: written.written().slice(),
     keys: [],
     entries: [],
     lengthSize: 1,
@@ -235,7 +234,7 @@ function headOf(name: string, kind: SpanKind): Head | undefined {
 /** The head's bytes, kept or written in place. */
 function writeHead(out: ProtobufBuffer, name: string, kind: SpanKind, head: Head | undefined): void {
   if (head !== undefined) {
-    out.copy(head.bytes.view, 0, head.bytes.pos);
+    out.append(head.bytes);
     return;
   }
   out.tag(5, 2);

@@ -257,7 +257,7 @@ export class ProtobufBuffer {
   /**
    * `length` bytes of `from` (a view of encoded bytes or of an id pool) from `at`, no length prefix: four at a
    * time through the views, the last word whole, so up to 3 bytes past `length` are written (then overwritten:
-   * `pos` ends at `length`) and read (`from` holds them: kept fields and heads are made with 3 bytes of room,
+   * `pos` ends at `length`) and read (`from` holds them: key fields are made with 3 bytes of room,
    * ids are 8 or 16 bytes). Callgrind, 16 bytes: ~77 instructions, where a byte loop over typed arrays costs ~420
    * and `set` of a `subarray` ~610; the last word whole, not byte by byte, ~60 fewer a gateway span.
    */
