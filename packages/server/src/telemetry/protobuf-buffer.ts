@@ -98,29 +98,9 @@ export class ProtobufBuffer {
   timesMs(startMs: number, endMs: number): void {
     this.reserve(17);
     const at = this.pos;
-    const startSeconds = Math.floor(startMs / 1000);
-    const endSeconds = Math.floor(endMs / 1000);
-    if (startSeconds >= 0 && startSeconds < 0x100000000 && endSeconds >= 0 && endSeconds < 0x100000000) {
-      // `nanosecondsAt`'s first branch for both, in line: no call a time stamp.
-      const view = this.view;
-      const startNanos = Math.min(999_999_999, Math.round((startMs - startSeconds * 1000) * 1e6));
-      const startScaled = startSeconds * 1953125;
-      const startHigh = Math.floor(startScaled / 0x800000);
-      const startLow = (startScaled - startHigh * 0x800000) * 512 + startNanos;
-      view.setUint32(at, startLow >>> 0, true);
-      view.setUint32(at + 4, (startHigh + (startLow >= 0x100000000 ? 1 : 0)) >>> 0, true);
-      this.bytes[at + 8] = 0x41; // 8: end_time_unix_nano, fixed64
-      const endNanos = Math.min(999_999_999, Math.round((endMs - endSeconds * 1000) * 1e6));
-      const endScaled = endSeconds * 1953125;
-      const endHigh = Math.floor(endScaled / 0x800000);
-      const endLow = (endScaled - endHigh * 0x800000) * 512 + endNanos;
-      view.setUint32(at + 9, endLow >>> 0, true);
-      view.setUint32(at + 13, (endHigh + (endLow >= 0x100000000 ? 1 : 0)) >>> 0, true);
-    } else {
-      this.msAt(at, startMs);
-      this.bytes[at + 8] = 0x41;
-      this.msAt(at + 9, endMs);
-    }
+    this.msAt(at, startMs);
+    this.bytes[at + 8] = 0x41; // 8: end_time_unix_nano, fixed64
+    this.msAt(at + 9, endMs);
     this.pos = at + 17;
   }
 
