@@ -1,6 +1,5 @@
 // An OTLP trace export request's spans (./otlp-protobuf.ts encodes each as it ends), grouped by resource and
 // scope, and the ExportTraceServiceRequest around them, written where the spans are when it can be.
-import type { Attributes } from '@opentelemetry/api';
 import type { EncodableSpan, SpanResource, SpanScopeName } from './encodable-span.js';
 import { ProtobufBuffer, writeAttributes, writeSpan } from './otlp-protobuf.js';
 import { varintSize } from './protobuf-buffer.js';
@@ -21,93 +20,12 @@ const HEAD_ROOM = 2048;
 const FIRST_GROUP_BYTES = 16_384;
 
 /** A Resource message (its attributes, none dropped). */
-function resourceMessage(attributes: Attributes): ProtobufBuffer {
+function resourceMessage(resource: SpanResource): ProtobufBuffer {
   const out = new ProtobufBuffer(512);
-  writeAttributes(out, 1, attributes);
+  writeAttributes(out, 1, resource.attributes);
   out.tag(2, 0);
   out.varint(0);
   return out;
-}
-
-/**
- * The Resource message last written, and the attributes it was written from: their object, and its keys and
- * values in order when every value is a primitive or frozen (kept by identity). A batch is sent every few hundred
- * spans with the same resource, and its message, written in baseline code, cost ~180 instructions a traced turn
- * (callgrind, embedded JSON turns).
- */
-let keptResource:
-  | { readonly attributes: Attributes; readonly entries: unknown[]; readonly message: ProtobufBuffer }
-  | undefined;
-
-/** The Resource message of `attributes`: the kept one when they are the same object with the same entries. */
-function resourceMessageOf(attributes: Attributes): ProtobufBuffer {
-  const kept = keptResource;
-  if (kept !== undefined && kept.attributes === attributes && sameEntries(attributes, kept.entries))
-    return kept.message;
-  const message = resourceMessage(attributes);
-  const entries = keptEntriesOf(attributes);
-  keptResource = entries === undefined ? undefined : { attributes, entries, message };
-  return message;
-}
-
-/** The own keys and values of `attributes` as key, value, key, value; undefined when a value is a mutable object. */
-function keptEntriesOf(attributes: Attributes): unknown[] | undefined {
-  const entries: unknown[] = [];
-  for (const key in attributes) {
-    if (!Object.hasOwn(attributes, key)) continue;
-    const value = attributes[key];
-    if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) return undefined;
-    entries.push(key, value);
-  }
-  return entries;
-}
-
-/** Whether `attributes` has exactly `entries` (`keptEntriesOf`), in order. */
-function sameEntries(attributes: Attributes, entries: unknown[]): boolean {
-  let i = 0;
-  for (const key in attributes) {
-    if (!Object.hasOwn(attributes, key)) continue;
-    if (entries[i] !== key || entries[i + 1] !== attributes[key]) return false;
-    i += 2;
-  }
-  return i === entries.length;
-}
-
-/** The InstrumentationScope message last written and the scope it was written of (see `keptResource`). */
-let keptScope:
-  | {
-      readonly scope: SpanScopeName;
-      readonly name: string;
-      readonly version: string | undefined;
-      readonly droppedAttributesCount: number | undefined;
-      readonly message: ProtobufBuffer;
-    }
-  | undefined;
-
-/** The InstrumentationScope message of `scope`: the kept one for the same scope, unchanged, without attributes. */
-function scopeMessageOf(scope: SpanScopeName): ProtobufBuffer {
-  const kept = keptScope;
-  if (
-    kept !== undefined &&
-    kept.scope === scope &&
-    kept.name === scope.name &&
-    kept.version === scope.version &&
-    kept.droppedAttributesCount === scope.droppedAttributesCount &&
-    scope.attributes === undefined
-  )
-    return kept.message;
-  const message = scopeMessage(scope);
-  keptScope =
-    scope.attributes === undefined
-      ? {
-          scope,
-          name: scope.name,
-          version: scope.version,
-          droppedAttributesCount: scope.droppedAttributesCount,
-          message,
-        }
-      : undefined;
-  return message;
 }
 
 /** An InstrumentationScope message. */
@@ -187,8 +105,8 @@ export class SpanBatch {
 
   /** The request of a one-group batch written around its spans, or undefined when its heads are too large. */
   private inPlace({ resource, scope, spans }: ScopeGroup): Uint8Array | undefined {
-    const described = resourceMessageOf(resource.attributes);
-    const named = scopeMessageOf(scope);
+    const described = resourceMessage(resource);
+    const named = scopeMessage(scope);
     const spansEnd = spans.pos;
     if (scope.schemaUrl) {
       spans.tag(3, 2);
@@ -226,14 +144,14 @@ export class SpanBatch {
     const out = new ProtobufBuffer(this.bytes + 1024);
     for (const resource of this.resources()) {
       const resourceSpans = out.open(1);
-      const described = resourceMessageOf(resource.attributes);
+      const described = resourceMessage(resource);
       out.tag(1, 2);
       out.raw(described.written());
       for (const group of this.groups) {
         if (group.resource !== resource) continue;
         const scopeSpans = out.open(2);
         out.tag(1, 2);
-        out.raw(scopeMessageOf(group.scope).written());
+        out.raw(scopeMessage(group.scope).written());
         // The spans as encoded, each already a tagged field of ScopeSpans.
         out.append(group.spans.bytes.subarray(HEAD_ROOM, group.spans.pos));
         if (group.scope.schemaUrl) {
