@@ -12,10 +12,11 @@
 // against the same turns with the POST patched out they cost the embedded JSON turn +2.5k instructions of 125k
 // (+2.0%, two runs) and the stored gateway JSON turn +1.1k to +2.4k of 303k (+0.4-0.8%); --trace-deopt over
 // 24,000 turns shows the same deopts with and without them (15-16 in the first 3,000 turns, then one now and
-// then in both), so the turns' Node code stays optimised: a steady cost, not repeated deopts. In a worker thread (`OtlpPoster`) the
-// turns' thread came to the no-POST level for the embedded turn (126.3k) and showed no cut for the gateway
-// (306.7k), while the worker spent 4.2k (embedded) and 5.3-5.6k (gateway) a turn: Node's http client runs cold
-// there, ~0.7M instructions an export against ~0.43M here. The process would spend more, so it is not used.
+// then in both), so the turns' Node code stays optimised: a steady cost, not repeated deopts. In a worker thread
+// (`OtlpPoster`) the turns' thread came to the no-POST level for the embedded turn (126.3k) and showed no cut
+// for the gateway (306.7k), while the worker spent 4.2k (embedded) and 5.3-5.6k (gateway) a turn: Node's http
+// client runs cold there, ~0.7M instructions an export against ~0.43M here. The process would spend more, so it
+// is not used.
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { TraceFlags } from '@opentelemetry/api';
