@@ -59,20 +59,20 @@ export interface UpstreamExchange {
 }
 
 /**
- * A family's `UpstreamExchange`, made with `new`: V8 tracks allocation sites (and may pretenure them) for object
- * literals only. A streamed exchange lives as long as its turn, so while a server warmed up V8 could tenure a
- * literal exchange, and each later turn's body and callbacks were then held by a dead old object across the
- * scavenges and promoted (SSE gateway turns over HTTP, V8's defaults: 5.8 KB a request into the old generation
- * instead of 2.1-2.3 KB; see OpenedExchange).
+ * The exchange `open` keeps for the turn: the family's `UpstreamExchange` copied into a class instance. V8 tracks
+ * allocation sites (and may pretenure them) for object literals only, and a family's literal lives as long as its
+ * turn when kept: while a server warmed up V8 tenured it, and each later turn's body and callbacks were then held
+ * by a dead old object across the scavenges and promoted (SSE gateway turns over HTTP, V8's defaults: 5.8 KB a
+ * request into the old generation instead of 2.1-2.3 KB; see OpenedExchange). Copied here, the family's literal
+ * is let go at once, for every family.
  */
-export class Exchange implements UpstreamExchange {
+class Exchange implements UpstreamExchange {
   readonly url: string;
   readonly body: string;
   readonly stream: boolean;
   readonly httpError: UpstreamExchange['httpError'];
   readonly answerParts: UpstreamExchange['answerParts'];
   readonly events: UpstreamExchange['events'];
-  /** `fields`, a literal the call lets go at once (never old enough to be tenured), copied by name. */
   constructor(fields: UpstreamExchange) {
     this.url = fields.url;
     this.body = fields.body;
@@ -164,7 +164,7 @@ export abstract class UpstreamModelProvider implements ModelProvider {
     prepare: () => UpstreamExchange | Promise<UpstreamExchange>,
   ): Promise<OpenedExchange> {
     const prepared = prepare();
-    const exchange = prepared instanceof Promise ? await prepared : prepared;
+    const exchange = new Exchange(prepared instanceof Promise ? await prepared : prepared);
     if (exchange.stream) return new OpenedExchange(NO_PARTS, this.streamed(request, exchange));
     const call = new UpstreamCall('POST', this.headers, exchange.body, this.limits, this.redactor, request);
     try {

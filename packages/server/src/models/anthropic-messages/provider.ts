@@ -1,9 +1,4 @@
-import {
-  type RoutedProviderOptions,
-  type UpstreamEventReader,
-  UpstreamModelProvider,
-  Exchange,
-} from '../upstream-provider.js';
+import { type RoutedProviderOptions, type UpstreamEventReader, UpstreamModelProvider } from '../upstream-provider.js';
 import type { SSEFrame } from '@openresponses/events';
 import { ResponsesError } from '../../errors.js';
 import { upstreamRetryHeaders } from '../../redaction.js';
@@ -85,7 +80,7 @@ export class AnthropicMessagesProvider extends UpstreamModelProvider {
         thinking: this.options.thinking,
         thinkingOf: await reasoningStates(request, thinkingStateSchema),
       });
-      return new Exchange({
+      return {
         url: `${this.base}/v1/messages`,
         body: JSON.stringify(body),
         stream: body.stream === true,
@@ -101,7 +96,7 @@ export class AnthropicMessagesProvider extends UpstreamModelProvider {
           return messageParts(message.data);
         },
         events: (call) => this.eventReader(call),
-      });
+      };
     });
   }
 

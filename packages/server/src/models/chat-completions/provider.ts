@@ -1,9 +1,4 @@
-import {
-  type RoutedProviderOptions,
-  type UpstreamEventReader,
-  UpstreamModelProvider,
-  Exchange,
-} from '../upstream-provider.js';
+import { type RoutedProviderOptions, type UpstreamEventReader, UpstreamModelProvider } from '../upstream-provider.js';
 import { upstreamCredentialsRefused } from '../upstream.js';
 import { ResponsesError } from '../../errors.js';
 import { type Redactor, upstreamRetryHeaders } from '../../redaction.js';
@@ -67,14 +62,14 @@ export class ChatCompletionsProvider extends UpstreamModelProvider {
       });
       const logprobsAt = request.include.indexOf(LOGPROBS_INCLUDE);
       const withLogprobs = logprobsAt < 0 ? undefined : `include[${logprobsAt}]`;
-      return new Exchange({
+      return {
         url: this.endpoint,
         body: JSON.stringify(body),
         stream: body.stream === true,
         httpError: (response, call) => this.httpError(response, call),
         answerParts: (text, call) => completionParts(call.json(text, NOT_JSON), withLogprobs),
         events: (call) => new ChunkReader(call, this.redactor, withLogprobs),
-      });
+      };
     });
   }
 

@@ -1,4 +1,4 @@
-import { type RoutedProviderOptions, UpstreamModelProvider, Exchange } from '../upstream-provider.js';
+import { type RoutedProviderOptions, UpstreamModelProvider } from '../upstream-provider.js';
 import { ResponsesError } from '../../errors.js';
 import { upstreamRetryHeaders } from '../../redaction.js';
 import type { ModelRoute } from '../family.js';
@@ -81,7 +81,7 @@ export class GeminiProvider extends UpstreamModelProvider {
         thinking: this.options.thinking,
         thoughtsOf: await reasoningStates(request, thoughtStateSchema),
       });
-      return new Exchange({
+      return {
         url: `${this.base}/models/${encodeURIComponent(model)}:${request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
         body: JSON.stringify(body),
         stream: request.stream,
@@ -97,7 +97,7 @@ export class GeminiProvider extends UpstreamModelProvider {
             finish: (out) => translator.finish(out),
           };
         },
-      });
+      };
     });
   }
 

@@ -1,4 +1,4 @@
-import { type RoutedProviderOptions, UpstreamModelProvider, Exchange } from '../upstream-provider.js';
+import { type RoutedProviderOptions, UpstreamModelProvider } from '../upstream-provider.js';
 import type { ItemField } from '@openresponses/types';
 import { ResponsesError } from '../../errors.js';
 import { openAIHttpError } from '../chat-completions/provider.js';
@@ -66,7 +66,7 @@ export class OpenResponsesProvider extends UpstreamModelProvider {
         },
         await this.reasoningStates(request),
       );
-      return new Exchange({
+      return {
         url: `${this.base}/responses`,
         body: JSON.stringify(body),
         stream: request.stream,
@@ -92,7 +92,7 @@ export class OpenResponsesProvider extends UpstreamModelProvider {
             finish: () => translator.finish(),
           };
         },
-      });
+      };
     });
   }
 
