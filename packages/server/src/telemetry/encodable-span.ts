@@ -51,6 +51,12 @@ export interface EncodableSpan {
    */
   encodeAttributes?(out: ProtobufBuffer): boolean;
   /**
+   * Writes the span's `head` (its name, kind and start time's tag, as the encoder keeps them), its times
+   * (`startMs`, `endMs`) and its attributes, answering true, when it keeps them as one template after its head (a
+   * turn's span, ./own-spans.ts); false, with nothing written, otherwise. Asked only when `clockTimes`.
+   */
+  encodeFromHead?(out: ProtobufBuffer, head: Uint8Array): boolean;
+  /**
    * True when the span's times are its clock's readings, kept as wall-clock ms (`startMs`, `endMs`: the CLI's
    * own tracer): the encoder writes them without `[s, ns]` pairs. `startTime` and `endTime` otherwise.
    */

@@ -278,16 +278,19 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
       writeSpanId(out, parent);
     }
   }
-  writeHead(out, span.name, span.kind, head);
-  if (span.clockTimes === true) {
-    out.timesMs(span.startMs!, span.endMs!);
-  } else {
-    out.time(span.startTime);
-    out.tag(8, 1);
-    out.time(span.endTime);
+  const clockTimes = span.clockTimes === true;
+  if (!(clockTimes && head !== undefined && span.encodeFromHead?.(out, head.bytes) === true)) {
+    writeHead(out, span.name, span.kind, head);
+    if (clockTimes) {
+      out.timesMs(span.startMs!, span.endMs!);
+    } else {
+      out.time(span.startTime);
+      out.tag(8, 1);
+      out.time(span.endTime);
+    }
+    if (span.initial === undefined) writeAttributes(out, 9, span.attributes);
+    else if (span.encodeAttributes?.(out) !== true) writeSpanAttributes(out, span, span.initial, head);
   }
-  if (span.initial === undefined) writeAttributes(out, 9, span.attributes);
-  else if (span.encodeAttributes?.(out) !== true) writeSpanAttributes(out, span, span.initial, head);
   const { events, links, status: spanStatus } = span;
   const dropped = span.droppedAttributesCount;
   if (

@@ -59,6 +59,12 @@ export interface KeptBlock {
   ends: number[];
   /** Spans in a row that matched none of its fields: at a few, the block is kept anew. */
   misses: number;
+  /**
+   * A span head's bytes (`headedBy`, its name and kind: ./otlp-protobuf.ts), room for its times, then `bytes`:
+   * the span's fields from its name to its kept attributes in one `set` (made at the first span that can use it).
+   */
+  headed: Uint8Array | undefined;
+  headedBy: Uint8Array | undefined;
 }
 const shapeOf = (keys: string[], extraKey?: string): SpanShape =>
   Object.freeze({

@@ -98,10 +98,15 @@ export class ProtobufBuffer {
   timesMs(startMs: number, endMs: number): void {
     this.reserve(17);
     const at = this.pos;
+    this.timesMsAt(at, startMs, endMs);
+    this.pos = at + 17;
+  }
+
+  /** `timesMs`' 17 bytes at `at`, inside what was written (over the room a template kept for them). */
+  timesMsAt(at: number, startMs: number, endMs: number): void {
     this.msAt(at, startMs);
     this.bytes[at + 8] = 0x41; // 8: end_time_unix_nano, fixed64
     this.msAt(at + 9, endMs);
-    this.pos = at + 17;
   }
 
   private msAt(at: number, ms: number): void {
