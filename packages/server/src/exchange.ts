@@ -84,6 +84,89 @@ export function jsonText(status: number, text: string, headers?: Record<string, 
   return { status, headers: all, body: text };
 }
 
+/** A layer that needs an event stream's end (the turn slot, the request log, the stream's duration, the server span). */
+export interface StreamEndWatcher {
+  /** The stream has been written (`error` undefined) or has failed with `error`; told once. */
+  streamEnded(error: unknown): void;
+}
+
+/**
+ * An event stream that tells its watchers when it has ended, in the order they were added (innermost layer
+ * first, as wrappers that each awaited the stream would see it end), from the frame that writes it: a layer
+ * adds a watcher (`watchStreamEnd`) rather than wrap the stream in a frame of its own, which cost two promises
+ * and an async frame a layer on every streamed answer.
+ */
+export abstract class WatchedStream implements ServiceEventStream {
+  private watchers: StreamEndWatcher[] | undefined;
+
+  abstract pipe(write: (chunk: string | Uint8Array) => void, backpressure?: Backpressure): Promise<void>;
+
+  watch(watcher: StreamEndWatcher): void {
+    if (this.watchers === undefined) this.watchers = [watcher];
+    else this.watchers.push(watcher);
+  }
+
+  /**
+   * Tells the watchers how the stream ended (`failed`, with `error`), then throws what it failed with; what a
+   * watcher throws is what the watchers after it see, as a wrapper's throw was for the wrappers outside it.
+   */
+  protected ended(failed: boolean, error: unknown): void {
+    const watchers = this.watchers;
+    if (watchers !== undefined)
+      for (let i = 0; i < watchers.length; i++) {
+        try {
+          watchers[i]!.streamEnded(failed ? error : undefined);
+        } catch (thrown) {
+          failed = true;
+          error = thrown;
+        }
+      }
+    if (failed) throw error;
+  }
+}
+
+/** Another layer's event stream (an application's middleware made it), watched from one frame around it. */
+export class WrappedStream extends WatchedStream {
+  constructor(protected readonly body: ServiceEventStream) {
+    super();
+  }
+
+  /** Writes the wrapped stream (a subclass may write it otherwise: with a span current). */
+  protected written(write: (chunk: string | Uint8Array) => void, backpressure?: Backpressure): Promise<void> {
+    return this.body.pipe(write, backpressure);
+  }
+
+  async pipe(write: (chunk: string | Uint8Array) => void, backpressure?: Backpressure): Promise<void> {
+    let failed = false;
+    let error: unknown;
+    try {
+      await this.written(write, backpressure);
+    } catch (thrown) {
+      failed = true;
+      error = thrown;
+    }
+    this.ended(failed, error);
+  }
+}
+
+/**
+ * `response` (whose body is the event stream `body`) with `watcher` told when the stream ends: added to the
+ * stream when it is watched already (the service's own streams are), else around it.
+ */
+export function watchStreamEnd(
+  response: ServiceResponse,
+  body: ServiceEventStream,
+  watcher: StreamEndWatcher,
+): ServiceResponse {
+  if (body instanceof WatchedStream) {
+    body.watch(watcher);
+    return response;
+  }
+  const watched = new WrappedStream(body);
+  watched.watch(watcher);
+  return withBody(response, watched);
+}
+
 /**
  * `response` with another body (a stream wrapped to see its end): a literal of its three fields, where
  * `Object.assign({}, response, { body })` cost ~1k instructions a streamed turn (callgrind).

@@ -63,3 +63,40 @@ test('a traced request makes no more promises than an untraced one, and its span
   ]);
   expect(traced).toBe(untraced);
 });
+
+test('a traced streamed turn makes no more promises than an untraced one, and its span ends with the stream', async () => {
+  const service = createResponsesService({ providers: [new DeterministicModel()] });
+  const body = JSON.stringify({ model: 'openresponses-deterministic', input: 'Hello!', stream: true, store: false });
+  const promisesOfStreamedTurn = async () => {
+    let made = 0;
+    const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && made++) });
+    hook.enable();
+    const answer = await service.handle({
+      method: 'POST',
+      path: '/v1/responses',
+      header: (name) => (name === 'content-type' ? 'application/json' : null),
+      text: async () => body,
+    });
+    if (answer.body === null || typeof answer.body === 'string') throw new Error(`not a stream: ${answer.status}`);
+    const servedBeforeItsEnd = ended.some((span) => span.name === 'POST /v1/responses');
+    await answer.body.pipe(() => {});
+    hook.disable();
+    expect(answer.status).toBe(200);
+    expect(servedBeforeItsEnd).toBe(false);
+    return made;
+  };
+  // Warm: what a first turn makes once is not counted.
+  await promisesOfStreamedTurn();
+  const untraced = await promisesOfStreamedTurn();
+  trace.setGlobalTracerProvider({ getTracer: () => recordingTracer });
+  await promisesOfStreamedTurn();
+  ended.length = 0;
+  const traced = await promisesOfStreamedTurn();
+  expect(ended.filter((span) => span.name === 'POST /v1/responses')).toEqual([
+    {
+      name: 'POST /v1/responses',
+      attributes: expect.objectContaining({ 'http.route': '/v1/responses', 'http.response.status_code': 200 }),
+    },
+  ]);
+  expect(traced).toBe(untraced);
+});

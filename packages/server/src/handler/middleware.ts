@@ -5,12 +5,11 @@ import { answerSeries } from '../telemetry/answer-metrics.js';
 import { instruments } from '../telemetry/metrics.js';
 import type { BoundHistogram } from '../telemetry/aggregation.js';
 import {
-  type Backpressure,
   errorResponse,
-  type ServiceEventStream,
   type ServiceRequest,
   type ServiceResponse,
-  withBody,
+  type StreamEndWatcher,
+  watchStreamEnd,
 } from '../exchange.js';
 import { traceIdOf } from '../telemetry/tracing.js';
 import type { TurnFacts, TurnFailure } from '../telemetry/attributes.js';
@@ -112,15 +111,23 @@ export function logging(onRequest: ((entry: RequestLog) => void) & FailedTurnsFi
         log(request, response.status, started);
         return response;
       }
-      const status = response.status;
-      return Object.assign({}, response, {
-        body: {
-          pipe: (...args: Parameters<typeof body.pipe>) =>
-            body.pipe(...args).finally(() => log(request, status, started)),
-        },
-      });
+      return watchStreamEnd(response, body, new LoggedStreamEnd(log, request, response.status, started));
     },
   };
+}
+
+/** Logs a streamed answer once its stream has ended, however it ended (a watcher: no wrapper and closures per answer). */
+class LoggedStreamEnd implements StreamEndWatcher {
+  constructor(
+    private readonly log: (request: ServiceRequest, status: number, started: number) => void,
+    private readonly request: ServiceRequest,
+    private readonly status: number,
+    private readonly started: number,
+  ) {}
+
+  streamEnded(): void {
+    this.log(this.request, this.status, this.started);
+  }
 }
 
 /** Whether a hook hears a request whose turn told `turn`: every request, or only the failed turns it asks for. */
@@ -223,26 +230,23 @@ export function httpMetrics(): AnswerStage {
         series.duration.record((now - started) / 1000);
         return response;
       }
-      return withBody(response, new TimedStream(body, series.duration, started));
+      return watchStreamEnd(response, body, new StreamDuration(series.duration, started));
     },
   };
 }
 
-/** An event stream whose duration is recorded when it has been written (a class: no closures per answer). */
-class TimedStream implements ServiceEventStream {
+/**
+ * Records an event stream's duration once it has ended, however it ended (a watcher told by the stream's own frame:
+ * no frame of its own, which was two promises more a streamed answer).
+ */
+class StreamDuration implements StreamEndWatcher {
   constructor(
-    private readonly body: ServiceEventStream,
     private readonly duration: BoundHistogram,
     private readonly started: number,
   ) {}
 
-  // One frame awaiting the stream, not a `.finally` (its callback, two closures and two promises more a turn).
-  async pipe(write: (chunk: string | Uint8Array) => void, backpressure?: Backpressure): Promise<void> {
-    try {
-      await this.body.pipe(write, backpressure);
-    } finally {
-      this.duration.record((clock.now() - this.started) / 1000);
-    }
+  streamEnded(): void {
+    this.duration.record((clock.now() - this.started) / 1000);
   }
 }
 
@@ -331,9 +335,14 @@ async function turnRequest(release: () => void, request: ServiceRequest, next: S
     return response;
   }
   // A stream's turn runs while it is written: it counts until the stream has ended.
-  return Object.assign({}, response, {
-    body: {
-      pipe: (...args: Parameters<typeof body.pipe>) => body.pipe(...args).finally(release),
-    },
-  });
+  return watchStreamEnd(response, body, new TurnSlotRelease(release));
+}
+
+/** Gives a streamed turn's slot back once its stream has ended, however it ended. */
+class TurnSlotRelease implements StreamEndWatcher {
+  constructor(private readonly release: () => void) {}
+
+  streamEnded(): void {
+    this.release();
+  }
 }

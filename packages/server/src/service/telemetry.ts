@@ -5,7 +5,13 @@
 // only with `captureMessageContent`.
 import type { Span } from '@opentelemetry/api';
 import type { ItemField, ResponseResource } from '@openresponses/types';
-import { type Backpressure, type ServiceEventStream, withBody } from '../exchange.js';
+import {
+  type ServiceEventStream,
+  type StreamEndWatcher,
+  WrappedStream,
+  watchStreamEnd,
+  withBody,
+} from '../exchange.js';
 import type { AnswerStage, Middleware } from '../handler/middleware.js';
 import type { ModelProvider } from '../models/provider.js';
 import type { TurnNotes, TurnOptions, TurnOutcome, TurnRunner } from '../responses/runner.js';
@@ -76,7 +82,10 @@ const SERVER_SPANS: AnswerStage = {
       endServerSpan(scope.span, request.method, response.status, request.route);
       return response;
     }
-    return withBody(response, new SpannedStream(body, scope, request, response.status));
+    const end = new ServerSpanEnd(scope.span, request, response.status);
+    if (!contextManaged()) return watchStreamEnd(response, body, end);
+    const inScope = new StreamInScope(body, scope);
+    return watchStreamEnd(withBody(response, inScope), inScope, end);
   },
   thrown(request, error) {
     const scope = request.serverScope;
@@ -84,27 +93,30 @@ const SERVER_SPANS: AnswerStage = {
   },
 };
 
-/**
- * An answer's stream under its request's server span, which ends once the stream has been written (an object
- * of one class, not a wrapper and closures per answer).
- */
-class SpannedStream implements ServiceEventStream {
+/** Ends a streamed answer's server span as its stream ends (told by the stream's frame: no frame of its own). */
+class ServerSpanEnd implements StreamEndWatcher {
   constructor(
-    private readonly body: ServiceEventStream,
-    private readonly scope: SpanScope,
+    private readonly span: Span,
     private readonly request: Parameters<Middleware>[0],
     private readonly status: number,
   ) {}
 
-  async pipe(write: (chunk: string | Uint8Array) => void, backpressure?: Backpressure): Promise<void> {
-    const { scope, request } = this;
-    try {
-      await within(scope, this.body.pipe, this.body, write, backpressure);
-    } catch (error) {
-      endServerSpan(scope.span, request.method, this.status, request.route, error);
-      throw error;
-    }
-    endServerSpan(scope.span, request.method, this.status, request.route);
+  streamEnded(error: unknown): void {
+    endServerSpan(this.span, this.request.method, this.status, this.request.route, error);
+  }
+}
+
+/** An answer's stream written with its server span current, for an application's context manager. */
+class StreamInScope extends WrappedStream {
+  constructor(
+    body: ServiceEventStream,
+    private readonly scope: SpanScope,
+  ) {
+    super(body);
+  }
+
+  protected override written(...args: Parameters<ServiceEventStream['pipe']>): Promise<void> {
+    return within(this.scope, this.body.pipe, this.body, ...args);
   }
 }
 
