@@ -7,6 +7,7 @@
 // holds so far, in order: what it records never differs from the API path.
 import type { Attributes, AttributeValue, Context, SpanAttributes, SpanContext, SpanKind } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
+import type { HeadSlot } from '../telemetry/encodable-span.js';
 import { HEAD_SAMPLED } from '../telemetry/head-sampling.js';
 import { writeKeyValue, writeStartingSet } from '../telemetry/otlp-attributes.js';
 import type { KeptBlock, OwnSpanTracer, SpanShape } from '../telemetry/own-spans.js';
@@ -76,6 +77,11 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     this.shape = shape;
     this.extraValue = extraValue;
     this.under = parentContext instanceof OwnFixedSpan ? parentContext.under : parentContext;
+  }
+
+  /** Its shape's: the spans of a shape are named alike. */
+  get headSlot(): HeadSlot {
+    return this.shape.headSlot;
   }
 
   /** Itself: the span of its scope. */

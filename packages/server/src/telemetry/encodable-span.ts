@@ -57,6 +57,11 @@ export interface EncodableSpan {
    */
   encodeFromHead?(out: ProtobufBuffer, head: Uint8Array): boolean;
   /**
+   * Where the encoder keeps what it made of the name and kind of the last span written from the same place (a
+   * shape of the server's spans, whose spans come with one name again and again): found there, not looked up.
+   */
+  readonly headSlot?: HeadSlot;
+  /**
    * True when the span's times are its clock's readings, kept as wall-clock ms (`startMs`, `endMs`: the CLI's
    * own tracer): the encoder writes them without `[s, ns]` pairs. `startTime` and `endTime` otherwise.
    */
@@ -65,6 +70,13 @@ export interface EncodableSpan {
   readonly startMs?: number;
   /** Ended, wall-clock ms since the epoch (read when `clockTimes`). */
   readonly endMs?: number;
+}
+
+/** The encoder's kept head of a span name and kind (`EncodableSpan.headSlot`); `name` undefined until one is kept. */
+export interface HeadSlot {
+  name: string | undefined;
+  kind: SpanKind;
+  head: unknown;
 }
 
 /** A span event (the SDK's `TimedEvent`). */

@@ -251,7 +251,18 @@ function writeKind(out: ProtobufBuffer, kind: SpanKind): void {
 
 /** One `Span` message under `field` (ScopeSpans.spans is field 2). */
 export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpan): void {
-  const head = headOf(span.name, span.kind);
+  const { name, kind } = span;
+  const slot = span.headSlot;
+  let head: Head | undefined;
+  if (slot !== undefined && slot.name === name && slot.kind === kind) head = slot.head as Head;
+  else {
+    head = headOf(name, kind);
+    if (slot !== undefined && head !== undefined) {
+      slot.name = name;
+      slot.kind = kind;
+      slot.head = head;
+    }
+  }
   const lengthSize = head === undefined ? 1 : head.lengthSize;
   let at: number;
   if (field < 16) {
@@ -280,7 +291,7 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
   }
   const clockTimes = span.clockTimes === true;
   if (!(clockTimes && head !== undefined && span.encodeFromHead?.(out, head.bytes) === true)) {
-    writeHead(out, span.name, span.kind, head);
+    writeHead(out, name, kind, head);
     if (clockTimes) {
       out.timesMs(span.startMs!, span.endMs!);
     } else {

@@ -17,6 +17,7 @@ import {
   ATTR_HTTP_ROUTE,
   ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID,
 } from './attributes.js';
+import type { HeadSlot } from './encodable-span.js';
 import { type KeyEntry, keyEntry } from './otlp-attributes.js';
 import { HEAD_SAMPLED } from './head-sampling.js';
 import { type SpanScope, spanKeyHolds } from './span-scope.js';
@@ -35,6 +36,8 @@ export interface SpanShape {
   readonly entries: readonly KeyEntry[];
   /** The attributes blocks last written for spans of this shape, by frozen starting set (a few at most). */
   readonly kept: KeptBlock[];
+  /** The encoder's head of the name and kind its last span was written with. */
+  readonly headSlot: HeadSlot;
   /**
    * The starting attribute after the starting set that a span of this shape may be given (`startFixed`'s
    * `extraValue`: a continued turn's previous response id), and its encoder entry.
@@ -71,6 +74,7 @@ const shapeOf = (keys: string[], extraKey?: string): SpanShape =>
     keys,
     entries: keys.map(keyEntry),
     kept: [],
+    headSlot: { name: undefined, kind: 0, head: undefined },
     extraKey,
     extraEntry: extraKey === undefined ? undefined : keyEntry(extraKey),
   });
