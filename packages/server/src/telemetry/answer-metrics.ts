@@ -42,22 +42,9 @@ export const answerSeries = (
   route: string | undefined,
   status: number,
 ): AnswerSeries => {
-  // The last answer's, compared first (as `turnSeriesOf` in metrics.ts: a typed compare, not the sets' generic one).
-  if (status === lastStatus && route === lastRoute && method === lastMethod && meters === lastMeters)
-    return lastSeries!;
   // `meters` as a part (the same for every lookup in its own sets): a maker made once, not a closure per lookup.
-  lastSeries = meters.bound.answers.get(httpMethodOf(method), route, status, meters, answerSeriesMade);
-  lastStatus = status;
-  lastRoute = route;
-  lastMethod = method;
-  lastMeters = meters;
-  return lastSeries;
+  return meters.bound.answers.get(httpMethodOf(method), route, status, meters, answerSeriesMade);
 };
-let lastStatus: number | undefined;
-let lastRoute: string | undefined;
-let lastMethod: string | undefined;
-let lastMeters: Instruments | undefined;
-let lastSeries: AnswerSeries | undefined;
 const answerSeriesMade = (
   known: string,
   route: string | undefined,

@@ -280,19 +280,10 @@ interface FailedTurnSeries {
   readonly operationDuration: BoundHistogram;
 }
 
-// The last turn's series and parts, compared first as what they are: AttributeSets compares its last parts
-// generically (~90 instructions a lookup, callgrind), and turns in a row are of one provider and model.
-let lastTurn: { meters: Instruments; provider: string; model: string; series: TurnSeries } | undefined;
 // The makers are given `meters` as a part (the same for every lookup in its own sets): functions made once, not a
 // closure over `meters` made at every lookup.
-const turnSeriesOf = (meters: Instruments, provider: string, model: string): TurnSeries => {
-  const last = lastTurn;
-  if (last !== undefined && last.model === model && last.provider === provider && last.meters === meters)
-    return last.series;
-  const series = meters.bound.turns.get(provider, model, meters, undefined, turnSeriesMade);
-  lastTurn = { meters, provider, model, series };
-  return series;
-};
+const turnSeriesOf = (meters: Instruments, provider: string, model: string): TurnSeries =>
+  meters.bound.turns.get(provider, model, meters, undefined, turnSeriesMade);
 const turnSeriesMade = (provider: string, model: string, meters: Instruments) =>
   new TurnSeries(meters, provider, model);
 

@@ -33,17 +33,8 @@ export interface TenantSeries {
 }
 
 /** A tenant's counters, bound at its first turn (a turn like the last one finds them without a Map lookup). */
-const tenantSeriesOf = (meters: Instruments, tenant: string): TenantSeries => {
-  // The last tenant's, compared first (as `turnSeriesOf` in metrics.ts: a typed compare, not the sets' generic one).
-  if (tenant === lastTenant && meters === lastTenantMeters) return lastTenantSeries!;
-  lastTenantSeries = meters.bound.tenants.get(tenant, meters, undefined, undefined, tenantSeriesMade);
-  lastTenant = tenant;
-  lastTenantMeters = meters;
-  return lastTenantSeries;
-};
-let lastTenant: string | undefined;
-let lastTenantMeters: Instruments | undefined;
-let lastTenantSeries: TenantSeries | undefined;
+const tenantSeriesOf = (meters: Instruments, tenant: string): TenantSeries =>
+  meters.bound.tenants.get(tenant, meters, undefined, undefined, tenantSeriesMade);
 /** Given `meters` as a part (the same for every lookup in its own sets): made once, not a closure per lookup. */
 const tenantSeriesMade = (tenant: string, meters: Instruments): TenantSeries => {
   const labels = tenantLabelsOf(tenant);
