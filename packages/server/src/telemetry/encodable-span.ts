@@ -2,6 +2,7 @@
 // the fields of the SDK's `ReadableSpan` that OTLP carries, so that the own tracer's spans and the SDK's both
 // encode. Apart from the encoder so that its readers (the own tracer, the export) depend on the shape only.
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
+import type { Head } from './otlp-protobuf.js';
 import type { ProtobufBuffer } from './protobuf-buffer.js';
 
 /** What is encoded of an ended span: the fields of the SDK's `ReadableSpan` that OTLP carries. */
@@ -76,7 +77,7 @@ export interface EncodableSpan {
 export interface HeadSlot {
   name: string | undefined;
   kind: SpanKind;
-  head: unknown;
+  head: Head | undefined;
 }
 
 /** A span event (the SDK's `TimedEvent`). */

@@ -173,7 +173,7 @@ const heads = new Map<string, Array<Head | undefined>>();
  * A kept head; the keys set after the start in the last span written with it, with their entries; and the
  * varint size of that span's length (most spans take 2 bytes: kept for it, no move at the close).
  */
-interface Head {
+export interface Head {
   /** Its bytes, exactly (written by one `set`: a call to `copy`'s word loop cost ~300 instructions a head). */
   readonly bytes: Uint8Array;
   readonly keys: string[];
@@ -254,7 +254,7 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
   const { name, kind } = span;
   const slot = span.headSlot;
   let head: Head | undefined;
-  if (slot !== undefined && slot.name === name && slot.kind === kind) head = slot.head as Head;
+  if (slot !== undefined && slot.name === name && slot.kind === kind) head = slot.head;
   else {
     head = headOf(name, kind);
     if (slot !== undefined && head !== undefined) {
