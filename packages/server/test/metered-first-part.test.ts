@@ -2,7 +2,6 @@
 // waited for in its own continuation, with no promise more (src/responses/turn.ts): that promise on every turn made
 // V8 pretenure ~80 more of the turn's allocation sites. The turn's stream observes every later part as it reads it
 // (turn/stream.ts, turn/part-meter.ts), where a wrapping iterator chained a promise to each part that waited.
-import { createHook } from 'node:async_hooks';
 import { LATEST_SPEC_VERSION } from '@openresponses/zod';
 import { expect, test } from 'vitest';
 import { DEFAULT_LIMITS } from '../src/limits.js';
@@ -11,6 +10,7 @@ import { createSealer, generateEncryptionKey } from '../src/responses/sealed.js'
 import { startTurn } from '../src/responses/turn.js';
 import { prepareTurn, type TurnDependencies } from '../src/responses/turn/prepare.js';
 import type { TurnMeter } from '../src/telemetry/metrics.js';
+import { promisesMadeBy } from './promises-made.js';
 import { recordingMeter } from './recording-meter.js';
 
 /** A first part that is metered at once (a finish with no output before it). */
@@ -74,12 +74,8 @@ const streaming: ModelProvider = {
 async function promisesOfTurn(meter?: TurnMeter): Promise<number> {
   const streamDeps = { ...deps, providers: [streaming], defaultModel: 'streaming' };
   const prepared = await prepareTurn({ model: 'streaming', input: 'hi' }, LATEST_SPEC_VERSION, streamDeps);
-  let made = 0;
-  const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && made++) });
-  hook.enable();
-  const { response } = await (await startTurn(prepared, streamDeps, {}, meter)).run();
-  hook.disable();
-  expect(response.status).toBe('completed');
+  const { made, result } = await promisesMadeBy(async () => (await startTurn(prepared, streamDeps, {}, meter)).run());
+  expect(result.response.status).toBe('completed');
   return made;
 }
 

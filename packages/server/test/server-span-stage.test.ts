@@ -2,10 +2,10 @@
 // `serverSpans`), not in a middleware of its own: a traced request makes no more promises than an untraced one
 // (its `.then` and callbacks were a promise and a microtask more per traced request), and its span still ends
 // with the answer's route and status.
-import { createHook } from 'node:async_hooks';
 import { type Attributes, type Span, TraceFlags, type Tracer, trace } from '@opentelemetry/api';
 import { afterEach, expect, test } from 'vitest';
 import { createResponsesService, DeterministicModel } from '../src/index.js';
+import { promisesMadeBy, promisesOfStreamedTurn } from './promises-made.js';
 
 const ended: Array<{ name: string; attributes: Attributes }> = [];
 const recordingTracer = {
@@ -40,11 +40,7 @@ test('a traced request makes no more promises than an untraced one, and its span
   const service = createResponsesService({ providers: [new DeterministicModel()] });
   const request = () => ({ method: 'GET', path: '/v1/models', header: () => null, text: async () => '' });
   const promisesOfRequest = async () => {
-    let made = 0;
-    const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && made++) });
-    hook.enable();
-    const answer = await service.handle(request());
-    hook.disable();
+    const { made, result: answer } = await promisesMadeBy(() => service.handle(request()));
     expect(answer.status).toBe(200);
     return made;
   };
@@ -66,32 +62,16 @@ test('a traced request makes no more promises than an untraced one, and its span
 
 test('a traced streamed turn makes no more promises than an untraced one, and its span ends with the stream', async () => {
   const service = createResponsesService({ providers: [new DeterministicModel()] });
-  const body = JSON.stringify({ model: 'openresponses-deterministic', input: 'Hello!', stream: true, store: false });
-  const promisesOfStreamedTurn = async () => {
-    let made = 0;
-    const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && made++) });
-    hook.enable();
-    const answer = await service.handle({
-      method: 'POST',
-      path: '/v1/responses',
-      header: (name) => (name === 'content-type' ? 'application/json' : null),
-      text: async () => body,
-    });
-    if (answer.body === null || typeof answer.body === 'string') throw new Error(`not a stream: ${answer.status}`);
-    const servedBeforeItsEnd = ended.some((span) => span.name === 'POST /v1/responses');
-    await answer.body.pipe(() => {});
-    hook.disable();
-    expect(answer.status).toBe(200);
-    expect(servedBeforeItsEnd).toBe(false);
-    return made;
-  };
+  // The server span has not ended when the answer is handed over, only once its stream has been written.
+  const promisesOfTurn = () =>
+    promisesOfStreamedTurn(service, () => expect(ended.some((span) => span.name === 'POST /v1/responses')).toBe(false));
   // Warm: what a first turn makes once is not counted.
-  await promisesOfStreamedTurn();
-  const untraced = await promisesOfStreamedTurn();
+  await promisesOfTurn();
+  const untraced = await promisesOfTurn();
   trace.setGlobalTracerProvider({ getTracer: () => recordingTracer });
-  await promisesOfStreamedTurn();
+  await promisesOfTurn();
   ended.length = 0;
-  const traced = await promisesOfStreamedTurn();
+  const traced = await promisesOfTurn();
   expect(ended.filter((span) => span.name === 'POST /v1/responses')).toEqual([
     {
       name: 'POST /v1/responses',

@@ -3,34 +3,17 @@
 // metrics on, piping a streamed turn makes no more promises than with metrics off, where a frame of its own made
 // two more (the frame's, and the one its await makes while promise hooks are on, as here) and a `.finally` with
 // its callback four; and the stream's duration is still recorded.
-import { createHook } from 'node:async_hooks';
 import { type MeterProvider, metrics } from '@opentelemetry/api';
 import { afterAll, expect, test } from 'vitest';
 import { createResponsesService, DeterministicModel } from '../src/index.js';
 import { ownMetrics, recordOwnMetrics } from '../src/telemetry/aggregation.js';
 import { METRIC_HTTP_SERVER_REQUEST_DURATION } from '../src/telemetry/attributes.js';
+import { promisesOfStreamedTurn } from './promises-made.js';
 
 afterAll(() => metrics.disable());
 
 const service = createResponsesService({ providers: [new DeterministicModel()] });
-const body = JSON.stringify({ model: 'openresponses-deterministic', input: 'Hello!', stream: true, store: false });
-const promisesOfStreamedTurn = async () => {
-  let made = 0;
-  const hook = createHook({ init: (_id, type) => void (type === 'PROMISE' && made++) });
-  hook.enable();
-  const answer = await service.handle({
-    method: 'POST',
-    path: '/v1/responses',
-    header: (name) => (name === 'content-type' ? 'application/json' : null),
-    text: async () => body,
-  });
-  if (answer.body === null || typeof answer.body === 'string')
-    throw new Error(`not a stream: ${answer.status} ${answer.body}`);
-  await answer.body.pipe(() => {});
-  hook.disable();
-  expect(answer.status).toBe(200);
-  return made;
-};
+const promisesOfTurn = () => promisesOfStreamedTurn(service);
 
 const streamDurations = () =>
   ownMetrics()
@@ -40,14 +23,14 @@ const streamDurations = () =>
 
 test('metrics on make no more promises of a streamed answer, and record its duration', async () => {
   // Warm: what a first turn makes once is not counted.
-  await promisesOfStreamedTurn();
-  const off = await promisesOfStreamedTurn();
+  await promisesOfTurn();
+  const off = await promisesOfTurn();
   const gauges = { createObservableUpDownCounter: () => ({ addCallback: () => {} }) };
   metrics.setGlobalMeterProvider({ getMeter: () => gauges } as unknown as MeterProvider);
   recordOwnMetrics();
-  await promisesOfStreamedTurn();
+  await promisesOfTurn();
   const before = streamDurations();
-  const on = await promisesOfStreamedTurn();
+  const on = await promisesOfTurn();
   expect(streamDurations()).toBe(before + 1);
   expect(on - off).toBe(0);
 });
