@@ -1,6 +1,6 @@
 // A MeterProvider registered after another, recording through the metrics SDK's instruments (no own
-// aggregation): a turn, an answer and a tenant's usage like the last ones, whose series each lookup keeps, are
-// recorded into the new provider's instruments, not the last provider's.
+// aggregation): a turn, an answer and a tenant's usage like the last ones, whose series the instruments' attribute
+// sets keep (telemetry/metrics.ts), are recorded into the new provider's instruments, not the last provider's.
 import { type MeterProvider, metrics } from '@opentelemetry/api';
 import { afterAll, expect, test } from 'vitest';
 import type { ServiceRequest, ServiceResponse } from '../src/exchange.js';
