@@ -334,15 +334,6 @@ async function turnRequest(release: () => void, request: ServiceRequest, next: S
     release();
     return response;
   }
-  // A stream's turn runs while it is written: it counts until the stream has ended.
-  return watchStreamEnd(response, body, new TurnSlotRelease(release));
-}
-
-/** Gives a streamed turn's slot back once its stream has ended, however it ended. */
-class TurnSlotRelease implements StreamEndWatcher {
-  constructor(private readonly release: () => void) {}
-
-  streamEnded(): void {
-    this.release();
-  }
+  // A stream's turn runs while it is written: it counts until the stream has ended, however it ended.
+  return watchStreamEnd(response, body, { streamEnded: release });
 }
