@@ -36,6 +36,19 @@ const recordingTracer = {
 } as unknown as Tracer;
 afterEach(() => trace.disable());
 
+/**
+ * `count` untraced, then with `recordingTracer` registered, each after a run whose one-time work is not counted;
+ * `ended` then holds the spans of the counted traced run only.
+ */
+async function untracedThenTraced(count: () => Promise<number>): Promise<{ untraced: number; traced: number }> {
+  await count();
+  const untraced = await count();
+  trace.setGlobalTracerProvider({ getTracer: () => recordingTracer });
+  await count();
+  ended.length = 0;
+  return { untraced, traced: await count() };
+}
+
 test('a traced request makes no more promises than an untraced one, and its span ends with the answer', async () => {
   const service = createResponsesService({ providers: [new DeterministicModel()] });
   const request = () => ({ method: 'GET', path: '/v1/models', header: () => null, text: async () => '' });
@@ -44,13 +57,7 @@ test('a traced request makes no more promises than an untraced one, and its span
     expect(answer.status).toBe(200);
     return made;
   };
-  // Warm: what a first request makes once is not counted.
-  await promisesOfRequest();
-  const untraced = await promisesOfRequest();
-  trace.setGlobalTracerProvider({ getTracer: () => recordingTracer });
-  await promisesOfRequest();
-  ended.length = 0;
-  const traced = await promisesOfRequest();
+  const { untraced, traced } = await untracedThenTraced(promisesOfRequest);
   expect(ended).toEqual([
     {
       name: 'GET /v1/models',
@@ -65,13 +72,7 @@ test('a traced streamed turn makes no more promises than an untraced one, and it
   // The server span has not ended when the answer is handed over, only once its stream has been written.
   const promisesOfTurn = () =>
     promisesOfStreamedTurn(service, () => expect(ended.some((span) => span.name === 'POST /v1/responses')).toBe(false));
-  // Warm: what a first turn makes once is not counted.
-  await promisesOfTurn();
-  const untraced = await promisesOfTurn();
-  trace.setGlobalTracerProvider({ getTracer: () => recordingTracer });
-  await promisesOfTurn();
-  ended.length = 0;
-  const traced = await promisesOfTurn();
+  const { untraced, traced } = await untracedThenTraced(promisesOfTurn);
   expect(ended.filter((span) => span.name === 'POST /v1/responses')).toEqual([
     {
       name: 'POST /v1/responses',
