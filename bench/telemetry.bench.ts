@@ -396,6 +396,43 @@
 // objects since collected ("weak objects": turnRequest, endedWith, createResponse, recordedRequest), so a
 // sampled turn runs more of its path in the lower tiers than a turn at 100% does; which functions and when
 // differs between processes. Not fixed here.
+// SSE time note (2026-12-01, issue 35's twenty-fourth session, gw-sse-time; load 2.7-5.6 from two other sessions).
+// Why the gateway SSE row's time outgrows its instructions. One process per setting (telemetry-turns.ts with a
+// per-thread print), 12 warm slices, then 8-10 rounds of 4 alternated slices of 800 turns each (the bench's slice),
+// CPU from /proc/self/task/*/schedstat over the rounds: process, off 104.0/105.7/106.1 us a turn; metrics
+// +4.6/+3.0/+4.1% (two more runs: -2.0%, +0.7%), main thread +3.7/+2.8/+3.2%; both +13.8/+15.7/+11.0%, main
+// +13.7/+11.9/+9.4% (another run: +29%). Rounds of one process spread by +-5%: metrics alone is within that. By
+// thread, a turn: main 91-101 off, 96-104 metrics, 106-114 both; V8's four platform workers 6.7-9.5 in all off,
+// 7.9-9.4 metrics, 11.2-13.8 both; the export threads 0.4-0.6 (both only). What the workers run (perf -e
+// cpu-clock, --perf-basic-prof): in every mode parallel scavenge and the freeing of the upstream reads'
+// ArrayBuffers (SweepYoung, free, BackingStore destructors: the server's own, ~1-2 us a turn); with spans also
+// TurboFan and concurrent marking.
+// - GC is not it: --trace-gc-nvp over 32k steady turns, allocated 79.3 / 79.6-79.9 / 82.4 KB a turn (off / metrics /
+//   both), survived 2.22 / 2.27 / 2.22 KB, promoted 1.70 / 1.71 / 1.70 KB, 59 / 59 / 61 scavenges and 0.3 / 0.3 /
+//   0.6 mark-compacts per 10k turns. Its pauses are wall time: for the same work they read 9.9 and 21.0 us a turn in
+//   one run (parallel scavenge waits for helpers the loaded machine does not run), so GCProfiler's or the nvp
+//   pause times are no CPU figure here; both's 4 extra mark-compacts are memory-reducing GCs in the export
+//   workers' isolates (36 ms per 32k turns).
+// - Callgrind (gateway SSE turns in process, 2,000 after 6,000, --predictable, GC and compiles left out, no metric
+//   export in the window): off 774.4k, metrics 781.6k (+0.9%), both 838.9k (+8.3%). The GC rows of such a window
+//   swing with the marking that lands in it (both 224k against off's 101k there): read GC from the nvp bytes.
+// - Metrics: +0.9% instructions, plus the fixture's scrape after every slice: 0.33-0.46 ms CPU a scrape (34 KB of
+//   text), 0.4-0.6 us a turn at 800-turn slices; metrics without it read +3.5% (against +4.6) and +2.8% (+4.1) in
+//   alternated runs, so the scrape is ~1.2 points of the metrics row (a 15 s scrape at ~10k turns/s: ~0.01). The
+//   rest is inside the rounds' spread; the idle runs' +8.9-9.6% was not reproduced.
+// - Compilation: --trace-opt over 25.6k turns after 9.6k, TurboFan jobs off 11 (17.9 ms on the workers), metrics
+//   16 (36.7 ms: the scrape's histogramText, entries, SumAccumulation), both 27 (70.9 ms, 2.8 us a turn). In one
+//   both process over 102k turns they stop only after ~51k: the span path's writeString, utf8ByteLength, SpanIds,
+//   startFixed (own-tracer.ts, deoptimized at ~40-50k turns for "insufficient type feedback" in two runs of two)
+//   recompile late. The first OTLP metric export (5 s in) starts the export worker, whose streams and port have
+//   maps the turns' code had not seen: 13 eager deopts ("wrong map": Readable.on/read/resume/flow, addListener,
+//   removeListener, listenerCount, ReadableState, setupPortReferencing, processTicksAndRejections) and 39 TurboFan
+//   jobs (108 ms) in the next 12.8k turns against 13 (40 ms) and no deopt with no export in the run. The bench warms
+//   3 CPU s (~30k gateway SSE turns), so part of both's tail lands in its rounds (~1 us a turn on the workers).
+// - Kernel time of the main thread (stat ticks): off 7.4-11.3 us a turn, metrics 9.0-10.2, both 10.6-10.9; too
+//   spread to assign to the span export's writes.
+// No cut came of it: metrics' time is its instructions and the scrape; spans' is their instructions, ~3% more
+// allocation and the compile tail above.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
