@@ -37,7 +37,7 @@
 // interval, --no-turbo-inlining to name the sites) an embedded turn's +2.4 KB is its three fixed spans (OwnFixedSpan
 // 200 B each with its start and end as 16-byte heap numbers, ~700 B; SpanIds 88 B each, 264 B), clock readings as
 // heap numbers (~230 B), MeteredTurn (128 B), the export's onEnd (122 B) and the turn's traced options and closures
-// (~300 B). So telemetry adds 2-10% to what a turn allocates, 3-7% more scavenges, and no survivors: scavenges on
+// (~300 B). So telemetry adds 1-11% to what a turn allocates, 3-9% more scavenges, and no survivors: scavenges on
 // the main thread (--predictable) +0.5-0.9 µs an embedded turn (three pairs), +0.9-1.3 µs a gateway JSON turn and
 // +0.6-1.2 µs a gateway SSE turn (one run each) of the +5-20 µs telemetry costs, each scavenge 10-30% longer with no
 // more bytes to copy (callgrind counts the GC's instructions no higher: embedded 9.5k a turn off, 8.3k on; gateway
