@@ -54,15 +54,16 @@
 // KB, data 48 KB; 4,000 turns a window, --predictable, the metric export outside it; GC left out): an embedded JSON
 // turn's instructions 107.6k -> 130.9k with telemetry (+22%), its L1 instruction misses 4,453 -> 5,973 (+34%) and
 // data read misses 1,608 -> 2,243 (+39%); a gateway JSON turn's 295.8k -> 337.0k (+14%, its span batches' POSTs in
-// the window), 11,860 -> 14,162 (+19%) and 4,413 -> 5,650 (+28%). The tracer and encoder miss once in 15
-// instructions, the turn code once in 16 and the natives once in 32: telemetry's code runs once or a few times a
-// turn, cold each time behind a turn's code far larger than the 32 KB cache: TurboFan's code of the telemetry files
-// is ~110 KB in 53 functions (--perf-basic-prof's map: startFixed 8.4 KB with the constructors it inlines, writePair
-// 6.5, SpanIds 5.5, endTurnSpan 5.4, writeSpan 5.3), and an embedded turn misses ~900 lines of it (~58 KB: the
-// tracer and encoder 624, the span glue 200, metrics 81). At ~14 cycles a miss served from L2 that makes telemetry
-// +27% of an embedded turn and +17% of a gateway turn against +22% and +14% in instructions: part of the gap to the
-// timed rows (+32-43%, +18-23%). What lowers it is less code run once a turn (fewer, smaller functions on the span
-// path), not fewer objects.
+// the window), 11,860 -> 14,162 (+19%) and 4,413 -> 5,650 (+28%); a gateway SSE turn's 881.0k -> 938.8k (+6.6%),
+// 23,301 -> 27,087 (+16%) and 6,856 -> 8,469 (+24%). The tracer and encoder miss once in 15 instructions, the turn
+// code once in 16 and the natives once in 32: telemetry's code runs once or a few times a turn, cold each time
+// behind a turn's code far larger than the 32 KB cache: TurboFan's code of the telemetry files is ~110 KB in 53
+// functions (--perf-basic-prof's map: startFixed 8.4 KB with the constructors it inlines, writePair 6.5, SpanIds
+// 5.5, endTurnSpan 5.4, writeSpan 5.3), and an embedded turn misses ~900 lines of it (~58 KB: the tracer and encoder
+// 624, the span glue 200, metrics 81). At ~14 cycles a miss served from L2 that makes telemetry +27% of an embedded
+// turn, +17% of a gateway JSON turn and +10% of a gateway SSE turn, against +22%, +14% and +6.6% in instructions:
+// part of the gap to the timed rows (+32-43%, +18-23%, main thread +10.5-11.5%). What lowers it is less code run
+// once a turn (fewer, smaller functions on the span path), not fewer objects.
 //
 // Floor note (issue 35's fourteenth session, tel-floor; 2026-11-29 21:10-21:55 UTC, load 10-17 from four other
 // sessions and this one's callgrinds). TELEMETRY_FLOOR_ONLY=1 runs only the telemetry floor: the least work any
