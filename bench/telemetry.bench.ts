@@ -63,7 +63,9 @@
 // 624, the span glue 200, metrics 81). At ~14 cycles a miss served from L2 that makes telemetry +27% of an embedded
 // turn, +17% of a gateway JSON turn and +10% of a gateway SSE turn, against +22%, +14% and +6.6% in instructions:
 // part of the gap to the timed rows (+32-43%, +18-23%, main thread +10.5-11.5%). What lowers it is less code run
-// once a turn (fewer, smaller functions on the span path), not fewer objects.
+// once a turn (fewer, smaller functions on the span path), not fewer objects; not TurboFan inlining less either
+// (--max-inlined-bytecode-size-cumulative=460, half the default: the embedded turn's telemetry ran 1.1k instructions
+// more and missed as often, +1,478 lines against +1,522).
 //
 // Floor note (issue 35's fourteenth session, tel-floor; 2026-11-29 21:10-21:55 UTC, load 10-17 from four other
 // sessions and this one's callgrinds). TELEMETRY_FLOOR_ONLY=1 runs only the telemetry floor: the least work any
