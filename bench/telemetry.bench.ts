@@ -447,8 +447,11 @@
 //   3 CPU s (~30k gateway SSE turns), so part of both's tail lands in its rounds (~1 us a turn on the workers).
 // - Kernel time of the main thread (stat ticks): off 7.4-11.3 us a turn, metrics 9.0-10.2, both 10.6-10.9; too
 //   spread to assign to the span export's writes.
-// No cut came of it: metrics' time is its instructions and the scrape; spans' is their instructions, ~3% more
-// allocation and the compile tail above.
+//   The pipe of that worker's stdout and stderr into the process's ran those functions: unpiped since this note
+//   (node/otlp-post-worker.ts), callgrind reads a gateway SSE turn after the worker's start 8-11k instructions
+//   lower (+14.3k over no worker with the pipe, +3.3k without); a time A/B could not resolve it at load 4.
+// Otherwise metrics' time is its instructions and the scrape; spans' is their instructions, ~3% more allocation
+// and the compile tail above.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';

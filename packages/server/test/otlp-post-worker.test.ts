@@ -1,8 +1,8 @@
 // OTLP POSTs in a worker thread (node/otlp-post-worker.ts' OtlpPoster) against real HTTP receivers on
 // 127.0.0.1: the bytes and headers arrive and the body comes back (a view into a larger buffer is copied, not
-// moved); a failure answers its reason; the worker stopped mid-request fails that request and the next one
-// starts another; a collector slow past the timeout fails the request and the worker stays; close with a hung
-// collector ends the request and the worker. The requests themselves (retries, bounds) are otlpRequests',
+// moved); a failure answers its reason; the worker's stdio is not piped into the process's; the worker stopped
+// mid-request fails that request and the next one starts another; a collector slow past the timeout fails the
+// request and the worker stays; close with a hung collector ends the request and the worker. The requests themselves (retries, bounds) are otlpRequests',
 // tested through the span export (otlp-span-export.test.ts).
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { once } from 'node:events';
@@ -101,6 +101,16 @@ test('a failed request answers its reason (after the retries the timeout allows)
   const answer = await newPoster().post(request(url));
   expect(answer.failure).toBe('HTTP 400');
   expect([...answer.body!]).toEqual([1, 2, 3, 4]);
+});
+
+test("the worker's stdout and stderr are not piped into the process's: their streams never flow", async () => {
+  // Piped, they ran Node's stream functions on the worker's stdio streams, which deoptimised the turns' own uses.
+  const url = await receiverAnswering((req, res) => req.resume().on('end', () => res.end()));
+  const poster = newPoster();
+  expect((await poster.post(request(url))).failure).toBeUndefined();
+  const worker = workerOf(poster)!;
+  expect(worker.stdout.readableFlowing).toBeNull();
+  expect(worker.stderr.readableFlowing).toBeNull();
 });
 
 test('the worker stopped mid-request: that request fails, the next goes on a new worker', async () => {

@@ -300,7 +300,11 @@ export class OtlpPoster {
 
   private start(): Worker {
     // None of this process's Node options: they may load code (--import, --require) a bare HTTP client has no use for.
-    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] });
+    // Its stdout and stderr are not piped into the process's (it writes to neither: failures come back as answers
+    // or 'error'): piping them ran Node's stream and event functions (Readable on/read/resume/flow, addListener)
+    // on the worker's stdio streams, which deoptimised the turns' own uses of them at the first export and cost a
+    // streamed gateway turn 8-11k instructions from then on (callgrind).
+    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], stdout: true, stderr: true });
     worker.unref();
     worker.on('message', (answer: AnswerMessage) => {
       const pending = this.pending.get(answer.id);
