@@ -449,7 +449,9 @@
 //   spread to assign to the span export's writes.
 //   The pipe of that worker's stdout and stderr into the process's ran those functions: unpiped since this note
 //   (node/otlp-post-worker.ts), callgrind reads a gateway SSE turn after the worker's start 8-11k instructions
-//   lower (+14.3k over no worker with the pipe, +3.3k without); a time A/B could not resolve it at load 4.
+//   lower (+14.3k over no worker with the pipe, +3.3k without); a time A/B could not resolve it at load 4. The
+//   worker's start still deopts 6 (ReadableState, addListener, listenerCount, setupPortReferencing,
+//   processTicksAndRejections, the timers' insert) and is followed by 36 TurboFan jobs (90 ms) in 12.8k turns.
 // Otherwise metrics' time is its instructions and the scrape; spans' is their instructions, ~3% more allocation
 // and the compile tail above.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
