@@ -1,9 +1,10 @@
-// OTLP POSTs in a worker thread (node/otlp-post-worker.ts' OtlpPoster) against real HTTP receivers on
-// 127.0.0.1: the bytes and headers arrive and the body comes back (a view into a larger buffer is copied, not
-// moved); a failure answers its reason; the worker's stdio is not piped into the process's; the worker stopped
-// mid-request fails that request and the next one starts another; a collector slow past the timeout fails the
-// request and the worker stays; close with a hung collector ends the request and the worker. The requests themselves (retries, bounds) are otlpRequests',
-// tested through the span export (otlp-span-export.test.ts).
+// OTLP POSTs in a worker thread (node/otlp-post-worker.ts' OtlpPoster) against real HTTP receivers on 127.0.0.1: the
+// bytes and headers arrive and the body comes back (a view into a larger buffer is copied, not moved); the request's
+// head (headers merged by name, credentials from the URL); a failure answers its reason; the worker's stdio is not
+// piped into the process's; the worker stopped mid-request fails that request and the next one starts another; a
+// collector slow past the timeout fails the request and the worker stays; close with a hung collector ends the request
+// and the worker. The requests themselves (retries, bounds) are otlpRequests', tested through the span export
+// (otlp-span-export.test.ts).
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -77,6 +78,32 @@ test('the bytes and headers arrive, sent from another thread; the body is handed
   } finally {
     unsubscribe('http.client.request.start', onStart);
   }
+});
+
+test("the request's head: the exporter's headers (names case-insensitive, the last one given wins), then the body's type and length; credentials in the URL go as Basic authorization", async () => {
+  const heads: IncomingMessage['headers'][] = [];
+  const url = await receiverAnswering((req, res) => {
+    heads.push(req.headers);
+    req.resume().on('end', () => res.end());
+  });
+  const poster = newPoster();
+  const headers = { 'X-Key': 'a', 'x-key': 'b', 'Content-Type': 'text/plain' };
+  expect((await poster.post(request(url, { headers }))).failure).toBeUndefined();
+  const withCredentials = new URL(url);
+  withCredentials.username = 'user';
+  withCredentials.password = 'p@ss';
+  expect((await poster.post(request(withCredentials))).failure).toBeUndefined();
+  expect(heads[0]).toMatchObject({
+    host: url.host,
+    'x-key': 'b',
+    'content-type': 'application/x-protobuf',
+    'content-length': '4',
+  });
+  expect(heads[1]).toMatchObject({
+    authorization: `Basic ${Buffer.from('user:p@ss').toString('base64')}`,
+    'x-collector-key': 'k',
+    'content-length': '4',
+  });
 });
 
 test('a body viewing part of a larger buffer is copied, not moved: the rest of that buffer stays readable', async () => {
