@@ -456,19 +456,19 @@
 // and the compile tail above.
 // JSON time note (2026-12-01, issue 35's twenty-fourth session, gw-json-time; load 1.2-4.6 from two other sessions).
 // Stored gateway JSON turn, in process (telemetry-turns.ts with a per-thread print, one process per run, 40 slices of
-// 1,600 turns, steady over the last 32). perf -e cpu-clock (--perf-basic-prof), one run each, main thread: off 50,
-// both 58 us a turn; of the +8: the tracer and encoder ~4, turn code ~3 (its optimised code differs when traced:
+// 1,600 turns, steady over the last 32). perf -e cpu-clock (--perf-basic-prof), one run each, main thread: off 50, both
+// 58 us a turn; of the +8: the tracer and encoder ~4, turn code ~3 (its optimised code differs when traced:
 // upstream-call.js, the store, middleware), Node's natives ~2 (Builtins_LoadIC 46 -> 126 samples, from Node's http
 // client: _http_agent, ClientRequest), performance.now's clock_gettime +0.4; GC on the main thread no more; V8's
-// workers +2.6 (parallel scavenge, concurrent marking, TurboFan). The span export's POST (one every 512 spans, ~138 KB) cost 3-4 us a turn of
-// process CPU against the same export answered at once (~7%; user ticks, not the kernel; a 64-byte body cost as
-// much: the request, not its bytes) while callgrind gave it +3.4k instructions (1.1%): its request options (URL and
-// a headers object) were another shape than the upstream calls' (flat header list), which kept the http client's
-// ICs polymorphic for every upstream call. With the same shape (2b9f22c) -3.1 us (53.7 -> 50.6, 5 of 5 alternated
-// rounds) and -2.3k/-3.3k instructions; the POST then reads ~1.2 us a turn over no POST (4 rounds). Off 42.2 against
-// both 50.6 in 3 alternated rounds after it (+20%, load 1.5-1.9): the rest is the tracer, the glue and the turn's
-// code run differently, not yet cut. Moving the POST to OtlpPoster's worker read worse (process 54.8-62.9 against
-// 55.5-58.9, 3 rounds at load 3-4).
+// workers +2.6 (parallel scavenge, concurrent marking, TurboFan). The span export's POST (one every 512 spans, ~138 KB)
+// cost 3-4 us a turn of process CPU against the same export answered at once (~7%; user ticks, not the kernel; a
+// 64-byte body cost as much: the request, not its bytes) while callgrind gave it +3.4k instructions (1.1%): its request
+// options (URL and a headers object) were another shape than the upstream calls' (flat header list), which kept the
+// http client's ICs polymorphic for every upstream call. With the same shape (2b9f22c) -3.1 us (53.7 -> 50.6, 5 of 5
+// alternated rounds) and -2.3k/-3.3k instructions; the POST then reads ~1.2 us a turn over no POST (4 rounds). Off 42.2
+// against both 50.6 in 3 alternated rounds after it (+20%, load 1.5-1.9): the rest is the tracer, the glue and the
+// turn's code run differently, not yet cut. Moving the POST to OtlpPoster's worker read worse (process 54.8-62.9
+// against 55.5-58.9, 3 rounds at load 3-4).
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
