@@ -10,6 +10,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import { createServer, type RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { ownMetricExporter } from '../src/node/otlp-metric-export.js';
 import { startTelemetry } from '../src/node/telemetry-sdk.js';
 
@@ -125,6 +126,13 @@ async function withEnv<T>(values: Record<string, string>, run: () => Promise<T>)
   }
 }
 
+/** The thread id of a worker started now (and ended at once). */
+function probeThreadId(): number {
+  const probe = new Worker('', { eval: true });
+  void probe.terminate();
+  return probe.threadId;
+}
+
 const print = (findings: Record<string, unknown>) => console.log(JSON.stringify(findings));
 
 {
@@ -198,7 +206,10 @@ const print = (findings: Record<string, unknown>) => console.log(JSON.stringify(
     OTEL_METRIC_EXPORT_INTERVAL: '1000000',
   };
   await withEnv(env, async () => {
+    const before = probeThreadId();
     const telemetry = await startTelemetry(process.env);
+    // Worker thread ids count up: one between the probes is the export's, started with telemetry (not at the export).
+    const workersStarted = probeThreadId() - before - 1;
     metrics.getMeter('cases').createCounter('cases.counted').add(3);
     await (metrics.getMeterProvider() as unknown as { forceFlush(): Promise<void> }).forceFlush();
     const paths = collector.received.map((request) => request.path);
@@ -209,6 +220,7 @@ const print = (findings: Record<string, unknown>) => console.log(JSON.stringify(
       paths: [...new Set(paths)],
       counted: received.includes(Buffer.from('cases.counted').toString('hex')),
       startedHere: started.splice(0),
+      workersStarted,
     });
   });
   await collector.close();

@@ -1,8 +1,9 @@
 // The own OTLP http/protobuf metric exporter (src/node/otlp-metric-export.ts) against a collector on 127.0.0.1:
 // for the same metrics the same request as the SDK's exporter (path, content type, headers, bytes, temporality),
 // made outside the calling isolate; a collector that fails fails the export; shutdown with a hung collector
-// ends within the export's timeout; and the CLI's `startTelemetry` exports its metrics through it. The exports
-// run in a child process (test/otlp-metric-export-cases.ts): the test runner cannot load the SDK's ESM builds.
+// ends within the export's timeout; and the CLI's `startTelemetry` exports its metrics through it, its worker started
+// with telemetry (not at the first export). The exports run in a child process (test/otlp-metric-export-cases.ts):
+// the test runner cannot load the SDK's ESM builds.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -72,8 +73,13 @@ describe('the own OTLP metric exporter', () => {
     expect(afterShutdown).toMatchObject({ code: 1 });
   });
 
-  test("startTelemetry's OTLP http/protobuf metrics go out through it: exported, no request made in the isolate", () => {
-    expect(cases.get('startTelemetry')).toMatchObject({ paths: ['/v1/metrics'], counted: true, startedHere: [] });
+  test("startTelemetry's OTLP http/protobuf metrics go out through it: exported, no request made in the isolate; its worker started with telemetry", () => {
+    expect(cases.get('startTelemetry')).toMatchObject({
+      paths: ['/v1/metrics'],
+      counted: true,
+      startedHere: [],
+      workersStarted: 1,
+    });
   });
 });
 

@@ -3,8 +3,8 @@
 // head (headers merged by name, credentials from the URL); a failure answers its reason; the worker's stdio is not
 // piped into the process's; the worker stopped mid-request fails that request and the next one starts another; a
 // collector slow past the timeout fails the request and the worker stays; close with a hung collector ends the request
-// and the worker. The requests themselves (retries, bounds) are otlpRequests', tested through the span export
-// (otlp-span-export.test.ts).
+// and the worker; a worker started early serves the first request and close ends it. The requests themselves
+// (retries, bounds) are otlpRequests', tested through the span export (otlp-span-export.test.ts).
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -184,4 +184,24 @@ test('close with a hung collector: the request in flight fails at once, the work
   await exited;
   expect(workerOf(poster)).toBeUndefined();
   expect((await poster.post(request(url))).failure).toBe('the export was shut down');
+});
+
+test('started early: the worker is up before any request, the first request goes on it, close ends it', async () => {
+  const url = await receiverAnswering((req, res) => req.resume().on('end', () => res.end()));
+  const poster = newPoster();
+  expect(workerOf(poster)).toBeUndefined();
+  poster.startEarly();
+  const early = workerOf(poster)!;
+  expect(early).toBeDefined();
+  await once(early, 'online');
+  poster.startEarly();
+  expect(workerOf(poster)).toBe(early);
+  expect((await poster.post(request(url))).failure).toBeUndefined();
+  expect(workerOf(poster)).toBe(early);
+  const exited = once(early, 'exit');
+  await poster.close();
+  await exited;
+  expect(workerOf(poster)).toBeUndefined();
+  poster.startEarly();
+  expect(workerOf(poster)).toBeUndefined();
 });

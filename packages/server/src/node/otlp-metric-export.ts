@@ -80,6 +80,9 @@ export function ownMetricExporter(): PushMetricExporter {
   });
   const url = new URL(settings.url);
   const poster = new OtlpPoster();
+  // Started with telemetry, not at the first export (a minute in, by the CLI's default): starting a worker then
+  // deoptimised 3-6 of the turns' optimised Node functions (ReadableState, addListener, listenerCount, …).
+  poster.startEarly();
   const transport = {
     async send(body: Uint8Array, timeoutMs: number): Promise<ExportResponse> {
       // The poster sets content-type and content-length itself.

@@ -283,10 +283,10 @@ interface Pending {
 }
 
 /**
- * Makes OTLP export requests in a worker thread of its own, started at the first request (and again after one
- * stopped). The worker holds the process open only while a request is in flight (as a request's socket would);
- * a worker that fails to start, stops, or outlives a request's timeout by WORKER_GRACE_MS fails the requests
- * it held, and the next request starts a new one. `post` never rejects.
+ * Makes OTLP export requests in a worker thread of its own, started at the first request or by `startEarly` (and
+ * again after one stopped). The worker holds the process open only while a request is in flight (as a request's
+ * socket would); a worker that fails to start, stops, or outlives a request's timeout by WORKER_GRACE_MS fails the
+ * requests it held, and the next request starts a new one. `post` never rejects.
  */
 export class OtlpPoster {
   private worker: Worker | undefined;
@@ -324,6 +324,17 @@ export class OtlpPoster {
         resolve({ failure: `the request could not reach the export worker (${(error as Error).message})`, body });
       }
     });
+  }
+
+  /**
+   * Starts the worker now rather than at the first request (a failure to start is left to that request): what
+   * starting it runs in this isolate then deoptimises nothing the turns have optimised since.
+   */
+  startEarly(): void {
+    if (this.closed || this.worker) return;
+    try {
+      this.start();
+    } catch {}
   }
 
   /** Stops the worker; requests in flight fail. Later requests fail at once. */
