@@ -469,6 +469,26 @@
 // against both 50.6 in 3 alternated rounds after it (+20%, load 1.5-1.9): the rest is the tracer, the glue and the
 // turn's code run differently, not yet cut. Moving the POST to OtlpPoster's worker read worse (process 54.8-62.9
 // against 55.5-58.9, 3 rounds at load 3-4).
+// Traced-code note (2026-12-01, issue 35's twenty-fifth session, traced-code; load 1-8 from three other sessions).
+// Why the stored gateway JSON turn's own code (upstream call, store, middleware) ran ~3 us slower traced (the JSON
+// time note's perf split). Callgrind, built package, in process, 64k warm turns (a new service every 4k), 3,000
+// re-warm, 3,008 counted, compiles and sweeping left out, no metric export in the window: steady off 272.0k / 271.9k
+// / 277.7k (a mark-compact in the last), both 299.5k / 299.6k. By function the turn's code is the same run to run of
+// one setting (within ~0.3k) and differs little between settings: both against off, the server's non-telemetry JS
+// +1.6k (the metrics' part meter in turn.js run/arrived +0.5k, httpMetrics' answered +0.55k; the traced turn's store
+// wrapper, runner.js begin/depsFor/StoreDependencies, +0.45k), Node's JS +0.9k, mostly inlining moved (keepSocketAlive
+// inlines setKeepAlive, unref and the headers getter off, calls them on; stream.js run splits in advance and
+// stopParts). Spans alone (one run): the server's non-telemetry JS -0.2k (runner.js begin inlined into the glue).
+// Compiles (--trace-opt --trace-deopt, 70k turns): TurboFan jobs off 342, both 440, the extra ones telemetry's own
+// and a second round of a few turn functions in warm-up (depsFor, send, ended, ClientRequest); no turn function
+// deoptimises past 28k turns in either. So not shapes: the turn's code misses the L1 instruction cache more behind
+// telemetry's cold code (the allocation note's cache simulation, 4,000 turns: turn code +2.2k instructions, +203
+// instruction misses a turn (+8%), +138 data read misses; Node's JS +2.0k, +201 instruction misses): ~585 misses at
+// ~14 cycles is ~3.1 us at 2.6 GHz, the ~3 us. What lowers it is less telemetry code a turn, not the turn's shapes.
+// startFixed's deopt at 40-50k turns ("insufficient type feedback", --trace-deopt-verbose: at span-clock.js
+// wallClockMs inlined through OwnFixedSpan's constructor): the clock's 10-s re-check (Date.now), taken at the first
+// call (before V8 keeps feedback for it, it seems) and next 10 s in, 40-50k turns of a bench row; once a process, not
+// the steady state. The metric worker now starts with telemetry (f4d2306): 3 deopts at the first export gone.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
