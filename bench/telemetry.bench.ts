@@ -489,6 +489,32 @@
 // wallClockMs inlined through OwnFixedSpan's constructor): the clock's 10-s re-check (Date.now), taken at the first
 // call (before V8 keeps feedback for it, it seems) and next 10 s in, 40-50k turns of a bench row; once a process, not
 // the steady state. The metric worker now starts with telemetry (f4d2306): 3 deopts at the first export gone.
+// Mark-compact note (2026-12-01, issue 35's twenty-fifth session, bench-mc; load 5-7.5 with three other sessions). The
+// four processes' rounds (compareTurns) now count each setting's mark-compacts a round (the `gc` performance entries of
+// kind major, in telemetry-turns.ts) and read each row twice: over all rounds, as before, and {over the rounds in which
+// the setting had as many as off}. TELEMETRY_TURNS_ONLY=1 runs those rows alone (~5 min; TELEMETRY_TURNS_ROUNDS=n
+// rounds). Two runs of 10 rounds: a round holds 0-2 mark-compacts in the JSON rows (embedded JSON, 35-41k turns a
+// round: about one every other round; gateway JSON, 10-12k turns: 1-8 in a setting's 10 rounds; gateway SSE, 5.4k
+// turns: 1-7), none in the embedded SSE row (store: false, its rounds spread 2-11 points). A round with one costs V8's
+// helper threads ~30-50 ms more: +1 us an embedded JSON turn (2.0-2.5 -> 3.3-3.5 us), +2-5 a gateway JSON turn, +7-10 a
+// gateway SSE turn. Spread of the per-round ratio to off (process CPU), all rounds -> the matched rounds (how many),
+// run 1 / run 2: embedded JSON both 26 -> 5 points (4) / 29 -> 24 (7), metrics 26 -> 3 (2) / 30 -> 17 (7); gateway JSON
+// both 26 -> 26 (8) / 25 -> 12 (8); gateway SSE both 32 -> 8 (3) / 14 -> 14 (10), metrics 33 -> 12 (4) / 15 -> 13 (6).
+// Medians, run 1 / run 2, all rounds -> matched: embedded JSON both +37.3/+34.8 -> +37.1/+37.4%, metrics +6.1/+1.1 ->
+// +6.1/+3.8; gateway JSON both +28.7/+16.9 -> +23.6/+16.9, 10% sampled +14.5/+7.6 -> +10.8/+5.9; gateway SSE both
+// +19.0/+12.6 -> +11.7/+12.6, metrics +7.6/+7.1 -> +2.6/+2.0. The two runs' difference shrinks in most rows (gateway
+// SSE both 6.4 -> 0.9 points, embedded JSON both 2.5 -> 0.3, gateway JSON both 11.8 -> 6.7) but not in all: at this
+// load the machine moves a round as much as a mark-compact does (main-thread spreads 11-27 points), so the idle runs
+// decide. Nor is the rate always the same in every setting: gateway SSE's metrics-only process had 7 and 6 against
+// off's 3 and 1 (both on 7 and 1), and its matched read leaves those out (+7.6/+7.1 -> +2.6/+2.0): where a setting has
+// more than off in every run they are its own cost and the all-rounds median is its figure; read the counts (printed a
+// round, with each setting's total) beside the matched read. Rejected: a full GC forced between rounds (--expose-gc),
+// its CPU left out of them: the slice after it cost 4-5x (236-281 against ~50 us a gateway JSON turn, main thread
+// 104-132 against ~45: V8 optimising again what it threw away) and the rounds then held more mark-compacts, not fewer
+// (10-20 a setting in 10 gateway JSON rounds against 3-8; off read 88 us a turn against 51-60). Rounds long enough to
+// hold several each would leave 2-3 rounds in the same run time. At load 7 the embedded "both on" process dropped
+// 3.3-3.4% of its spans in two runs of two (the gateway's 1.4-2% in two of four): that fails the bench (SpanTally), as
+// it should; an idle machine has not.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
@@ -549,6 +575,13 @@ export async function run(): Promise<void> {
       await compareTelemetryFloor(sinks, stub.url);
       await compareTelemetryFloorInProcess(sinks, stub.url);
       await compareTelemetryFloorInProcess(sinks, '-');
+      return;
+    }
+    // TELEMETRY_TURNS_ONLY=1: only the four processes' in-process rows (compareTurns; TELEMETRY_TURNS_ROUNDS=n
+    // rounds, 10 unless set), ~4 min.
+    if (process.env.TELEMETRY_TURNS_ONLY === '1') {
+      await compareTurns(embedded, sinks);
+      await compareTurns(gateway, sinks, stub.url);
       return;
     }
     // "Telemetry on" split by part, each setting against off in one process: the evidence per setting.
