@@ -500,21 +500,22 @@
 // gateway SSE turn. Spread of the per-round ratio to off (process CPU), all rounds -> the matched rounds (how many),
 // run 1 / run 2: embedded JSON both 26 -> 5 points (4) / 29 -> 24 (7), metrics 26 -> 3 (2) / 30 -> 17 (7); gateway JSON
 // both 26 -> 26 (8) / 25 -> 12 (8); gateway SSE both 32 -> 8 (3) / 14 -> 14 (10), metrics 33 -> 12 (4) / 15 -> 13 (6).
-// Medians, run 1 / run 2, all rounds -> matched: embedded JSON both +37.3/+34.8 -> +37.1/+37.4%, metrics +6.1/+1.1 ->
-// +6.1/+3.8; gateway JSON both +28.7/+16.9 -> +23.6/+16.9, 10% sampled +14.5/+7.6 -> +10.8/+5.9; gateway SSE both
-// +19.0/+12.6 -> +11.7/+12.6, metrics +7.6/+7.1 -> +2.6/+2.0. The two runs' difference shrinks in most rows (gateway
-// SSE both 6.4 -> 0.9 points, embedded JSON both 2.5 -> 0.3, gateway JSON both 11.8 -> 6.7) but not in all: at this
-// load the machine moves a round as much as a mark-compact does (main-thread spreads 11-27 points), so the idle runs
-// decide. Nor is the rate always the same in every setting: gateway SSE's metrics-only process had 7 and 6 against
-// off's 3 and 1 (both on 7 and 1), and its matched read leaves those out (+7.6/+7.1 -> +2.6/+2.0): where a setting has
-// more than off in every run they are its own cost and the all-rounds median is its figure; read the counts (printed a
-// round, with each setting's total) beside the matched read. Rejected: a full GC forced between rounds (--expose-gc),
-// its CPU left out of them: the slice after it cost 4-5x (236-281 against ~50 us a gateway JSON turn, main thread
-// 104-132 against ~45: V8 optimising again what it threw away) and the rounds then held more mark-compacts, not fewer
-// (10-20 a setting in 10 gateway JSON rounds against 3-8; off read 88 us a turn against 51-60). Rounds long enough to
-// hold several each would leave 2-3 rounds in the same run time. At load 7 the embedded "both on" process dropped
-// 3.3-3.4% of its spans in two runs of two (the gateway's 1.4-2% in two of four): that fails the bench (SpanTally), as
-// it should; an idle machine has not.
+// Medians as the bench prints them (the upper of the middle two of 10), run 1 / run 2, all rounds -> matched: embedded
+// JSON both +37.5/+37.4 -> +37.1/+37.4%, metrics +7.6/+3.8 -> the same; gateway JSON both +30.0/+17.4 -> +27.4/+17.4,
+// 10% sampled +17.0/+8.7 -> +10.8/+6.5; gateway SSE both +19.1/+12.7 -> +11.7/+12.7, metrics +9.5/+8.7 -> +4.9/+3.8. So
+// the matched read narrows a row's spread in most rows, and the two runs' difference in some (gateway SSE both 6.4 ->
+// 1.0 points, gateway JSON 10% sampled 8.3 -> 4.3, gateway JSON both 12.6 -> 10.0) but not in others (embedded JSON
+// both 0.1 -> 0.3, gateway JSON metrics 5.6 -> 6.2): at this load the machine moves a round as much as a mark-compact
+// does (main-thread spreads 11-27 points), so the idle runs decide. Nor is the rate always the same in every setting:
+// gateway SSE's metrics-only process had 7 and 6 against off's 3 and 1 (both on 7 and 1), and its matched read leaves
+// those out (+9.5/+8.7 -> +4.9/+3.8): where a setting has more than off in every run they are its own cost and the
+// all-rounds median is its figure; read the counts (printed a round, with each setting's total) beside the matched
+// read. Rejected: a full GC forced between rounds (--expose-gc), its CPU left out of them: the slice after it cost 4-5x
+// (236-281 against ~50 us a gateway JSON turn, main thread 104-132 against ~45: V8 optimising again what it threw away)
+// and the rounds then held more mark-compacts, not fewer (10-20 a setting in 10 gateway JSON rounds against 3-8; off
+// read 88 us a turn against 51-60). Rounds long enough to hold several each would leave 2-3 rounds in the same run
+// time. At load 7 the embedded "both on" process dropped 3.3-3.4% of its spans in two runs of two (the gateway's 1.4-2%
+// in two of four): that fails the bench (SpanTally), as it should; an idle machine has not.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
