@@ -516,6 +516,23 @@
 // read 88 us a turn against 51-60). Rounds long enough to hold several each would leave 2-3 rounds in the same run
 // time. At load 7 the embedded "both on" process dropped 3.3-3.4% of its spans in two runs of two (the gateway's 1.4-2%
 // in two of four): that fails the bench (SpanTally), as it should; an idle machine has not.
+// HTTP note (2026-12-01, issue 35's twenty-fifth session, http-tel3; load 3.5-11 with three other sessions). Why the
+// stored gateway JSON turn's telemetry costs more over HTTP (the CLI, +13.7-14.2 us) than in process (+7.2-7.5): not
+// per-request work of the HTTP side, which does none for telemetry (the server span, traceparent, metrics, overhead
+// header and request log are the service's answer stages, run in process too; the adapter only answers the
+// `traceparent` and `baggage` lookups). Callgrind of the built CLI (30k warm requests, 2-3k counted, compiles left
+// out): telemetry's JavaScript a request is the in-process figure (tracer and encoder 9.8k, glue 2.5k, metrics 1.6k;
+// Node's JS +2.7k, of it ~1k node:http's checks of the upstream call's traceparent header); whole requests cannot be
+// read there: all three traced windows held a mark-compact and 155-229k instructions a request of compiles under
+// valgrind (off: one of three, 57-65k), where at full speed --trace-opt shows ~4 compiles per 10k requests past 30k
+// and GC is alike (224 / 236 scavenges, 2 / 1 mark-compacts in 60k requests off / on). perf -e cpu-clock, on against
+// off, two runs of 40k requests after 60k: main thread telemetry's JIT code +5.2 / +4.1 us, the turn's +4.2 / +1.9,
+// Node's http and stream JIT +2.9 / +2.3, natives +5.9 / +8.9, kernel +2.1 / +2.4; other threads ~0. So the
+// in-process split plus Node's own http code, which runs beside telemetry's cold code over HTTP only (the
+// traced-code note's cache misses): fewer telemetry functions a request lower both. Not the span POST on the turns'
+// thread: CLI processes alternated over HTTP (10 rounds of 15k requests after 60k, process CPU, load 7.7-11), on
+// +9.7 us against off (median of per-round differences), the POST patched out +1.7 against on, the POSTs in a worker
+// thread (OtlpPoster) +6.0 against on; kept as it is.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
