@@ -527,12 +527,13 @@
 // valgrind (off: one of three, 57-65k), where at full speed --trace-opt shows ~4 compiles per 10k requests past 30k
 // and GC is alike (224 / 236 scavenges, 2 / 1 mark-compacts in 60k requests off / on). perf -e cpu-clock, on against
 // off, two runs of 40k requests after 60k: main thread telemetry's JIT code +5.2 / +4.1 us, the turn's +4.2 / +1.9,
-// Node's http and stream JIT +2.9 / +2.3, natives +5.9 / +8.9, kernel +2.1 / +2.4; other threads ~0. So the
-// in-process split plus Node's own http code, which runs beside telemetry's cold code over HTTP only (the
-// traced-code note's cache misses): fewer telemetry functions a request lower both. Not the span POST on the turns'
-// thread: CLI processes alternated over HTTP (10 rounds of 15k requests after 60k, process CPU, load 7.7-11), on
-// +9.7 us against off (median of per-round differences), the POST patched out +1.7 against on, the POSTs in a worker
-// thread (OtlpPoster) +6.0 against on; kept as it is.
+// Node's http and stream JIT +2.9 / +2.3, natives +5.9 / +8.9, kernel +2.1 / +2.4; other threads ~0. Likely (not
+// proven) the in-process split plus Node's own http code, which runs beside telemetry's cold code over HTTP only (the
+// traced-code note's cache misses): fewer telemetry functions a request would lower both. The span POST on the turns'
+// thread, not settled at this load: CLI processes alternated over HTTP (process CPU, medians of per-round
+// differences), 6 rounds of 20k requests after 40k at load 5-8 / 10 rounds of 15k after 60k at load 7.7-11: on
+// +20.5 / +9.7 us against off, the POST patched out -6.2 / +1.7 against on (rounds -72 to +29), the POSTs in a
+// worker thread (OtlpPoster, second run only) +6.0 against on. An idle run of on / POST patched out decides.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
