@@ -67,6 +67,29 @@
 // (--max-inlined-bytecode-size-cumulative=460, half the default: the embedded turn's telemetry ran 1.1k instructions
 // more and missed as often, +1,478 lines against +1,522).
 //
+// Span-cold note (2026-12-01 04:00-04:40 UTC, issue 35's twenty-fifth session, span-cold; load 2-11, three other
+// sessions; nothing landed). Less span-path code a turn, tried two ways on a5d7ea7's build: stored gateway JSON and
+// embedded JSON turns in process (both on), callgrind --cache-sim=yes, 3,000 turns counted after 3,000 + 3,000,
+// compiles and sweeping left out; the tracer and encoder's JS a turn:
+// - The rare parts out of line (ProtobufBuffer.reserve's growth, the id pool's refill, `end` with a given time, a
+//   batch's new group, the export's timer, writeSpan's ids from hex and its fields from 10 on for events or links):
+//   TurboFan's code of these files 66 -> 50 KB (perf map), but a gateway turn's instructions 12.3k -> 12.3k and L1
+//   instruction misses 905 -> 884 (one run): the code cut was code never run; what runs is as long as before.
+// - A turn's spans encoded together: the export holds a span under one of the process's spans until its local root
+//   ends, then encodes them in the order they ended (same bytes), so the encoder runs warm from the second span on.
+//   Alone: gateway 12.3k/12.4k -> 12.3k instructions, misses 905/910 -> 622 (-31%: writeSpan 122 -> 40,
+//   encodeFromHead 112 -> 40, writeOwnIds 89 -> 35); embedded 9.06k -> 9.07k, 622 -> 466 (-25%). With the first
+//   change too, TurboFan inlined encodeFromHead into the smaller writeSpan and called its helpers instead: +0.4-0.8k
+//   instructions, about as many misses saved. Whole turns move by a mark-compact in the window (+30-57k), so only the
+//   span path's rows are read.
+// Timed, alternated A/B (one process each, 30 rounds of 4 x 1,600 turns after 40 slices, process CPU): the
+// encoding together alone, gateway 61.6 -> 61.9 µs (lower in 13 of 30 rounds) and 57.0 -> 56.2 (15 of 30) at load
+// 1.7-2.6, embedded 20.6 -> 20.1 (16 of 30); both changes at load 7.6-11, gateway +2.0% (10 of 30) and -1.0% (20
+// of 30), embedded 16 of 30; scavenges and mark-compacts the same (37 and 3 in 20,000 gateway turns). -280 misses
+// a gateway turn at the ~14 cycles the cold-code note supposes would be ~1.3 µs (~2%): not seen, so a cold line
+// costs less here (L2 hits, prefetched) and the span path's misses are no visible part of telemetry's time. Time
+// not lower: not landed; both are on the span-cold-wip branch (the second alone is its otlp-span-export.ts).
+//
 // Floor note (issue 35's fourteenth session, tel-floor; 2026-11-29 21:10-21:55 UTC, load 10-17 from four other
 // sessions and this one's callgrinds). TELEMETRY_FLOOR_ONLY=1 runs only the telemetry floor: the least work any
 // Node server must do to trace and meter a stored gateway JSON turn as the CLI does (fixtures/telemetry-floor.ts,
