@@ -557,6 +557,12 @@
 // differences), 6 rounds of 20k requests after 40k at load 5-8 / 10 rounds of 15k after 60k at load 7.7-11: on
 // +20.5 / +9.7 us against off, the POST patched out -6.2 / +1.7 against on (rounds -72 to +29), the POSTs in a
 // worker thread (OtlpPoster, second run only) +6.0 against on. An idle run of on / POST patched out decides.
+// Idle run (the lead, 05:37-05:39 UTC, load 1.3-2.0, af3a439's build; the same alternation, 10 rounds of 15k
+// requests after 60k, four CLIs): on +14.4 us against off (81.3 -> 96.0, higher in 10 of 10), the POST patched out
+// -2.0 us against on (lower in 6 of 10, rounds -14.6 to +8.7), the metric worker started at the first export as
+// before f4d2306 -1.0 us (lower in 6 of 10, rounds -18.6 to +11.3): neither the POST nor the worker's early start is
+// the gap. And the span-cold note's timed A/Bs (-31% of the span path's L1 misses, time not lower) leave the cache
+// model above unproven too: what telemetry adds over HTTP beyond in process stays unexplained by parts.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
