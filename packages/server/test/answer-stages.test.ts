@@ -6,7 +6,7 @@
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
 import { ResponsesError } from '../src/errors.js';
-import { OVERHEAD_HEADER, type Middleware, type RequestLog } from '../src/handler/middleware.js';
+import { OVERHEAD_HEADER, type Middleware, type RequestLog, thousandthsText } from '../src/handler/middleware.js';
 import { startServer, type RunningServer } from '../src/node/index.js';
 
 const KEY = 'answer-stages-key';
@@ -103,6 +103,17 @@ test('a turn passes every stage: request id, overhead header, CORS headers, one 
   expect(logged).toHaveLength(1);
   expect(logged[0]).toMatchObject({ status: 200, requestId: id, model: 'openresponses-deterministic' });
   expect(logged[0]!.outputTokens).toBeGreaterThan(0);
+});
+
+test("the overhead header's text is toFixed(3)'s for every time, ties and their neighbours too", () => {
+  const ties = [0.0005, 1.0005, 2.0015, 1.2345, 0.0105, 999.9995, 0.0015, 12.3455, 4.9985];
+  const times = [0, 0.001, 0.05, 0.1, 1, 9.999, 10.0004, 123.4564, 1e9 - 0.0005, 1e12, 5e14 + 0.25, -0.0004, -1.5];
+  for (const tie of ties) times.push(tie, tie + Number.EPSILON * tie, tie - Number.EPSILON * tie);
+  // Seeded, so a failure names the same times on every run.
+  let seed = 35;
+  const next = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  for (let i = 0; i < 20_000; i++) times.push(next() * 10 ** Math.floor(next() * 8 - 2));
+  for (const ms of times) expect([ms, thousandthsText(ms)]).toEqual([ms, ms.toFixed(3)]);
 });
 
 test('a preflight is answered 204 before authentication, with the CORS headers and a request id', async () => {
