@@ -588,7 +588,11 @@
 // rounds ran after the other cases' warm-up, and a CLI warmed by 60,000 gateway JSON then 60,000 gateway SSE requests
 // ran 46, 48 and 34 TurboFan jobs and 7, 0 and 0 deopts in its next three 2-s gateway JSON rounds (--trace-opt
 // --trace-deopt, load 11), where warmed SSE then JSON it ran none (load 7.5): the first rounds' +53.0%, +45.9%,
-// +37.9% falling to +20% (run 1 of af3a439).
+// +37.9% falling to +20% (run 1 of af3a439). And one round of each is now run uncounted before the counted ones,
+// here and in the floor run over HTTP (its gateway on read 105 and 122 µs in its first rounds against ~90 after): a
+// CLI with spans and metrics on, warmed by 20,000 or by 60,000 gateway JSON requests, ran 34 and 30 TurboFan jobs and
+// 5 and 4 deopts in its first 2-s round, 8 and 16 jobs in its second, 2-4 after (--trace-opt --trace-deopt, load 9),
+// so not a short warm-up: each round's new loader and connections, it seems. ~40 s more a run.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
