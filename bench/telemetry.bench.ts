@@ -576,9 +576,12 @@
 // the median of the rounds as measured (gateway SSE both +17.3/+8.3% -> +10.2/+10.5%, metrics +7.4/+0.7 -> +3.5/+3.3;
 // gateway JSON 10% sampled +3.3/+15.3 -> +10.0/+8.4; worse in two: gateway JSON both 0.3 -> 1.2 points apart, gateway
 // SSE sampled 0.2 -> 3.9), and each row's spread of the per-round ratios narrows in 17 of 18 (gateway SSE both 30/16
-// -> 15/13 points); last session's two runs at load 5-7.5, 45.1 -> 33.7. Timed here (gateway rows, load 7.6-13):
-// spreads narrower in 5 of 6 rows (gateway SSE metrics 18 -> 12 points, gateway JSON sampled 28 -> 22; both on JSON
-// 23 -> 24). Where mark-compacts are rare (embedded SSE, store: false: 0-1 a setting in ten rounds) the slope rests on
+// -> 15/13 points); last session's two runs at load 5-7.5, 45.1 -> 33.7. Timed here, two runs of the gateway rows
+// (load 7.6-13, then 4.9-7): spreads narrower in 11 of 12 rows (gateway SSE both 25 -> 20 and 29 -> 14 points;
+// gateway JSON both 23 -> 24 and 23 -> 16), the two runs' medians 19.0 points apart summed over the six rows against
+// 22.8 as measured; an A/A run (TELEMETRY_TURNS_MODES=off,both,off,both, load 8.6): gateway JSON off against off
+// -1.1%, spread 12 points (as measured -0.3%, 26), both +16.8/+18.5% (as measured +18.3/+19.2%); gateway SSE at load
+// 8 noise-bound either way (off +5.7%, both +6.2/+13.3%, as measured +1.7/+10.3%). Where mark-compacts are rare (embedded SSE, store: false: 0-1 a setting in ten rounds) the slope rests on
 // one or two rounds (66 µs in one run at load 9, a round that cost +75% as measured): read that row as measured,
 // printed beside it in braces. Not kept: each setting at its own count (the ratio of its totals: 28.8 points apart
 // on the idle runs; its own rate: 29); a fixed GC schedule (--heap-growing-percent=300, the factor 4.0 V8 chose at
