@@ -581,8 +581,8 @@
 // gateway JSON both 23 -> 24 and 23 -> 16), the two runs' medians 19.0 points apart summed over the six rows against
 // 22.8 as measured; an A/A run (TELEMETRY_TURNS_MODES=off,both,off,both, load 8.6): gateway JSON off against off
 // -1.1%, spread 12 points (as measured -0.3%, 26), both +16.8/+18.5% (as measured +18.3/+19.2%); gateway SSE at load
-// 8 noise-bound either way (off +5.7%, both +6.2/+13.3%, as measured +1.7/+10.3%). Where mark-compacts are rare (embedded SSE, store: false: 0-1 a setting in ten rounds) the slope rests on
-// one or two rounds (66 µs in one run at load 9, a round that cost +75% as measured): read that row as measured,
+// 8 noise-bound either way (off +5.7%, both +6.2/+13.3%, as measured +1.7/+10.3%). Where mark-compacts are rare
+// (embedded SSE, store: false: 0-1 a setting in ten rounds) the slope rests on one or two rounds (66 µs in one run at load 9, a round that cost +75% as measured): read that row as measured,
 // printed beside it in braces. Not kept: each setting at its own count (the ratio of its totals: 28.8 points apart
 // on the idle runs; its own rate: 29); a fixed GC schedule (--heap-growing-percent=300, the factor 4.0 V8 chose at
 // every mark-compact here, and --no-memory-reducer) with every process topped up to the same turn count before the
