@@ -565,9 +565,9 @@
 // model above unproven too: what telemetry adds over HTTP beyond in process stays unexplained by parts.
 // Bench-gc note (2026-12-01 06:10-06:50 UTC, issue 35's twenty-sixth session, bench-gc; load 4-13 with four other
 // sessions). In process (compareTurns), how many mark-compacts land in a setting's ten rounds is the run's luck, not
-// the setting's: the lead's two idle runs on af3a439 counted gateway JSON off 9/7, metrics 4/11, both 8/6, sampled
-// 6/8, gateway SSE off 9/13, metrics 13/11, both 12/9; one process of gateway JSON turns (slices of 1,840 with 0.4 s
-// pauses, --trace-gc) made 10 off and 8 both on in 128,800 turns, 3 and 5 of them in its first 36,800. So each round's
+// the setting's: the lead's two idle runs on af3a439 counted gateway JSON off 9/7, metrics 4/11, both 8/6, sampled 6/8,
+// gateway SSE off 9/13, metrics 13/11, both 12/9; one process of gateway JSON turns (slices of 1,840 with 0.4 s pauses,
+// --trace-gc) made 10 off and 8 both on in 128,800 turns, 3 and 5 of them in its first 36,800. So each round's
 // mark-compacts are now replaced by the run's rate of them (all settings' over all rounds), at what one adds to a
 // round: the slope of a setting's round cost over off's in the same round on its count over off's, pooled over the
 // settings (markCompactSlope, atMarkCompactRate): 3.3-3.5 µs a gateway JSON turn, 4.5-9.5 a gateway SSE turn, 1.0-1.5
@@ -575,27 +575,28 @@
 // the lead's two idle runs then differ by 15.7 points summed over the nine rows with mark-compacts, against 41.6 for
 // the median of the rounds as measured (gateway SSE both +17.3/+8.3% -> +10.2/+10.5%, metrics +7.4/+0.7 -> +3.5/+3.3;
 // gateway JSON 10% sampled +3.3/+15.3 -> +10.0/+8.4; worse in two: gateway JSON both 0.3 -> 1.2 points apart, gateway
-// SSE sampled 0.2 -> 3.9), and each row's spread of the per-round ratios narrows in 17 of 18 (gateway SSE both 30/16
-// -> 15/13 points); last session's two runs at load 5-7.5, 45.1 -> 33.7. Timed here, two runs of the gateway rows
-// (load 7.6-13, then 4.9-7): spreads narrower in 11 of 12 rows (gateway SSE both 25 -> 20 and 29 -> 14 points;
-// gateway JSON both 23 -> 24 and 23 -> 16), the two runs' medians 19.0 points apart summed over the six rows against
-// 22.8 as measured; an A/A run (TELEMETRY_TURNS_MODES=off,both,off,both, load 8.6): gateway JSON off against off
-// -1.1%, spread 12 points (as measured -0.3%, 26), both +16.8/+18.5% (as measured +18.3/+19.2%); gateway SSE at load
-// 8 noise-bound either way (off +5.7%, both +6.2/+13.3%, as measured +1.7/+10.3%). Where mark-compacts are rare
-// (embedded SSE, store: false: 0-1 a setting in ten rounds) the slope rests on one or two rounds (66 µs in one run at load 9, a round that cost +75% as measured): read that row as measured,
-// printed beside it in braces. Not kept: each setting at its own count (the ratio of its totals: 28.8 points apart
-// on the idle runs; its own rate: 29); a fixed GC schedule (--heap-growing-percent=300, the factor 4.0 V8 chose at
-// every mark-compact here, and --no-memory-reducer) with every process topped up to the same turn count before the
-// rounds: its embedded JSON mark-compacts came in the same rounds for four rounds, then drifted (off 6, both 4 in
-// ten). Over HTTP (compareTelemetry), each case is now warmed right before its rounds: warmed up front, a case's first
-// rounds ran after the other cases' warm-up, and a CLI warmed by 60,000 gateway JSON then 60,000 gateway SSE requests
-// ran 46, 48 and 34 TurboFan jobs and 7, 0 and 0 deopts in its next three 2-s gateway JSON rounds (--trace-opt
-// --trace-deopt, load 11), where warmed SSE then JSON it ran none (load 7.5): the first rounds' +53.0%, +45.9%,
-// +37.9% falling to +20% (run 1 of af3a439). And one round of each is now run uncounted before the counted ones,
-// here and in the floor run over HTTP (its gateway on read 105 and 122 µs in its first rounds against ~90 after): a
-// CLI with spans and metrics on, warmed by 20,000 or by 60,000 gateway JSON requests, ran 34 and 30 TurboFan jobs and
-// 5 and 4 deopts in its first 2-s round, 8 and 16 jobs in its second, 2-4 after (--trace-opt --trace-deopt, load 9),
-// so not a short warm-up: each round's new loader and connections, it seems. ~40 s more a run.
+// SSE sampled 0.2 -> 3.9), and each row's spread of the per-round ratios narrows in 17 of 18 (gateway SSE both 30/16 ->
+// 15/13 points); last session's two runs at load 5-7.5, 45.1 -> 33.7. Timed here, two runs of the gateway rows (load
+// 7.6-13, then 4.9-7): spreads narrower in 11 of 12 rows (gateway SSE both 25 -> 20 and 29 -> 14 points; gateway JSON
+// both 23 -> 24 and 23 -> 16), the two runs' medians 19.0 points apart summed over the six rows against 22.8 as
+// measured; an A/A run (TELEMETRY_TURNS_MODES=off,both,off,both, load 8.6): gateway JSON off against off -1.1%, spread
+// 12 points (as measured -0.3%, 26), both +16.8/+18.5% (as measured +18.3/+19.2%); gateway SSE at load 8 noise-bound
+// either way (off +5.7%, both +6.2/+13.3%, as measured +1.7/+10.3%). Where mark-compacts are rare (embedded SSE, store:
+// false: 0-1 a setting in ten rounds) the slope rests on one or two rounds (66 µs in one run at load 9, a round that
+// cost +75% as measured): read that row as measured, printed beside it in braces. Not kept: each setting at its own
+// count (the ratio of its totals: 28.8 points apart on the idle runs; its own rate: 29); a fixed GC schedule
+// (--heap-growing-percent=300, the factor 4.0 V8 chose at every mark-compact here, and --no-memory-reducer) with every
+// process topped up to the same turn count before the rounds: its embedded JSON mark-compacts came in the same rounds
+// for four rounds, then drifted (off 6, both 4 in ten). Over HTTP (compareTelemetry), each case is now warmed right
+// before its rounds: warmed up front, a case's first rounds ran after the other cases' warm-up, and a CLI warmed by
+// 60,000 gateway JSON then 60,000 gateway SSE requests ran 46, 48 and 34 TurboFan jobs and 7, 0 and 0 deopts in its
+// next three 2-s gateway JSON rounds (--trace-opt --trace-deopt, load 11), where warmed SSE then JSON it ran none (load
+// 7.5): the first rounds' +53.0%, +45.9%, +37.9% falling to +20% (run 1 of af3a439). And one round of each is now run
+// uncounted before the counted ones, here and in the floor run over HTTP (its gateway on read 105 and 122 µs in its
+// first rounds against ~90 after): a CLI with spans and metrics on, warmed by 20,000 or by 60,000 gateway JSON
+// requests, ran 34 and 30 TurboFan jobs and 5 and 4 deopts in its first 2-s round, 8 and 16 jobs in its second, 2-4
+// after (--trace-opt --trace-deopt, load 9), so not a short warm-up: each round's new loader and connections, it seems.
+// ~40 s more a run.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
