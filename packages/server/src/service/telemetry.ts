@@ -36,10 +36,9 @@ import {
   endSpan,
   endTurnSpan,
   type SpanScope,
-  sampledOutUnder,
+  turnTracedUnder,
   startServerSpan,
   startTurnSpan,
-  tracing,
   within,
 } from '../telemetry/tracing.js';
 import { errorTypeOf } from '../telemetry/failures.js';
@@ -233,7 +232,7 @@ export function instrumentRunner(
   // Not an async function: while nothing is registered a turn costs no extra promise.
   const begin: TurnRunner['begin'] = (raw, options, watched) => {
     // Under a sampled-out request nothing is recorded: the untraced way (its context still reaches the upstream).
-    const traced = tracing() && !sampledOutUnder(options.traceContext);
+    const traced = turnTracedUnder(options.traceContext);
     const facts = options.facts;
     // Nothing to note and nothing to record: the runner itself.
     if (!traced && !facts) return runner.begin(raw, options, watched);

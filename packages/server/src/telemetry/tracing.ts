@@ -139,7 +139,18 @@ const sampledOut = (active: Context): boolean => trace.getSpan(active)?.isRecord
  * Whether a child of `parent` (else of the active context) would record nothing: its parent's trace was
  * sampled out. Callers then take their untraced path, keeping `parent` for the trace it still carries.
  */
-export const sampledOutUnder = (parent: Context | undefined): boolean => sampledOut(parentOr(parent));
+export const sampledOutUnder = (parent: Context | undefined): boolean => {
+  const active = parentOr(parent);
+  // One of the server's own spans in its fixed shape that records: read from the span, not the API's lookup.
+  return fixedTracerUnder(active) === undefined && sampledOut(active);
+};
+
+/**
+ * Whether a turn under `parent` (else the active context) is traced: a tracer is registered and its trace was not
+ * sampled out; under one of the server's own spans in its fixed shape that records, so without asking.
+ */
+export const turnTracedUnder = (parent: Context | undefined): boolean =>
+  (parent !== undefined && fixedTracerUnder(parent) !== undefined) || (tracing() && !sampledOutUnder(parent));
 
 /**
  * The server span of one HTTP request (or WebSocket turn): a child of the span already current (an app
