@@ -182,11 +182,12 @@ export function turnNotes(providers: readonly ModelProvider[], telemetry: Teleme
         facts.failure = failureOf(outcome.error, facts.requestModel, providers);
       const span = takeTurnSpan(facts);
       if (span === undefined) return;
-      if (span.isRecording()) {
+      if (capture && span.isRecording()) {
+        // The output set between the finish reasons and what `endTurnSpan` sets (the attributes' order kept).
         span.setAttribute(ATTR_GEN_AI_RESPONSE_FINISH_REASONS, finishReasonsOf(outcome.response));
-        if (capture) span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, JSON.stringify(outputMessages(outcome)));
-      }
-      endTurnSpan(span, facts);
+        span.setAttribute(ATTR_GEN_AI_OUTPUT_MESSAGES, JSON.stringify(outputMessages(outcome)));
+        endTurnSpan(span, facts);
+      } else endTurnSpan(span, facts, undefined, undefined, finishReasonsOf(outcome.response));
     },
     failed(facts, error) {
       facts.errorType ??= errorTypeOf(error);

@@ -23,7 +23,22 @@ import { HEAD_SAMPLED } from './head-sampling.js';
 import { type SpanScope, spanKeyHolds } from './span-scope.js';
 
 /** A span of the server in its fixed shape, its own scope: `span` and `context` are itself. */
-export type OwnScopeSpan = Span & Context & SpanScope;
+export type OwnScopeSpan = Span & Context & SpanScope & FixedFields;
+
+/** What a span in its fixed shape sets in one call: its shape's first fields, in order (undefined: unset). */
+export interface FixedFields {
+  setFields(
+    v0: AttributeValue | undefined,
+    v1?: AttributeValue,
+    v2?: AttributeValue,
+    v3?: AttributeValue,
+    v4?: AttributeValue,
+  ): void;
+}
+
+/** Whether `span` is one of the server's own spans in its fixed shape (it sets its fields in one call). */
+export const hasFixedFields = (span: Span): span is Span & FixedFields =>
+  (span as Partial<FixedFields>).setFields !== undefined;
 
 /**
  * The attributes a kind of the server's spans sets after its start, in the order it sets them (at most six), and

@@ -1,4 +1,5 @@
-// Span primitives over @opentelemetry/api alone: a no-op until an application (or the CLI) registers an SDK.
+// Span primitives over @opentelemetry/api alone: a no-op until an application (or the CLI) registers an SDK (the
+// spans' ends are in ./span-ends.ts).
 // Each `start…` answers undefined when there is nothing to record or propagate, so callers skip their
 // attribute building and context switching on the hot path; the service, the providers' upstream fetch
 // and the store wrapper use them (see the server README's operations section for the spans).
@@ -19,37 +20,27 @@ import {
   type Span,
   type SpanContext,
   SpanKind,
-  SpanStatusCode,
   TraceFlags,
   type Tracer,
   trace,
 } from '@opentelemetry/api';
 import {
-  ATTR_ERROR_TYPE,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_REQUEST_STREAM,
-  ATTR_GEN_AI_RESPONSE_ID,
-  ATTR_GEN_AI_RESPONSE_MODEL,
-  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
-  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   ATTR_OPENRESPONSES_PREVIOUS_RESPONSE_ID as PREVIOUS_ID,
   ATTR_HTTP_REQUEST_METHOD,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
-  ATTR_HTTP_ROUTE,
   ATTR_SERVER_ADDRESS,
   ATTR_SERVER_PORT,
   ATTR_URL_FULL,
   AttributeSets,
   GEN_AI_OPERATION_CHAT,
-  httpSpanName,
   INSTRUMENTATION_SCOPE,
   reportedName,
   type ServerStart,
   type TurnFacts,
 } from './attributes.js';
-import { errorTypeOf, recordFailure } from './failures.js';
 import {
   CHILD_SHAPE,
   CLIENT_SHAPE,
@@ -63,6 +54,7 @@ import { apiRegistry, ChildContext, contextManaged, type SpanScope, tracerIn, wi
 import { callerContext } from './traceparent.js';
 
 export { type SpanScope, within } from './span-scope.js';
+export { endClientSpan, endServerSpan, endSpan, endTurnSpan } from './span-ends.js';
 import { HEAD_SAMPLED, type HeadSampler, headSamplerOf, headSamplers } from './head-sampling.js';
 
 /** The API's tracer: used only while no registered provider has been seen (`tracerUnder`). */
@@ -211,33 +203,6 @@ function passedOn(parent: Context, caller: SpanContext): SpanScope {
   return { span: dropped, context: withSpan(parent, dropped) };
 }
 
-/** A server span's name by method and route (`{method} {route}`), made once. */
-const routeNames = new AttributeSets<{ readonly name: string }>();
-const routeNameOf = (method: string, route: string) => ({ name: `${httpSpanName(method)} ${route}` });
-
-/** Ends a server span: `{method} {route}` as its name, the status (5xx an error, as the HTTP conventions say for servers). */
-export function endServerSpan(
-  span: Span,
-  method: string,
-  status: number,
-  route: string | undefined,
-  error?: unknown,
-): void {
-  if (span.isRecording()) {
-    if (route !== undefined) {
-      span.updateName(routeNames.get(method, route, undefined, undefined, routeNameOf).name);
-      span.setAttribute(ATTR_HTTP_ROUTE, route);
-    }
-    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
-    if (error !== undefined) recordFailure(span, error);
-    if (status >= 500 || error !== undefined) {
-      span.setAttribute(ATTR_ERROR_TYPE, error === undefined ? String(status) : errorTypeOf(error));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-  }
-  span.end();
-}
-
 /** A child span of `parent`'s span (store calls, …), or undefined when no trace is there. */
 export function startChildSpan(
   name: string,
@@ -252,16 +217,6 @@ export function startChildSpan(
   const tracer = tracerUnder(active) ?? proxyTracer;
   if (fixedUnder(tracer, active)) return tracer.startFixed(CHILD_SHAPE, name, SpanKind.INTERNAL, attributes, active);
   return scopeOf(tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, active), active, tracer);
-}
-
-/** Ends a span, marking it failed with `error.type` when `error` is given. */
-export function endSpan(span: Span, error?: unknown): void {
-  if (error !== undefined && span.isRecording()) {
-    recordFailure(span, error);
-    span.setAttribute(ATTR_ERROR_TYPE, errorTypeOf(error));
-    span.setStatus({ code: SpanStatusCode.ERROR });
-  }
-  span.end();
 }
 
 /**
@@ -307,27 +262,6 @@ const turnStartOf = (model: string | undefined, provider: string | undefined, st
 };
 
 /**
- * Ends a turn's span with what the turn told (`facts`), an error when it failed; `exceptionMessage` is the
- * failure's words, given only when content capture is on (see `recordFailure`).
- */
-export function endTurnSpan(span: Span, facts: TurnFacts, error?: unknown, exceptionMessage?: string): void {
-  if (span.isRecording()) {
-    if (facts.responseModel !== undefined)
-      span.setAttribute(ATTR_GEN_AI_RESPONSE_MODEL, reportedName(facts.responseModel));
-    if (facts.responseId !== undefined) span.setAttribute(ATTR_GEN_AI_RESPONSE_ID, reportedName(facts.responseId));
-    if (facts.inputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_INPUT_TOKENS, facts.inputTokens);
-    if (facts.outputTokens !== undefined) span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, facts.outputTokens);
-    if (error !== undefined) recordFailure(span, error, exceptionMessage);
-    const errorType = facts.errorType ?? (error === undefined ? undefined : errorTypeOf(error));
-    if (errorType !== undefined) {
-      span.setAttribute(ATTR_ERROR_TYPE, reportedName(errorType));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-  }
-  span.end();
-}
-
-/**
  * The client span of an upstream HTTP call (`POST`), a child of `parent` (the turn's span), or undefined
  * when no trace is there. Under a sampled-out parent, the parent's own scope stands in (its span records
  * nothing and ends as a no-op), so the upstream still gets the trace and its not-sampled flag. `url.full` leaves out credentials and the query string (where some APIs carry keys).
@@ -366,22 +300,6 @@ const clientAttributesMade = (method: string, url: string): Attributes => {
   }
   return attributes;
 };
-
-/** Ends an upstream call's span: its status (4xx and 5xx errors, as the conventions say for clients) or the error. */
-export function endClientSpan(span: Span, status: number | undefined, error?: unknown): void {
-  if (span.isRecording()) {
-    if (status !== undefined) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
-    if (error !== undefined) {
-      endSpan(span, error);
-      return;
-    }
-    if (status !== undefined && status >= 400) {
-      span.setAttribute(ATTR_ERROR_TYPE, String(status));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-  }
-  span.end();
-}
 
 /**
  * `headers` with the scope's trace context added: W3C `traceparent` only, as the registered propagator
