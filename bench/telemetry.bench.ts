@@ -597,6 +597,53 @@
 // requests, ran 34 and 30 TurboFan jobs and 5 and 4 deopts in its first 2-s round, 8 and 16 jobs in its second, 2-4
 // after (--trace-opt --trace-deopt, load 9), so not a short warm-up: each round's new loader and connections, it seems.
 // ~40 s more a run.
+// Instructions note (2026-12-01 06:12-07:08 UTC, issue 35's twenty-sixth session: span-instr, glue-cut, turn-meter;
+// load 4-13 with four other sessions). Callgrind of the built package, stored gateway JSON turns in process, both on,
+// the metric export out of the counted window, compiles and GC left out. A whole turn moves by up to 13k instructions
+// between runs of one build (V8's IC builtins, 35-45k a turn, and tiering; up to 20k with the stub over a socket),
+// so a cut under ~1k shows only in its own functions and in medians over many alternated runs. Landed: the overhead
+// header's text without Number.prototype.toFixed (108520e: the answered stage 2,044 -> ~1,240 a turn, telemetry on
+// or off); the span ends setting a fixed span's fields in one call and the traced-turn check read from the request's
+// own span (1cf9713, e0bacfe: those functions 2,140 -> 1,701, the glue 3,430 -> 2,923, the whole turn's median
+// 225.8k -> 225.2k over 13 alternated runs with the upstream answered in process, lower in 10 of 13); the span
+// clock's re-check moved to an unref'd timer (e69e9a2: startFixed's one deopt a process at 40-50k turns gone, by
+// --trace-deopt-verbose; ~90 fewer a turn). Our tracer and encoder, a turn of four spans (span-instr, before
+// e69e9a2): startFixed 2,694 (plus ~380 in natives for four clock reads: performance.now's brand check calls
+// hasOwnProperty, ~54, then its fast call, ~42), writeSpan 1,664, encodeFromHead 1,577 (plus 752 in
+// TypedArray.prototype.set), writeOwnIds 1,423 (19 DataView operations a span), msAt 1,085 (8 calls, not inlined,
+// a boxed number each), setAttribute 652, add 612, writePair + writeKeyValue 756, end 277, take 175: ~10.9k,
+// spread thinly (hole checks on module-level lets, ~10 map transitions while a span is built, two allocations a
+// span: SpanIds and the span). The floor keeps a turn's four times in one object and writes its spans in one
+// function straight into the batch; ours goes end -> onEnd -> add -> writeSpan -> encodeFromHead, re-reading the
+// span through getters at each layer. Reading one `plain` getter instead of eight cut the encoder by 68 a turn
+// (branch span-instr f74297d, not landed). So what is left is structural: a per-turn writer, not edits. Glue left
+// (~2.9k): the traced turn's setup (~436: the provider found and the options built, then looked up again by the
+// runner), the request span's start (~357), the ends (250-320 each, mostly the span's own end inlined), setFields
+// (~440, ~150 of it checking the frozen finish-reasons array), `within` (151: rest arguments and apply). Metrics:
+// no call into V8's runtime left after 108520e; the store wrapper (StoreDependencies ~100, depsFor 65) and the part
+// meter (~100) too small to show. In both settings, not telemetry's: Node's Agent.addRequest copies its options
+// through V8's slow path (`{ __proto__: null, ...options, ...this.options }`), ~26.5k a gateway turn (~8%; the bare
+// translator pays it too), and response-json.ts' charCodeAt loops fall into V8's slow path (~8k a turn) with a
+// NEEDS_ESCAPE test from TurnEnd.store (~5.1k).
+// Knock-on note (2026-12-01, issue 35's twenty-sixth session, http-natives at load 5-13, then the lead's two idle
+// runs 07:58-08:01 UTC, load 1.1-2.3). What are the +6-9 µs of natives telemetry adds a request over HTTP (the HTTP
+// note above)? Callgrind of the built CLI, on minus off: +24.9k instructions a request, natives only +5.5k of them
+// (Node's header checks for the upstream traceparent +2.2k, TypedArray.prototype.set +1.0k from the encoder,
+// performance.now's checks +0.9k, megamorphic load stubs +2.4k against -2.9k of monomorphic ones: the span POST's
+// second Agent origin makes _http_agent's load sites megamorphic). By perf (cpu-clock, main thread, CLIs side by
+// side), the natives run +9% more time for +1.8% more instructions, Node's JS +11% for +2.3%, the turn's JS +14% for
+// +4.8%; strace counts the same syscalls a request. So telemetry slows the request's other code. To find by what, an
+// off CLI with 200 dummy functions called once a request (/tmp/http-natives/v: straight code, 79 KB of optimised
+// code; the same with 1,600 taken jumps; with 1,600 data-dependent branches) beside off and on, rotating rounds,
+// one perf over all. At load 6.7-6.9 only the data-dependent branches slowed the rest as telemetry does. The two idle
+// runs (6 x 6,000 and 8 x 8,000 requests a CLI after 25,000; off 86.6 / 81.3 µs) read the rest's slowdown against
+// the added code's own time: straight +1.5 / +4.8 µs against 2.1 / 2.6 (0.7-1.9x), taken +1.6 / +3.3 against 2.6 /
+// 2.9 (0.6-1.1x), data-dependent +16.8 / +15.0 against 15.4 / 15.2 (1.0-1.1x), telemetry +6.7 / +9.2 against ~4.8 /
+// ~5.1 (1.4-1.8x, its own natives taken as ~1.5 µs from callgrind's +5.5k). So any code added to a request slows the
+// rest by about as much again on this machine, telemetry by somewhat more; neither code size nor branches alone
+// account for it, and callgrind's branch simulator (telemetry's own ~510 conditional mispredicts a request, most in
+// writeSpan, startFixed, writeOwnIds and encodeFromHead) cannot show interference. Fewer instructions on the span
+// path remain the lever: each one saved saves about as much again elsewhere.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
