@@ -141,8 +141,10 @@ export const sampledOutUnder = (parent: Context | undefined): boolean => {
  * Whether a turn under `parent` (else the active context) is traced: a tracer is registered and its trace was not
  * sampled out; under one of the server's own spans in its fixed shape that records, so without asking.
  */
-export const turnTracedUnder = (parent: Context | undefined): boolean =>
-  (parent !== undefined && fixedTracerUnder(parent) !== undefined) || (tracing() && !sampledOutUnder(parent));
+export const turnTracedUnder = (parent: Context | undefined): boolean => {
+  const active = parentOr(parent);
+  return fixedTracerUnder(active) !== undefined || (tracing() && !sampledOut(active));
+};
 
 /**
  * The server span of one HTTP request (or WebSocket turn): a child of the span already current (an app
