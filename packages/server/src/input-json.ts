@@ -145,15 +145,17 @@ function messagesText(
 
 /**
  * A message in any order of its keys (a client's, with the id and status the server adds after them), its
- * content text parts likewise; undefined for any other key, value or part. The keys are written as the
- * literals they are; the short fields through `shortText`.
+ * content text parts likewise; undefined for any other key, value or part, or an inherited key (the last key
+ * `for…in` lists is own only when all are: see `hasKeys`). The keys are written as the literals they are; the
+ * short fields through `shortText`.
  */
 function inputMessageText(value: unknown): string | undefined {
   const message = plainFields(value);
   if (message === undefined || message.type !== 'message') return undefined;
   let text: string | undefined;
+  let last = '';
   for (const key in message) {
-    if (!ownKey.call(message, key)) return undefined;
+    last = key;
     const field = message[key];
     let json: string | undefined;
     switch (key) {
@@ -172,7 +174,7 @@ function inputMessageText(value: unknown): string | undefined {
     if (json === undefined || name === undefined) return undefined;
     text = text === undefined ? name + json : text + name + json;
   }
-  return text === undefined ? '{}' : `${text}}`;
+  return text === undefined ? '{}' : ownKey.call(message, last) ? `${text}}` : undefined;
 }
 
 /**
@@ -219,8 +221,9 @@ function inputPartText(value: unknown): string | undefined {
   const part = plainFields(value);
   if (part === undefined || (part.type !== 'input_text' && part.type !== 'output_text')) return undefined;
   let text: string | undefined;
+  let last = '';
   for (const key in part) {
-    if (!ownKey.call(part, key)) return undefined;
+    last = key;
     const field = part[key];
     let json: string | undefined;
     switch (key) {
@@ -242,5 +245,5 @@ function inputPartText(value: unknown): string | undefined {
     if (json === undefined || name === undefined) return undefined;
     text = text === undefined ? name + json : text + name + json;
   }
-  return text === undefined ? '{}' : `${text}}`;
+  return text === undefined ? '{}' : ownKey.call(part, last) ? `${text}}` : undefined;
 }

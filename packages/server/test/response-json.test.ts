@@ -289,12 +289,38 @@ describe('byte-equal to JSON.stringify', () => {
       ['a function in the output', (r) => void (r.output as unknown[]).push(() => 1)],
       ['undefined in the output', (r) => void (r.output as unknown[]).push(undefined)],
       ['a BigInt', (r) => void (r.created_at = 1n)],
+      // Every other key its own: only the last key listed tells that one is inherited.
+      [
+        'the last key inherited',
+        (r) => {
+          Object.setPrototypeOf(r, { model: r.model });
+          delete r.model;
+        },
+      ],
+      [
+        'a message’s last key inherited',
+        (r) => {
+          const message = (r.output as Array<Record<string, unknown>>)[0]!;
+          Object.setPrototypeOf(message, { phase: message.phase });
+          delete message.phase;
+        },
+      ],
     ];
     for (const [name, change] of cases) {
       const r = base();
       change(r);
       expect(() => sameAsJson(responseJson, r), name).not.toThrow();
     }
+  });
+
+  test('input items whose last key is inherited (a message’s, a text part’s)', () => {
+    const inherited = (own: Record<string, unknown>, last: Record<string, unknown>) =>
+      Object.assign(Object.create(last), own);
+    const items = [
+      inherited({ type: 'message', role: 'user' }, { content: 'hi' }),
+      { type: 'message', role: 'user', content: [inherited({ type: 'input_text' }, { text: 'hi' })] },
+    ];
+    for (const item of items) sameAsJson(itemsJson, [item]);
   });
 
   test('a toJSON that serializes a response of its own inside', () => {
