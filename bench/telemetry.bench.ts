@@ -644,6 +644,31 @@
 // account for it, and callgrind's branch simulator (telemetry's own ~510 conditional mispredicts a request, most in
 // writeSpan, startFixed, writeOwnIds and encodeFromHead) cannot show interference. Fewer instructions on the span
 // path remain the lever: each one saved saves about as much again elsewhere.
+// CLI-rows note (2026-12-01 08:41-09:10 UTC, issue 35's twenty-seventh session, bench-cli; load 3.9-8 with four other
+// sessions). Why the over-HTTP rows (compareTelemetry) spread by 20-40 points a round, by A/A runs
+// (TELEMETRY_CLI_MODES=off,both,off,both: the same setting in two processes, each against the first off). As they
+// were (a loader process started per 2-s round, rounds alternated setting by setting, CPU from /proc's stat), load
+// 4.1-7.0: off against off -4.0% embedded JSON (rounds -29.0 to +12.9%), -13.6% gateway JSON (-34.7 to +4.8%); both
+// against both +33.5/+38.0% and +6.9/+3.6%. Where it came from, by each slice's CPU logged: (1) mark-compacts, 0-5 a
+// setting's round at random, each adding ~30 µs a request to the 0.1-0.25 s slice it lands in (~60 ms: the store
+// is up to 256 MiB), so one process with 5 in seven rounds and another with none read off against off -19.8%; (2) the
+// machine's moment: a round's cost drifted by 25% within a minute (others' work), and a setting's whole round fell
+// in one moment; (3) both on's first GET /metrics, 100-200 ms once a process, charged to the first counted round
+// (+68% and +103% slices, in both on processes at once); (4) the 10 ms ticks of /proc's stat (1-3% of a round of
+// the cheap turn). Slices and a loader kept up, without (1) and (3), left it as it was (off against off -1.4% and
+// -19.8% embedded, -9.5% and -0.8% gateway JSON, spreads 15-46 points, load 5-8). Now a round is 8 slices of the same count of requests a setting
+// (about 2 s a round at the median setting's rate), the settings alternating slice by slice, by one loader process
+// kept up (load.ts' startLoader, fixtures/http-load-process.ts); each CLI preloads fixtures/cpu-report.mjs (its
+// getrusage in µs and its mark-compacts, over an IPC channel); the rounds are read with their mark-compacts at the
+// run's rate (compareTurns' atMarkCompactRate; as measured on the line below each row, with the slope, the spreads
+// and the counts); one scrape before the counted rounds; the warm-up may take 30 s (15 s were ~50,000 gateway SSE
+// requests, and both on's first rounds ran +30% against +10-12% in its last). A/A after (load 3.9-5.3): off against
+// off +0.5% embedded JSON (spread 4 points; as measured -2.4%, 14), -2.7% gateway JSON (6; -2.8%, 16), -1.7% embedded
+// SSE (5), +1.3% gateway SSE (8); both against both +45.7/+43.9% embedded JSON, +11.1/+16.0% gateway JSON,
+// +4.3/+7.7% embedded SSE, +12.0/+18.5% gateway SSE (before the 30-s warm-up). Left: both on's rounds still spread
+// 9-23 points (its exports land in some slices, and its first rounds), and two both on processes read up to 6.5
+// points apart at load 4-5; the idle runs will say how much of that is the others' load. The printed table keeps its columns; each row now has a second line, and the header says how it
+// was measured. About as long as before (~4.2 min the two JSON or the two SSE cases, four CLIs each).
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
@@ -714,10 +739,12 @@ export async function run(): Promise<void> {
       await compareTurns(gateway, sinks, stub.url);
       return;
     }
-    // TELEMETRY_CLI_ONLY=1: only the CLI's rows over HTTP (compareTelemetry), ~5 min.
-    if (process.env.TELEMETRY_CLI_ONLY === '1') {
-      await compareTelemetry(embedded, sinks);
-      await compareTelemetry(gateway, sinks, ['--chat-completions-url', stub.url]);
+    // TELEMETRY_CLI_ONLY=1: only the CLI's rows over HTTP (compareTelemetry), ~5 min; =embedded or =gateway: that
+    // half (TELEMETRY_CLI_ROUNDS=n rounds, 7 unless set; TELEMETRY_CLI_MODES=off,both,off,both for an A/A check).
+    const cliOnly = process.env.TELEMETRY_CLI_ONLY;
+    if (cliOnly === '1' || cliOnly === 'embedded' || cliOnly === 'gateway') {
+      if (cliOnly !== 'gateway') await compareTelemetry(embedded, sinks);
+      if (cliOnly !== 'embedded') await compareTelemetry(gateway, sinks, ['--chat-completions-url', stub.url]);
       return;
     }
     // "Telemetry on" split by part, each setting against off in one process: the evidence per setting.
