@@ -69,6 +69,11 @@ export function valueText(value: unknown): string {
   }
 }
 
+// COMMON_VALUES: where a fixed field usually holds one value (a response's `object` and `status`, a message's
+// `status` and `role`, empty lists, zero token details), that value is written inside the literal around it:
+// each value written on its own is two or three string additions, rope pieces that `flat` copies one by one,
+// and characters for the unchecked test.
+
 /** A value expected to be a short string (see `unchecked`), or any value. */
 export function shortText(value: unknown): string {
   if (typeof value !== 'string') return valueText(value);
@@ -182,11 +187,18 @@ const RESPONSE_KEYS = [
 function responseText(value: ResponseResource): string | undefined {
   if (!hasKeys(value, RESPONSE_KEYS)) return flat(valueText(value));
   const r = value;
+  // The usual values of the fixed fields are written in the literals around them (see `COMMON_VALUES`).
   return flat(
-    `{"id":${shortText(r.id)},"object":${shortText(r.object)},"created_at":${valueText(r.created_at)},` +
-      `"completed_at":${valueText(r.completed_at)},"status":${shortText(r.status)},` +
-      `"incomplete_details":${valueText(r.incomplete_details)},"previous_response_id":${shortText(r.previous_response_id)},` +
-      `"instructions":${valueText(r.instructions)},"output":${listText(r.output, itemText)},"error":${valueText(r.error)},` +
+    `{"id":${shortText(r.id)}` +
+      (r.object === 'response'
+        ? ',"object":"response","created_at":'
+        : `,"object":${shortText(r.object)},"created_at":`) +
+      `${valueText(r.created_at)},"completed_at":${valueText(r.completed_at)}` +
+      (r.status === 'completed' && r.incomplete_details === null
+        ? ',"status":"completed","incomplete_details":null,"previous_response_id":'
+        : `,"status":${shortText(r.status)},"incomplete_details":${valueText(r.incomplete_details)},"previous_response_id":`) +
+      `${shortText(r.previous_response_id)},"instructions":${valueText(r.instructions)},` +
+      `"output":${listText(r.output, itemText)},"error":${valueText(r.error)},` +
       (settingsAtDefaults(r) ? DEFAULT_SETTINGS : settingsText(r)) +
       `"usage":${shaped(r.usage, USAGE_KEYS, usageText)},` +
       (r.store === true && restAtDefaults(r)
@@ -257,9 +269,16 @@ const CACHED_KEYS = ['cached_tokens'];
 const REASONING_TOKENS_KEYS = ['reasoning_tokens'];
 const usageText = (u: Fields) =>
   `{"input_tokens":${valueText(u.input_tokens)},"output_tokens":${valueText(u.output_tokens)},` +
-  `"total_tokens":${valueText(u.total_tokens)},` +
-  `"input_tokens_details":${shaped(u.input_tokens_details, CACHED_KEYS, cachedText)},` +
-  `"output_tokens_details":${shaped(u.output_tokens_details, REASONING_TOKENS_KEYS, reasoningTokensText)}}`;
+  `"total_tokens":${valueText(u.total_tokens)}` +
+  (hasKeys(u.input_tokens_details, CACHED_KEYS) &&
+  u.input_tokens_details.cached_tokens === 0 &&
+  hasKeys(u.output_tokens_details, REASONING_TOKENS_KEYS) &&
+  u.output_tokens_details.reasoning_tokens === 0
+    ? NO_DETAILED_TOKENS
+    : `,"input_tokens_details":${shaped(u.input_tokens_details, CACHED_KEYS, cachedText)},` +
+      `"output_tokens_details":${shaped(u.output_tokens_details, REASONING_TOKENS_KEYS, reasoningTokensText)}}`);
+const NO_DETAILED_TOKENS =
+  ',"input_tokens_details":{"cached_tokens":0},"output_tokens_details":{"reasoning_tokens":0}}';
 const cachedText = (d: Fields) => `{"cached_tokens":${valueText(d.cached_tokens)}}`;
 const reasoningTokensText = (d: Fields) => `{"reasoning_tokens":${valueText(d.reasoning_tokens)}}`;
 
@@ -276,19 +295,27 @@ function itemText(value: unknown): string | undefined {
 
 /** A message up to its content, without the closing brace. */
 const messageHead = (m: Fields) =>
-  `{"type":"message","id":${shortText(m.id)},"status":${shortText(m.status)},"role":${shortText(m.role)},` +
-  `"content":${listText(m.content, partText)}`;
+  `{"type":"message","id":${shortText(m.id)}` +
+  (m.status === 'completed' && m.role === 'assistant'
+    ? ',"status":"completed","role":"assistant","content":'
+    : `,"status":${shortText(m.status)},"role":${shortText(m.role)},"content":`) +
+  listText(m.content, partText);
 
 const OUTPUT_TEXT_KEYS = ['type', 'text', 'annotations', 'logprobs'];
 const INPUT_TEXT_KEYS = ['type', 'text'];
 
 /** A message's content part: output or input text in the server's shapes, else undefined. */
 function partText(value: unknown): string | undefined {
-  if (hasKeys(value, OUTPUT_TEXT_KEYS) && value.type === 'output_text')
+  if (hasKeys(value, OUTPUT_TEXT_KEYS) && value.type === 'output_text') {
+    const annotations = listText(value.annotations, noElement);
+    const logprobs = listText(value.logprobs, noElement);
     return (
-      `{"type":"output_text","text":${valueText(value.text)},"annotations":${listText(value.annotations, noElement)},` +
-      `"logprobs":${listText(value.logprobs, noElement)}}`
+      `{"type":"output_text","text":${valueText(value.text)}` +
+      (annotations === '[]' && logprobs === '[]'
+        ? ',"annotations":[],"logprobs":[]}'
+        : `,"annotations":${annotations},"logprobs":${logprobs}}`)
     );
+  }
   if (hasKeys(value, INPUT_TEXT_KEYS) && value.type === 'input_text')
     return `{"type":"input_text","text":${valueText(value.text)}}`;
   return undefined;

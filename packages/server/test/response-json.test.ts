@@ -274,6 +274,13 @@ describe('byte-equal to JSON.stringify', () => {
           },
         ],
       }) as unknown as Record<string, unknown>;
+    const usage = (cached: number, reasoning: number) => ({
+      input_tokens: 5,
+      output_tokens: 7,
+      total_tokens: 12,
+      input_tokens_details: { cached_tokens: cached },
+      output_tokens_details: { reasoning_tokens: reasoning },
+    });
     const cases: Array<[string, (r: Record<string, unknown>) => void]> = [
       ['as made', () => {}],
       ['an id with a quote (an unchecked string needs an escape)', (r) => void (r.id = 'resp_"')],
@@ -289,7 +296,26 @@ describe('byte-equal to JSON.stringify', () => {
       ['a function in the output', (r) => void (r.output as unknown[]).push(() => 1)],
       ['undefined in the output', (r) => void (r.output as unknown[]).push(undefined)],
       ['a BigInt', (r) => void (r.created_at = 1n)],
-      // Every other key its own: only the last key listed tells that one is inherited.
+      // The usual values written inside the literals around them, and each one of them otherwise.
+      ['another object', (r) => void (r.object = 'response"')],
+      ['completed with incomplete details', (r) => void (r.incomplete_details = { reason: 'max_output_tokens' })],
+      ['in progress', (r) => void (r.status = 'in_progress')],
+      ['a message of another role', (r) => void ((r.output as Array<Record<string, unknown>>)[0]!.role = 'user')],
+      ['a message in progress', (r) => void ((r.output as Array<Record<string, unknown>>)[0]!.status = 'in_progress')],
+      [
+        'logprobs',
+        (r) =>
+          void ((r.output as Array<{ content: Array<Record<string, unknown>> }>)[0]!.content[0]!.logprobs = [
+            { token: 'a', logprob: -1 },
+          ]),
+      ],
+      ['usage with no detailed tokens', (r) => void (r.usage = usage(0, 0))],
+      ['usage with cached tokens', (r) => void (r.usage = usage(3, 0))],
+      ['usage with reasoning tokens', (r) => void (r.usage = usage(0, 2))],
+      [
+        'usage with a detail of another shape',
+        (r) => void (r.usage = { ...usage(0, 0), input_tokens_details: { cached_tokens: 0, audio_tokens: 0 } }),
+      ],
       [
         'the last key inherited',
         (r) => {
