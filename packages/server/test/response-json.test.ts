@@ -296,6 +296,7 @@ describe('byte-equal to JSON.stringify', () => {
       ['a function in the output', (r) => void (r.output as unknown[]).push(() => 1)],
       ['undefined in the output', (r) => void (r.output as unknown[]).push(undefined)],
       ['a BigInt', (r) => void (r.created_at = 1n)],
+      ['an id that starts with a NUL (the first unchecked character)', (r) => void (r.id = '\u0000resp')],
       // The usual values written inside the literals around them, and each one of them otherwise.
       ['another object', (r) => void (r.object = 'response"')],
       ['completed with incomplete details', (r) => void (r.incomplete_details = { reason: 'max_output_tokens' })],
