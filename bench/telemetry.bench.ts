@@ -668,7 +668,13 @@
 // +4.3/+7.7% embedded SSE, +12.0/+18.5% gateway SSE (before the 30-s warm-up). Left: both on's rounds still spread
 // 9-23 points (its exports land in some slices, and its first rounds), and two both on processes read up to 6.5
 // points apart at load 4-5; the idle runs will say how much of that is the others' load. The printed table keeps its columns; each row now has a second line, and the header says how it
-// was measured. About as long as before (~4.2 min the two JSON or the two SSE cases, four CLIs each).
+// was measured. About as long as before (~4.2 min the two JSON or the two SSE cases, four CLIs each). The floor run
+// over HTTP (fixtures/telemetry-floor-run.ts) is measured the same way (slicedRounds, atRunRate: the bare translator
+// preloads cpu-report.mjs too); its header now names the slice size, the slope and each server's mark-compacts a
+// round. First run so, 09:16 UTC at load 6.7-7.9: bare 67.3, floor 75.5, gateway off 88.7, on 100.4 µs (floor
+// +8.2, ours +11.7 µs); 1.7 min. And in both, one round of slices is now run uncounted before the counted ones: the
+// first round of slices after the warm-up ran dear in most runs above (both on +53% against +45% in the rest, +30%
+// against +12%; at load 7-9.6 metrics, both on and 10% sampled +35-40% against +6-17%), ~8 s more a case.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
