@@ -157,6 +157,11 @@ function inputMessageText(value: unknown): string | undefined {
   for (const key in message) {
     last = key;
     const field = message[key];
+    const usual = usualField(key, field, text === undefined);
+    if (usual !== undefined) {
+      text = text === undefined ? usual : text + usual;
+      continue;
+    }
     let json: string | undefined;
     switch (key) {
       case 'type':
@@ -208,6 +213,44 @@ function fieldName(key: string, first: boolean): string | undefined {
   }
 }
 
+/**
+ * A field at its usual value as one literal with its name, `{"type":"message"` or `,"status":"completed"`; else
+ * undefined. Written on its own, the value is two string additions more, rope pieces that `flat` copies one by
+ * one, and characters for the unchecked test (see COMMON_VALUES in response-json.ts).
+ */
+function usualField(key: string, field: unknown, first: boolean): string | undefined {
+  switch (key) {
+    case 'type':
+      return field === 'message'
+        ? first
+          ? '{"type":"message"'
+          : ',"type":"message"'
+        : field === 'input_text'
+          ? first
+            ? '{"type":"input_text"'
+            : ',"type":"input_text"'
+          : field === 'output_text'
+            ? first
+              ? '{"type":"output_text"'
+              : ',"type":"output_text"'
+            : undefined;
+    case 'status':
+      return field === 'completed' ? (first ? '{"status":"completed"' : ',"status":"completed"') : undefined;
+    case 'role':
+      return field === 'user'
+        ? first
+          ? '{"role":"user"'
+          : ',"role":"user"'
+        : field === 'assistant'
+          ? first
+            ? '{"role":"assistant"'
+            : ',"role":"assistant"'
+          : undefined;
+    default:
+      return undefined;
+  }
+}
+
 /** A message's text as JSON, or LEFT_OUT for a long one past Latin-1 that is written as it is (see `LEFT_OUT`). */
 function messageText(text: string): string {
   if (leftOut === undefined || text.length <= PIECE_CHARS || !PAST_LATIN1.test(text) || !writtenAsIs(text))
@@ -225,6 +268,11 @@ function inputPartText(value: unknown): string | undefined {
   for (const key in part) {
     last = key;
     const field = part[key];
+    const usual = usualField(key, field, text === undefined);
+    if (usual !== undefined) {
+      text = text === undefined ? usual : text + usual;
+      continue;
+    }
     let json: string | undefined;
     switch (key) {
       case 'type':
