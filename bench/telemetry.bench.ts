@@ -674,7 +674,11 @@
 // round. First run so, 09:16 UTC at load 6.7-7.9: bare 67.3, floor 75.5, gateway off 88.7, on 100.4 µs (floor
 // +8.2, ours +11.7 µs); 1.7 min. And in both, one round of slices is now run uncounted before the counted ones: the
 // first round of slices after the warm-up ran dear in most runs above (both on +53% against +45% in the rest, +30%
-// against +12%; at load 7-9.6 metrics, both on and 10% sampled +35-40% against +6-17%), ~8 s more a case.
+// against +12%; at load 7-9.6 metrics, both on and 10% sampled +35-40% against +6-17%), ~8 s more a case. A/A so
+// (09:24-09:33 UTC, load 2.2-7.8): off against off -2.4% embedded JSON (spread 3 points), -3.1% gateway JSON (15: one
+// round -15.9%), +0.9% embedded SSE (4), +1.2% gateway SSE (3); both against both +39.8/+35.4%, +9.4/+4.1%,
+// +7.2/+4.9%, +14.1/+13.1%. Read the rows against these, not against the rows before: gateway SSE both on reads
+// +13-14% here where the old method's two idle runs read +3.3/+1.4%.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
