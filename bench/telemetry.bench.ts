@@ -658,7 +658,7 @@
 // the cheap turn). Slices and a loader kept up, without (1) and (3), left it as it was (off against off -1.4% and
 // -19.8% embedded, -9.5% and -0.8% gateway JSON, spreads 15-46 points, load 5-8). Now a round is 8 slices of the same count of requests a setting
 // (about 2 s a round at the median setting's rate), the settings alternating slice by slice, by one loader process
-// kept up (load.ts' startLoader, fixtures/http-load-process.ts); each CLI preloads fixtures/cpu-report.mjs (its
+// kept up (load.ts' startLoader, fixtures/http-loader.ts --serve); each CLI preloads fixtures/cpu-report.mjs (its
 // getrusage in µs and its mark-compacts, over an IPC channel); the rounds are read with their mark-compacts at the
 // run's rate (compareTurns' atMarkCompactRate; as measured on the line below each row, with the slope, the spreads
 // and the counts); one scrape before the counted rounds; the warm-up may take 30 s (15 s were ~50,000 gateway SSE
