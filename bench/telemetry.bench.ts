@@ -679,6 +679,47 @@
 // round -15.9%), +0.9% embedded SSE (4), +1.2% gateway SSE (3); both against both +39.8/+35.4%, +9.4/+4.1%,
 // +7.2/+4.9%, +14.1/+13.1%. Read the rows against these, not against the rows before: gateway SSE both on reads
 // +13-14% here where the old method's two idle runs read +3.3/+1.4%.
+// Per-turn note (2026-12-01 08:48-09:35 UTC, issue 35's twenty-seventh session: turn-writer, then turn-slots; load
+// 3-11 with three other sessions). Last session's closing note named a per-turn span writer as the change left on the
+// span path. Two prototypes, both measured by callgrind of the built package (stored gateway JSON turns in process,
+// both on, metric export out of the window; 3,000 warm, pause, 3,000 re-warm, 2,400 counted; compiles and GC left
+// out; windows with a mark-compact dropped), neither landed. (1) One function writing a fixed span straight into the
+// batch (`encodeSpan`, called from the batch's add; branch turn-writer-encodespan fff27be): the encoding functions
+// 5,032 -> 5,415 a turn, the whole turn 300,159 -> 300,448. The layers it removed (end -> onEnd -> add, ~240 a span)
+// were nearly free; writeSpan's 416 a span is real work (the head's lookup, the open, the tail, the length) and came
+// back inside the one function; merged, V8 stopped inlining writeFields, reserve, slotHead and varintSize (+716);
+// with --max-inlined-bytecode-size-cumulative=2000 still worse (5,360 -> 5,833). (2) The two leaf spans (the
+// upstream call and the store's put) as slots of their parent's fixed span, started and ended through tracing.ts
+// and span-ends.ts, ended into one shared view encoded at once (branch turn-slots 7e058e3; all 320 leaves of 160
+// turns took the slot; the span tests pass unchanged): startFixed -1.64k, add/onEnd/the ends -1.5k, against the
+// slot's start +0.89k and end +1.03k and SpanIds no longer inlined +0.66k: the span path's own JS 12.91-13.19k ->
+// 12.74-12.81k (-0.25k); the whole turn level when both builds ran clean (291.9k against 291.6k; less IC and
+// unoptimised-tier builtins 254.3-255.3k against 254.9-255.8k). So the span objects and the layers between them
+// cost little; what the floor saves is work (fixed templates for a turn's spans, ids as one slice, raw readings),
+// and the encoding itself (writeSpan, encodeFromHead, writeOwnIds, msAt: ~5.7k for four spans, ~1.4k a span) is
+// where the instructions are. A version that wrote a turn's spans from a per-turn template would have to show ~2k
+// in those functions alone before the parents are reworked too (tracing.ts, service/telemetry.ts and the ends
+// pass Span objects that are the OTel contexts of their children).
+// Metrics-time note (2026-12-01 08:48-09:22 UTC, issue 35's twenty-seventh session, gw-metrics; load 1.9-12.6).
+// Why metrics alone cost a stored gateway JSON turn in process +5-6.5% (bench rows) for ~0.85% more instructions.
+// compareTurns with TELEMETRY_TURNS_MODES=off,metrics,off,metrics, 8 rounds (load 1.9-5.6): metrics +7.8/+6.5%
+// (main thread +5.6/+4.8%), off against off -0.0/-0.2%. Callgrind, all threads, 3,008 turns after 6,000, no
+// mark-compact in the window: off 279.0k, metrics 281.4k (+2.4k: ended ~826, MeteredTurn 216, record 135, the
+// attribute sets' get 210, the answered stage +371, the part meter +620, model labels 41). Per-thread A/B from /proc,
+// 16 and 20 alternated rounds (load 5.9 and 4.2): main thread off 37.2-38.2 µs, metrics 38.6-38.8 (+1.1 µs); the
+// SDK started with recording disabled reads as off, so the time is the recording's. perf (main thread): the +~4 µs
+// (process) is spread over every group (kernel +1.2, libc +0.65, natives +0.6, builtins +0.5, server JS +0.4, Node's
+// JS +0.2, GC +0.2, telemetry JS +0.2), no function standing out. Ruled out: the metric export (the metrics-only
+// process has none, no worker), the scrape (once a round: at most 0.13 µs a turn), timers, syscalls and context
+// switches (the same), GC (3 mark-compacts each in 70k turns), deopts (8 against 11 in 60k turns). Likely, not
+// proven: the metering touches ~60-70 long-lived cache lines a turn (bindings, series, boxed doubles, counts;
+// callgrind counts ~140 more L1 data misses a turn in its functions), which a gateway turn's 40 KB of allocation and
+// its socket I/O push out between turns (the embedded turn pays ~2.5x its instruction share, the gateway ~5x). Each
+// series' numbers in one Float64Array (branch gw-metrics 31d7a9e, not landed) trimmed those misses 61-65 -> 53 a
+// turn, under what time resolves. Also seen: the CLI with --metrics loads @opentelemetry/sdk-node for a
+// Prometheus-only set-up (+310 modules, +4.6-5.7 MB of live heap for every mark-compact to mark; ~0.3 µs a turn by
+// the bench's mark-compact slope); a bare MeterProvider would do there, not done (a second set-up path, not shown in
+// time).
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
