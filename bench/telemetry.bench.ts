@@ -646,39 +646,39 @@
 // path remain the lever: each one saved saves about as much again elsewhere.
 // CLI-rows note (2026-12-01 08:41-09:10 UTC, issue 35's twenty-seventh session, bench-cli; load 3.9-8 with four other
 // sessions). Why the over-HTTP rows (compareTelemetry) spread by 20-40 points a round, by A/A runs
-// (TELEMETRY_CLI_MODES=off,both,off,both: the same setting in two processes, each against the first off). As they
-// were (a loader process started per 2-s round, rounds alternated setting by setting, CPU from /proc's stat), load
-// 4.1-7.0: off against off -4.0% embedded JSON (rounds -29.0 to +12.9%), -13.6% gateway JSON (-34.7 to +4.8%); both
-// against both +33.5/+38.0% and +6.9/+3.6%. Where it came from, by each slice's CPU logged: (1) mark-compacts, 0-5 a
-// setting's round at random, each adding ~30 µs a request to the 0.1-0.25 s slice it lands in (~60 ms: the store
-// is up to 256 MiB), so one process with 5 in seven rounds and another with none read off against off -19.8%; (2) the
-// machine's moment: a round's cost drifted by 25% within a minute (others' work), and a setting's whole round fell
-// in one moment; (3) both on's first GET /metrics, 100-200 ms once a process, charged to the first counted round
-// (+68% and +103% slices, in both on processes at once); (4) the 10 ms ticks of /proc's stat (1-3% of a round of
-// the cheap turn). Slices and a loader kept up, without (1) and (3), left it as it was (off against off -1.4% and
-// -19.8% embedded, -9.5% and -0.8% gateway JSON, spreads 15-46 points, load 5-8). Now a round is 8 slices of the same count of requests a setting
-// (about 2 s a round at the median setting's rate), the settings alternating slice by slice, by one loader process
-// kept up (load.ts' startLoader, fixtures/http-loader.ts --serve); each CLI preloads fixtures/cpu-report.mjs (its
-// getrusage in µs and its mark-compacts, over an IPC channel); the rounds are read with their mark-compacts at the
-// run's rate (compareTurns' atMarkCompactRate; as measured on the line below each row, with the slope, the spreads
-// and the counts); one scrape before the counted rounds; the warm-up may take 30 s (15 s were ~50,000 gateway SSE
-// requests, and both on's first rounds ran +30% against +10-12% in its last). A/A after (load 3.9-5.3): off against
-// off +0.5% embedded JSON (spread 4 points; as measured -2.4%, 14), -2.7% gateway JSON (6; -2.8%, 16), -1.7% embedded
-// SSE (5), +1.3% gateway SSE (8); both against both +45.7/+43.9% embedded JSON, +11.1/+16.0% gateway JSON,
-// +4.3/+7.7% embedded SSE, +12.0/+18.5% gateway SSE (before the 30-s warm-up). Left: both on's rounds still spread
-// 9-23 points (its exports land in some slices, and its first rounds), and two both on processes read up to 6.5
-// points apart at load 4-5; the idle runs will say how much of that is the others' load. The printed table keeps its columns; each row now has a second line, and the header says how it
-// was measured. About as long as before (~4.2 min the two JSON or the two SSE cases, four CLIs each). The floor run
-// over HTTP (fixtures/telemetry-floor-run.ts) is measured the same way (slicedRounds, atRunRate: the bare translator
-// preloads cpu-report.mjs too); its header now names the slice size, the slope and each server's mark-compacts a
-// round. First run so, 09:16 UTC at load 6.7-7.9: bare 67.3, floor 75.5, gateway off 88.7, on 100.4 µs (floor
-// +8.2, ours +11.7 µs); 1.7 min. And in both, one round of slices is now run uncounted before the counted ones: the
-// first round of slices after the warm-up ran dear in most runs above (both on +53% against +45% in the rest, +30%
-// against +12%; at load 7-9.6 metrics, both on and 10% sampled +35-40% against +6-17%), ~8 s more a case. A/A so
-// (09:24-09:33 UTC, load 2.2-7.8): off against off -2.4% embedded JSON (spread 3 points), -3.1% gateway JSON (15: one
-// round -15.9%), +0.9% embedded SSE (4), +1.2% gateway SSE (3); both against both +39.8/+35.4%, +9.4/+4.1%,
-// +7.2/+4.9%, +14.1/+13.1%. Read the rows against these, not against the rows before: gateway SSE both on reads
-// +13-14% here where the old method's two idle runs read +3.3/+1.4%.
+// (TELEMETRY_CLI_MODES=off,both,off,both: the same setting in two processes, each against the first off). As they were
+// (a loader process started per 2-s round, rounds alternated setting by setting, CPU from /proc's stat), load 4.1-7.0:
+// off against off -4.0% embedded JSON (rounds -29.0 to +12.9%), -13.6% gateway JSON (-34.7 to +4.8%); both against both
+// +33.5/+38.0% and +6.9/+3.6%. Where it came from, by each slice's CPU logged: (1) mark-compacts, 0-5 a setting's round
+// at random, each adding ~30 µs a request to the 0.1-0.25 s slice it lands in (~60 ms: the store is up to 256 MiB), so
+// one process with 5 in seven rounds and another with none read off against off -19.8%; (2) the machine's moment: a
+// round's cost drifted by 25% within a minute (others' work), and a setting's whole round fell in one moment; (3) both
+// on's first GET /metrics, 100-200 ms once a process, charged to the first counted round (+68% and +103% slices, in
+// both on processes at once); (4) the 10 ms ticks of /proc's stat (1-3% of a round of the cheap turn). Slices and a
+// loader kept up, without (1) and (3), left it as it was (off against off -1.4% and -19.8% embedded, -9.5% and -0.8%
+// gateway JSON, spreads 15-46 points, load 5-8). Now a round is 8 slices of the same count of requests a setting (about
+// 2 s a round at the median setting's rate), the settings alternating slice by slice, by one loader process kept up
+// (load.ts' startLoader, fixtures/http-loader.ts --serve); each CLI preloads fixtures/cpu-report.mjs (its getrusage in
+// µs and its mark-compacts, over an IPC channel); the rounds are read with their mark-compacts at the run's rate
+// (compareTurns' atMarkCompactRate; as measured on the line below each row, with the slope, the spreads and the
+// counts); one scrape before the counted rounds; the warm-up may take 30 s (15 s were ~50,000 gateway SSE requests, and
+// both on's first rounds ran +30% against +10-12% in its last). A/A after (load 3.9-5.3): off against off +0.5%
+// embedded JSON (spread 4 points; as measured -2.4%, 14), -2.7% gateway JSON (6; -2.8%, 16), -1.7% embedded SSE (5),
+// +1.3% gateway SSE (8); both against both +45.7/+43.9% embedded JSON, +11.1/+16.0% gateway JSON, +4.3/+7.7% embedded
+// SSE, +12.0/+18.5% gateway SSE (before the 30-s warm-up). Left: both on's rounds still spread 9-23 points (its exports
+// land in some slices, and its first rounds), and two both on processes read up to 6.5 points apart at load 4-5; the
+// idle runs will say how much of that is the others' load. The printed table keeps its columns; each row now has a
+// second line, and the header says how it was measured. About as long as before (~4.2 min the two JSON or the two SSE
+// cases, four CLIs each). The floor run over HTTP (fixtures/telemetry-floor-run.ts) is measured the same way
+// (slicedRounds, atRunRate: the bare translator preloads cpu-report.mjs too); its header now names the slice size, the
+// slope and each server's mark-compacts a round. First run so, 09:16 UTC at load 6.7-7.9: bare 67.3, floor 75.5,
+// gateway off 88.7, on 100.4 µs (floor +8.2, ours +11.7 µs); 1.7 min. And in both, one round of slices is now run
+// uncounted before the counted ones: the first round of slices after the warm-up ran dear in most runs above (both on
+// +53% against +45% in the rest, +30% against +12%; at load 7-9.6 metrics, both on and 10% sampled +35-40% against
+// +6-17%), ~8 s more a case. A/A so (09:24-09:33 UTC, load 2.2-7.8): off against off -2.4% embedded JSON (spread 3
+// points), -3.1% gateway JSON (15: one round -15.9%), +0.9% embedded SSE (4), +1.2% gateway SSE (3); both against both
+// +39.8/+35.4%, +9.4/+4.1%, +7.2/+4.9%, +14.1/+13.1%. Read the rows against these, not against the rows before: gateway
+// SSE both on reads +13-14% here where the old method's two idle runs read +3.3/+1.4%.
 // Per-turn note (2026-12-01 08:48-09:35 UTC, issue 35's twenty-seventh session: turn-writer, then turn-slots; load
 // 3-11 with three other sessions). Last session's closing note named a per-turn span writer as the change left on the
 // span path. Two prototypes, both measured by callgrind of the built package (stored gateway JSON turns in process,
