@@ -163,8 +163,8 @@ function inputMessageText(value: unknown): string | undefined {
       continue;
     }
     let json: string | undefined;
+    // The type is always `usualField`'s (`message`, checked above).
     switch (key) {
-      case 'type':
       case 'id':
       case 'status':
       case 'role':
@@ -190,8 +190,6 @@ function inputMessageText(value: unknown): string | undefined {
  */
 function fieldName(key: string, first: boolean): string | undefined {
   switch (key) {
-    case 'type':
-      return first ? '{"type":' : ',"type":';
     case 'id':
       return first ? '{"id":' : ',"id":';
     case 'status':
@@ -274,10 +272,8 @@ function inputPartText(value: unknown): string | undefined {
       continue;
     }
     let json: string | undefined;
+    // The type is always `usualField`'s (`input_text` or `output_text`, checked above).
     switch (key) {
-      case 'type':
-        json = `"${field}"`;
-        break;
       case 'text':
         json = typeof field === 'string' ? messageText(field) : undefined;
         break;
