@@ -2,11 +2,13 @@
 // until an SDK is registered, so an embedding app keeps control); the CLI registers the SDK when the
 // standard environment asks for it, and loads it only then. The SDK and its exporters are optional peer
 // dependencies (67 MB with gRPC): installed by whoever asks for telemetry, named when missing. Spans over
-// OTLP http/protobuf (the default) go through our own processor and encoder (./otlp-span-export.ts).
+// OTLP http/protobuf (the default) go through our own processor and encoder (./otlp-span-export.ts); metrics
+// without spans through the metrics SDK alone (./metrics-sdk.ts).
 import { ProxyTracerProvider, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
 import { recordOwnMetrics } from '../telemetry/aggregation.js';
 import { HEAD_SAMPLED, type HeadSampler, sampleAtHead } from '../telemetry/head-sampling.js';
+import { cliResource, registerMeterProvider } from './metrics-sdk.js';
 import { OwnTracerProvider, ownTracerAllowed } from './own-tracer.js';
 import { OtlpSpanExport, ownSpanExportSettings, type SpanExportCounts } from './otlp-span-export.js';
 import { ownMetricProducer, readingOwnMetrics } from './own-metrics.js';
@@ -209,6 +211,7 @@ export interface Telemetry {
  * `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf`, the default, `http/json` or `grpc`), `OTEL_SERVICE_NAME`,
  * `OTEL_METRIC_EXPORT_INTERVAL`, `OTEL_PROPAGATORS`, …), plus `metricReaders`. `OTEL_SDK_DISABLED=true`
  * registers nothing, the extra readers included. The SDK reads the same variables from `process.env`: pass it.
+ * Without spans to export, only the metrics SDK is loaded and registered (./metrics-sdk.ts), not the Node SDK.
  */
 export async function startTelemetry(env: Env, options: TelemetryOptions = {}): Promise<Telemetry> {
   const plan = telemetryPlan(env);
@@ -216,8 +219,7 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   if (!plan.traces && !plan.otlpMetrics && !plan.consoleMetrics && extra.length === 0)
     return { plan, started: false, spanExport: () => undefined, shutdown: async () => {} };
   const purpose = plan.traces || plan.otlpMetrics || plan.consoleMetrics ? 'OTEL_* telemetry' : 'GET /metrics';
-  const [{ NodeSDK, tracing: traceSdk }, metricsSdk, resources] = await Promise.all([
-    loadOptional('@opentelemetry/sdk-node', purpose, () => import('@opentelemetry/sdk-node')),
+  const [metricsSdk, resources] = await Promise.all([
     loadOptional('@opentelemetry/sdk-metrics', purpose, () => import('@opentelemetry/sdk-metrics')),
     loadOptional('@opentelemetry/resources', purpose, () => import('@opentelemetry/resources')),
   ]);
@@ -236,41 +238,32 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
   // Every reader reads the own aggregation (the extra ones when made by prometheusEndpoint): record into it.
   if (extra.every(readingOwnMetrics)) recordOwnMetrics();
   readers.push(...(extra as MetricReader[]));
+  const named = isSet(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+  const serviceName = named ? undefined : (options.serviceName ?? 'openresponses-server');
+  // OTEL_NODE_RESOURCE_DETECTORS names the SDK's detectors: then the Node SDK detects, else the CLI's resource.
+  const resource = isSet(env.OTEL_NODE_RESOURCE_DETECTORS) ? undefined : cliResource(resources, serviceName);
+  // Without spans, the metrics SDK alone: the Node SDK would register nothing more.
+  if (!plan.traces && resource) {
+    const provider = registerMeterProvider(env, metricsSdk, resource, readers);
+    return { plan, started: true, spanExport: () => undefined, shutdown: stopWithin(() => provider.shutdown()) };
+  }
+  const { NodeSDK, tracing: traceSdk } = await loadOptional(
+    '@opentelemetry/sdk-node',
+    purpose,
+    () => import('@opentelemetry/sdk-node'),
+  );
   const sampling = plan.traces ? traceSampling(env, traceSdk) : undefined;
   // OTLP http/protobuf spans through our own processor (each span encoded as it ends), else the SDK's.
   const spanSettings = plan.traces ? ownSpanExportSettings(env) : undefined;
   const spanExport =
     spanSettings && new OtlpSpanExport(spanSettings, (message) => console.warn(`openresponses-server: ${message}`));
-  const named = isSet(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
-  const serviceName = named ? undefined : (options.serviceName ?? 'openresponses-server');
-  // Not the SDK's process detector: its process.command_args would export the command line, keys included
-  // (--api-key). The process's id and runtime instead; OTEL_NODE_RESOURCE_DETECTORS still chooses when set.
-  const ownDetection = !isSet(env.OTEL_NODE_RESOURCE_DETECTORS);
-  const resourceDetectors = [resources.envDetector, resources.hostDetector];
-  const resource = resources.defaultResource().merge(
-    resources.resourceFromAttributes({
-      'process.pid': process.pid,
-      'process.runtime.name': 'nodejs',
-      'process.runtime.version': process.versions.node,
-    }),
-  );
   // Spans through the own tracer too (./own-tracer.ts) when nothing asks for what only the SDK's does.
   const ownTracer =
-    spanExport && sampling && ownDetection && ownTracerAllowed(env)
-      ? new OwnTracerProvider(
-          spanExport,
-          // The resource as the SDK builds its own (below): detected, then service.name.
-          resource
-            .merge(resources.detectResources({ detectors: resourceDetectors }))
-            .merge(
-              serviceName === undefined ? null : resources.resourceFromAttributes({ 'service.name': serviceName }),
-            ),
-          sampling.sampler,
-        )
+    spanExport && sampling && resource && ownTracerAllowed(env)
+      ? new OwnTracerProvider(spanExport, resource, sampling.sampler)
       : undefined;
   const sdk = new NodeSDK({
-    serviceName,
-    ...(ownDetection ? { resourceDetectors, resource } : {}),
+    ...(resource ? { resource, autoDetectResources: false } : { serviceName }),
     // Without a traces exporter asked for, no tracer provider is registered (spans stay no-ops), and no
     // propagator either. With the own tracer, the SDK registers none: the own one is registered below.
     spanProcessors: plan.traces
@@ -301,15 +294,20 @@ export async function startTelemetry(env: Env, options: TelemetryOptions = {}): 
     plan,
     started: true,
     spanExport: () => spanExport?.counted(),
-    shutdown: (timeoutMs = 5000) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-        timer.unref?.();
-      });
-      const stopped = Promise.all([sdk.shutdown().catch(() => {}), ownTracer?.shutdown().catch(() => {})]);
-      return Promise.race([stopped.then(() => {}), late]).finally(() => clearTimeout(timer));
-    },
+    shutdown: stopWithin(() => Promise.all([sdk.shutdown().catch(() => {}), ownTracer?.shutdown().catch(() => {})])),
+  };
+}
+
+/** `Telemetry.shutdown`: runs `stop` and waits for it at most `timeoutMs` (default 5 s). */
+function stopWithin(stop: () => Promise<unknown>): Telemetry['shutdown'] {
+  return (timeoutMs = 5000) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      timer.unref?.();
+    });
+    // Neither rejects.
+    return Promise.race([stop().catch(() => {}), late]).then(() => clearTimeout(timer));
   };
 }
 
