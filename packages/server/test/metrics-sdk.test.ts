@@ -3,13 +3,17 @@
 // it knows), registers the metrics SDK's MeterProvider, and serves the same `GET /metrics` text, byte for byte,
 // as through the Node SDK for the same turns. In processes of their own (test/metrics-sdk-turns.ts): the API's
 // providers and the own aggregation are global. OTEL_NODE_RESOURCE_DETECTORS (a setting only the Node SDK
-// reads) still takes the Node SDK's path: the comparison's other side.
+// reads) still takes the Node SDK's path: the comparison's other side. OTLP metrics without spans go out on
+// SIGTERM (the CLI's shutdown flushes the MeterProvider) with the CLI's resource.
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { DiagLogLevel, diag, metrics } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import { expect, test, vi } from 'vitest';
 import { registerMeterProvider } from '../src/node/metrics-sdk.js';
+import { startCli } from './cli-process.js';
+import { startOtlpReceiver } from './otlp-receiver.js';
 
 const script = fileURLToPath(new URL('./metrics-sdk-turns.ts', import.meta.url));
 
@@ -100,5 +104,44 @@ test("registerMeterProvider reads what the Node SDK reads for it: OTEL_LOG_LEVEL
   } finally {
     setLogger.mockRestore();
     metrics.disable();
+  }
+});
+
+test('OTLP metrics without spans: the CLI exports them on SIGTERM (the MeterProvider flushes), with its resource', async () => {
+  const receiver = await startOtlpReceiver();
+  try {
+    const cli = await startCli(['--port', '0', '--api-key', 'k'], {
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${receiver.url}/v1/metrics`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'metrics-only',
+      OTEL_METRIC_EXPORT_INTERVAL: '600000',
+    });
+    expect(cli.output).toContain('OpenTelemetry: metrics over OTLP http/json');
+    const answer = await fetch(`${cli.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: JSON.stringify({ model: 'openresponses-deterministic', input: 'Hello' }),
+    });
+    expect(answer.status).toBe(200);
+    expect(receiver.requests).toEqual([]);
+    const exited = once(cli.child, 'exit');
+    cli.child.kill('SIGTERM');
+    expect((await exited)[0]).toBe(0);
+    expect(receiver.requests.map((request) => request.path)).toEqual(['/v1/metrics']);
+    const body = JSON.parse(receiver.requests[0]!.body.toString('utf8')) as {
+      resourceMetrics: Array<{
+        resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> };
+        scopeMetrics: Array<{ metrics: Array<{ name: string }> }>;
+      }>;
+    };
+    const [exported] = body.resourceMetrics;
+    const attributes = new Map(exported!.resource.attributes.map(({ key, value }) => [key, value.stringValue]));
+    expect(attributes.get('service.name')).toBe('metrics-only');
+    expect(attributes.has('process.pid')).toBe(true);
+    expect(exported!.scopeMetrics.flatMap((scope) => scope.metrics.map((metric) => metric.name))).toContain(
+      'gen_ai.server.request.duration',
+    );
+  } finally {
+    await receiver.close();
   }
 });
