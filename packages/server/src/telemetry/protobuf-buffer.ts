@@ -104,9 +104,10 @@ export class ProtobufBuffer {
 
   /** `timesMs`' 17 bytes at `at`, inside what was written (over the room a template kept for them). */
   timesMsAt(at: number, startMs: number, endMs: number): void {
-    this.msAt(at, startMs);
+    const view = this.view;
+    if (!msAt(view, at, startMs)) this.msAt(at, startMs);
     this.bytes[at + 8] = 0x41; // 8: end_time_unix_nano, fixed64
-    this.msAt(at + 9, endMs);
+    if (!msAt(view, at + 9, endMs)) this.msAt(at + 9, endMs);
   }
 
   private msAt(at: number, ms: number): void {
@@ -258,6 +259,23 @@ export class ProtobufBuffer {
   written(): Uint8Array {
     return this.bytes.subarray(0, this.pos);
   }
+}
+
+/**
+ * `ms` as `ProtobufBuffer.msAt` writes it, for seconds in [0, 2^32) (its `nanosecondsAt`'s first case), in a
+ * function small enough to be inlined into its caller (callgrind: the method, called, ~140 instructions a time
+ * stamp with its boxed argument); false, nothing written, otherwise.
+ */
+function msAt(view: DataView, at: number, ms: number): boolean {
+  const seconds = Math.floor(ms / 1000);
+  if (!(seconds >= 0 && seconds < 0x100000000)) return false;
+  const nanos = Math.min(999_999_999, Math.round((ms - seconds * 1000) * 1e6));
+  const scaled = seconds * 1953125;
+  const high = Math.floor(scaled / 0x800000);
+  const low = (scaled - high * 0x800000) * 512 + nanos;
+  view.setUint32(at, low >>> 0, true);
+  view.setUint32(at + 4, (high + (low >= 0x100000000 ? 1 : 0)) >>> 0, true);
+  return true;
 }
 
 /** The bytes of a varint below 2^32. */
