@@ -14,6 +14,7 @@ import type { KeptBlock, OwnSpanTracer, SpanShape } from '../telemetry/own-spans
 import type { ProtobufBuffer } from '../telemetry/protobuf-buffer.js';
 import { ChildContext, SPAN_KEY, type SpanScope } from '../telemetry/span-scope.js';
 import { type SpanMaker, SpanRecord } from './own-span.js';
+import { writeWhole } from './own-span-template.js';
 import { wallClockMs } from './span-clock.js';
 import { isAttributeValue } from './own-span-attributes.js';
 
@@ -310,6 +311,21 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     return true;
   }
 
+  /** The whole span from its block's template (./own-span-template.ts), where its tail is the usual one. */
+  encodeWhole(out: ProtobufBuffer, head: Uint8Array): boolean {
+    if (this.general || this.extraValue !== undefined || this.extras !== undefined) return false;
+    const block = keptFor(this.shape.kept, this.initial);
+    return block !== undefined && writeWhole(out, head, block, this);
+  }
+
+  fieldAt(field: number): AttributeValue | undefined {
+    return this.fieldValue(field);
+  }
+
+  get lastField(): number {
+    return this.last;
+  }
+
   /** How many of `block`'s first fields this span set the same; the block cut to them. */
   private sameFields(block: KeptBlock): number {
     const values = block.values;
@@ -318,6 +334,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     if (same < values.length) {
       block.bytes = block.bytes.slice(0, block.ends[same]);
       block.headed = undefined;
+      block.whole = undefined;
       values.length = same;
       block.ends.length = same + 1;
     }
@@ -359,6 +376,8 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
       misses: 0,
       headed: undefined,
       headedBy: undefined,
+      whole: undefined,
+      wholeMisses: 0,
     });
   }
 }

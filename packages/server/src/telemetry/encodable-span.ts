@@ -58,6 +58,13 @@ export interface EncodableSpan {
    */
   encodeFromHead?(out: ProtobufBuffer, head: Uint8Array): boolean;
   /**
+   * Writes the whole `Span` message under ScopeSpans' field 2 (its tag and length too) from a template of the
+   * last one written like it, answering true, where only its ids, times and attribute values of the same byte
+   * lengths differ from it (a turn's span of the own tracer: node/own-span-template.ts); false, with nothing
+   * written, otherwise. Asked only when `clockTimes`, with the `head` `encodeFromHead` is given.
+   */
+  encodeWhole?(out: ProtobufBuffer, head: Uint8Array): boolean;
+  /**
    * Where the encoder keeps what it made of the name and kind of the last span written from the same place (a
    * shape of the server's spans, whose spans come with one name again and again): found there, not looked up.
    */

@@ -84,6 +84,26 @@ export function writeAttribute(
   writeKeyValue(out, field, keyEntry(key), value);
 }
 
+/**
+ * `text` at `at` of `out`'s bytes, as UTF-8 in `text.length` bytes, when every character is ASCII; false
+ * otherwise (then the bytes from `at` on are overwritten, up to 3 a character). `writePair`'s way: a long string
+ * by one native call (a response id is a concatenated string, ~50 instructions a character through `charCodeAt`).
+ */
+export function writeAsciiAt(out: ProtobufBuffer, at: number, text: string): boolean {
+  const length = text.length;
+  if (length >= LONG_TEXT && bufferUtf8Write !== undefined) {
+    out.reserve(at + 3 * length - out.pos);
+    return bufferUtf8Write.call(out.bytes, text, at, 3 * length) === length;
+  }
+  const bytes = out.bytes;
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0x7f) return false;
+    bytes[at + i] = code;
+  }
+  return true;
+}
+
 /** One KeyValue under `field` of the key of `entry` (`keyEntry`), as `writeAttribute` writes it. */
 export function writeKeyValue(
   out: ProtobufBuffer,

@@ -263,6 +263,8 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
       slot.head = head;
     }
   }
+  const clockTimes = span.clockTimes === true;
+  if (clockTimes && head !== undefined && field === 2 && span.encodeWhole?.(out, head.bytes) === true) return;
   const lengthSize = head === undefined ? 1 : head.lengthSize;
   let at: number;
   if (field < 16) {
@@ -289,7 +291,6 @@ export function writeSpan(out: ProtobufBuffer, field: number, span: EncodableSpa
       writeSpanId(out, parent);
     }
   }
-  const clockTimes = span.clockTimes === true;
   if (!(clockTimes && head !== undefined && span.encodeFromHead?.(out, head.bytes) === true)) {
     writeHead(out, name, kind, head);
     if (clockTimes) {

@@ -83,6 +83,31 @@ export interface KeptBlock {
    */
   headed: Uint8Array | undefined;
   headedBy: Uint8Array | undefined;
+  /** The whole span last written for spans of this block whose fields it holds (node/own-span-template.ts). */
+  whole: WholeTemplate | undefined;
+  /** Spans in a row whose fields after the block did not fit `whole` (at a few, it is made anew). */
+  wholeMisses: number;
+}
+/**
+ * A whole span message (ScopeSpans' field 2, its length, ids, a block's `headed` bytes, the fields after the
+ * block and the usual tail) as the general writer wrote it, written again with its ids, times and fields after
+ * the block patched in (node/own-span-template.ts).
+ */
+export interface WholeTemplate {
+  readonly bytes: Uint8Array;
+  /** The head it was made with (its name and kind), whether the span had a parent, and its trace flags. */
+  readonly head: Uint8Array;
+  readonly parent: boolean;
+  readonly flags: number;
+  /** Where its ids begin (after its tag and length). */
+  readonly idsAt: number;
+  /**
+   * Its fields after the block, from the block's `values.length` to `last`: where each value's bytes begin and how
+   * many (a string's length; an integer's varint size, negated; 0: unset).
+   */
+  readonly last: number;
+  readonly offsets: readonly number[];
+  readonly sizes: readonly number[];
 }
 const shapeOf = (keys: string[], extraKey?: string): SpanShape =>
   Object.freeze({
