@@ -720,6 +720,57 @@
 // Prometheus-only set-up (+310 modules, +4.6-5.7 MB of live heap for every mark-compact to mark; ~0.3 µs a turn by
 // the bench's mark-compact slope); a bare MeterProvider would do there, not done (a second set-up path, not shown in
 // time).
+// Floor-gap note (2026-12-01 11:20-12:05 UTC, issue 35's twenty-eighth session, floor-gap; new machine: Xeon,
+// KVM; load 3.5-7 with two other sessions). Callgrind of the built package, telemetry-floor-turns.ts one process a
+// setting (16,000 warm turns, 3 windows of 1,600 after 800 re-warm, main thread, compiles and GC left out, the
+// metric export out of the windows; one process rotating settings left windows with Node's http client or the
+// server stage's answered in baseline code after a deopt, +30-60k). Instructions a turn, medians: gateway JSON off
+// 270.9k, floor +16.4k (+6.0%), ours +30.0k (+11.1%); embedded JSON off 90.3k, floor +14.2k (+15.7%), ours +22.3k
+// (+24.7%). Ours against the floor, gateway: span start 3.3k / ~0.9k (two objects a span, ~630 instructions of
+// straight-line construction a startFixed by its optimised code: map transitions, id draws, the clock's brand
+// check), ends and glue 4.0k (0.6k off) / ~3.6k, encoding 9.0k / 6.3k, export 1.35k / ~0, propagation 2.0k + Node's
+// header checks 1.05k / 0.3k (the floor in process sends no traceparent), metrics 1.9k / 1.7k, knock-on +8.1k /
+// +2.6k. Timed, in process, 11 alternated rounds, load 3.8-5.3: gateway off 53.9 µs, floor +6.0%, ours +20.6%;
+// embedded off 13.3 µs, floor +22.8%, ours +39.3% (a second run at 4.7-5.0: +8.1/+21.9, +31.0/+40.6%).
+// Tried, none landed: the span's clock read before super() (startFixed -132, the glue +0.2k by inlining), within
+// through Reflect.apply (glue up), the traceparent from Buffer hex slices (5.0k against 3.4k, micro). Clock reads
+// are 1.06% of the on process by perf (~30 ns each). So the embedded JSON turn cannot meet +10% even at the floor;
+// for the gateway, ours is 13.6k above the floor, most of it in the span objects, the encoding and the knock-on.
+// Span-template note (2026-12-01 11:20-12:30 UTC, issue 35's twenty-eighth session, span-template; new Xeon machine,
+// load 4-10 with two other sessions). The per-turn note's last idea: a fixed span written whole from a template of the
+// last one of its head and block (node/own-span-template.ts): the general writer's bytes kept on the block, one `set`
+// a span, then its ids (8 DataView words), times and the fields after the block patched in where each takes the
+// template's bytes (a response id of one length, token counts of one varint size); same bytes (span-template.test.ts).
+// Callgrind of the built package, stored gateway JSON turns in process, both on, 2,400 counted after 6,000 warm
+// (callgrind_control around the window, JIT frames named by --perf-basic-prof), 3-4 runs a build, spread under 10:
+// the encoding functions 8,315 -> 5,995 instructions a turn (writeSpan 1,832, encodeFromHead 1,756, writeOwnIds 1,713,
+// msAt 1,150, writePair + writeKeyValue 895, set 970 -> writeWhole 3,990, set 655, writeSpan 584, msAt 539). Three
+// spans of ids and times only: 6,922. Patching the response id by charCodeAt cost ~2k a turn (a concatenated
+// string, ~50 a character): it goes through Buffer's utf8Write as writePair does. msAt as a module function ~67 a
+// time stamp, not 144 (still not inlined). The whole turn stays within its run noise (clean windows 314.2k before,
+// 312.2k/314.3k after; most windows held a mark-compact). Timed, alternated, in process (11 rounds, load 4.7-10):
+// gateway JSON 155.7 -> 143.1 µs (lower in 7 of 11), embedded JSON 42.6 -> 43.2 (4 of 11): inconclusive at that
+// load (spread 30-100%, effect under 1% of a turn). Landed (cfeb880, 93eddcc) on the instruction count; the idle
+// runs decide its time. What is left in writeWhole: the ids' 8 DataView word pairs (~32 instructions each, ~250 a
+// span), `bytes.set`'s LoadIC in append and the builtin (~300 a span), the field checks.
+// Metrics-SDK note (2026-12-01 11:20-12:05 UTC, issue 35's twenty-eighth session, prom-metrics; new machine: Intel
+// Xeon, Sapphire Rapids class, KVM, 2 cores; load 3-7 with two other sessions). Metrics without spans (--metrics
+// alone; OTLP or console metrics with OTEL_TRACES_EXPORTER=none or a metrics endpoint alone) now register the metrics
+// SDK's MeterProvider alone (node/metrics-sdk.ts, d6ff98c), not @opentelemetry/sdk-node. The built CLI (--api-key,
+// --metrics with its key) against main's build, 8 alternated rounds, a probe (--import) reading require.cache and,
+// after a forced GC (--expose-gc), heapUsed: OpenTelemetry packages 30 -> 6, CommonJS modules 483 -> 177 (off 64);
+// live heap after startup 25.0 -> 20.8 MB (off 19.5), after 800 JSON turns 28.1 -> 23.8 MB (off 22.2); spawn to
+// listening, medians, 512 -> 420 ms (off 368), its CPU (/proc stat) 455 -> 390 ms (off 338). OTLP metrics alone (a
+// metrics endpoint, 3 rounds): 484 -> 252 modules, 25.1 -> 21.4 MB. In process (service.handle turns, 16 lanes, both
+// builds side by side, 16 alternated rounds, load 4-6.6): live heap after warm-up 46.5 -> 42.3 MB (gateway JSON; off
+// 40.8); CPU a turn, after against before, +0.8% (embedded JSON), +0.2% (gateway JSON), before against before
+// -3.7/+1.2%: not resolved. Callgrind (all threads, 6,000 embedded JSON turns after 20,000, callgrind_control -i):
+// before 98.7k/98.9k instructions a turn, after 98.5k/99.4k, off 97.2k: the turn runs the same code. Fifteen forced
+// full GCs after 20,000 turns: before 209.3M instructions, after 196.0M, off 186.7M, so metrics' GC surcharge
+// +22.6M -> +9.3M: ~330 instructions a turn at one mark-compact per ~40k embedded turns (if a mark-compact costs
+// what a forced GC does), under what time resolves. The gain is memory, modules and startup; metrics' CPU a turn
+// stays what the Metrics-time note found. OTEL_NODE_RESOURCE_DETECTORS still takes the Node SDK, which reads it
+// (test/metrics-sdk.test.ts compares the two paths' scrapes byte for byte).
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
