@@ -127,7 +127,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
       field = keys.length - 1;
       while (field >= 0 && keys[field] !== key) field--;
     }
-    if (field < 0 || (field < this.last && this.fieldValue(field) === undefined)) {
+    if (field < 0 || (field < this.last && this.fieldAt(field) === undefined)) {
       this.toGeneral();
       return super.setAttribute(key, value);
     }
@@ -199,7 +199,8 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     if (v4 !== undefined) this.setAttribute(keys[4]!, v4);
   }
 
-  private fieldValue(field: number): AttributeValue | undefined {
+  /** Its shape's field at `field` (the template reads them too: ./own-span-template.ts). */
+  fieldAt(field: number): AttributeValue | undefined {
     switch (field) {
       case 0:
         return this.f0;
@@ -226,7 +227,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     this.general = true;
     if (this.extraValue !== undefined) super.setAttribute(this.shape.extraKey!, this.extraValue);
     for (let field = 0; field <= this.last; field++) {
-      const value = this.fieldValue(field);
+      const value = this.fieldAt(field);
       if (value !== undefined) super.setAttribute(this.shape.keys[field]!, value);
     }
   }
@@ -236,7 +237,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     const all: Attributes = { ...this.initial };
     if (this.extraValue !== undefined) all[this.shape.extraKey!] = this.extraValue;
     for (let field = 0; field <= this.last; field++) {
-      const value = this.fieldValue(field);
+      const value = this.fieldAt(field);
       if (value !== undefined) all[this.shape.keys[field]!] = value;
     }
     return all;
@@ -318,10 +319,6 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     return block !== undefined && writeWhole(out, head, block, this);
   }
 
-  fieldAt(field: number): AttributeValue | undefined {
-    return this.fieldValue(field);
-  }
-
   get lastField(): number {
     return this.last;
   }
@@ -330,7 +327,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
   private sameFields(block: KeptBlock): number {
     const values = block.values;
     let same = 0;
-    while (same < values.length && this.fieldValue(same) === values[same]) same++;
+    while (same < values.length && this.fieldAt(same) === values[same]) same++;
     if (same < values.length) {
       block.bytes = block.bytes.slice(0, block.ends[same]);
       block.headed = undefined;
@@ -345,7 +342,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
   private writeFields(out: ProtobufBuffer, from: number): void {
     const entries = this.shape.entries;
     for (let field = from; field <= this.last; field++) {
-      const value = this.fieldValue(field);
+      const value = this.fieldAt(field);
       if (value !== undefined) writeKeyValue(out, 9, entries[field]!, value);
     }
   }
@@ -360,7 +357,7 @@ export class OwnFixedSpan extends SpanRecord implements Context, SpanScope {
     const ends = [out.pos - start];
     let keeping = true;
     for (let field = 0; field <= this.last; field++) {
-      const value = this.fieldValue(field);
+      const value = this.fieldAt(field);
       if (value !== undefined) writeKeyValue(out, 9, entries[field]!, value);
       if (keeping && (typeof value !== 'object' || Object.isFrozen(value)) && out.pos - start <= BLOCK_BYTES) {
         values.push(value);
