@@ -771,6 +771,37 @@
 // what a forced GC does), under what time resolves. The gain is memory, modules and startup; metrics' CPU a turn
 // stays what the Metrics-time note found. OTEL_NODE_RESOURCE_DETECTORS still takes the Node SDK, which reads it
 // (test/metrics-sdk.test.ts compares the two paths' scrapes byte for byte).
+// Span-path note (2026-12-01 14:20-15:10 UTC, issue 35's twenty-ninth session, span-path; Xeon, load 6-11 with two
+// other sessions). The export hand-off, by function: callgrind of the built package, stored gateway JSON turns in
+// process, both on, one process a build, 3 windows of 1,600 counted after 16,000 warm + 800 (floor-gap's driver, GC
+// and compiles out). Whole-turn totals swung 295k-400k between windows (natives with no JS caller, Node's JS), so only
+// our functions' self counts compare (spread under 40). On 2fe5e82: onEnd 757 + add 153 a turn (4 spans, 3 through
+// onEnd: ~250 a span), the POST once in 128 turns (seal ~1.2k a turn inclusive, plus Node's http, which the floor pays
+// too). Tried (branch span-path, 731d9dd): the bounds in the export's own fields, the batch's last group kept (no
+// loop a span): onEnd + add -> 207, but onEnd then inlined into span-ends' functions (+432 there): ends, export,
+// encoding and template 9,280 -> 9,009-9,071 (-210 to -270), under the 500 asked; not landed. Last session's
+// second-read leftovers: msAt's arithmetic shared with ProtobufBuffer.nanosecondsAt through one module function
+// (span-path-leftovers, 7cf1075): writeWhole inlines msAt and calls the shared function (879 a turn against 539; one
+// module call a span for both times, ~170 worse still); ProtobufBuffer.varintAt for every varint loop
+// (span-path-varint, 46b916d): not inlined into writeWhole (124-132 a turn), the encoding functions 5,320 ->
+// 5,419-5,445. Neither landed: writeWhole's inlining budget is spent, so a helper it shares is a call; the two copies
+// stay, each with its reason at its place. The upstream traceparent: Node checks every header given to http.request
+// (array or object, ~1.4k instructions a header here, 5 a turn); only headers already in its table (setHeader, which
+// checks them) skip it, so no public path sends ours unchecked.
+// Span-start note (2026-12-01 14:20-15:10 UTC, issue 35's twenty-ninth session, span-start; Xeon, load 6.5-11; the
+// method of the span-path note, each function the same in every window within 6 instructions). On 2fe5e82 a turn's
+// four span starts are startFixed 2,656 (OwnFixedSpan's and SpanIds' constructors inlined into it) + take 195: ~710
+// instructions a span, nearly all of it the constructors' work, not the second object. A span holding its ids itself
+// (PooledIds: pool offsets, flags, trace state as its fields; its SpanContext made when asked, then kept; the
+// encoder, template, export and traceparent reading the span; branch span-start-one-object, e8c94a7) put
+// OwnFixedSpan's constructor in a frame of its own (2,771), no longer inlined: Builtins_FastNewObject +754 a turn,
+// the span path's functions 10,056 -> 10,370. Not landed; inlined, the one object would save ~100. Clock reads:
+// performance.now() is 184 instructions a call (micro, 300k calls less an empty loop), 54 of them Node's receiver
+// check through ObjectPrototypeHasOwnProperty; process.hrtime() with its arithmetic 76. In the turn (the built
+// package patched to read hrtime): startFixed -113, end -199, hasOwnProperty natives -432, FastPerformanceNow -80,
+// Node's now -107, the new reader +801 (not inlined, ~100 a read): ~-130 a turn, not kept. The fieldAt/fieldValue
+// merge (0f4a634) left the encoding functions unchanged (writeWhole 3,990, fieldAt 122). So the span start's ~2.4k
+// above the floor is the constructors' field stores, the parent's lookup and the ids' draw, not an object to remove.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
