@@ -1,1 +1,30 @@
-export { default } from '../../vitest.shared.js';
+import { configDefaults, defineConfig } from 'vitest/config';
+import shared from '../../vitest.shared.js';
+
+// Most files run without per-file isolation (one module graph a worker: the suite's import time was 95 of its
+// 545 s on a 2-core machine); the files that read the process's own metrics state (a module singleton a
+// provider registers into) keep their own.
+const ISOLATED = [
+  'test/metrics-clock.test.ts',
+  'test/metrics-lookups.test.ts',
+  'test/metrics-providers.test.ts',
+  'test/metrics-registration.test.ts',
+];
+
+// The projects take the shared settings but the global setup, which the root runs once for both (one temporary
+// folder a run, not one inside another: Chromium's socket path would pass its length limit).
+const { globalSetup: _once, ...project } = shared.test ?? {};
+
+export default defineConfig({
+  ...shared,
+  test: {
+    ...shared.test,
+    projects: [
+      {
+        ...shared,
+        test: { ...project, name: 'shared', isolate: false, exclude: [...configDefaults.exclude, ...ISOLATED] },
+      },
+      { ...shared, test: { ...project, name: 'isolated', include: ISOLATED } },
+    ],
+  },
+});
