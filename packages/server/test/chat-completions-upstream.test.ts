@@ -7,6 +7,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ChatCompletionsProvider } from '../src/index.js';
+import type { UpstreamResponse } from '../src/models/upstream.js';
+import { EVENTS_PER_TURN } from '../src/models/upstream-provider.js';
 import { nodeFetch, type RunningServer } from '../src/node/index.js';
 import { API_KEY, post, startTestServer, stream } from './harness.js';
 import { modelRequest } from './model-request.js';
@@ -202,6 +204,48 @@ describe('an answer the upstream sends at once', () => {
       if (part.delta === 'a') setImmediate(() => (turned = true));
     }
     expect(seen).toEqual(['a before the turn', 'b after the turn', 'c after the turn']);
+  });
+});
+
+describe('an answer the upstream floods', () => {
+  test(`is translated at most EVENTS_PER_TURN (${EVENTS_PER_TURN}) events a turn of the event loop`, async () => {
+    // Every read() answers at once, as reads of a socket that keeps data ready do (Node reads one up to 32
+    // times in a turn): 100 text deltas a read, 4,000 in all, then the finish.
+    const sse = (...chunks: unknown[]) =>
+      new TextEncoder().encode(
+        chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`).join(''),
+      );
+    const reads = [
+      sse(chunk({ role: 'assistant', content: '' })),
+      ...Array.from({ length: 40 }, () => sse(...Array.from({ length: 100 }, () => chunk({ content: 'x' })))),
+      sse(chunk({}, 'stop', { usage }), '[DONE]'),
+    ];
+    const body = {
+      getReader: () => ({
+        read: async () => {
+          const value = reads.shift();
+          return value ? { done: false as const, value } : { done: true as const, value: undefined };
+        },
+        releaseLock() {},
+      }),
+    };
+    const answer = { ok: true, status: 200, headers: { get: () => 'text/event-stream' }, body };
+    const provider = new ChatCompletionsProvider({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      fetch: async () => answer as unknown as UpstreamResponse,
+    });
+    const perTurn = [0];
+    let flooding = true;
+    const everyTurn = () => {
+      perTurn.push(0);
+      if (flooding) setImmediate(everyTurn);
+    };
+    setImmediate(everyTurn);
+    for await (const part of provider.generate(modelRequest({ stream: true })))
+      if (part.type === 'text-delta' && part.delta === 'x') perTurn[perTurn.length - 1]!++;
+    flooding = false;
+    expect(perTurn.reduce((a, b) => a + b)).toBe(4_000);
+    expect(Math.max(...perTurn)).toBeLessThanOrEqual(EVENTS_PER_TURN);
   });
 });
 

@@ -34,8 +34,16 @@ export interface UpstreamFamilyDefaults {
 /** Text, refusal, reasoning or tool-argument output, or a whole item: what a client waits for first. */
 const isOutput = (part: ModelPart) => part.type === 'item' || part.type.endsWith('-delta');
 
-/** Settles once the event loop has run what is pending (Node's `setImmediate`; a timer elsewhere). */
-const afterPendingWrites = (): Promise<void> =>
+/**
+ * Events of one streamed answer translated in one turn of the event loop. A fast upstream's socket reads
+ * follow one another in one turn (Node reads a ready socket up to 32 times, 2 MiB, before it polls the
+ * others), each translated on microtasks of that turn: a hostile flood of empty or open blocks (an event a
+ * ~100-byte block, each an item) held every other request on the server 200-600 ms, one /healthz among them.
+ */
+export const EVENTS_PER_TURN = 256;
+
+/** Settles once the event loop has run what is pending: writes, other sockets, timers (Node's `setImmediate`; a timer elsewhere). */
+const nextLoopTurn = (): Promise<void> =>
   new Promise((resolve) => {
     const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
     if (immediate) immediate(resolve);
@@ -188,6 +196,7 @@ export abstract class UpstreamModelProvider implements ModelProvider {
       let parts: ModelPart[] = [];
       let broken: ResponsesError | undefined;
       let firstOutput = true;
+      let eventsThisTurn = 0;
       const reading = call.frames(response, () => events.complete, events.keepAlive);
       try {
         for (let frames = await call.nextFrames(reading); frames; frames = await call.nextFrames(reading)) {
@@ -206,8 +215,18 @@ export abstract class UpstreamModelProvider implements ModelProvider {
                 // last one is done (the transport writes what a turn produced once the turn waits).
                 yield parts;
                 parts = [];
-                await afterPendingWrites();
+                await nextLoopTurn();
+                eventsThisTurn = 0;
               }
+            }
+            if (++eventsThisTurn === EVENTS_PER_TURN) {
+              // Other requests get their turn (see EVENTS_PER_TURN); the body waits in the reader meanwhile.
+              eventsThisTurn = 0;
+              if (parts.length > 0) {
+                yield parts;
+                parts = [];
+              }
+              await nextLoopTurn();
             }
           }
           if (parts.length > 0) {

@@ -272,10 +272,14 @@ export function describeHostileContract(
         });
         monitor = watch(target, 100);
       };
-      /** RSS growth per case, printed when the group stops (the figures docs and benches quote). */
-      const growths: string[] = [];
+      /**
+       * RSS growth and the most server CPU time while one /healthz waited, per case, printed when the group stops
+       * (the figures docs and benches quote, and the stall bound's margin).
+       */
+      const figures: string[] = [];
       const stop = async () => {
-        if (growths.length > 0) console.log(`${wire.type}, ${set.name}: RSS growth per case: ${growths.join(', ')}`);
+        if (figures.length > 0)
+          console.log(`${wire.type}, ${set.name}: RSS growth, busiest /healthz CPU per case: ${figures.join(', ')}`);
         await monitor?.stop();
         await target?.close();
         await upstream?.close();
@@ -318,7 +322,7 @@ export function describeHostileContract(
                 `/healthz probes unanswered within 30 s (slowest answered ${Math.round(monitor.slowestHealthzMs)} ms, of ${monitor.probes})`,
               ).toBe(0);
               const growth = Math.max(monitor.peakRss, target.rss()) - rssBefore;
-              growths.push(`${name} ${(growth / MiB).toFixed(1)} MiB`);
+              figures.push(`${name} ${(growth / MiB).toFixed(1)} MiB ${monitor.busiestHealthzCpuMs} ms`);
               expect(growth, `RSS growth (bytes) under ${set.name}`).toBeLessThan(set.rssGrowth);
               expect(outcome.bytes, 'bytes the client received').toBeLessThanOrEqual(
                 clientBytesBound(limits.maxOutputBytes),
