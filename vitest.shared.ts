@@ -5,6 +5,9 @@ import { defineConfig } from 'vitest/config';
 /** The global setup every test config lists: one temporary folder per run, checked empty and removed at its end. */
 export const temporaryFolder = fileURLToPath(new URL('./test-support/temp-folder.ts', import.meta.url));
 
+/** The global setup, listed before the temporary folder's, of a suite that starts its package's built CLI: that build, fresh. */
+export const freshBuild = fileURLToPath(new URL('./test-support/fresh-build.ts', import.meta.url));
+
 export const sourceConditions = ['@openresponses/source', 'import', 'module', 'node', 'default'];
 
 export default defineConfig({

@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import shared from '../../vitest.shared.js';
+import shared, { freshBuild, temporaryFolder } from '../../vitest.shared.js';
 
 // Most files run without per-file isolation (one module graph a worker: the suite's import time was 95 of its
 // 545 s on a 2-core machine); the files that read the process's own metrics state (a module singleton a
@@ -19,6 +19,8 @@ export default defineConfig({
   ...shared,
   test: {
     ...shared.test,
+    // First the build the CLI's child processes start from, fresh (test/built-cli.ts), then the run's folder.
+    globalSetup: [freshBuild, temporaryFolder],
     projects: [
       {
         ...shared,

@@ -1,4 +1,5 @@
-// The compliance CLI as a real child process: --version, usage errors, an unreachable server, and a real run.
+// The compliance CLI as a real child process (from the package's build: test-support/fresh-build.ts): --version,
+// usage errors, an unreachable server, and a real run.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -7,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from '@openresponses/server/node';
 import { expect, test } from 'vitest';
 
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/cli.ts');
+const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/cli.js');
 
 function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
+  const child = spawn(process.execPath, [cli, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -7,12 +7,13 @@ import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { MUTANT_API_KEY, MUTANTS, serve } from './mutants.js';
 
-const cli = path.resolve(import.meta.dirname, '../src/cli.ts');
+// The CLI from the package's build (test-support/fresh-build.ts).
+const cli = path.resolve(import.meta.dirname, '../dist/cli.js');
 const dir = mkdtempSync(path.join(tmpdir(), 'openresponses-report-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(args: string[]): Promise<{ status: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
+  const child = spawn(process.execPath, [cli, ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

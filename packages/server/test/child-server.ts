@@ -1,13 +1,11 @@
-// The reference server as a real child process (the CLI on sources), for tests and scripts that need to
+// The reference server as a real child process (the CLI from the package's build: test/built-cli.ts), for tests and scripts that need to
 // measure it from outside: its resident memory, whether it survives, how fast /healthz answers.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { builtCli } from './built-cli.js';
 
 /** USER_HZ, the unit of /proc/<pid>/stat times: 100 on every Linux that Node supports. */
 const CLOCK_TICKS = 100;
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/node/cli.ts');
 
 export interface ChildServer {
   url: string;
@@ -24,7 +22,7 @@ export interface ChildServer {
 }
 
 export async function startChildServer(args: string[], env: Record<string, string> = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
+  const child = spawn(process.execPath, [builtCli, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

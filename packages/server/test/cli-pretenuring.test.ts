@@ -1,12 +1,10 @@
 // The CLI turns V8's allocation-site pretenuring off (src/node/v8-pretenuring.ts): while it serves, V8
 // makes no more pretenuring decisions, which --trace-pretenuring-statistics prints at each scavenge tracking a site.
 import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
+import { builtCli } from './built-cli.js';
 import { urlOf } from './cli-process.js';
 
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/node/cli.ts');
 const stops: Array<() => void> = [];
 afterEach(() => {
   for (const stop of stops.splice(0)) stop();
@@ -15,17 +13,7 @@ afterEach(() => {
 it('makes no pretenuring decisions while it serves turns', async () => {
   const child = spawn(
     process.execPath,
-    [
-      '--trace-pretenuring-statistics',
-      '--import',
-      'tsx',
-      '--conditions=@openresponses/source',
-      cli,
-      '--port',
-      '0',
-      '--open',
-      '--no-playground',
-    ],
+    ['--trace-pretenuring-statistics', builtCli, '--port', '0', '--open', '--no-playground'],
     { env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   stops.push(() => child.kill('SIGTERM'));

@@ -1,10 +1,8 @@
-// The server CLI as a real child process (sources through tsx), stopped after each test.
+// The server CLI as a real child process (from the package's build: test/built-cli.ts), stopped after each test.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
+import { builtCli } from './built-cli.js';
 
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/node/cli.ts');
 const running: ChildProcess[] = [];
 afterEach(() => {
   for (const child of running.splice(0)) child.kill('SIGTERM');
@@ -15,7 +13,7 @@ export function startCli(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ output: string; child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
+  const child = spawn(process.execPath, [builtCli, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -38,7 +36,7 @@ export function startCli(
 
 /** Runs the CLI to completion: for flags that make it print and exit. */
 export function runCliToExit(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', cli, ...args], {
+  const result = spawnSync(process.execPath, [builtCli, ...args], {
     encoding: 'utf8',
     timeout: 20_000,
     env: { ...process.env, ...env },

@@ -8,11 +8,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
+import { builtCli } from './built-cli.js';
 import { startCli } from './cli-process.js';
 
-const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/node/cli.ts');
 const dir = mkdtempSync(path.join(tmpdir(), 'openresponses-usage-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -21,7 +20,7 @@ function usage(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', '--conditions=@openresponses/source', cli, 'usage', ...args],
+      [builtCli, 'usage', ...args],
       { env: { ...process.env, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => resolve({ status: error ? Number(error.code) : 0, stdout, stderr }),
     );
