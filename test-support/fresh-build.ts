@@ -2,8 +2,8 @@
 // sources through tsx: the child starts in about half the CPU time (tsx's loader hooks see every module). It
 // makes sure that build is fresh, so a change to the sources is never tested against an old one. Under turbo
 // the suite's `test` task depends on the package's `build` (turbo.json); run any other way (vitest in the
-// package's folder), it builds the package and its workspace dependencies through turbo first: cache hits,
-// ~2 s, when nothing changed.
+// package's folder), it builds the package and its workspace dependencies through turbo first, and again before
+// each re-run in watch mode: cache hits, ~2 s, when nothing changed.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,10 +15,15 @@ export default function setup(project: TestProject): void {
   if (process.env.TURBO_HASH) return;
   const root = project.config.root;
   const { name } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string };
-  const build = spawnSync(
-    'npx',
-    ['turbo', 'run', 'build', `--filter=${name}...`, '--output-logs=errors-only', '--log-prefix=none'],
-    { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: 'inherit' },
-  );
-  if (build.status !== 0) throw new Error(`the build of ${name} its tests start from failed (exit ${build.status})`);
+  const build = () => {
+    const run = spawnSync(
+      'npx',
+      ['turbo', 'run', 'build', `--filter=${name}...`, '--output-logs=errors-only', '--log-prefix=none'],
+      { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: 'inherit' },
+    );
+    if (run.status !== 0) throw new Error(`the build of ${name} its tests start from failed (exit ${run.status})`);
+  };
+  build();
+  // In watch mode a changed source re-runs the tests, not this setup: build before each re-run too.
+  project.onTestsRerun(build);
 }
