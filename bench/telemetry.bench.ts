@@ -802,6 +802,30 @@
 // Node's now -107, the new reader +801 (not inlined, ~100 a read): ~-130 a turn, not kept. The fieldAt/fieldValue
 // merge (0f4a634) left the encoding functions unchanged (writeWhole 3,990, fieldAt 122). So the span start's ~2.4k
 // above the floor is the constructors' field stores, the parent's lookup and the ids' draw, not an object to remove.
+// Knock-on-2 note (2026-12-01 17:05-18:00 UTC, issue 35's thirtieth session, knock-on; Xeon, load 4-9 with two
+// other sessions). What are the floor-gap accounting's +8.1k instructions of "the rest of the turn" with telemetry
+// on? Callgrind of the built package, stored gateway JSON turns in process (floor-gap's driver, one process a
+// setting, 16,000 warm, 3 windows of 1,600 after 800, main thread, compiles and GC left out), 5 off and 6 on
+// processes. With --no-memory-reducer: off 269.82-269.86k, on 295.5/295.7/296.0k (clean windows): +25.7k, telemetry's
+// own JS (dist/telemetry, node/own-*, otlp-*, span-clock, the SDK) +14.0k. The other +11.7k: natives +7.2k (builtins
+// +2.8k, runtime and allocation +2.7k, megamorphic IC +1.8k), our turn code's JS +1.85k, Node's checks of the upstream
+// traceparent +1.36k JS and +0.46k regexp natives, telemetry glue in turn files (service/telemetry.ts, store-spans,
+// part-meter, httpMetrics' answered) +0.92k, Node's other JS +0.35k. By function the turn code's rise is telemetry
+// inlined or called there (endedWith +663: the notes' span end and the meter; Started.run +436: the part meter) and
+// V8's inlining moving (stream.js run -965 / advance +717; the admission and bodyLimit closures +603 / tenantLimits
+// -241); _http_agent's keyed loads go megamorphic with the span POST's second origin (+1.2k against -1.7k of
+// KeyedLoadIC and PolymorphicName); addRequest is optimised with 13 generic LoadICs (+1.2k) where off leaves it in
+// baseline. With --no-turbo-inlining the non-telemetry JS that rises is where telemetry calls (header checks +2.4k,
+// performance.now +727, the glue +1.8k), unchanged code a few hundred (UpstreamCall.send +134, advance +132). So no
+// site goes megamorphic or takes another path that a change of ours could make common: the traceparent's header
+// checks are Node's (per header, its 55 characters through two regexps), the rest is telemetry's own work counted
+// by file. Tried: the span POST's Agent with the upstream's option keys (maxSockets set after): 298.1k against
+// 295.5/295.7k, no change in _http_agent's ICs; not landed. Also learnt: parts.py counts writeWhole (3,990) as turn
+// code and misses scavenger natives (3-12k a turn); callgrind's on windows spread 300-372k from deopt waves (lazy
+// "weak objects" after memory-reducer mark-compacts, eager ones at a window's start) with Node's http client then in
+// baseline code, none of which the process shows without valgrind in 160,000 turns (--trace-deopt): run the
+// accounting with --no-memory-reducer (off's spread 32 instructions) and read windows by their baseline share. The
+// readers (decomp.py, top.py, calls.py, tiers.py, knock.py, a deopt-count driver) are on branch knock-on, 7e2b1cd.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
