@@ -319,7 +319,7 @@ export function describeHostileContract(
               );
               expect(
                 monitor.unansweredHealthz,
-                `/healthz probes unanswered within 30 s (slowest answered ${Math.round(monitor.slowestHealthzMs)} ms, of ${monitor.probes})`,
+                `/healthz probes unanswered within 30 s (slowest answered ${Math.round(monitor.slowestHealthzMs)} ms, of ${monitor.probes}; last: ${monitor.lastFailure})`,
               ).toBe(0);
               const growth = Math.max(monitor.peakRss, target.rss()) - rssBefore;
               figures.push(`${name} ${(growth / MiB).toFixed(1)} MiB ${monitor.busiestHealthzCpuMs} ms`);

@@ -16,14 +16,36 @@ export interface ProbedServer {
 
 /** Time for one `GET /healthz` in ms (Infinity when it fails or takes longer than `timeoutMs`). */
 export async function healthzMs(url: string, timeoutMs = 5000): Promise<number> {
+  return (await probeHealthz(url, timeoutMs)).ms;
+}
+
+/** Error codes of a connection that failed under a request before any answer (a reused keep-alive socket the server closed). */
+const CONNECTION_FAILURES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNREFUSED']);
+
+/**
+ * One `GET /healthz`: its time in ms, or Infinity and why (the status, or the error and its cause). A request
+ * whose connection failed before any answer is sent once more, within the same time: a pooled keep-alive
+ * socket can close under it whatever the server does, and a probe judges the server, not the client's pool.
+ */
+async function probeHealthz(url: string, timeoutMs: number): Promise<{ ms: number; failure?: string }> {
   const start = performance.now();
-  try {
-    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
-    await response.text();
-    return response.status === 200 ? performance.now() - start : Infinity;
-  } catch {
-    return Infinity;
+  const signal = AbortSignal.timeout(timeoutMs);
+  let failure: string | undefined;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const response = await fetch(`${url}/healthz`, { signal });
+      await response.text();
+      if (response.status === 200) return { ms: performance.now() - start };
+      return { ms: Infinity, failure: `${failure ? `${failure}, then ` : ''}HTTP ${response.status}` };
+    } catch (error) {
+      const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+      const code = typeof cause?.code === 'string' ? cause.code : undefined;
+      const said = `${(error as Error).message}${cause ? ` (${code ?? ''}${code ? ': ' : ''}${String(cause.message ?? cause)})` : ''}`;
+      failure = `${failure ? `${failure}, then ` : ''}${said} after ${Math.round(performance.now() - start)} ms`;
+      if (signal.aborted || !code || !CONNECTION_FAILURES.has(code)) break;
+    }
   }
+  return { ms: Infinity, failure };
 }
 
 /**
@@ -37,6 +59,7 @@ export function watch(server: ProbedServer, everyMs = 200, timeoutMs = 30_000) {
   let slowest = 0;
   let busiestCpu = 0;
   let unanswered = 0;
+  let lastFailure: string | undefined;
   let peakRss = 0;
   let probes = 0;
   let running = true;
@@ -44,11 +67,13 @@ export function watch(server: ProbedServer, everyMs = 200, timeoutMs = 30_000) {
   const loop = (async () => {
     while (running) {
       const cpuBefore = cpuMs();
-      const ms = await healthzMs(server.url, timeoutMs);
+      const { ms, failure } = await probeHealthz(server.url, timeoutMs);
       const cpu = cpuMs() - cpuBefore;
       probes++;
-      if (ms === Infinity) unanswered++;
-      else if (ms > slowest) slowest = ms;
+      if (ms === Infinity) {
+        unanswered++;
+        lastFailure = failure;
+      } else if (ms > slowest) slowest = ms;
       if (cpu > busiestCpu) busiestCpu = cpu;
       if (server.alive()) peakRss = Math.max(peakRss, server.rss());
       await new Promise((resolve) => setTimeout(resolve, everyMs));
@@ -67,6 +92,10 @@ export function watch(server: ProbedServer, everyMs = 200, timeoutMs = 30_000) {
     get unansweredHealthz() {
       return unanswered;
     },
+    /** Why the last unanswered probe got no answer (its status, or its error and cause), if one did not. */
+    get lastFailure() {
+      return lastFailure;
+    },
     /** The largest RSS seen, in bytes. */
     get peakRss() {
       return peakRss;
@@ -80,6 +109,7 @@ export function watch(server: ProbedServer, everyMs = 200, timeoutMs = 30_000) {
       slowest = 0;
       busiestCpu = 0;
       unanswered = 0;
+      lastFailure = undefined;
       peakRss = 0;
       probes = 0;
     },
