@@ -1,5 +1,6 @@
-// The reference server as a real child process (the CLI from the package's build: test/built-cli.ts), for tests and scripts that need to
-// measure it from outside: its resident memory, whether it survives, how fast /healthz answers.
+// The reference server as a real child process (the CLI from the package's build: test/built-cli.ts), for tests
+// and scripts that need to measure it from outside: its resident memory, whether it survives, how fast /healthz
+// answers.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { builtCli } from './built-cli.js';

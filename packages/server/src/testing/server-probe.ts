@@ -30,22 +30,23 @@ const CONNECTION_FAILURES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'E
 async function probeHealthz(url: string, timeoutMs: number): Promise<{ ms: number; failure?: string }> {
   const start = performance.now();
   const signal = AbortSignal.timeout(timeoutMs);
-  let failure: string | undefined;
+  const failures: string[] = [];
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const response = await fetch(`${url}/healthz`, { signal });
       await response.text();
       if (response.status === 200) return { ms: performance.now() - start };
-      return { ms: Infinity, failure: `${failure ? `${failure}, then ` : ''}HTTP ${response.status}` };
+      failures.push(`HTTP ${response.status}`);
+      break;
     } catch (error) {
       const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
       const code = typeof cause?.code === 'string' ? cause.code : undefined;
-      const said = `${(error as Error).message}${cause ? ` (${code ?? ''}${code ? ': ' : ''}${String(cause.message ?? cause)})` : ''}`;
-      failure = `${failure ? `${failure}, then ` : ''}${said} after ${Math.round(performance.now() - start)} ms`;
+      const said = cause ? ` (${code ? `${code}: ` : ''}${String(cause.message ?? cause)})` : '';
+      failures.push(`${(error as Error).message}${said} after ${Math.round(performance.now() - start)} ms`);
       if (signal.aborted || !code || !CONNECTION_FAILURES.has(code)) break;
     }
   }
-  return { ms: Infinity, failure };
+  return { ms: Infinity, failure: failures.join(', then ') };
 }
 
 /**
