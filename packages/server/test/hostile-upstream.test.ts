@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { HOSTILE_BEHAVIOURS, type HostileUpstream, startHostileUpstream } from '../src/testing/index.js';
 import { type ChildServer, healthzMs, startChildServer, watch } from './child-server.js';
@@ -62,6 +63,69 @@ describe('the hostile upstream itself', () => {
     await upstream.waitForConnections(0);
     expect(upstream.served.find((s) => s.behaviour === 'keep-alive-forever')!.closedByGateway).toBe(true);
     expect(Object.keys(HOSTILE_BEHAVIOURS)).toContain('short-answer');
+  });
+
+  test("a flood its reader keeps up with lets the upstream's event loop turn every 64 KiB", async () => {
+    // The reader on its own thread, draining as fast as it can (as a gateway on another core does): the socket
+    // then takes every write, and without the turns the flood ran on microtasks, the test process's /healthz
+    // probe unread for seconds (the hostile contract's CI figures of 660-1,480 ms, a probe unanswered for 30 s).
+    const floodBytes = 8 * 1024 * 1024;
+    const render = (index: number) =>
+      `data: ${JSON.stringify({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } })}\n\n`;
+    // Turns of the event loop while the flood is written.
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    const upstream = await startHostileUpstream({
+      maxBytes: floodBytes,
+      behaviours: {
+        'small-event-flood': {
+          description: 'a flood of 100-byte events',
+          serve: async (exchange) => {
+            exchange.response.writeHead(200, { 'content-type': 'text/event-stream' });
+            setImmediate(count);
+            for (let index = 0; await exchange.write(render(index)); index++);
+            counting = false;
+          },
+        },
+      },
+    });
+    try {
+      // Raw reads of the socket (no HTTP parsing): the reader outpaces the upstream's writes.
+      const body = JSON.stringify({ model: 'small-event-flood', stream: true });
+      const request = [
+        'POST /v1/chat/completions HTTP/1.1',
+        'host: upstream',
+        `content-length: ${body.length}`,
+        '',
+        body,
+      ].join('\r\n');
+      const reader = new Worker(
+        `const { connect } = require('node:net');
+        const { workerData, parentPort } = require('node:worker_threads');
+        let bytes = 0;
+        const socket = connect(workerData.port, '127.0.0.1', () => socket.write(workerData.request));
+        socket.on('data', (chunk) => { bytes += chunk.length; });
+        socket.on('close', () => parentPort.postMessage(bytes));`,
+        { eval: true, workerData: { port: Number(new URL(upstream.baseUrl).port), request } },
+      );
+      const read = await new Promise<number>((resolve, reject) => {
+        reader.once('message', resolve);
+        reader.once('error', reject);
+      });
+      await reader.terminate();
+      const written = upstream.served[0]!.bytesWritten;
+      expect(read).toBeGreaterThanOrEqual(written);
+      // One turn a 64 KiB at the least (128 here); without them, 0 or 1 in the whole flood.
+      expect(turns, `event-loop turns while ${written} bytes were written`).toBeGreaterThanOrEqual(
+        written / (64 * 1024) / 2,
+      );
+    } finally {
+      await upstream.close();
+    }
   });
 });
 

@@ -6,6 +6,7 @@
 // Every answer says `connection: close`: once the gateway has read or dropped an answer, no socket stays open.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { setImmediate as nextLoopTurn } from 'node:timers/promises';
 import { HOSTILE_BEHAVIOURS } from './hostile-behaviours.js';
 
 /** What a behaviour gets for one request. */
@@ -27,6 +28,7 @@ export interface HostileExchange {
   /**
    * Writes with backpressure: resolves true once the chunk is handed to the socket, false once the gateway
    * closed the connection (stop then). Past `options.maxBytes` in total it ends the connection and says false.
+   * Every 64 KiB it lets the event loop turn first, so a flood never starves what shares the process.
    */
   write(chunk: string): Promise<boolean>;
   /** Waits `ms`; false when the connection closed meanwhile. */
@@ -99,6 +101,13 @@ const DEFAULT_SIZES: Required<HostileSizes> = {
 };
 /** The most request body the upstream reads (it is a test tool, but it holds what it is sent). */
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+/**
+ * Bytes one exchange writes between two turns of its own process's event loop. While the socket takes every
+ * write (a gateway on another core keeps up), a flood's writes resolve on microtasks and never give the loop a
+ * turn: whatever shares the process (the hostile contract's /healthz probe and its client) waited seconds, and
+ * the probe counted the gateway's CPU meanwhile as a stall of the gateway's own.
+ */
+const WRITE_BYTES_PER_TURN = 64 * 1024;
 
 /**
  * Starts the hostile upstream on a free port of 127.0.0.1. A chat request is answered by the behaviour named
@@ -146,6 +155,7 @@ export async function startHostileUpstream(options: HostileUpstreamOptions = {})
     const record: ServedRequest = { behaviour: name, endpoint, bytesWritten: 0, closedByGateway: false };
     served.push(record);
     let closed = false;
+    let sinceTurn = 0;
     // One listener for the whole exchange: a race per write would leave one behind each time.
     const whenClosed = new Promise<void>((resolve) =>
       response.once('close', () => {
@@ -170,12 +180,18 @@ export async function startHostileUpstream(options: HostileUpstreamOptions = {})
         return closed;
       },
       async write(text) {
+        if (sinceTurn >= WRITE_BYTES_PER_TURN) {
+          sinceTurn = 0;
+          await nextLoopTurn();
+        }
         if (closed) return false;
         if (record.bytesWritten >= sizes.maxBytes) {
           response.destroy();
           return false;
         }
-        record.bytesWritten += Buffer.byteLength(text);
+        const bytes = Buffer.byteLength(text);
+        record.bytesWritten += bytes;
+        sinceTurn += bytes;
         if (response.write(text)) return !closed;
         await Promise.race([new Promise((resolve) => response.once('drain', resolve)), whenClosed]);
         return !closed;
