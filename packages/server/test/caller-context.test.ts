@@ -5,8 +5,8 @@
 // baggage; test/caller-context-cases.ts, in a child process), the propagator shown not to be asked on the
 // parsed path; any other propagator is asked for every request.
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
+import { builtScript } from './built-script.js';
 
 interface Read {
   unchanged: boolean;
@@ -23,16 +23,7 @@ interface Line {
   tenant?: string;
 }
 
-const run = spawnSync(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--conditions=@openresponses/source',
-    fileURLToPath(new URL('./caller-context-cases.ts', import.meta.url)),
-  ],
-  { encoding: 'utf8' },
-);
+const run = spawnSync(process.execPath, [await builtScript('caller-context-cases')], { encoding: 'utf8' });
 const lines = run.stdout
   .trim()
   .split('\n')

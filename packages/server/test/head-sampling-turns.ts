@@ -1,5 +1,5 @@
-// The process of test/head-sampling.test.ts (run with tsx on the sources): for each scenario of argv[4] (JSON:
-// `{ sampler, ratio?, turns: [{ model, traceparent? }] }[]`), registers the OpenTelemetry SDK with
+// The process of test/head-sampling.test.ts (run on the build: test/built-script.ts): for each scenario of
+// argv[4] (JSON: `{ sampler, ratio?, turns: [{ model, traceparent? }] }[]`), registers the OpenTelemetry SDK with
 // `startTelemetry` as the CLI does (OTLP http/json to argv[2], OTEL_TRACES_SAMPLER and its argument), counts
 // every span its tracer is asked to start, runs the turns through a gateway service in front of argv[3] (a
 // Chat Completions API root), shuts the SDK down (exporting what it holds) and prints one JSON line: the

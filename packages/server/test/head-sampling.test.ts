@@ -7,9 +7,9 @@
 // (unchanged, as W3C trace-context lets a participant pass it on; its sampled flag cleared when this server
 // dropped a sampled trace); a trace the caller sampled gives the whole tree under a parent-based sampler; a
 // ratio is drawn once per new trace, and the SDK records every trace the head kept.
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startReplayUpstream, type ReplayUpstream } from '../src/testing/index.js';
+import { builtScript } from './built-script.js';
 import { type OtlpReceiver, type ReceivedSpan, SPAN_KIND, startOtlpReceiver } from './otlp-receiver.js';
 
 const CALLER_TRACE = '6cf92f3577b34da6a3ce929d0e0e4738';
@@ -47,20 +47,11 @@ beforeAll(async () => {
       turns: Array.from({ length: QUARTER_TURNS }, () => ({ model: 'head-quarter' })),
     },
   ];
-  const script = fileURLToPath(new URL('./head-sampling-turns.ts', import.meta.url));
   // Asynchronously: the receiver and the upstream answer in this process meanwhile.
   const { spawn } = await import('node:child_process');
   const child = spawn(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--conditions=@openresponses/source',
-      script,
-      receiver.url,
-      upstream.baseUrl,
-      JSON.stringify(scenarios),
-    ],
+    [await builtScript('head-sampling-turns'), receiver.url, upstream.baseUrl, JSON.stringify(scenarios)],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';

@@ -1,5 +1,5 @@
-// The process of test/metrics-sdk.test.ts (run with tsx on the sources; the API's meter provider is global to a
-// process): the CLI's `--metrics` set-up (`prometheusEndpoint`, then `startTelemetry` with its reader, the
+// The process of test/metrics-sdk.test.ts (run on the build: test/built-script.ts; the API's meter provider is
+// global to a process): the CLI's `--metrics` set-up (`prometheusEndpoint`, then `startTelemetry` with its reader, the
 // environment as given), a few turns of the embedded model with a clock that counts its reads (so every duration
 // is the same in every run), then one JSON line: the scrape's text, the resource the reader collects with, the
 // OpenTelemetry packages loaded (all CommonJS: require.cache), and the meter provider registered. Shut down last.

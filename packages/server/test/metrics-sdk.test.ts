@@ -7,15 +7,15 @@
 // SIGTERM (the CLI's shutdown flushes the MeterProvider) with the CLI's resource.
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { DiagLogLevel, diag, metrics } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import { expect, test, vi } from 'vitest';
 import { registerMeterProvider } from '../src/node/metrics-sdk.js';
+import { builtScript } from './built-script.js';
 import { startCli } from './cli-process.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
 
-const script = fileURLToPath(new URL('./metrics-sdk-turns.ts', import.meta.url));
+const script = await builtScript('metrics-sdk-turns');
 
 interface Run {
   text: string;
@@ -26,7 +26,7 @@ interface Run {
 
 function run(env: Record<string, string>): Run {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_')));
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', script], {
+  const result = spawnSync(process.execPath, [script], {
     encoding: 'utf8',
     timeout: 30_000,
     env: { ...clean, OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test', ...env },

@@ -5,15 +5,15 @@
 // with telemetry (not at the first export). The exports run in a child process (test/otlp-metric-export-cases.ts):
 // the test runner cannot load the SDK's ESM builds.
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ownMetricExportAllowed } from '../src/node/otlp-metric-export.js';
+import { builtScript } from './built-script.js';
 
 describe('the own OTLP metric exporter', () => {
   const cases = new Map<string, Record<string, unknown>>();
-  beforeAll(() => {
-    const script = fileURLToPath(new URL('./otlp-metric-export-cases.ts', import.meta.url));
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', script], {
+  beforeAll(async () => {
+    const script = await builtScript('otlp-metric-export-cases');
+    const run = spawnSync(process.execPath, [script], {
       encoding: 'utf8',
       timeout: 30_000,
     });

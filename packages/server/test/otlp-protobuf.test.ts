@@ -7,13 +7,12 @@
 // them. The spans are made and serialized in a child process (test/otlp-protobuf-cases.ts): the test runner
 // cannot load the SDK's ESM builds.
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { ProtobufBuffer } from '../src/telemetry/otlp-protobuf.js';
+import { builtScript } from './built-script.js';
 
-test('the same ended spans give the same request bytes as the SDK serializer, in any order', () => {
-  const script = fileURLToPath(new URL('./otlp-protobuf-cases.ts', import.meta.url));
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', script], {
+test('the same ended spans give the same request bytes as the SDK serializer, in any order', async () => {
+  const run = spawnSync(process.execPath, [await builtScript('otlp-protobuf-cases')], {
     encoding: 'utf8',
   });
   expect(run.stderr).toBe('');

@@ -4,8 +4,8 @@
 // serializer cannot load in the test runner). Each way's export bytes equal the SDK serializer's for its spans,
 // and both decode to the same spans, ids and times aside.
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
+import { builtScript } from './built-script.js';
 import { protobufSpans, type ReceivedSpan } from './otlp-receiver.js';
 
 interface Run {
@@ -33,9 +33,8 @@ function comparable(spans: ReceivedSpan[]) {
   ) as unknown;
 }
 
-test("the server's spans in their fixed shape export what the API path exports, byte for byte as the SDK would", () => {
-  const script = fileURLToPath(new URL('./own-spans-cases.ts', import.meta.url));
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', script], {
+test("the server's spans in their fixed shape export what the API path exports, byte for byte as the SDK would", async () => {
+  const run = spawnSync(process.execPath, [await builtScript('own-spans-cases')], {
     encoding: 'utf8',
   });
   expect(run.stderr).toBe('');

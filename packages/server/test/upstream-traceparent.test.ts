@@ -5,8 +5,8 @@
 // traceparent is replaced by the call's own; with another propagator registered, what it injects for the client
 // span is what the upstream gets.
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
+import { builtScript } from './built-script.js';
 
 interface Turn {
   name: string;
@@ -17,9 +17,8 @@ interface Turn {
   tracestate?: string;
 }
 
-test('the upstream is told of the client span, through W3C propagation or the registered propagator', () => {
-  const script = fileURLToPath(new URL('./upstream-traceparent-cases.ts', import.meta.url));
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@openresponses/source', script], {
+test('the upstream is told of the client span, through W3C propagation or the registered propagator', async () => {
+  const run = spawnSync(process.execPath, [await builtScript('upstream-traceparent-cases')], {
     encoding: 'utf8',
   });
   expect(run.stderr).toBe('');
