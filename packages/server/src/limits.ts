@@ -137,7 +137,9 @@ export function upstreamLimitsOf(limits: Partial<ServerLimits> = {}): UpstreamLi
 
 /** The defaults with `overrides` applied; a negative or non-numeric limit is a configuration error. */
 export function resolveLimits(overrides: Partial<ServerLimits> = {}): ServerLimits {
-  const limits: ServerLimits = Object.assign({}, DEFAULT_LIMITS);
+  // A spread, not `Object.assign({}, …)`: V8 copies the defaults' 26 fields at their fixed shape, where the assign
+  // left a dictionary, read by a generic load at every limit a turn checks (readBody's, the stream's).
+  const limits: ServerLimits = { ...DEFAULT_LIMITS };
   for (const [name, value] of Object.entries(overrides))
     if (value !== undefined) limits[name as keyof ServerLimits] = value;
   for (const [name, value] of Object.entries(limits)) {
