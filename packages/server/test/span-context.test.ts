@@ -14,7 +14,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { TurnOptions, TurnRunner } from '../src/responses/runner.js';
 import { instrumentRunner } from '../src/service/telemetry.js';
 import { httpServerStart } from '../src/telemetry/attributes.js';
@@ -74,6 +74,24 @@ test("an application's span started inside ours (its context manager, an await b
   expect(started.get('store put')?.parentSpanId).toBe(serverId.spanId);
   expect(started.get('app call')?.parentSpanId).toBe(store.span.spanContext().spanId);
   expect(started.get('app call')?.traceId).toBe(serverId.traceId);
+});
+
+test("a span given no parent starts under the application's active span; without a manager, the root's", () => {
+  const app = trace.getTracer('app').startSpan('app request');
+  const child = context.with(trace.setSpan(ROOT_CONTEXT, app), () => startChildSpan('store list', undefined))!;
+  expect(started.get('store list')?.parentSpanId).toBe(app.spanContext().spanId);
+  endSpan(child.span);
+  // Without a context manager the active context is the root: the API's lookup of the manager is not made.
+  context.disable();
+  const active = vi.spyOn(context, 'active');
+  try {
+    // The root holds no span to be a child of.
+    expect(startChildSpan('store get', undefined)).toBeUndefined();
+    expect(active).not.toHaveBeenCalled();
+  } finally {
+    active.mockRestore();
+    context.setGlobalContextManager(new AsyncLocalContextManager());
+  }
 });
 
 test('what others put in the context survives our spans; a deleted span reads as none', () => {
