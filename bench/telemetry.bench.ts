@@ -826,6 +826,29 @@
 // baseline code, none of which the process shows without valgrind in 160,000 turns (--trace-deopt): run the
 // accounting with --no-memory-reducer (off's spread 32 instructions) and read windows by their baseline share. The
 // readers (decomp.py, top.py, calls.py, tiers.py, knock.py, a deopt-count driver) are on branch knock-on, 7e2b1cd.
+// Glue-ICs note (2026-12-01 20:15-21:30 UTC, issue 35's thirty-first session, glue-ics; Xeon, load 1-10 with two
+// other sessions). Which objects make the generic loads in the turn's glue (~1k a traced turn by knock-on's call
+// arcs: staged, before, begin, within, the quota's settle, httpMetrics' answered)? Callgrind of the built package,
+// stored gateway JSON turns in process (floor-gap's driver, one process a setting, 12,800 + 800 warm, 3 windows of
+// 1,600, --no-memory-reducer), IC builtins charged to their JS callers by call arcs (calls.py), each generic load's
+// name read from --print-opt-code (--redirect-code-traces-to a file), V8's IC log and %HasFastProperties. All of
+// those sites were one object: the OpenTelemetry API's registry (globalThis[Symbol.for('opentelemetry.js.api.1')]),
+// which telemetry-floor-turns and telemetry-split-turns left a dictionary by registering the tracer first and
+// unregistering it first (V8 undoes only the deletion of the last-added property); its reads (instruments, tracing,
+// contextManaged, the W3C checks) went through LoadIC: 1.22k a traced turn that the CLI, registering once, never
+// pays. The fixtures now register in startTelemetry's order (registerAll / unregisterAll, 60ba81c): those calls
+// are gone. So the in-process floor, split and knock-on "on" figures before 60ba81c carry ~1.2k of that artefact;
+// telemetry-turns.ts (one registration a process) did not. request.traceContext, the facts and the turn options
+// are monomorphic; staged's stage.before / answered are polymorphic at V8's limit of 4 maps (4 stages): logging or
+// CORS makes a fifth and them megamorphic. With telemetry off two were ours: resolveLimits' Object.assign({}, 26
+// defaults) made a dictionary (the stream's take 656, readBody 73, createResponse 73) and parentOr's
+// context.active() the API's megamorphic keyed lookup (136 a call, begin and startClientSpan). Either cut alone
+// moved V8's inlining and saved nothing (medians of the windows, off: 269.3/270.0/270.3k in 3 processes before;
+// the spread alone 270.0/269.6k, parentOr alone 270.2k); both: 268.9/268.2/268.7k, -1.25k, every window below the
+// same window of each process before (438773f, badd4fb). On (fixed fixture), the clean windows: 295.5k before,
+// 294.5k after. Left: the Chat Completions translator's this.open[kind] / PART_TYPES[kind] (~0.5k a gateway turn,
+// megamorphic keyed), response-json's and input-json's LoadIC_Megamorphic (~1.6k, items of many shapes), Node's
+// _http_agent and streams.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
