@@ -19,7 +19,7 @@ export default defineConfig({
   ...shared,
   test: {
     ...shared.test,
-    // First the build the CLI's child processes start from, fresh (test/built-cli.ts), then the run's folder.
+    // First the build the CLI's child processes start from, fresh (test-support/server-cli.ts), then the run's folder.
     globalSetup: [freshBuild, temporaryFolder],
     projects: [
       {

@@ -1,12 +1,10 @@
-// The reference server's CLI as a real child process on 127.0.0.1 (the server package's bin, on its build: a start
-// costs ~0.9 s of CPU against ~1.6-3 s from the sources through tsx; the global setup
-// test-support/fresh-build.ts makes sure the build is fresh), and a recording proxy in front of it, so a test
-// sees exactly what an agent sent and got.
+// The reference server's CLI as a real child process on 127.0.0.1 (from the server's build:
+// test-support/server-cli.ts), and a recording proxy in front of it, so a test sees exactly what an agent sent
+// and got.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -15,10 +13,9 @@ import {
   startScriptedUpstream,
   type WireFamily,
 } from '@openresponses/server/testing';
+import { serverCli } from '../../test-support/server-cli.js';
 
 export const API_KEY = 'agents-test-key-0123456789';
-const server = path.dirname(createRequire(import.meta.url).resolve('@openresponses/server/package.json'));
-const cli = path.join(server, 'bin/openresponses-server.js');
 
 export interface CliServer {
   /** The API root, `http://127.0.0.1:<port>/v1` (through the recording proxy). */
@@ -30,7 +27,7 @@ export interface CliServer {
 
 /** Starts the CLI with `args` on a free port and a recording proxy in front of it. */
 export async function startCliServer(args: string[]): Promise<CliServer> {
-  const child = spawn(process.execPath, [cli, '--port', '0', '--api-key', API_KEY, ...args], {
+  const child = spawn(process.execPath, [serverCli, '--port', '0', '--api-key', API_KEY, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const target = await new Promise<URL>((resolve, reject) => {

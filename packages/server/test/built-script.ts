@@ -1,6 +1,6 @@
 // The scripts some tests run as a child process of their own (test/*-cases.ts, test/*-turns.ts: the SDK's ESM
 // builds, which the test runner cannot load, or the API's global providers) run as plain JavaScript on the
-// package's build, as the CLI's children do (test/built-cli.ts), not from the sources through tsx: tsx's loader
+// package's build, as the CLI's children do (test-support/server-cli.ts), not from the sources through tsx: tsx's loader
 // hooks see every module, ~1.5 s of CPU a script against ~0.4 s. The script alone is compiled (esbuild, a few
 // ms), its imports of the package's sources pointed at their builds; the global setup test-support/fresh-build.ts
 // makes sure those are fresh.

@@ -1,9 +1,9 @@
-// The reference server as a real child process (the CLI from the package's build: test/built-cli.ts), for tests
+// The reference server as a real child process (the CLI from the package's build: test-support/server-cli.ts), for tests
 // and scripts that need to measure it from outside: its resident memory, whether it survives, how fast /healthz
 // answers.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { builtCli } from './built-cli.js';
+import { serverCli } from '../../../test-support/server-cli.js';
 
 /** USER_HZ, the unit of /proc/<pid>/stat times: 100 on every Linux that Node supports. */
 const CLOCK_TICKS = 100;
@@ -23,7 +23,7 @@ export interface ChildServer {
 }
 
 export async function startChildServer(args: string[], env: Record<string, string> = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, [builtCli, ...args], {
+  const child = spawn(process.execPath, [serverCli, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

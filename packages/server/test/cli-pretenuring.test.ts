@@ -2,7 +2,7 @@
 // makes no more pretenuring decisions, which --trace-pretenuring-statistics prints at each scavenge tracking a site.
 import { spawn } from 'node:child_process';
 import { afterEach, expect, it } from 'vitest';
-import { builtCli } from './built-cli.js';
+import { serverCli } from '../../../test-support/server-cli.js';
 import { urlOf } from './cli-process.js';
 
 const stops: Array<() => void> = [];
@@ -13,7 +13,7 @@ afterEach(() => {
 it('makes no pretenuring decisions while it serves turns', async () => {
   const child = spawn(
     process.execPath,
-    ['--trace-pretenuring-statistics', builtCli, '--port', '0', '--open', '--no-playground'],
+    ['--trace-pretenuring-statistics', serverCli, '--port', '0', '--open', '--no-playground'],
     { env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   stops.push(() => child.kill('SIGTERM'));

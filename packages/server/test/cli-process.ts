@@ -1,7 +1,7 @@
-// The server CLI as a real child process (from the package's build: test/built-cli.ts), stopped after each test.
+// The server CLI as a real child process (from the package's build: test-support/server-cli.ts), stopped after each test.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { afterEach } from 'vitest';
-import { builtCli } from './built-cli.js';
+import { serverCli } from '../../../test-support/server-cli.js';
 
 const running: ChildProcess[] = [];
 afterEach(() => {
@@ -13,7 +13,7 @@ export function startCli(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ output: string; child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [builtCli, ...args], {
+  const child = spawn(process.execPath, [serverCli, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -36,7 +36,7 @@ export function startCli(
 
 /** Runs the CLI to completion: for flags that make it print and exit. */
 export function runCliToExit(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [builtCli, ...args], {
+  const result = spawnSync(process.execPath, [serverCli, ...args], {
     encoding: 'utf8',
     timeout: 20_000,
     env: { ...process.env, ...env },

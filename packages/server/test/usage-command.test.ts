@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { builtCli } from './built-cli.js';
+import { serverCli } from '../../../test-support/server-cli.js';
 import { startCli } from './cli-process.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'openresponses-usage-'));
@@ -20,7 +20,7 @@ function usage(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      [builtCli, 'usage', ...args],
+      [serverCli, 'usage', ...args],
       { env: { ...process.env, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => resolve({ status: error ? Number(error.code) : 0, stdout, stderr }),
     );

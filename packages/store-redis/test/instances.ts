@@ -1,15 +1,10 @@
-// Reference server processes (the real CLI, as a user runs it: the server package's bin, its build loading this
-// package's build) on free loopback ports, sharing a store through OPENRESPONSES_STORE_URL. Not from the sources
-// through tsx: a start costs ~0.9 s of CPU against ~1.6-3 s (tsx's loader hooks see every module), and the suite
-// starts ~20. The global setup test-support/fresh-build.ts makes sure both builds are fresh.
+// Reference server processes (the real CLI from the server's build, loading this package's build:
+// test-support/server-cli.ts) on free loopback ports, sharing a store through OPENRESPONSES_STORE_URL.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serverCli } from '../../../test-support/server-cli.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const server = path.dirname(createRequire(import.meta.url).resolve('@openresponses/server/package.json'));
-const cli = path.join(server, 'bin/openresponses-server.js');
 
 export const KEYS = ['instances-key-of-tenant-a', 'instances-key-of-tenant-b'] as const;
 
@@ -23,11 +18,15 @@ export interface Instance {
 
 /** Runs the CLI; resolves when it printed its URL, rejects with its output when it exits first. */
 export function startInstance(env: Record<string, string>, args: string[] = []): Promise<Instance> {
-  const child = spawn(process.execPath, [cli, '--port', '0', ...KEYS.flatMap((key) => ['--api-key', key]), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    cwd: repoRoot,
-  });
+  const child = spawn(
+    process.execPath,
+    [serverCli, '--port', '0', ...KEYS.flatMap((key) => ['--api-key', key]), ...args],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: repoRoot,
+    },
+  );
   let printed = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     printed += chunk.toString();
