@@ -2,21 +2,18 @@
 // and scripts that need to measure it from outside: its resident memory, whether it survives, how fast /healthz
 // answers.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { serverCli } from '../../../test-support/server-cli.js';
-
-/** USER_HZ, the unit of /proc/<pid>/stat times: 100 on every Linux that Node supports. */
-const CLOCK_TICKS = 100;
+import { processUsage } from '../src/testing/server-probe.js';
 
 export interface ChildServer {
   url: string;
+  /** The child's process id (what the probes read /proc by). */
+  pid: number;
   child: ChildProcess;
   /** Everything the child printed. */
   output(): string;
   /** Resident set size of the child in bytes (from /proc). */
   rss(): number;
-  /** CPU time the child has used so far, user and system, in ms (from /proc; 10 ms steps at the usual 100 ticks a second). */
-  cpuMs(): number;
   /** Whether the process is still running. */
   alive(): boolean;
   stop(): Promise<void>;
@@ -56,15 +53,8 @@ export async function startChildServer(args: string[], env: Record<string, strin
     url,
     child,
     output: () => output,
-    rss: () => {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
-    },
-    cpuMs: () => {
-      // Fields 14 and 15 (utime, stime) in clock ticks, counted after the parenthesised command name.
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-    },
+    pid: child.pid!,
+    rss: () => processUsage(child.pid!)?.rssBytes ?? 0,
     alive: () => !exited && child.exitCode === null,
     stop: async () => {
       if (exited) return;
@@ -76,4 +66,4 @@ export async function startChildServer(args: string[], env: Record<string, strin
 }
 
 // The probes live with the hostile contract suite (@openresponses/server/testing), which judges any server by them.
-export { healthzMs, watch } from '../src/testing/server-probe.js';
+export { type HealthMonitor, healthzMs, watch } from '../src/testing/server-probe.js';

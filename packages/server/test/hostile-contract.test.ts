@@ -32,9 +32,7 @@ async function serve({ routes, limits, env }: HostileServeRequest): Promise<Host
   return {
     url: server.url,
     apiKey: KEY,
-    rss: () => server.rss(),
-    cpuMs: () => server.cpuMs(),
-    alive: () => server.alive(),
+    pid: server.pid,
     close: () => server.stop().finally(() => rmSync(directory, { recursive: true, force: true })),
   };
 }

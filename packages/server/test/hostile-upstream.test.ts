@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { HOSTILE_BEHAVIOURS, type HostileUpstream, startHostileUpstream } from '../src/testing/index.js';
-import { type ChildServer, healthzMs, startChildServer, watch } from './child-server.js';
+import { type ChildServer, type HealthMonitor, healthzMs, startChildServer, watch } from './child-server.js';
 
 describe('the hostile upstream itself', () => {
   let upstream: HostileUpstream;
@@ -148,7 +148,7 @@ describe('the gateway in front of the hostile upstream (findings 1 and 2)', () =
   const RSS_GROWTH_BOUND = 96 * 1024 * 1024;
   let upstream: HostileUpstream;
   let server: ChildServer;
-  let monitor: ReturnType<typeof watch>;
+  let monitor: HealthMonitor;
   let directory: string;
 
   beforeAll(async () => {
@@ -238,7 +238,7 @@ describe('the gateway in front of the hostile upstream (findings 1 and 2)', () =
     expect(served.length, `${behaviour} reached the upstream`).toBeGreaterThan(0);
     expect(server.alive(), server.output()).toBe(true);
     expect(await healthzMs(server.url, 30_000), '/healthz after the case').toBeLessThan(Infinity);
-    const growth = Math.max(monitor.peakRss, server.rss()) - rssBefore;
+    const growth = Math.max((await monitor.figures()).peakRss, server.rss()) - rssBefore;
     growths[behaviour] = growth;
     expect(growth, `RSS growth during ${behaviour} (bytes)`).toBeLessThan(RSS_GROWTH_BOUND);
     if (got.error) expect(Object.keys(got.error).sort()).toEqual(['code', 'message', 'param', 'type']);

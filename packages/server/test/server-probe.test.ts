@@ -1,10 +1,15 @@
 // The probes the hostile suites judge a server by: a /healthz whose connection failed before any answer is sent
 // once more (a pooled keep-alive socket can close under it, whatever the server does); anything else is not, and
-// the monitor says why its last probe got no answer.
+// the monitor says why its last probe got no answer. The monitor probes from a thread of its own: a server that
+// blocks its loop past the contract's stall bound fails it, a busy one that keeps serving passes, the test
+// process's own busy loop is not charged to the server, and the thread ends with the monitor.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, expect, test } from 'vitest';
-import { healthzMs, watch } from '../src/testing/index.js';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { STALL_CPU_MS } from '../src/testing/hostile-contract.js';
+import { healthzMs, processUsage, watch } from '../src/testing/index.js';
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
@@ -28,17 +33,97 @@ test('a probe whose connection failed before any answer is sent once more', asyn
 
 test('only once: a server that drops every request is unanswered, and the monitor says why', async () => {
   const target = await flaky(Infinity);
-  const monitor = watch({ url: target.url, rss: () => 0, cpuMs: () => 0, alive: () => true }, 10);
-  await expect.poll(() => monitor.unansweredHealthz).toBeGreaterThan(0);
+  const monitor = watch({ url: target.url, pid: process.pid }, 10);
+  await expect.poll(async () => (await monitor.figures()).unansweredHealthz).toBeGreaterThan(0);
+  const { lastFailure } = await monitor.figures();
   await monitor.stop();
   expect(target.requests() % 2).toBe(0);
-  expect(monitor.lastFailure).toMatch(
-    /^fetch failed \(UND_ERR_SOCKET: other side closed\) after \d+ ms, then fetch failed/,
-  );
+  expect(lastFailure).toMatch(/^fetch failed \(UND_ERR_SOCKET: other side closed\) after \d+ ms, then fetch failed/);
 });
 
 test('an answer that is not 200 is not sent again', async () => {
   const target = await flaky(0, 503);
   expect(await healthzMs(target.url)).toBe(Infinity);
   expect(target.requests()).toBe(1);
+});
+
+/**
+ * A server in a process of its own: /healthz answers; `/block?ms=N` computes N ms of CPU time without yielding
+ * (a stalled loop); `/busy?ms=N` computes as long in 5 ms slices, serving other requests between them.
+ */
+const SERVER = `
+const spin = (ms) => { const until = process.cpuUsage().user + ms * 1000; while (process.cpuUsage().user < until); };
+const server = require('node:http').createServer((request, response) => {
+  const url = new URL(request.url, 'http://x');
+  const ms = Number(url.searchParams.get('ms'));
+  const done = () => response.end('{"status":"ok"}');
+  if (url.pathname === '/block') { spin(ms); return done(); }
+  if (url.pathname !== '/busy') return done();
+  const until = process.cpuUsage().user + ms * 1000;
+  const slice = () => { spin(5); if (process.cpuUsage().user < until) setImmediate(slice); else done(); };
+  slice();
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));`;
+
+describe('the monitor judges the server from a thread of its own', () => {
+  let child: ChildProcess;
+  let url: string;
+  beforeAll(async () => {
+    child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const port = await new Promise<string>((resolve) => child.stdout!.once('data', (chunk) => resolve(String(chunk))));
+    url = `http://127.0.0.1:${port.trim()}`;
+  });
+  afterAll(() => {
+    child?.kill();
+  });
+
+  /** The busiest /healthz CPU time while the server runs `path`, probing every `everyMs`; `meanwhile` runs here. */
+  async function busiestWhile(path: string, everyMs: number, meanwhile = () => {}): Promise<number> {
+    // A probe may wait as long as the machine's load makes the server's computing take.
+    const monitor = watch({ url, pid: child.pid! }, everyMs, 300_000);
+    try {
+      await expect.poll(async () => (await monitor.figures()).probes).toBeGreaterThan(0);
+      monitor.reset();
+      const answered = fetch(`${url}${path}`).then((response) => response.text());
+      // Once the server has started on it (its CPU time moved), so `meanwhile` runs while it computes.
+      const before = processUsage(child.pid!)!.cpuMs;
+      await expect.poll(() => processUsage(child.pid!)!.cpuMs, { interval: 5 }).toBeGreaterThan(before + 20);
+      meanwhile();
+      await answered;
+      const figures = await monitor.figures();
+      expect(figures.unansweredHealthz, figures.lastFailure).toBe(0);
+      return figures.busiestHealthzCpuMs;
+    } finally {
+      await monitor.stop();
+    }
+  }
+
+  test('a server that blocks its loop past the stall bound fails it; one as busy that keeps serving passes', async () => {
+    const work = STALL_CPU_MS + 1_000;
+    expect(await busiestWhile(`/block?ms=${work}`, 10)).toBeGreaterThanOrEqual(STALL_CPU_MS);
+    expect(await busiestWhile(`/busy?ms=${work}`, 10)).toBeLessThan(STALL_CPU_MS / 4);
+  }, 300_000);
+
+  test("the test process's own busy loop is not charged to the server", async () => {
+    // The test's thread blocked until the server, computing and serving meanwhile, has spent 1.5 s of CPU time
+    // (in CPU time, so whatever the machine's load): a probe whose answer waited for this thread would be charged
+    // all of it.
+    const block = () => {
+      const until = processUsage(child.pid!)!.cpuMs + 1_500;
+      while (processUsage(child.pid!)!.cpuMs < until);
+    };
+    const busiest = await busiestWhile('/busy?ms=2500', 1, block);
+    console.log(`busiest /healthz CPU while this thread was blocked: ${busiest} ms`);
+    expect(busiest).toBeLessThan(750);
+  }, 300_000);
+
+  test('the probing thread ends with the monitor', async () => {
+    const threads = () => readdirSync('/proc/self/task').length;
+    const before = threads();
+    const monitor = watch({ url, pid: child.pid! }, 10);
+    await expect.poll(async () => (await monitor.figures()).probes).toBeGreaterThan(0);
+    expect(threads()).toBeGreaterThan(before);
+    await monitor.stop();
+    await expect.poll(threads).toBe(before);
+  });
 });

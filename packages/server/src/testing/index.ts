@@ -36,7 +36,15 @@ export {
   geminiHostileWire,
   HOSTILE_WIRES,
 } from './hostile-families.js';
-export { healthzMs, type ProbedServer, watch } from './server-probe.js';
+export {
+  type HealthFigures,
+  type HealthMonitor,
+  healthzMs,
+  type ProbedServer,
+  type ProcessUsage,
+  processUsage,
+  watch,
+} from './server-probe.js';
 export { describeTenantIsolation, type IsolationTarget, socketTurn } from './isolation.js';
 export { type ReceivedRequest, type ReplayUpstream, startReplayUpstream } from './replay-upstream.js';
 export { FAMILY_TYPES } from '../models/routes.js';
