@@ -6,7 +6,15 @@
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest';
 import { ResponsesError } from '../src/errors.js';
-import { OVERHEAD_HEADER, type Middleware, type RequestLog, thousandthsText } from '../src/handler/middleware.js';
+import {
+  corsHeaders,
+  corsHeaderValues,
+  OVERHEAD_HEADER,
+  type Middleware,
+  type RequestLog,
+  thousandthsText,
+} from '../src/handler/middleware.js';
+import type { ServiceRequest } from '../src/exchange.js';
 import { startServer, type RunningServer } from '../src/node/index.js';
 
 const KEY = 'answer-stages-key';
@@ -103,6 +111,14 @@ test('a turn passes every stage: request id, overhead header, CORS headers, one 
   expect(logged).toHaveLength(1);
   expect(logged[0]).toMatchObject({ status: 200, requestId: id, model: 'openresponses-deterministic' });
   expect(logged[0]!.outputTokens).toBeGreaterThan(0);
+});
+
+test('the CORS stage marks an answer with every header corsHeaderValues gives, over any it had', () => {
+  const values = corsHeaderValues({ origin: 'https://app.example' }, ['authorization', 'content-type']);
+  const headers = { 'content-type': 'application/json', 'access-control-allow-origin': '*' };
+  const answer = corsHeaders(values).answered({} as ServiceRequest, { status: 200, headers, body: '{}' }, 0);
+  expect(answer.headers).toEqual({ 'content-type': 'application/json', ...values });
+  expect(Object.keys(values)).toHaveLength(4);
 });
 
 test("the overhead header's text is toFixed(3)'s for every time, ties and their neighbours too", () => {
