@@ -13,7 +13,9 @@ const ISOLATED = [
 
 // The projects take the shared settings but the global setup, which the root runs once for both (one temporary
 // folder a run, not one inside another: Chromium's socket path would pass its length limit).
-const { globalSetup: _once, ...project } = shared.test ?? {};
+const { globalSetup: _once, ...sharedTest } = shared.test ?? {};
+// Every file's hooks (CLI children stopped, served streams checked), run before each file in both projects.
+const project = { ...sharedTest, setupFiles: ['test/setup.ts'] };
 
 export default defineConfig({
   ...shared,

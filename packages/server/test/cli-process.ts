@@ -1,12 +1,14 @@
-// The server CLI as a real child process (from the package's build: test-support/server-cli.ts), stopped after each test.
+// The server CLI as a real child process (from the package's build: test-support/server-cli.ts), stopped after each
+// test (test/setup.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { afterEach } from 'vitest';
 import { serverCli } from '../../../test-support/server-cli.js';
 
 const running: ChildProcess[] = [];
-afterEach(() => {
+
+/** Stops every CLI started since the last call (test/setup.ts, after each test). */
+export function stopStartedClis(): void {
   for (const child of running.splice(0)) child.kill('SIGTERM');
-});
+}
 
 /** Starts the CLI and resolves once it printed its banner (the curl line). */
 export function startCli(

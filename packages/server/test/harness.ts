@@ -1,13 +1,12 @@
 // Starts the real reference server on 127.0.0.1 (ephemeral port) with outgoing validation on, and
 // reads its streams through the real events package (decoder and checker). Every SSE stream a test server
 // serves, whoever reads it (this harness, an SDK, raw fetch), goes through the outgoing stream checker
-// (served-streams.ts), and a test after which a served stream broke the spec fails.
+// (served-streams.ts), and a test after which a served stream broke the spec fails (test/setup.ts).
 import { checkStream, decodeSSE, type AnyStreamingEvent, type Violation } from '@openresponses/events';
 import { SPEC_VERSIONS } from '@openresponses/zod';
-import { afterAll, afterEach, expect } from 'vitest';
 import { injectFaults } from '../src/testing/index.js';
 import { startServer, type RunningServer, type StartServerOptions } from '../src/node/index.js';
-import { checkServedStreams, takeBrokenStreams } from './served-streams.js';
+import { checkServedStreams } from './served-streams.js';
 
 export const API_KEY = 'test-key-0123456789';
 
@@ -24,12 +23,6 @@ export async function startTestServer(options: StartServerOptions = {}): Promise
     ],
   });
 }
-
-// Registered in every test file that imports the harness: the streams served during a test are spec-valid.
-const expectNoBrokenStreams = () =>
-  expect(takeBrokenStreams(), 'streams the server served that break the spec').toEqual([]);
-afterEach(expectNoBrokenStreams);
-afterAll(expectNoBrokenStreams);
 
 export function post(
   server: RunningServer,
