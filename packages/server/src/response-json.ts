@@ -88,15 +88,13 @@ function unknown(): never {
 }
 
 /**
- * Whether `value` is an object that `JSON.stringify` writes as its own enumerable keys, and those are exactly
- * `keys`, in that order: made by `{…}` (not a boxed primitive, a class instance or a null-prototype object),
- * no `toJSON`, and no key inherited. `for…in` lists the own enumerable keys first and the inherited ones after
- * them, so when the last key it lists is the object's own, every key is: one `hasOwnProperty` an object, not
- * one a key (61 a gateway turn). `for…in` reads V8's cached key list without making an array;
- * `Object.getPrototypeOf` cost a runtime call an object.
+ * Whether `fields` (an object made by `{…}` with no `toJSON`: a `plain…` check's answer) has exactly `keys` as
+ * the own enumerable keys `JSON.stringify` writes, in that order, none inherited. `for…in` lists the own
+ * enumerable keys first and the inherited ones after them, so when the last key it lists is the object's own,
+ * every key is: one `hasOwnProperty` an object, not one a key (61 a gateway turn). `for…in` reads V8's cached
+ * key list without making an array.
  */
-function hasKeys(value: unknown, keys: readonly string[]): value is Fields {
-  const fields = plainFields(value);
+function hasKeys(fields: Fields | undefined, keys: readonly string[]): fields is Fields {
   if (fields === undefined) return false;
   let at = 0;
   for (const key in fields) if (key !== keys[at++]) return false;
@@ -104,8 +102,43 @@ function hasKeys(value: unknown, keys: readonly string[]): value is Fields {
 }
 export const ownKey = Object.prototype.hasOwnProperty;
 
-/** `value` when made by `{…}` with no `toJSON` (see `hasKeys`), else undefined. */
+// PLAIN_SITES: whether a value is an object made by `{…}` (not a boxed primitive, an array, a class instance or a
+// null-prototype object) with no `toJSON`, so that `JSON.stringify` writes it as its own enumerable keys, is two
+// loads (`constructor`, `toJSON`; `Object.getPrototypeOf` cost a runtime call an object). V8 makes a load that
+// meets more than four maps generic (a megamorphic load through its stub cache, ~70 instructions, where up to four
+// are compared inline): one check read by every shape here (11 maps in a stored gateway turn) made them 24
+// generic loads a turn, ~1.8k instructions (callgrind, by call arcs). So each group of up to four shapes has a
+// check of its own, the same two loads at another site; `plainFields` is input-json's (its messages and parts).
+
+/** `value` when made by `{…}` with no `toJSON` (see `PLAIN_SITES`), else undefined. */
 export const plainFields = (value: unknown): Fields | undefined =>
+  typeof value === 'object' &&
+  value !== null &&
+  (value as Fields).constructor === Object &&
+  (value as Fields).toJSON === undefined
+    ? (value as Fields)
+    : undefined;
+
+/** `plainFields` of a response, its usage and its metadata (see `PLAIN_SITES`). */
+const plainTop = (value: unknown): Fields | undefined =>
+  typeof value === 'object' &&
+  value !== null &&
+  (value as Fields).constructor === Object &&
+  (value as Fields).toJSON === undefined
+    ? (value as Fields)
+    : undefined;
+
+/** `plainFields` of the text settings and the token details, `shaped`'s (see `PLAIN_SITES`). */
+const plainDetail = (value: unknown): Fields | undefined =>
+  typeof value === 'object' &&
+  value !== null &&
+  (value as Fields).constructor === Object &&
+  (value as Fields).toJSON === undefined
+    ? (value as Fields)
+    : undefined;
+
+/** `plainFields` of output items and their content parts (see `PLAIN_SITES`). */
+const plainItem = (value: unknown): Fields | undefined =>
   typeof value === 'object' &&
   value !== null &&
   (value as Fields).constructor === Object &&
@@ -119,9 +152,10 @@ export const isPlainArray = (value: unknown): value is unknown[] =>
   Object.getPrototypeOf(value) === Array.prototype &&
   (value as { toJSON?: unknown }).toJSON === undefined;
 
-/** An object of a known shape through `text`, any other value as `JSON.stringify` writes it. */
+/** An object of a known shape (the text settings, token details) through `text`, any other value as `JSON.stringify` writes it. */
 function shaped(value: unknown, keys: readonly string[], text: (fields: Fields) => string): string {
-  return hasKeys(value, keys) ? text(value) : valueText(value);
+  const fields = plainDetail(value);
+  return hasKeys(fields, keys) ? text(fields) : valueText(value);
 }
 
 /**
@@ -149,7 +183,7 @@ const noElement = () => undefined;
 
 const NO_KEYS: readonly string[] = [];
 /** An object expected to be empty (`metadata`), or any value. */
-const emptyText = (value: unknown) => (hasKeys(value, NO_KEYS) ? '{}' : valueText(value));
+const emptyText = (value: unknown) => (hasKeys(plainTop(value), NO_KEYS) ? '{}' : valueText(value));
 
 const RESPONSE_KEYS = [
   'id',
@@ -187,7 +221,7 @@ const RESPONSE_KEYS = [
 
 /** The response's text, flat (see `flat`). */
 function responseText(value: ResponseResource): string | undefined {
-  if (!hasKeys(value, RESPONSE_KEYS)) return flat(valueText(value));
+  if (!hasKeys(plainTop(value), RESPONSE_KEYS)) return flat(valueText(value));
   const r = value;
   // The usual values of the fixed fields are written in the literals around them (see `COMMON_VALUES`).
   return flat(
@@ -202,7 +236,7 @@ function responseText(value: ResponseResource): string | undefined {
       `${shortText(r.previous_response_id)},"instructions":${valueText(r.instructions)},` +
       `"output":${listText(r.output, itemText)},"error":${valueText(r.error)},` +
       (settingsAtDefaults(r) ? DEFAULT_SETTINGS : settingsText(r)) +
-      `"usage":${shaped(r.usage, USAGE_KEYS, usageText)},` +
+      `"usage":${usageJson(r.usage)},` +
       (r.store === true && restAtDefaults(r)
         ? STORED_REST
         : r.store === false && restAtDefaults(r)
@@ -228,8 +262,8 @@ const settingsAtDefaults = (r: ResponseResource) =>
   r.tool_choice === 'auto' &&
   r.truncation === 'disabled' &&
   r.parallel_tool_calls === true &&
-  hasKeys(r.text, TEXT_KEYS) &&
-  hasKeys(r.text.format, FORMAT_KEYS) &&
+  hasKeys(plainDetail(r.text), TEXT_KEYS) &&
+  hasKeys(plainDetail(r.text.format), FORMAT_KEYS) &&
   r.text.format.type === 'text' &&
   r.top_p === 1 &&
   r.presence_penalty === 0 &&
@@ -269,18 +303,27 @@ const formatText = (f: Fields) => `{"type":${shortText(f.type)}}`;
 const USAGE_KEYS = ['input_tokens', 'output_tokens', 'total_tokens', 'input_tokens_details', 'output_tokens_details'];
 const CACHED_KEYS = ['cached_tokens'];
 const REASONING_TOKENS_KEYS = ['reasoning_tokens'];
+/** The usage (`shaped`, at the response's site: see `PLAIN_SITES`). */
+function usageJson(value: unknown): string {
+  const usage = plainTop(value);
+  return hasKeys(usage, USAGE_KEYS) ? usageText(usage) : valueText(value);
+}
 const usageText = (u: Fields) =>
   `{"input_tokens":${valueText(u.input_tokens)},"output_tokens":${valueText(u.output_tokens)},` +
   `"total_tokens":${valueText(u.total_tokens)}` +
-  (hasKeys(u.input_tokens_details, CACHED_KEYS) &&
-  u.input_tokens_details.cached_tokens === 0 &&
-  hasKeys(u.output_tokens_details, REASONING_TOKENS_KEYS) &&
-  u.output_tokens_details.reasoning_tokens === 0
+  (noDetailedTokens(u)
     ? NO_DETAILED_TOKENS
     : `,"input_tokens_details":${shaped(u.input_tokens_details, CACHED_KEYS, cachedText)},` +
       `"output_tokens_details":${shaped(u.output_tokens_details, REASONING_TOKENS_KEYS, reasoningTokensText)}}`);
 const NO_DETAILED_TOKENS =
   ',"input_tokens_details":{"cached_tokens":0},"output_tokens_details":{"reasoning_tokens":0}}';
+/** Whether the usage's token details are the usual zeros. */
+function noDetailedTokens(u: Fields): boolean {
+  const cached = plainDetail(u.input_tokens_details);
+  if (!hasKeys(cached, CACHED_KEYS) || cached.cached_tokens !== 0) return false;
+  const reasoning = plainDetail(u.output_tokens_details);
+  return hasKeys(reasoning, REASONING_TOKENS_KEYS) && reasoning.reasoning_tokens === 0;
+}
 const cachedText = (d: Fields) => `{"cached_tokens":${valueText(d.cached_tokens)}}`;
 const reasoningTokensText = (d: Fields) => `{"reasoning_tokens":${valueText(d.reasoning_tokens)}}`;
 
@@ -289,9 +332,10 @@ const PHASED_MESSAGE_KEYS = ['type', 'id', 'status', 'role', 'content', 'phase']
 
 /** An output item: a message in the server's shapes, else undefined. */
 function itemText(value: unknown): string | undefined {
-  if (hasKeys(value, PHASED_MESSAGE_KEYS) && value.type === 'message')
-    return `${messageHead(value)},"phase":${shortText(value.phase)}}`;
-  if (hasKeys(value, MESSAGE_KEYS) && value.type === 'message') return `${messageHead(value)}}`;
+  const item = plainItem(value);
+  if (hasKeys(item, PHASED_MESSAGE_KEYS) && item.type === 'message')
+    return `${messageHead(item)},"phase":${shortText(item.phase)}}`;
+  if (hasKeys(item, MESSAGE_KEYS) && item.type === 'message') return `${messageHead(item)}}`;
   return undefined;
 }
 
@@ -308,17 +352,18 @@ const INPUT_TEXT_KEYS = ['type', 'text'];
 
 /** A message's content part: output or input text in the server's shapes, else undefined. */
 function partText(value: unknown): string | undefined {
-  if (hasKeys(value, OUTPUT_TEXT_KEYS) && value.type === 'output_text') {
-    const annotations = listText(value.annotations, noElement);
-    const logprobs = listText(value.logprobs, noElement);
+  const part = plainItem(value);
+  if (hasKeys(part, OUTPUT_TEXT_KEYS) && part.type === 'output_text') {
+    const annotations = listText(part.annotations, noElement);
+    const logprobs = listText(part.logprobs, noElement);
     return (
-      `{"type":"output_text","text":${valueText(value.text)}` +
+      `{"type":"output_text","text":${valueText(part.text)}` +
       (annotations === '[]' && logprobs === '[]'
         ? ',"annotations":[],"logprobs":[]}'
         : `,"annotations":${annotations},"logprobs":${logprobs}}`)
     );
   }
-  if (hasKeys(value, INPUT_TEXT_KEYS) && value.type === 'input_text')
-    return `{"type":"input_text","text":${valueText(value.text)}}`;
+  if (hasKeys(part, INPUT_TEXT_KEYS) && part.type === 'input_text')
+    return `{"type":"input_text","text":${valueText(part.text)}}`;
   return undefined;
 }

@@ -221,6 +221,9 @@ const itemsJson = (items: readonly ItemField[]) => {
   return pieces.length === 1 ? pieces[0]! : pieces.join('');
 };
 
+/** `value` with a `toJSON` of its own that is not enumerable: `JSON.stringify` calls it, `for…in` does not list it. */
+const hideToJson = <T extends object>(value: T): T => Object.defineProperty(value, 'toJSON', { value: () => 'hidden' });
+
 /** Both texts alike, or both serializers throwing alike (a BigInt). */
 const sameAsJson = (fast: (value: never) => string, value: unknown) => {
   let expected: string | undefined;
@@ -317,6 +320,22 @@ describe('byte-equal to JSON.stringify', () => {
         'usage with a detail of another shape',
         (r) => void (r.usage = { ...usage(0, 0), input_tokens_details: { cached_tokens: 0, audio_tokens: 0 } }),
       ],
+      // Each of the plain-object checks (PLAIN_SITES), by a toJSON that `for…in` does not list, or an array.
+      ['a hidden toJSON on the response', (r) => hideToJson(r)],
+      ['a hidden toJSON on the usage', (r) => void (r.usage = hideToJson(usage(0, 0)))],
+      ['a hidden toJSON on the metadata', (r) => void (r.metadata = hideToJson({}))],
+      ['metadata an array', (r) => void (r.metadata = [])],
+      ['a hidden toJSON on the text settings', (r) => void hideToJson(r.text as object)],
+      ['a hidden toJSON on the format', (r) => void hideToJson((r.text as { format: object }).format)],
+      [
+        'a hidden toJSON on a token detail',
+        (r) => void (r.usage = { ...usage(0, 0), output_tokens_details: hideToJson({ reasoning_tokens: 0 }) }),
+      ],
+      ['a hidden toJSON on the message', (r) => void hideToJson((r.output as object[])[0]!)],
+      [
+        'a hidden toJSON on the message’s text',
+        (r) => void hideToJson((r.output as Array<{ content: object[] }>)[0]!.content[0]!),
+      ],
       [
         'the last key inherited',
         (r) => {
@@ -346,6 +365,14 @@ describe('byte-equal to JSON.stringify', () => {
     const items = [
       inherited({ type: 'message', role: 'user' }, { content: 'hi' }),
       { type: 'message', role: 'user', content: [inherited({ type: 'input_text' }, { text: 'hi' })] },
+    ];
+    for (const item of items) sameAsJson(itemsJson, [item]);
+  });
+
+  test('input items with a toJSON that `for…in` does not list (a message’s, a text part’s)', () => {
+    const items = [
+      hideToJson({ type: 'message', role: 'user', content: 'hi' }),
+      { type: 'message', role: 'user', content: [hideToJson({ type: 'input_text', text: 'hi' })] },
     ];
     for (const item of items) sameAsJson(itemsJson, [item]);
   });
