@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, onTestFinished, test } from 'vitest';
-import { edgeViolations } from './edges.js';
+import { edgeViolations, workspaceImports } from './edges.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -18,6 +18,24 @@ test('bench/ and scripts/ import no package src/ or test/ (published entry point
 
 test('every pending exception still exists (remove it from PENDING once its import is gone)', () => {
   expect(PENDING.filter((v) => !found.includes(v))).toEqual([]);
+});
+
+// Their typechecks read the packages' built declarations: turbo builds what a workspace depends on first, so
+// each workspace package they import must be a dependency in their own package.json (both are workspaces).
+test.each([
+  ['scripts', 'scripts/package.json'],
+  ['bench', 'bench/package.json'],
+])('every workspace package %s/ imports is a dependency in %s', (folder, manifest) => {
+  const { dependencies = {}, devDependencies = {} } = JSON.parse(
+    readFileSync(path.join(repoRoot, manifest), 'utf8'),
+  ) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  const declared = new Set(Object.keys({ ...dependencies, ...devDependencies }));
+  const imported = workspaceImports(repoRoot, [folder]);
+  expect(imported.length).toBeGreaterThan(0);
+  expect(imported.filter((name) => !declared.has(name))).toEqual([]);
 });
 
 test('the check sees relative, deep and dynamic imports into src/ and test/', () => {
