@@ -9,6 +9,7 @@ import path from 'node:path';
 import parseChangeset from '@changesets/parse';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { copyRepository, type RepoCopy, repoRoot } from './repo-copy.js';
+import { checkoutTurboCache } from '../../test-support/turbo-cache.js';
 import { type LocalRegistry, startLocalRegistry } from './verdaccio.js';
 
 const SCOPE = '@openresponses';
@@ -51,6 +52,11 @@ beforeAll(async () => {
         ...environment,
         // The issue's case: an upper-case registry setting, which changeset publish alone would ignore.
         NPM_CONFIG_REGISTRY: registry.url,
+        // The release's build replays the spec sync and the generated code from this checkout's cache (their
+        // inputs are the same here; the packages' builds are not: their versions moved), and writes nothing
+        // there. Where the checkout has no cache, it runs them.
+        TURBO_CACHE_DIR: checkoutTurboCache(repoRoot),
+        TURBO_CACHE: 'local:r',
       },
       withBuilds: true,
     });

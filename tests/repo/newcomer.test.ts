@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
 import { consumerEnv } from '../../test-support/tarballs.js';
 import { removeInBackground } from '../../test-support/temp-folder.js';
+import { checkoutTurboCache } from '../../test-support/turbo-cache.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
@@ -35,17 +36,7 @@ afterAll(() => removeInBackground(work));
  * every task before writing either: turbo.json keys them by what determines them (the manifest's sha256s and
  * the generator, through `//#generate`), never by the files themselves.
  */
-const env: NodeJS.ProcessEnv = { ...consumerEnv, TURBO_CACHE_DIR: turboCache() };
-
-function turboCache(): string | undefined {
-  // A worktree's builds are cached in its main checkout (turbo's root is the repository's common directory).
-  const common = execFileSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-  }).trim();
-  const cache = path.join(path.dirname(common), '.turbo/cache');
-  return existsSync(cache) ? cache : undefined;
-}
+const env: NodeJS.ProcessEnv = { ...consumerEnv, TURBO_CACHE_DIR: checkoutTurboCache(repoRoot) };
 
 const timings: Record<string, number> = {};
 /** Runs one command line as a newcomer types it (through the shell), timed; answers its stdout. */
