@@ -849,6 +849,45 @@
 // 294.5k after. Left: the Chat Completions translator's this.open[kind] / PART_TYPES[kind] (~0.5k a gateway turn,
 // megamorphic keyed), response-json's and input-json's LoadIC_Megamorphic (~1.6k, items of many shapes), Node's
 // _http_agent and streams.
+// Stage-shape note (2026-12-01 23:18 - 2026-12-02 00:23 UTC, issue 35's thirty-second session, stage-shape; Xeon,
+// load 3-19 with three other sessions). Does a server with the request log or CORS make staged's stage.before /
+// stage.answered megamorphic (the Glue-ICs note's fifth map)? Stages: the bench's 4 (server spans, httpMetrics,
+// requestIds, errorMapping); the CLI always adds logging (failureLogger without --log-format, requestLogger with
+// it); the library's `cors` adds corsHeaders (and corsPreflight, a middleware); the CLI has no CORS option. Maps
+// (%HaveSameMap on the built stages): httpMetrics', logging's and corsHeaders' {answered} literals share one map, so
+// every setup has 4: spans, {answered}, {before, answered}, {answered, failed}. V8's IC log (--log-ic, read by code
+// range) shows both sites 0 -> 1 -> P with 4 maps, bench's stages and logging + CORS alike: never megamorphic, and
+// AnswerStage is internal (options.middleware takes Middleware only). One shape for every stage would save only a
+// 4-way map check, tens of instructions a turn: not made. What logging + CORS cost (callgrind, built package, stored
+// gateway JSON turns, floor-gap's driver with the stages chosen, 12,800 + 800 warm, 3 windows of 1,600,
+// --no-memory-reducer, windows with a baseline wave left out): off +1.3k a turn over the bench's stages, of which
+// corsHeaders' Object.assign(response.headers, record) was 971 (Builtins_SetDataProperties), logging's answered 62.
+// The stage now sets its four headers by name (96-101 a request): off 268.2-269.6k (median 269.05k) in 3 processes
+// before, 266.8-267.8k (267.1k) in 3 after, every window below every window before; on 295.0-303.9k (298.4k) and
+// 293.9-299.8k (296.9k), within the windows' spread (628a60e). Tools on branch stage-shape-tools (d699868).
+// Kind-loads note (2026-12-01/02 23:18-00:30 UTC, issue 35's thirty-second session, kind-loads; Xeon, load 7-16 with
+// three other sessions). The two sites glue-ics left: what made them generic, and what a cut saved. V8's IC log
+// (--log-ic over 3,200 stored gateway JSON turns, events mapped to functions by code-creation) and callgrind of the
+// built package (floor-gap's driver, one process a setting, 12,800 + 800 warm, 3 windows of 1,600,
+// --no-memory-reducer), IC builtins charged to their JS callers by call arcs (calls.py). (1) The Chat Completions
+// translator: this.open[kind] and PART_TYPES[kind] were keyed loads by three names, megamorphic in end (which closes
+// the reasoning before every text delta and all three kinds in finish) and translate: 503 instructions a JSON turn
+// (finish 295, translate 208), once a delta more in a streamed one. Each kind's open item is now an object (OpenItem:
+// id and part types, named fields): 0, its JS +95. Alone within the processes' spread (medians of the windows, off:
+// 269.86/268.70k before, 269.79/269.12k after); the translator alone on the stub's streamed chunks (a micro under
+// callgrind, by difference of two run lengths): 11,983/12,672 -> 10,521/10,021 a turn (925c45c). (2) response-json /
+// input-json: every generic load there (LoadIC_Megamorphic, 1,768 a turn) was one site, plainFields' two loads
+// (constructor, toJSON) inlined into hasKeys and its callers, which met 11 maps a turn (response, text, format,
+// usage, two token details, metadata, message, output_text; input message and part); no item-kind field read and
+// no keyed load there was generic by call arcs. Each group of up to four shapes now has a check of its own
+// (plainTop, plainDetail, plainItem; plainFields input-json's), itemText one check for both message shapes: 0.
+// Both cuts, off (2 processes a side, not 3: a run took ~8 min at that load): windows 267.85/268.73/267.12k and
+// 268.00/269.17/267.24k against 269.84/271.33/269.86k and 268.70/270.02/267.79k before, every window below every
+// process's before, -1.0 to -2.0k by median (f90a37d). On, one process a side: 291.96/295.92/292.13k, all clean,
+// against 296.06k, the one clean window before (329.2/310.8k with deopt waves); these files' generic loads 2,271 -> 0
+// a turn either way. Left: Node's streams and _http_agent (the turn's other generic loads, ~10k by call arcs:
+// Readable.on/removeListener, _http_incoming's get), and a streamed-turn callgrind driver (the floor fixtures make
+// JSON turns only). Tools on branch kind-loads-tools, 005cc1b.
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
