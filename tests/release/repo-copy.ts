@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { removeInBackground } from '../../test-support/temp-folder.js';
+import { workspacePackages } from '../../test-support/workspaces.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -33,26 +34,6 @@ export interface RepoCopy {
   json<T = Record<string, unknown>>(file: string): T;
   /** Removes the copy, in a process of its own that may finish after the test. */
   remove(): void;
-}
-
-interface WorkspacePackage {
-  name: string;
-  dir: string;
-}
-
-function workspacePackages(root: string): WorkspacePackage[] {
-  const { workspaces } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { workspaces: string[] };
-  return workspaces.flatMap((pattern) => {
-    const parent = path.join(root, pattern.replace(/\/\*$/, ''));
-    return readdirSync(parent).flatMap((entry) => {
-      try {
-        const { name } = JSON.parse(readFileSync(path.join(parent, entry, 'package.json'), 'utf8')) as { name: string };
-        return [{ name, dir: path.join(parent, entry) }];
-      } catch {
-        return [];
-      }
-    });
-  });
 }
 
 export interface CopyOptions {

@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { workspacePackages } from '../../test-support/workspaces.js';
 
 /** Folders holding a workspace package (their `src/` and `test/` are private to that package). */
 const PACKAGE_ROOTS = ['packages', 'examples', 'tests'];
@@ -46,37 +47,12 @@ export function edgeViolations(repoRoot: string, folders: string[]): EdgeViolati
   });
 }
 
-/** The names of the workspace's packages (the root package.json's `workspaces` folders). */
-function workspaceNames(repoRoot: string): Set<string> {
-  const { workspaces } = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
-    workspaces: string[];
-  };
-  return new Set(
-    workspaces.flatMap((pattern) => {
-      const dirs = pattern.endsWith('/*')
-        ? readdirSync(path.join(repoRoot, pattern.slice(0, -2)), { withFileTypes: true })
-            .filter((entry) => entry.isDirectory())
-            .map((entry) => path.join(pattern.slice(0, -2), entry.name))
-        : [pattern];
-      return dirs.flatMap((dir) => {
-        try {
-          return [
-            (JSON.parse(readFileSync(path.join(repoRoot, dir, 'package.json'), 'utf8')) as { name: string }).name,
-          ];
-        } catch {
-          return [];
-        }
-      });
-    }),
-  );
-}
-
 /**
  * The workspace packages that files under `folders` import by name, sorted. A tool checked against the packages'
  * built declarations must declare each (turbo builds a workspace's dependencies before its typecheck).
  */
 export function workspaceImports(repoRoot: string, folders: string[]): string[] {
-  const names = workspaceNames(repoRoot);
+  const names = new Set(workspacePackages(repoRoot).map((pkg) => pkg.name));
   const files = folders.flatMap((folder) => sourceFiles(path.join(repoRoot, folder)));
   const imported = files.flatMap((file) =>
     ts
