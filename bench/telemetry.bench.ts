@@ -927,9 +927,28 @@ export async function run(): Promise<void> {
   const sinks = await startOtlpSinks();
   const stub = await startStub();
   try {
-    // TELEMETRY_SAMPLING_SWEEP=1: only the sampling sweep (the tenth session's note above), ~5 min.
+    // TELEMETRY_SAMPLING_SWEEP=1: only the sampling sweep (the tenth session's note above), embedded JSON turns,
+    // ~5 min; =gateway: gateway JSON turns (0 / 10 / 100% and metrics, two processes each, and off), ~8 min.
     if (process.env.TELEMETRY_SAMPLING_SWEEP === '1') {
       await compareSamplingRatios(sinks, ['metrics', '0', '0.1', 'forced 0.1', '0.1#2', 'burst-0.1', '1', '1#2']);
+      return;
+    }
+    if (process.env.TELEMETRY_SAMPLING_SWEEP === 'gateway') {
+      const settings = [
+        'off',
+        'off#2',
+        'metrics',
+        'metrics#2',
+        '0',
+        '0#2',
+        '0.1',
+        'forced 0.1',
+        '0.1#2',
+        'forced 0.1#2',
+        '1',
+        '1#2',
+      ];
+      await compareSamplingRatios(sinks, settings, stub.url, 40_000, 800, 24);
       return;
     }
     // The telemetry floor beside the CLI over HTTP (fixtures/telemetry-floor-run.ts); TELEMETRY_FLOOR_ONLY=1: it alone.
