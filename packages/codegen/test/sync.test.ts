@@ -1,9 +1,11 @@
 // spec:sync on a scratch repository: local copies, downloads (from a real HTTP server on 127.0.0.1),
 // and clear failures for a missing source or a hash mismatch.
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SpecSyncError, sha256Of, syncSpecs, syncedDocumentPath } from '../src/index.js';
 
@@ -75,4 +77,31 @@ describe('spec sync', () => {
       /Spec 2099-01-01: no local copy and .*missing\/openapi.json answered HTTP 404/,
     );
   });
+});
+
+test('the generator loads openapi-typescript only to generate: the spec tools that only sync, add or diff start without it', () => {
+  // The index from its sources, as scripts/ import it, under a resolve hook that refuses openapi-typescript.
+  const refuse = `export async function resolve(specifier, context, next) {
+    if (specifier === 'openapi-typescript') throw new Error('openapi-typescript was loaded');
+    return next(specifier, context);
+  }`;
+  const hooks = `import { register } from 'node:module';
+register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(refuse)}`)});`;
+  const index = fileURLToPath(new URL('../src/index.ts', import.meta.url));
+  const exported = execFileSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--import',
+      `data:text/javascript,${encodeURIComponent(hooks)}`,
+      '--input-type=module',
+      '-e',
+      `const codegen = await import(${JSON.stringify(index)}); console.log(Object.keys(codegen).sort().join(' '));`,
+    ],
+    { encoding: 'utf8' },
+  );
+  expect(exported.trim().split(' ')).toEqual(
+    expect.arrayContaining(['addSpecVersion', 'diffSpecs', 'generateAll', 'syncSpecs']),
+  );
 });
