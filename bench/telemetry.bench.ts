@@ -888,6 +888,68 @@
 // a turn either way. Left: Node's streams and _http_agent (the turn's other generic loads, ~10k by call arcs:
 // Readable.on/removeListener, _http_incoming's get), and a streamed-turn callgrind driver (the floor fixtures make
 // JSON turns only). Tools on branch kind-loads-tools, 005cc1b.
+// Span-gap note (2026-12-02 02:25-03:20 UTC, issue 35's thirty-third session, span-gap; Xeon, load 4-16 with three
+// other sessions). The gateway JSON turn's telemetry against the floor by part, on 4315296: callgrind of the built
+// package, stored gateway JSON turns in process (floor-gap's driver, one process a setting, 12,800 warm, 3 windows
+// of 1,600 after 800, --no-memory-reducer, main thread, GC and compiles out); 4 on, 3 floor, 2 off processes, read
+// only in windows whose baseline share (JS:^/~ frames, *_Baseline builtins) is under ~1.1k (the others +4-37k).
+// Off 266.2-268.3k; floor +16.9-18.7k (own work 13.6k, rest +4.3k); ours +25.0-30.3k (median +26.6k; own 18.1k,
+// rest +8.4k): +9.3k above the floor (the Floor-gap note's 13.6k). By part, ours / floor, with their natives: span
+// start 3.3k + propagation 1.7-1.95k / 1.3k (the floor's begin, ids, traceparent, clocks); Node's checks of the
+// upstream traceparent 1.25k / 0 (value regexp 0.79k, name 0.23k, processHeader; the floor in process sends none);
+// ends and glue 3.2-3.3k / 3.35k; encoding 5.6k (writeWhole 4.0k, which parts.py had as turn code) / 6.3k; export
+// 1.15-1.4k / ~0; metrics 1.85k / 1.84k. Per span: startFixed 663, onEnd 126-252 (inlining varies by process),
+// writeSpan 146, writeWhole ~1k. Clock reads: 19 performance.now() a traced turn against 8 off; the 11 more (4 span
+// starts, 4 ends, 3 of the turn meter) cost ~100 instructions each in natives (the receiver check's hasOwnProperty
+// 55, uv_hrtime, the fast call, clock_gettime), ~1.7-2.0k a turn with their JS, and about 8 of them fall in the same
+// synchronous stretch as a read the turn makes anyway (staged's start and the server span's before; httpMetrics'
+// answered and endServerSpan; UpstreamCall's start, its answer and the client span; runner.begin, the turn span
+// and MeteredTurn; the store's use-order and its span). Tried (micro, callgrind, 100,000 traceparents, each with
+// Node's header check): today 2,910 instructions, hex pairs in a scratch Buffer read by toString('latin1') 2,838, by
+// the undocumented latin1Slice 2,456 (Node-only, not public: not for telemetry/), the pool's hex made once and
+// sliced 3,158. No cut made: span start, export and the traceparent were tried before and don't reach 0.8k; the
+// second window of every process carries ~1.6k of Map/Set rehashes in every setting (the store's tables).
+// Tools on branch span-gap-tools (own.py, floorparts.py, callers.py).
+// SSE-turns note (2026-12-02, issue 35's thirty-third session, sse-turns; load 6-22 from three other sessions).
+// A streamed gateway turn by instructions: fixtures/callgrind-turns.ts (telemetry-turns.ts under callgrind, one
+// process a setting, the stub's 15 parts read to the stream's end, main thread, GC and compiles left out,
+// --no-memory-reducer, the metric export at 1 h). Off 830.0-831.0k a turn (3 windows of 400 after 6,400), another
+// off process 835.6-842.5k (process spread 5-12k: StringTable lookups, malloc_consolidate); metrics 837.9-838.4k in
+// the cleanest windows of two processes (+0.9%); both 858.1-859.2k and 857.2-857.6k in two clean processes (25,600
+// warm, 800 a window): +27.9k (+3.4%) against the first off, +16.6k against the second. Two of four both processes
+// still warmed or scavenged 4-7x as often (19 in 400 turns, 28-38 in 800, against 4-5 in 800: V8 sizes the young
+// generation by allocation per wall-clock ms, which valgrind stretches); CALLGRIND_TURNS_NODE=--min-semi-space-size=16
+// held it (windows within 0.4k). Scavenge roots (IterateObjectCache, RootScavengeVisitor) are GC that parts.py
+// misses: leave them out too. By part (both against off, medians): telemetry's own JS 14.0k (encoding 5.3k, of it
+// writeWhole 4.1k; span start 2.9k; ends and glue 2.3k; metrics 1.9k; propagation 0.9k; export 0.6k), glue in the
+// turn's files 1.8k, turn code knock-on 2.2k (the part meter inlined in turn/stream.ts' resume +0.87k, in metrics
+// too), Node's header checks 1.4k + regexps 0.5k, Node's other JS 1.5k (the HTTP agent's inlining), natives ~9k
+// (process-dependent). The same four spans and the same ~14k of own JS as a gateway JSON turn; streamed-only are the
+// part meter's check of each part (~0.9k; time to first token is already taken once), the stream-end watchers
+// (StreamDuration, ServerSpanEnd, ~0.3-0.7k) and knock-on in the stream's code: ~1.5-2k a turn, no span event,
+// metric or encoding per event or delta. No cut: what runs per part is below the processes' spread. By
+// instructions a streamed turn's telemetry is +2-3.5%, so the gateway SSE row's +15.1% in time is not its
+// instructions: allocation, GC and cold code (the SSE time note's GC and compile tail, the Allocation note's cache
+// sim).
+// Sampled-10 note (2026-12-02, issue 35's thirty-third session, sampled-10; load 1.8-12.5). Is 10% dearer than its
+// parts? Sweep (TELEMETRY_SAMPLING_SWEEP=1 / =gateway, two processes a setting, main thread, median round): gateway
+// JSON off 127.9 | 156.1/138.3, metrics 130.7/159.1 | 156.6/147.2, 0% 159.4/137.9 | 167.9/153.0, 10% 144.5/142.9 |
+// 148.0/161.0, 100% 162.8/157.7 | 203.8/186.4 µs: 10% +12.4% / +5.0% against its parts' +14.5% / +6.1%. Met by its
+// parts; twins of one setting 1-22% apart, so the one-process 10% rows (+19.1%) are within a process's luck.
+// Embedded JSON (three runs): 10% over its parts by +1.2-1.9 µs (~5%); paired in its own process, a sampled turn
+// adds 25.9-44 µs where a turn at 100% adds 10.1-12.3 (2.6-3.6x); sampled-out turns cost what 0% turns do.
+// Callgrind (built package, one process a setting, --no-memory-reducer, incremental marking kept): gateway 0%
+// 269.5-273.0k, 100% 296.2-300.5k, 10% sampled windows 272.1-277.7k against its forced 269.1-272.1k; per sampled
+// turn the JS parts equal 100%'s (span start 2.89/2.87k, glue 2.70/2.59k, encoding 1.41/1.33k), the rest window
+// noise x10. Embedded: 0% 88.9-90.9k, 100% +15.8k, a sampled turn +33k (2.1x): same JS, the excess IC builtins
+// (+3.6k LoadIC), Sparkplug builtins (+2.3k), code creation (+1.1k); I1 misses +1.76k vs +1.01k, mispredicts 2x.
+// Why: at 10% the sampled path reaches TurboFan late (--trace-opt, gateway: writeSpan, endTurnSpan, putNow,
+// depsFor at 22-29k turns; own-span end, the export's onEnd, startsOfStore at 37-46k; ~3.2k at 100%), and V8
+// inlines no callee below 0.15 of its caller's calls (--min-inlining-frequency), so sampled-only callees of
+// shared functions never are. With 0.05 the embedded sampled turn came to its parts in instructions (+12-16k,
+// one process), not in time (24.4 vs 7.6 µs): what is left is a cold path (caches, branch predictors).
+// So: the gateway's 10% rows are noise; the embedded's excess is real and mostly cold code and baseline tiers,
+// not the shared runner or store (tools on branch sampled-10-tools, 225f55e).
 import { startOtlpSinks } from './fixtures/otlp-sink-process.js';
 import { startStub } from './fixtures/upstream-process.js';
 import { compareSamplingRatios } from './fixtures/sampling-sweep.js';
