@@ -13,7 +13,7 @@ import { serveTurn } from './upstream-fuzz.js';
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 const streamedAnswer = () =>
-  new Response(chunk({ role: 'assistant', content: 'Hi' }) + chunk({}, 'stop') + 'data: [DONE]\n\n', {
+  new Response(`${chunk({ role: 'assistant', content: 'Hi' })}${chunk({}, 'stop')}data: [DONE]\n\n`, {
     headers: { 'content-type': 'text/event-stream' },
   });
 const whole = () =>
