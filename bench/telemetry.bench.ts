@@ -961,28 +961,23 @@ import {
   compareTelemetrySplit,
   compareTurns,
 } from './fixtures/telemetry-overhead.js';
+import { EMBEDDED_JSON_TURN, gatewayTurn } from './fixtures/turn-bodies.js';
 
-const embeddedJson = JSON.stringify({
-  model: 'openresponses-deterministic',
-  input: 'Hello! My name is Ada. What can you do?',
-});
 const embeddedSse = JSON.stringify({
   model: 'openresponses-deterministic',
   input: 'Tell me a long story [long]',
   stream: true,
   store: false,
 });
-const gatewayBody = (stream: boolean) =>
-  JSON.stringify({ model: 'stub-model', input: 'Hello! What can you do?', ...(stream ? { stream: true } : {}) });
 
 export async function run(): Promise<void> {
   const embedded = [
-    { title: 'JSON, embedded model', body: embeddedJson },
+    { title: 'JSON, embedded model', body: EMBEDDED_JSON_TURN },
     { title: 'SSE, embedded model', body: embeddedSse },
   ];
   const gateway = [
-    { title: 'gateway JSON', body: gatewayBody(false) },
-    { title: 'gateway SSE', body: gatewayBody(true) },
+    { title: 'gateway JSON', body: gatewayTurn(false) },
+    { title: 'gateway SSE', body: gatewayTurn(true) },
   ];
   // What the SDK's span path costs by itself, stage by stage, against the API's no-op spans: the floor under
   // "both on"; then a turn's spans stage by stage (the server's own span work, the SDK's spans, their export).
